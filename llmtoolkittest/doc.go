@@ -1,0 +1,4 @@
+// Package llmtoolkittest provides fakes for unit tests of code that uses
+// llmtoolkit: a recording [Fake] resolver with canned answers, so that an
+// agent loop or a host can be tested without real tools.
+package llmtoolkittest

@@ -1,0 +1,146 @@
+package llmtoolkit
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// Resolver maps a tool call to its execution. Tools lists the tools it
+// offers; Resolve runs one call and returns the content for the model.
+//
+// Resolve returns an error wrapping [ErrUnknownTool] for a name it does not
+// know, so that [Compose] can pass the call on. Hosts usually call
+// [Execute] rather than Resolve, to get validation, panic safety and a
+// [Result] the model can act on.
+type Resolver interface {
+	Tools() []Tool
+	Resolve(ctx context.Context, call Call) (string, error)
+}
+
+// ResolverFunc adapts a function to [Resolver]. It lists no tools, so
+// [Execute] cannot validate arguments against a schema for it; pair it with
+// the tool list it serves (as [PrepareSession] returns) where that matters.
+type ResolverFunc func(ctx context.Context, call Call) (string, error)
+
+// Tools returns nil: a function does not describe its tools.
+func (f ResolverFunc) Tools() []Tool { return nil }
+
+// Resolve calls f.
+func (f ResolverFunc) Resolve(ctx context.Context, call Call) (string, error) { return f(ctx, call) }
+
+// ErrUnknownTool reports a call for a tool the resolver does not have. It is
+// wrapped with the name: "unknown tool: NAME".
+var ErrUnknownTool = errors.New("unknown tool")
+
+// ToolLookup is an optional capability of a [Resolver]: finding one tool by
+// name without building the whole list. [Execute] uses it when present.
+type ToolLookup interface {
+	LookupTool(name string) (Tool, bool)
+}
+
+// lookupTool finds name among r's tools.
+func lookupTool(r Resolver, name string) (Tool, bool) {
+	if l, ok := r.(ToolLookup); ok {
+		return l.LookupTool(name)
+	}
+	for _, t := range r.Tools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// RecipeProvider is an optional capability of a [Resolver], detected by type
+// assertion: a tool whose execution is a plan of other calls.
+type RecipeProvider interface {
+	// DispatchRecipe returns the recipe for tool, or nil to resolve it directly.
+	DispatchRecipe(tool string) Recipe
+}
+
+// Recipe turns a call's arguments into a [Plan].
+type Recipe func(args map[string]any) Plan
+
+// Plan is what a recipe asks [Execute] to run.
+type Plan struct {
+	// Serial calls run in order, first.
+	Serial []Call
+	// Parallel calls run concurrently (at most GOMAXPROCS at once), after Serial.
+	Parallel []Call
+	// Compose builds the final content from the results, in plan order
+	// (Serial then Parallel). Nil joins the contents with blank lines.
+	Compose func(results []Result) (string, error)
+}
+
+// ErrHalt is wrapped by the error [Halt] returns: a tool asks the agent loop
+// to stop now.
+var ErrHalt = errors.New("halt")
+
+// HaltError is the error [Halt] returns. It wraps [ErrHalt].
+type HaltError struct {
+	// Reason says why the tool asked to stop.
+	Reason string
+}
+
+// Error returns "halt: REASON".
+func (e *HaltError) Error() string { return "halt: " + e.Reason }
+
+// Unwrap returns [ErrHalt].
+func (e *HaltError) Unwrap() error { return ErrHalt }
+
+// Halt returns an error wrapping [ErrHalt]: a tool returns it to ask the
+// agent loop to stop at once, for the given reason.
+func Halt(reason string) error { return &HaltError{Reason: reason} }
+
+type sessionKey struct{}
+
+// WithSession returns a context carrying the session map s. Tools read it
+// with [SessionFrom].
+func WithSession(ctx context.Context, s map[string]any) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+// SessionFrom returns the session map bound by [WithSession], or nil.
+func SessionFrom(ctx context.Context) map[string]any {
+	s, _ := ctx.Value(sessionKey{}).(map[string]any)
+	return s
+}
+
+type displayKey struct{}
+
+// displaySlot collects what a tool shows during one execution.
+type displaySlot struct {
+	mu      sync.Mutex
+	display *Display
+	notify  func(Display)
+}
+
+// Show attaches a structured payload for hosts to the running tool call, the
+// way grpc.SetHeader attaches a header: [Execute] puts it on
+// [Result.Display]. The last call wins. Outside [Execute] it does nothing
+// but notify a function bound with [WithShowFunc].
+func Show(ctx context.Context, d Display) {
+	if slot, ok := ctx.Value(displayKey{}).(*displaySlot); ok && slot != nil {
+		slot.mu.Lock()
+		dd := d
+		slot.display = &dd
+		notify := slot.notify
+		slot.mu.Unlock()
+		if notify != nil {
+			notify(d)
+		}
+		return
+	}
+	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok && fn != nil {
+		fn(d)
+	}
+}
+
+type showFuncKey struct{}
+
+// WithShowFunc returns a context in which every [Show] also calls fn as it
+// happens (for example to stream a Display to a UI before the tool ends).
+func WithShowFunc(ctx context.Context, fn func(Display)) context.Context {
+	return context.WithValue(ctx, showFuncKey{}, fn)
+}
