@@ -1,0 +1,110 @@
+package codetools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// CodeTools is a [llmtoolkit.Resolver] over the built-in tools, confined to
+// one root folder. It is safe for concurrent use. Build it with [New] and
+// release it with [CodeTools.Close].
+type CodeTools struct {
+	dir      string   // absolute, cleaned root folder
+	root     *os.Root // every file access goes through it
+	cfg      config
+	tools    []llmtoolkit.Tool
+	handlers map[string]handler
+	byName   map[string]int
+}
+
+// handler runs one tool with arguments already validated against its schema.
+type handler func(ctx context.Context, args map[string]any) (string, error)
+
+// toolSpec pairs a tool's definition with its implementation.
+type toolSpec struct {
+	tool llmtoolkit.Tool
+	run  handler
+}
+
+// New returns the tools confined to root, which must be an existing folder.
+func New(root string, opts ...Option) (*CodeTools, error) {
+	if root == "" {
+		return nil, errors.New("codetools: root is empty; pass the folder the tools may work in")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("codetools: root %q: %w", root, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("codetools: root %q does not exist or cannot be read: %w", root, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("codetools: root %q is not a folder", root)
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	fsroot, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("codetools: open root %q: %w", root, err)
+	}
+	c := &CodeTools{dir: abs, root: fsroot, cfg: defaultConfig(), handlers: map[string]handler{}, byName: map[string]int{}}
+	for _, opt := range opts {
+		opt(&c.cfg)
+	}
+	for _, spec := range c.specs() {
+		c.byName[spec.tool.Name] = len(c.tools)
+		c.tools = append(c.tools, spec.tool)
+		c.handlers[spec.tool.Name] = spec.run
+	}
+	return c, nil
+}
+
+// specs lists the built-in tools, in the order Tools reports them.
+func (c *CodeTools) specs() []toolSpec {
+	return []toolSpec{}
+}
+
+// Root returns the absolute path of the root folder.
+func (c *CodeTools) Root() string { return c.dir }
+
+// Close releases the root folder's handle. Calls after Close fail.
+func (c *CodeTools) Close() error { return c.root.Close() }
+
+// Tools lists the tools. The slice is shared: do not modify it.
+func (c *CodeTools) Tools() []llmtoolkit.Tool { return c.tools }
+
+// LookupTool returns one tool's definition.
+func (c *CodeTools) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	i, ok := c.byName[name]
+	if !ok {
+		return llmtoolkit.Tool{}, false
+	}
+	return c.tools[i], true
+}
+
+// Resolve validates the call's arguments against the tool's schema and runs
+// the tool. An unknown name is an error wrapping [llmtoolkit.ErrUnknownTool].
+func (c *CodeTools) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	run, ok := c.handlers[call.Name]
+	if !ok {
+		return "", fmt.Errorf("%w: %s", llmtoolkit.ErrUnknownTool, call.Name)
+	}
+	args := call.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	if err := c.tools[c.byName[call.Name]].ValidateArguments(args); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return run(ctx, args)
+}
