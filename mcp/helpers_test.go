@@ -34,9 +34,16 @@ var echoSchema = map[string]any{
 // fixture returns a resolver with one tool of each behaviour the tests need.
 func fixture(t testing.TB) *llmtoolkittest.Fake {
 	t.Helper()
+	return newFixture()
+}
+
+// newFixture builds the fixture outside a test (for the subprocess server).
+func newFixture() *llmtoolkittest.Fake {
 	tool := func(name, desc string, params map[string]any, ann *llmtoolkit.Annotations) llmtoolkit.Tool {
 		tl, err := llmtoolkit.NewToolFrom(llmtoolkit.Tool{Name: name, Description: desc, Parameters: params, Annotations: ann})
-		require.NoError(t, err)
+		if err != nil {
+			panic(err)
+		}
 		return tl
 	}
 	empty := map[string]any{"type": "object", "properties": map[string]any{}}
