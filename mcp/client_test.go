@@ -369,3 +369,15 @@ func TestConnectErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "connecting to the MCP server")
 }
+
+func TestClientOutlivesConnectContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(testContext(t))
+	c, err := Connect(ctx, serveInMemory(t, fixture(t)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	cancel()
+
+	out, err := c.Resolve(testContext(t), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"text": "still here"}})
+	require.NoError(t, err, "the session is not bound to Connect's context")
+	assert.Equal(t, "still here", out)
+}

@@ -41,8 +41,10 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	if r == nil {
 		return srv
 	}
+	tools := r.Tools()
+	r = withIndex(r, tools)
 	seen := make(map[string]bool)
-	for _, t := range r.Tools() {
+	for _, t := range tools {
 		if seen[t.Name] {
 			continue
 		}
