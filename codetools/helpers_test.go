@@ -53,3 +53,8 @@ func readTestFile(t testing.TB, dir, name string) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// symlink makes name (inside dir) a symbolic link to target.
+func symlink(target, dir, name string) error {
+	return os.Symlink(target, filepath.Join(dir, filepath.FromSlash(name)))
+}
