@@ -73,9 +73,6 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 			if err != nil {
 				return "", fileError(p, err)
 			}
-			if info.Size() == 0 {
-				n = 0
-			}
 			fmt.Fprintf(&sb, "lines: %d\n", n)
 		}
 	}
