@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -47,14 +46,9 @@ type treeWalker struct {
 	scanned  int
 	maxScan  int
 	partial  bool
-	ignore   ignoreFunc
 	nodes    int // nodes kept
 	depthCut bool
 }
-
-// ignoreFunc tells whether an entry is skipped, with the state to pass to
-// the folder's children.
-type ignoreFunc func(rel string, isDir bool) bool
 
 func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", ".")
@@ -134,7 +128,7 @@ func (w *treeWalker) walk(n *treeNode, rel string, level int, st *ignoreState) e
 		name := e.Name()
 		childRel := filepath.Join(rel, name)
 		isDir := e.IsDir()
-		if name == ".git" || st.ignored(path.Join(st.base, filepath.ToSlash(childRel)), isDir) {
+		if name == ".git" || st.ignored(childRel, isDir) {
 			continue
 		}
 		if w.scanned++; w.scanned > w.maxScan {
