@@ -175,12 +175,13 @@ func diffLines(s string) []string {
 // the text, at most maxLines lines, and the first changed line of after
 // (1-based; 0 when nothing changed).
 func compactDiff(before, after string, context, maxLines int) (string, int) {
-	a, b := diffLines(before), diffLines(after)
+	wb, wa, skipped := diffWindow(before, after, context)
+	a, b := diffLines(wb), diffLines(wa)
 	ops := lineDiff(a, b)
 	first := 0
 	for _, op := range ops {
 		if op.kind != ' ' {
-			first = op.b + 1
+			first = skipped + op.b + 1
 			break
 		}
 	}
@@ -191,13 +192,17 @@ func compactDiff(before, after string, context, maxLines int) (string, int) {
 		// Only line endings or a final newline differ.
 		return "(only line endings or the final newline changed)", 1
 	}
-	width := len(strconv.Itoa(max(len(a), len(b), 1)))
+	width := len(strconv.Itoa(max(strings.Count(before, "\n"), strings.Count(after, "\n")) + 1))
 	var sb strings.Builder
 	line := func(kind byte, num int, text string) {
 		if len(text) > maxDiffLineBytes {
 			text = textutil.CutUTF8(text, maxDiffLineBytes) + "…"
 		}
-		fmt.Fprintf(&sb, "%c%*d %s\n", kind, width, num, text)
+		if text == "" {
+			fmt.Fprintf(&sb, "%c%*d\n", kind, width, skipped+num)
+			return
+		}
+		fmt.Fprintf(&sb, "%c%*d %s\n", kind, width, skipped+num, text)
 	}
 	for i, op := range ops {
 		switch op.kind {
@@ -241,4 +246,43 @@ func compactDiff(before, after string, context, maxLines int) (string, int) {
 		out += fmt.Sprintf("\n... (%d more diff lines)", tr.TotalLines-tr.OutputLines)
 	}
 	return out, first
+}
+
+// diffWindow cuts the common start and end of two texts down to whole
+// lines plus context lines, so that a diff of a large file with a small
+// change only splits a few lines. skipped is the number of lines cut from
+// the start.
+func diffWindow(before, after string, context int) (wb, wa string, skipped int) {
+	p := 0
+	for p < len(before) && p < len(after) && before[p] == after[p] {
+		p++
+	}
+	ps := strings.LastIndexByte(before[:p], '\n') + 1
+	for k := 0; k < context && ps > 0; k++ {
+		ps = strings.LastIndexByte(before[:ps-1], '\n') + 1
+	}
+	skipped = strings.Count(before[:ps], "\n")
+	b, a := before[ps:], after[ps:]
+	s := 0
+	for s < len(b) && s < len(a) && b[len(b)-1-s] == a[len(a)-1-s] {
+		s++
+	}
+	// The kept end starts at a line start, context lines later.
+	lineStart := func(t string, i int) bool { return i == 0 || t[i-1] == '\n' }
+	if s > 0 && !(lineStart(b, len(b)-s) && lineStart(a, len(a)-s)) {
+		s = nextLine(b, s)
+	}
+	for k := 0; k < context && s > 0; k++ {
+		s = nextLine(b, s)
+	}
+	return b[:len(b)-s], a[:len(a)-s], skipped
+}
+
+// nextLine shortens the suffix of b of length s to start at the next line.
+func nextLine(b string, s int) int {
+	i := strings.IndexByte(b[len(b)-s:], '\n')
+	if i < 0 {
+		return 0
+	}
+	return s - (i + 1)
 }

@@ -82,3 +82,53 @@ func TestMyersMinimal(t *testing.T) {
 	}
 	assert.Equal(t, b, out)
 }
+
+func TestCompactDiffWindow(t *testing.T) {
+	for _, tt := range []struct{ before, after, want string }{
+		{"x", "yx", "-1 x\n+1 yx"},
+		{"x\n", "y\nx\n", "+1 y\n 2 x"},
+		{"a\nb\nc\n", "a\nB\nc\n", " 1 a\n-2 b\n+2 B\n 3 c"},
+		{"a\nb", "a\nbc", " 1 a\n-2 b\n+2 bc"},
+		{"a\n", "", "-1 a"},
+	} {
+		got, _ := compactDiff(tt.before, tt.after, 1, 100)
+		assert.Equal(t, tt.want, got, "%q -> %q", tt.before, tt.after)
+	}
+}
+
+// FuzzCompactDiff checks that the diff's lines replay before into after.
+func FuzzCompactDiff(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n")
+	f.Add("x", "yx")
+	f.Fuzz(func(t *testing.T, before, after string) {
+		if strings.ContainsAny(before+after, "\r") || strings.HasPrefix(before, utf8BOM) || strings.HasPrefix(after, utf8BOM) {
+			return
+		}
+		diff, _ := compactDiff(before, after, 1<<20, 1<<20)
+		if diff == "" || strings.HasPrefix(diff, "(") {
+			return
+		}
+		// With unlimited context the diff holds every line: the context and
+		// added lines are after's lines.
+		var got []string
+		for _, l := range strings.Split(diff, "\n") {
+			if l == "" || l[0] == '-' || strings.TrimSpace(l) == "..." {
+				continue
+			}
+			_, text, _ := strings.Cut(strings.TrimLeft(l[1:], " "), " ")
+			got = append(got, text)
+		}
+		want := diffLines(after)
+		for i := range want {
+			if len(want[i]) > maxDiffLineBytes {
+				return
+			}
+		}
+		if len(want) == 0 {
+			want = nil
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("diff %q does not rebuild %q", diff, after)
+		}
+	})
+}
