@@ -28,8 +28,13 @@ func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (stri
 		return "", err
 	}
 	defer c.locks.lock(rel)()
-	if info, err := c.root.Stat(rel); err == nil && info.IsDir() {
-		return "", fmt.Errorf("%s is a directory; append_to_file writes files", p)
+	if info, err := c.root.Stat(rel); err == nil {
+		if info.IsDir() {
+			return "", fmt.Errorf("%s is a directory; append_to_file writes files", p)
+		}
+		if !info.Mode().IsRegular() {
+			return "", fmt.Errorf("%s is not a regular file (%v); append_to_file writes files", p, info.Mode().Type())
+		}
 	}
 	if err := c.makeParents(p, rel); err != nil {
 		return "", err

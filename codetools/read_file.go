@@ -40,6 +40,10 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	}
 	offset := max(intArg(args, "offset", 1), 1)
 	limit := intArg(args, "limit", 0)
+	// Stat first: opening a named pipe would block.
+	if info, err := c.root.Stat(rel); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (%v); read_file reads files only.", p, info.Mode().Type())
+	}
 	f, err := c.root.Open(rel)
 	if err != nil {
 		return "", fileError(p, err)

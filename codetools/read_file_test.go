@@ -112,3 +112,13 @@ func TestReadFileCustomLimits(t *testing.T) {
 	assert.Equal(t, "line 1\nline 2\nline 3\n\n[Showing lines 1-3 of 10. Use offset=4 to continue.]", got)
 	assert.Contains(t, c.tools[0].Description, "at most 3 lines or 1.0MB")
 }
+
+func TestReadFileNamedPipeRefused(t *testing.T) {
+	dir, c := newTestTools(t)
+	if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	_, err := run(t, c, "read_file", map[string]any{"path": "pipe"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "pipe is not a regular file")
+}
