@@ -26,7 +26,7 @@ func (rec *Recorder) Close() error {
 	rec.failMu.Lock()
 	defer rec.failMu.Unlock()
 	if rec.failures > 0 {
-		return fmt.Errorf("trace: %d traces could not be written; the first failure: %w", rec.failures, rec.firstErr)
+		return fmt.Errorf("trace: %d queued trace(s) could not be written; the first failure: %w", rec.failures, rec.firstErr)
 	}
 	return nil
 }
