@@ -76,3 +76,5 @@ func count(tb testing.TB, db *gorm.DB) int64 {
 	require.NoError(tb, db.Model(&trace.Trace{}).Count(&n).Error)
 	return n
 }
+
+func postgresEnabled() bool { return os.Getenv(postgresDSNVar) != "" }
