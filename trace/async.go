@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Close stops recording asynchronously: it flushes every queued trace,
@@ -30,6 +32,9 @@ func (rec *Recorder) Close() error {
 	}
 	return nil
 }
+
+// sqliteRowsPerInsert caps the rows of one INSERT statement on SQLite.
+const sqliteRowsPerInsert = 100
 
 // run is the async writer: it gathers traces into batches of up to
 // BatchSize, waiting at most FlushInterval for a batch to fill, and inserts
@@ -70,13 +75,21 @@ func (rec *Recorder) run() {
 	}
 }
 
-// flush inserts a batch in one statement; if that fails, it inserts the
+// flush inserts a batch in one transaction; if that fails, it inserts the
 // traces one by one so that one bad trace does not lose the others, and
 // reports those that still fail.
 func (rec *Recorder) flush(batch []*Trace) {
 	if rec.db != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
-		err := rec.db.WithContext(ctx).CreateInBatches(batch, len(batch)).Error
+		db := rec.batch.WithContext(ctx)
+		var err error
+		if len(batch) <= rec.rowsPerInsert {
+			err = db.Create(batch).Error // one statement: atomic as it is
+		} else {
+			err = db.Transaction(func(tx *gorm.DB) error {
+				return tx.CreateInBatches(batch, rec.rowsPerInsert).Error
+			})
+		}
 		cancel()
 		if err == nil {
 			return

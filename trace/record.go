@@ -19,10 +19,12 @@ import (
 // [SensitiveFieldsProvider]); the calls of a recipe's plan come back through
 // Resolve and are recorded one by one. It is safe for concurrent use.
 type Recorder struct {
-	r      llmtoolkit.Resolver
-	db     *gorm.DB
-	cfg    config
-	fields map[string]struct{} // from RedactFields
+	r             llmtoolkit.Resolver
+	db            *gorm.DB // single inserts: prepared statement, no transaction
+	batch         *gorm.DB // batch inserts
+	rowsPerInsert int
+	cfg           config
+	fields        map[string]struct{} // from RedactFields
 
 	// Async writer.
 	mu     sync.RWMutex // held for reading while enqueueing, for writing by Close
@@ -52,7 +54,17 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	rec := &Recorder{r: r, cfg: newConfig(opts)}
 	rec.fields = fieldSet(rec.cfg.fields)
 	if db != nil {
-		rec.db = db.Session(&gorm.Session{SkipDefaultTransaction: true})
+		// One INSERT statement is atomic: gorm's default transaction around
+		// it would only cost round trips.
+		rec.db = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
+		rec.batch = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
+		rec.rowsPerInsert = rec.cfg.batchSize
+		if db.Dialector.Name() == "sqlite" {
+			// The pure-Go driver binds parameters in time quadratic in their
+			// number: statements of 100 rows in one transaction are faster
+			// than one statement of 500.
+			rec.rowsPerInsert = min(rec.rowsPerInsert, sqliteRowsPerInsert)
+		}
 	}
 	if rec.cfg.async {
 		rec.queue = make(chan *Trace, rec.cfg.queueSize)
