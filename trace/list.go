@@ -25,8 +25,9 @@ type Filter struct {
 	Limit int
 }
 
-// List returns the traces that match f, newest first (ties broken by ID, so
-// the order is stable).
+// List returns the traces that match f, newest first. Traces made in the
+// same microsecond are ordered by ID, which for generated (version 7) IDs is
+// the order in which they were made.
 func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
 	if db == nil {
 		return nil, errors.New("trace: List needs a *gorm.DB, got nil")
