@@ -140,3 +140,26 @@ func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
 		assert.Equal(t, "bad", fails.traces[0].ToolName)
 	})
 }
+
+func TestSyncConcurrentWriters(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		const goroutines, calls = 16, 40
+		rec := trace.Record(echo(), db, trace.Strict())
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range calls {
+					n := g*calls + i
+					_, err := rec.Resolve(convCtx(t, n), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": n}})
+					if !assert.NoError(t, err) {
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		assert.EqualValues(t, goroutines*calls, count(t, db))
+	})
+}
