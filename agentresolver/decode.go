@@ -80,7 +80,7 @@ func (s *state) typeError(want string, v any) {
 		s.notJSON = true
 		return
 	}
-	s.fail("expected "+want+", but got "+got)
+	s.fail("expected " + want + ", but got " + got)
 }
 
 // jsonType names the JSON type of v, or "" when v is not a decoded JSON
@@ -189,7 +189,7 @@ func (n *node) decode(v any, dst reflect.Value, s *state) {
 			return
 		}
 		if n.enum != nil && !n.enumHasString(str) {
-			s.fail("value must be one of "+n.enumText)
+			s.fail("value must be one of " + n.enumText)
 			return
 		}
 		dst.SetString(str)
@@ -316,7 +316,7 @@ func (n *node) decode(v any, dst reflect.Value, s *state) {
 		}
 		b, err := base64.StdEncoding.DecodeString(str)
 		if err != nil {
-			s.fail("expected base64-encoded data: "+err.Error())
+			s.fail("expected base64-encoded data: " + err.Error())
 			return
 		}
 		dst.SetBytes(b)
@@ -327,7 +327,7 @@ func (n *node) decode(v any, dst reflect.Value, s *state) {
 			return
 		}
 		if n.enum != nil && !n.enumHasString(str) {
-			s.fail("value must be one of "+n.enumText)
+			s.fail("value must be one of " + n.enumText)
 			return
 		}
 		if err := dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(str)); err != nil {
@@ -377,7 +377,7 @@ func (n *node) checkNumber(f float64, s *state) bool {
 		return false
 	}
 	if n.enum != nil && !n.enumHasNumber(f) {
-		s.fail("value must be one of "+n.enumText)
+		s.fail("value must be one of " + n.enumText)
 		return false
 	}
 	return true

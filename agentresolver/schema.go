@@ -39,11 +39,11 @@ const (
 type node struct {
 	kind     nodeKind
 	typ      reflect.Type
-	elem     *node      // slice, array, map value, pointer target
-	fields   []field    // struct
-	enum     []any      // allowed values, as JSON values (string or float64)
-	enumText string     // enum for messages: "a", "b"
-	min, max float64    // integer bounds, when hasMin/hasMax
+	elem     *node   // slice, array, map value, pointer target
+	fields   []field // struct
+	enum     []any   // allowed values, as JSON values (string or float64)
+	enumText string  // enum for messages: "a", "b"
+	min, max float64 // integer bounds, when hasMin/hasMax
 	hasMin   bool
 	hasMax   bool
 	direct   bool // slice or map whose Go type is the JSON one ([]any, map[string]any): assigned as is
