@@ -239,12 +239,8 @@ type recursiveMap struct {
 	M map[string]recursiveMap `json:"m"`
 }
 
-type ambiguousA struct {
-	X string `json:"x"`
-}
-type ambiguousB struct {
-	X string `json:"x"`
-}
+type ambiguousA struct{ X string }
+type ambiguousB struct{ X string }
 
 func TestFuncBuildErrors(t *testing.T) {
 	for _, tc := range []struct {
@@ -281,7 +277,7 @@ func TestFuncBuildErrors(t *testing.T) {
 		{"ambiguous", agentresolver.Func("t", "d", noop[struct {
 			ambiguousA
 			ambiguousB
-		}]), `both have the JSON name "x"`},
+		}]), `both have the JSON name "X"`},
 		{"embedded pointer", agentresolver.Func("t", "d", noop[struct{ *Base }]), "embed the struct by value"},
 		{"not a struct", agentresolver.Func("t", "d", noop[string]), "must be a struct"},
 		{"map args", agentresolver.Func("t", "d", noop[map[string]any]), "use a Handler for free-form arguments"},
