@@ -34,8 +34,8 @@ func TestDecodeSnapshotArgs(t *testing.T) {
 	h := decodeInto(t, &got)
 	args := map[string]any{
 		"id": "r1", "name": "Ada", "age": 36.0, "level": "high", "priority": 2.0,
-		"tags": []any{"red", "green"},
-		"home": map[string]any{"street": "1 Main St", "city": "London", "zip": "N1", "invented": true},
+		"tags":   []any{"red", "green"},
+		"home":   map[string]any{"street": "1 Main St", "city": "London", "zip": "N1", "invented": true},
 		"others": []any{map[string]any{"street": "2 High St", "city": "Oxford"}},
 		"scores": map[string]any{"maths": 19.5},
 		"extra":  map[string]any{"k": []any{1.0}},

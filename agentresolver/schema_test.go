@@ -84,9 +84,17 @@ func TestSchemaProviderRules(t *testing.T) {
 		"snapshot": schemaOf[snapshotArgs](t).Parameters,
 		"pointer":  schemaOf[*snapshotArgs](t).Parameters,
 		"empty":    schemaOf[struct{}](t).Parameters,
-		"nested":   schemaOf[struct{ A struct{ B struct{ C []map[string][]Address } } }](t).Parameters,
-		"any":      schemaOf[struct{ X, Y any }](t).Parameters,
-		"text":     schemaOf[struct{ IP netip.Addr; N big.Int; D time.Duration }](t).Parameters,
+		"nested": schemaOf[struct {
+			A struct {
+				B struct{ C []map[string][]Address }
+			}
+		}](t).Parameters,
+		"any": schemaOf[struct{ X, Y any }](t).Parameters,
+		"text": schemaOf[struct {
+			IP netip.Addr
+			N  big.Int
+			D  time.Duration
+		}](t).Parameters,
 	} {
 		t.Run(name, func(t *testing.T) {
 			checkProviderRules(t, "", params)
