@@ -430,8 +430,9 @@ func (n *node) integer(v any, s *state) (int64, bool) {
 
 // unsigned reads v as an unsigned integer of n's type.
 func (n *node) unsigned(v any, s *state) (uint64, bool) {
-	var f float64
+	var f float64 // the value, for the bounds and the enum
 	var u uint64
+	inRange := true
 	switch x := v.(type) {
 	case float64:
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
@@ -439,7 +440,8 @@ func (n *node) unsigned(v any, s *state) (uint64, bool) {
 			return 0, false
 		}
 		f = x
-		if x >= 0 && x < two64 {
+		inRange = x < two64
+		if x >= 0 && inRange {
 			u = uint64(x)
 		}
 	case int:
@@ -460,11 +462,16 @@ func (n *node) unsigned(v any, s *state) (uint64, bool) {
 		}
 		ff, ferr := x.Float64()
 		if ferr != nil || ff != math.Trunc(ff) {
-			s.fail("expected integer, but got number")
+			if ferr == nil || strings.HasPrefix(string(x), "-") {
+				s.fail("expected integer, but got number")
+			} else {
+				s.fail(fmt.Sprintf("%s is out of range for %s", x, n.typ))
+			}
 			return 0, false
 		}
 		f = ff
-		if ff >= 0 && ff < two64 {
+		inRange = ff < two64
+		if ff >= 0 && inRange {
 			u = uint64(ff)
 		}
 	default:
@@ -474,8 +481,8 @@ func (n *node) unsigned(v any, s *state) (uint64, bool) {
 	if !n.checkNumber(f, s) {
 		return 0, false
 	}
-	if f >= two64 {
-		s.fail(fmt.Sprintf("%v is out of range for %s", f, n.typ))
+	if !inRange {
+		s.fail(fmt.Sprintf("%v is out of range for %s", v, n.typ))
 		return 0, false
 	}
 	return u, true

@@ -97,6 +97,8 @@ func TestSchemaProviderRules(t *testing.T) {
 		}](t).Parameters,
 	} {
 		t.Run(name, func(t *testing.T) {
+			_, err := llmtoolkit.NewTool("t", "A tool for tests.", params)
+			require.NoError(t, err)
 			checkProviderRules(t, "", params)
 		})
 	}
