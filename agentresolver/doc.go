@@ -37,5 +37,5 @@
 // every object, no $ref or $defs (nested types are inlined), no boolean
 // sub-schemas. Validation and decoding of a Func's arguments happen in one
 // pass over a plan built once per Func, with no JSON round trip: a call with
-// a few scalar arguments costs about a microsecond and two allocations.
+// a few scalar arguments costs a few hundred nanoseconds and two allocations.
 package agentresolver
