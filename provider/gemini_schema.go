@@ -53,15 +53,21 @@ func GeminiSchema(schema map[string]any) map[string]any {
 }
 
 type geminiConverter struct {
-	root map[string]any
+	root  map[string]any
+	nodes int // schemas converted so far, bounded by maxSchemaNodes
 }
+
+// maxSchemaNodes bounds the size of a converted schema, so that references
+// that fan out (A uses B twice, B uses C twice, ...) cannot explode.
+const maxSchemaNodes = 10000
 
 func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	if depth > maxSchemaDepth {
-		return map[string]any{"type": "object", "description": "(nested too deeply; definition omitted)"}
+	c.nodes++
+	if depth > maxSchemaDepth || c.nodes > maxSchemaNodes {
+		return map[string]any{"type": "object", "description": "(nested too deeply or too large; definition omitted)"}
 	}
 	if ref, ok := s["$ref"].(string); ok {
 		if slices.Contains(refs, ref) {
