@@ -36,7 +36,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
-//go:embed all:sample
+//go:embed all:testdata/sample
 var sample embed.FS
 
 const (
@@ -115,7 +115,7 @@ func run(ctx context.Context, out io.Writer) error {
 		llmtoolkittest.Reply("Fixed TICKET-7: Greeting now returns \"Hello, NAME!\"."),
 	)
 
-	fmt.Fprintf(out, "Workspace: a temporary copy of examples/quickstart/sample\nTools offered this turn: %s\n\n", names(tools))
+	fmt.Fprintf(out, "Workspace: a temporary copy of examples/quickstart/testdata/sample\nTools offered this turn: %s\n\n", names(tools))
 	messages := []agentloop.Message{
 		agentloop.SystemMessage("You are a careful coding agent."),
 		agentloop.UserMessage("Please fix TICKET-7."),
@@ -160,11 +160,11 @@ func run(ctx context.Context, out io.Writer) error {
 
 // copySample writes the embedded sample project into dir.
 func copySample(dir string) error {
-	return fs.WalkDir(sample, "sample", func(path string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(sample, "testdata/sample", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dir, strings.TrimPrefix(strings.TrimPrefix(path, "sample"), "/"))
+		target := filepath.Join(dir, strings.TrimPrefix(strings.TrimPrefix(path, "testdata/sample"), "/"))
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
