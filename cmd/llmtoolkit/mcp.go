@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/mcp"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
+
+Serves the code tools confined to DIR over the Model Context Protocol on
+stdin/stdout, until the client disconnects or the process is interrupted.
+Logs go to stderr; stdout carries only the protocol. With --trace-db, every
+call is recorded in the SQLite database FILE (see 'llmtoolkit traces').
+`
+
+func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp")
+	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
+	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
+	traceDB := fs.String("trace-db", "", "record every call in this SQLite database (e.g. "+defaultDB+")")
+	pos, code, ok := parseArgs(fs, mcpUsage, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, fs.Name(), fmt.Sprintf("unexpected argument %q", pos[0]))
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	ct, err := codetools.New(*root)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit mcp: %v; pass an existing folder with --root\n", err)
+		return exitError
+	}
+	defer ct.Close()
+	var r llmtoolkit.Resolver = ct
+	if *readOnly {
+		r = llmtoolkit.ReadOnly(r)
+	}
+	if *traceDB != "" {
+		db, err := trace.OpenSQLite(*traceDB)
+		if err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: opening the trace database: %v\n", err)
+			return exitError
+		}
+		if sqlDB, err := db.DB(); err == nil {
+			defer sqlDB.Close()
+		}
+		if err := trace.Migrate(db); err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: preparing the trace database %s: %v\n", *traceDB, err)
+			return exitError
+		}
+		rec := trace.Record(r, db, trace.WithLogger(log))
+		defer func() {
+			if err := rec.Close(); err != nil {
+				log.Error("closing the trace recorder", "err", err)
+			}
+		}()
+		r = rec
+	}
+
+	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly, "trace_db", *traceDB)
+	err = mcp.Serve(ctx, r, &sdk.StdioTransport{}, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
+		log.Info("MCP session ended")
+		return exitOK
+	default:
+		log.Error("MCP server stopped", "err", err)
+		return exitError
+	}
+}
