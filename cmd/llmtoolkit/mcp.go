@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -28,12 +29,22 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
 	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
 	traceDB := fs.String("trace-db", "", "record every call in this SQLite database (e.g. "+defaultDB+")")
+	tenant := fs.String("tenant", uuid.Nil.String(), "tenant UUID written in the traces")
+	conversation := fs.String("conversation", "", "conversation UUID written in the traces (default: a new one per run)")
 	pos, code, ok := parseArgs(fs, mcpUsage, args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(pos) > 0 {
 		return usageError(stderr, fs.Name(), fmt.Sprintf("unexpected argument %q", pos[0]))
+	}
+	for _, f := range []struct{ name, value string }{{"tenant", *tenant}, {"conversation", *conversation}} {
+		if _, err := uuid.Parse(f.value); f.value != "" && err != nil {
+			return usageError(stderr, fs.Name(), fmt.Sprintf("--%s %q is not a UUID", f.name, f.value))
+		}
+	}
+	if *conversation == "" {
+		*conversation = uuid.NewString()
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -66,10 +77,11 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 				log.Error("closing the trace recorder", "err", err)
 			}
 		}()
-		r = rec
+		r = inConversation{rec, *tenant, *conversation}
 	}
 
-	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly, "trace_db", *traceDB)
+	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
+		"trace_db", *traceDB, "conversation", *conversation)
 	err = mcp.Serve(ctx, r, &sdk.StdioTransport{}, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
@@ -79,4 +91,17 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		log.Error("MCP server stopped", "err", err)
 		return exitError
 	}
+}
+
+// inConversation gives every call the tenant and conversation IDs that the
+// trace recorder needs, since MCP requests carry none: one server run is
+// one conversation.
+type inConversation struct {
+	llmtoolkit.Resolver
+	tenantID, conversationID string
+}
+
+// Resolve runs call on the wrapped resolver with the conversation's IDs.
+func (c inConversation) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	return c.Resolver.Resolve(trace.WithConversation(ctx, c.tenantID, c.conversationID, 0), call)
 }
