@@ -5,7 +5,7 @@
 //
 //	llmtoolkit tools  [--root DIR] [--json]
 //	llmtoolkit call   NAME [ARGS_JSON|-] [--root DIR]
-//	llmtoolkit mcp    [--root DIR] [--read-only] [--trace-db FILE]
+//	llmtoolkit mcp    [--root DIR] [--read-only] [--trace-db FILE] [--tenant UUID] [--conversation UUID]
 //	llmtoolkit traces [--db FILE] [--conversation ID] [--limit N]
 //
 // tools lists the tools confined to DIR (default: the current directory)
@@ -20,7 +20,8 @@
 //
 // mcp serves the tools over the Model Context Protocol on stdin/stdout,
 // logging to stderr. --read-only offers only the tools annotated read-only;
-// --trace-db records every call in a SQLite database.
+// --trace-db records every call in a SQLite database, under --tenant (default
+// the nil UUID) and --conversation (default a new UUID for each run).
 //
 // traces prints the recent calls recorded in such a database (default
 // llmtoolkit-traces.db), newest first, as an aligned table.

@@ -144,7 +144,8 @@ func TestMCPServeAndTraces(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	cmd := exec.Command(bin, "mcp", "--root", dir, "--trace-db", db)
+	const conv = "0193a2b4-0000-7000-8000-000000000001"
+	cmd := exec.Command(bin, "mcp", "--root", dir, "--trace-db", db, "--conversation", conv)
 	var serverLog lockedBuffer
 	cmd.Stderr = &serverLog
 	client, err := mcp.Connect(ctx, mcp.CommandTransport(cmd))
@@ -182,6 +183,14 @@ func TestMCPServeAndTraces(t *testing.T) {
 	res = runBin(t, "", "traces", "--db", db, "--limit", "1")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Len(t, strings.Split(strings.TrimSpace(res.stdout), "\n"), 2, res.stdout)
+
+	res = runBin(t, "", "traces", "--db", db, "--conversation", conv)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, 2, strings.Count(res.stdout, conv), res.stdout)
+
+	res = runBin(t, "", "traces", "--db", db, "--conversation", "0193a2b4-0000-7000-8000-000000000002")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Len(t, strings.Split(strings.TrimSpace(res.stdout), "\n"), 1, "header only: %s", res.stdout)
 }
 
 func TestMCPReadOnly(t *testing.T) {
@@ -227,6 +236,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"tools", "--bogus"}, "flag provided but not defined"},
 		{[]string{"traces", "--limit", "x"}, "invalid value"},
 		{[]string{"tools", "extra"}, `unexpected argument "extra"`},
+		{[]string{"mcp", "--conversation", "nope"}, "is not a UUID"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -17,11 +17,14 @@ import (
 )
 
 const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
+                      [--tenant UUID] [--conversation UUID]
 
 Serves the code tools confined to DIR over the Model Context Protocol on
 stdin/stdout, until the client disconnects or the process is interrupted.
 Logs go to stderr; stdout carries only the protocol. With --trace-db, every
-call is recorded in the SQLite database FILE (see 'llmtoolkit traces').
+call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
+under the given tenant (default the nil UUID) and conversation (default a
+new UUID for each run, printed in the log).
 `
 
 func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
