@@ -1,0 +1,32 @@
+// Command llmtoolkit runs llmtoolkit's code tools from the command line and
+// serves them to MCP clients.
+//
+// Usage:
+//
+//	llmtoolkit tools  [--root DIR] [--json]
+//	llmtoolkit call   NAME [ARGS_JSON|-] [--root DIR]
+//	llmtoolkit mcp    [--root DIR] [--read-only] [--trace-db FILE] [--tenant UUID] [--conversation UUID]
+//	llmtoolkit traces [--db FILE] [--conversation ID] [--limit N]
+//
+// tools lists the tools confined to DIR (default: the current directory)
+// with the first line of their description, or with --json their
+// definitions as an indented JSON array.
+//
+// call runs one tool and prints its result to stdout. ARGS_JSON is a JSON
+// object; when omitted or "-" it is read from stdin unless stdin is a
+// terminal. A failed tool prints its error message to stdout (what a model
+// would see) and exits 1; invalid JSON arguments exit 1 with a message on
+// stderr.
+//
+// mcp serves the tools over the Model Context Protocol on stdin/stdout,
+// logging to stderr. --read-only offers only the tools annotated read-only;
+// --trace-db records every call in a SQLite database, under --tenant (default
+// the nil UUID) and --conversation (default a new UUID for each run).
+//
+// traces prints the recent calls recorded in such a database (default
+// llmtoolkit-traces.db), newest first, as an aligned table.
+//
+// Flags may come before or after positional arguments. Every command
+// accepts -h/--help. A wrong command line prints a one-line error on stderr
+// and exits 2.
+package main

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/mcp"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
+                      [--tenant UUID] [--conversation UUID]
+
+Serves the code tools confined to DIR over the Model Context Protocol on
+stdin/stdout, until the client disconnects or the process is interrupted.
+Logs go to stderr; stdout carries only the protocol. With --trace-db, every
+call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
+under the given tenant (default the nil UUID) and conversation (default a
+new UUID for each run, printed in the log).
+`
+
+func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp")
+	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
+	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
+	traceDB := fs.String("trace-db", "", "record every call in this SQLite database (e.g. "+defaultDB+")")
+	tenant := fs.String("tenant", uuid.Nil.String(), "tenant UUID written in the traces")
+	conversation := fs.String("conversation", "", "conversation UUID written in the traces (default: a new one per run)")
+	pos, code, ok := parseArgs(fs, mcpUsage, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, fs.Name(), fmt.Sprintf("unexpected argument %q", pos[0]))
+	}
+	for _, f := range []struct{ name, value string }{{"tenant", *tenant}, {"conversation", *conversation}} {
+		if _, err := uuid.Parse(f.value); f.value != "" && err != nil {
+			return usageError(stderr, fs.Name(), fmt.Sprintf("--%s %q is not a UUID", f.name, f.value))
+		}
+	}
+	if *conversation == "" {
+		*conversation = uuid.NewString()
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	ct, err := codetools.New(*root)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit mcp: %v; pass an existing folder with --root\n", err)
+		return exitError
+	}
+	defer ct.Close()
+	var r llmtoolkit.Resolver = ct
+	if *readOnly {
+		r = llmtoolkit.ReadOnly(r)
+	}
+	if *traceDB != "" {
+		db, err := trace.OpenSQLite(*traceDB)
+		if err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: opening the trace database: %v\n", err)
+			return exitError
+		}
+		if sqlDB, err := db.DB(); err == nil {
+			defer sqlDB.Close()
+		}
+		if err := trace.Migrate(db); err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: preparing the trace database %s: %v\n", *traceDB, err)
+			return exitError
+		}
+		rec := trace.Record(r, db, trace.WithLogger(log))
+		defer func() {
+			if err := rec.Close(); err != nil {
+				log.Error("closing the trace recorder", "err", err)
+			}
+		}()
+		r = inConversation{rec, *tenant, *conversation}
+	}
+
+	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
+		"trace_db", *traceDB, "conversation", *conversation)
+	err = mcp.Serve(ctx, r, &sdk.StdioTransport{}, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
+		log.Info("MCP session ended")
+		return exitOK
+	default:
+		log.Error("MCP server stopped", "err", err)
+		return exitError
+	}
+}
+
+// inConversation gives every call the tenant and conversation IDs that the
+// trace recorder needs, since MCP requests carry none: one server run is
+// one conversation.
+type inConversation struct {
+	llmtoolkit.Resolver
+	tenantID, conversationID string
+}
+
+// Resolve runs call on the wrapped resolver with the conversation's IDs.
+func (c inConversation) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	return c.Resolver.Resolve(trace.WithConversation(ctx, c.tenantID, c.conversationID, 0), call)
+}

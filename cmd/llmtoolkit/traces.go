@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--conversation ID] [--limit N]
+
+Prints the most recent tool calls recorded in the SQLite database FILE
+(by 'llmtoolkit mcp --trace-db FILE'), newest first, as a table: time,
+tool, result type, duration in ms, iteration, conversation and arguments.
+`
+
+// maxArgsWidth is how many characters of the arguments the table shows.
+const maxArgsWidth = 60
+
+func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("traces")
+	dbPath := fs.String("db", defaultDB, "SQLite trace database")
+	conversation := fs.String("conversation", "", "show only this conversation's calls")
+	limit := fs.Int("limit", 50, "show at most this many calls (0: all)")
+	pos, code, ok := parseArgs(fs, tracesUsage, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, fs.Name(), fmt.Sprintf("unexpected argument %q", pos[0]))
+	}
+	if *limit < 0 {
+		return usageError(stderr, fs.Name(), fmt.Sprintf("--limit %d is negative", *limit))
+	}
+	// OpenSQLite would create a missing file: say it is missing instead.
+	if _, err := os.Stat(*dbPath); err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit traces: no trace database at %s; pass --db FILE as given to 'llmtoolkit mcp --trace-db'\n", *dbPath)
+		return exitError
+	}
+	db, err := trace.OpenSQLite(*dbPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit traces: opening %s: %v\n", *dbPath, err)
+		return exitError
+	}
+	if sqlDB, err := db.DB(); err == nil {
+		defer sqlDB.Close()
+	}
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, Limit: *limit})
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit traces: listing %s: %v\n", *dbPath, err)
+		return exitError
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tCONVERSATION\tARGUMENTS")
+	for _, t := range traces {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n",
+			t.InsertedAt.Local().Format(time.DateTime), t.ToolName, t.ResultType,
+			t.DurationMS, t.Iteration, orDash(t.ConversationID), shortArgs(t.Arguments))
+	}
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit traces: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// orDash returns s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// shortArgs renders args as one line of JSON of at most maxArgsWidth runes.
+func shortArgs(args trace.JSON) string {
+	data, err := json.Marshal(args)
+	if err != nil {
+		return "?"
+	}
+	s := strings.Join(strings.Fields(string(data)), " ")
+	if r := []rune(s); len(r) > maxArgsWidth {
+		return string(r[:maxArgsWidth-1]) + "…"
+	}
+	return s
+}
