@@ -68,7 +68,10 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 
 // specs lists the built-in tools, in the order Tools reports them.
 func (c *CodeTools) specs() []toolSpec {
-	return []toolSpec{}
+	return []toolSpec{
+		c.grepSpec(),
+		c.globSpec(),
+	}
 }
 
 // Root returns the absolute path of the root folder.
