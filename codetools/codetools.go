@@ -69,8 +69,10 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 // specs lists the built-in tools, in the order Tools reports them.
 func (c *CodeTools) specs() []toolSpec {
 	return []toolSpec{
+		c.bashSpec(),
 		c.grepSpec(),
 		c.globSpec(),
+		c.httpGetSpec(),
 	}
 }
 

@@ -16,25 +16,24 @@ import (
 const globDefaultLimit = 1000
 
 func (c *CodeTools) globSpec() toolSpec {
-	return toolSpec{
-		tool: llmtoolkit.MustTool("glob",
-			"Find files by name with a glob pattern and list their paths (relative to the working directory, with \"/\"), newest modification first. "+
-				"Patterns use doublestar syntax relative to path: \"*\" matches within one folder level, \"**\" any number of levels, \"?\" one character, \"{a,b}\" alternatives, \"[a-z]\" classes; "+
-				"for example \"**/*.go\", \"src/**/*_test.ts\", \"*.{md,txt}\" (a pattern without \"/\" only matches at the top of path: use \"**/\" to search every level). "+
-				"Honours .gitignore files, skips .git and does not follow symbolic links. At most `limit` paths (default 1000) are listed. "+
-				"Use glob to find files by name; use grep to search their contents and list_directory or tree to browse a folder.",
-			map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"pattern": map[string]any{"type": "string", "minLength": 1, "description": "Glob pattern relative to path, e.g. \"**/*.go\" or \"cmd/*/main.go\"."},
-					"path":    map[string]any{"type": "string", "description": "Folder to search in, relative to the working directory. Default: \".\"."},
-					"limit":   map[string]any{"type": "integer", "minimum": 1, "description": "Maximum number of paths to return. Default: 1000."},
-				},
-				"required":             []any{"pattern"},
-				"additionalProperties": false,
-			}),
-		run: c.glob,
-	}
+	tool := llmtoolkit.MustTool("glob",
+		"Find files by name with a glob pattern and list their paths (relative to the working directory, with \"/\"), newest modification first. "+
+			"Patterns use doublestar syntax relative to path: \"*\" matches within one folder level, \"**\" any number of levels, \"?\" one character, \"{a,b}\" alternatives, \"[a-z]\" classes; "+
+			"for example \"**/*.go\", \"src/**/*_test.ts\", \"*.{md,txt}\" (a pattern without \"/\" only matches at the top of path: use \"**/\" to search every level). "+
+			"Honours .gitignore files, skips .git and does not follow symbolic links. At most `limit` paths (default 1000) are listed. "+
+			"Use glob to find files by name; use grep to search their contents and list_directory or tree to browse a folder.",
+		map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"pattern": map[string]any{"type": "string", "minLength": 1, "description": "Glob pattern relative to path, e.g. \"**/*.go\" or \"cmd/*/main.go\"."},
+				"path":    map[string]any{"type": "string", "description": "Folder to search in, relative to the working directory. Default: \".\"."},
+				"limit":   map[string]any{"type": "integer", "minimum": 1, "description": "Maximum number of paths to return. Default: 1000."},
+			},
+			"required":             []any{"pattern"},
+			"additionalProperties": false,
+		})
+	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}
+	return toolSpec{tool: tool, run: c.glob}
 }
 
 type globHit struct {

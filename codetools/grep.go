@@ -15,29 +15,28 @@ import (
 const grepDefaultLimit = 100
 
 func (c *CodeTools) grepSpec() toolSpec {
-	return toolSpec{
-		tool: llmtoolkit.MustTool("grep",
-			"Search file contents for a pattern and return the matching lines as `path:N: text` (context lines as `path-N- text`, `--` between groups), ordered by path then line. "+
-				"The pattern is a Go RE2 regular expression (no look-around or backreferences), or plain text with literal=true. "+
-				"Searches a file or, recursively, a folder: honours .gitignore files, skips .git, searches hidden files, skips binary files and never follows symbolic links. "+
-				"Lines are cut at 500 characters and the answer at 50 KiB; at most `limit` matches (default 100) are shown. "+
-				"Use grep to find where something is written; use glob to find files by name, and read_file to read a file.",
-			map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"pattern":    map[string]any{"type": "string", "minLength": 1, "description": "Regular expression (Go RE2 syntax), or plain text when literal is true."},
-					"path":       map[string]any{"type": "string", "description": "File or folder to search, relative to the working directory. Default: \".\" (everything)."},
-					"glob":       map[string]any{"type": "string", "description": "Only search files whose path (relative to path) matches this glob, e.g. \"*.go\", \"**/*.ts\", \"*.{js,ts}\". A pattern without \"/\" matches file names at any depth."},
-					"ignoreCase": map[string]any{"type": "boolean", "description": "Match regardless of letter case. Default: false."},
-					"literal":    map[string]any{"type": "boolean", "description": "Treat pattern as plain text, not a regular expression. Default: false."},
-					"context":    map[string]any{"type": "integer", "minimum": 0, "maximum": 20, "description": "Lines of context to show before and after each match. Default: 0."},
-					"limit":      map[string]any{"type": "integer", "minimum": 1, "description": "Maximum number of matches to return. Default: 100."},
-				},
-				"required":             []any{"pattern"},
-				"additionalProperties": false,
-			}),
-		run: c.grep,
-	}
+	tool := llmtoolkit.MustTool("grep",
+		"Search file contents for a pattern and return the matching lines as `path:N: text` (context lines as `path-N- text`, `--` between groups), ordered by path then line. "+
+			"The pattern is a Go RE2 regular expression (no look-around or backreferences), or plain text with literal=true. "+
+			"Searches a file or, recursively, a folder: honours .gitignore files, skips .git, searches hidden files, skips binary files and never follows symbolic links. "+
+			"Lines are cut at 500 characters and the answer at 50 KiB; at most `limit` matches (default 100) are shown. "+
+			"Use grep to find where something is written; use glob to find files by name, and read_file to read a file.",
+		map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"pattern":    map[string]any{"type": "string", "minLength": 1, "description": "Regular expression (Go RE2 syntax), or plain text when literal is true."},
+				"path":       map[string]any{"type": "string", "description": "File or folder to search, relative to the working directory. Default: \".\" (everything)."},
+				"glob":       map[string]any{"type": "string", "description": "Only search files whose path (relative to path) matches this glob, e.g. \"*.go\", \"**/*.ts\", \"*.{js,ts}\". A pattern without \"/\" matches file names at any depth."},
+				"ignoreCase": map[string]any{"type": "boolean", "description": "Match regardless of letter case. Default: false."},
+				"literal":    map[string]any{"type": "boolean", "description": "Treat pattern as plain text, not a regular expression. Default: false."},
+				"context":    map[string]any{"type": "integer", "minimum": 0, "maximum": 20, "description": "Lines of context to show before and after each match. Default: 0."},
+				"limit":      map[string]any{"type": "integer", "minimum": 1, "description": "Maximum number of matches to return. Default: 100."},
+			},
+			"required":             []any{"pattern"},
+			"additionalProperties": false,
+		})
+	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}
+	return toolSpec{tool: tool, run: c.grep}
 }
 
 // grepCollector gathers per-file results from the walkers, keeping only the
