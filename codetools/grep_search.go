@@ -116,15 +116,17 @@ type grepFileResult struct {
 // It is not safe for concurrent use: each walker goroutine has its own.
 type fileSearcher struct {
 	q     *grepQuery
-	buf   []byte
-	limit int // stop a file after this many matches
+	buf      []byte
+	limit    int // stop a file after this many matches
+	maxBlock int // largest buffer; 0 means grepBlockMax
 
 	// per-file state
 	lines     []grepLine
 	matches   int
 	lastOut   int        // number of the last line put out, 0 for none
 	afterLeft int        // context lines still owed after the last match
-	tail      []grepLine // the last context lines of the previous block
+	tail      []grepLine // the last context lines of the previous blocks, newest first
+	spare     []grepLine
 }
 
 // search reads r (a file) and returns its matching lines with their
@@ -153,8 +155,8 @@ func (s *fileSearcher) search(r io.Reader) ([]grepLine, int, error) {
 		if !eof {
 			cut = bytes.LastIndexByte(data, '\n') + 1
 			if cut == 0 { // one line fills the buffer
-				if len(s.buf) < grepBlockMax {
-					s.buf = append(s.buf, make([]byte, len(s.buf))...)[:2*len(s.buf)]
+				if len(s.buf) < s.blockMax() {
+					s.buf = append(s.buf, make([]byte, len(s.buf))...)
 					carry = len(data)
 					continue
 				}
@@ -172,6 +174,13 @@ func (s *fileSearcher) search(r io.Reader) ([]grepLine, int, error) {
 		carry = copy(s.buf, data[cut:])
 	}
 	return s.lines, s.matches, nil
+}
+
+func (s *fileSearcher) blockMax() int {
+	if s.maxBlock > 0 {
+		return s.maxBlock
+	}
+	return grepBlockMax
 }
 
 // scan finds the matching lines of block, whose first line is number line,
@@ -229,19 +238,31 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 			}
 		}
 	}
-	if C > 0 && more {
-		// keep the last C lines for the next block's before-context
-		s.tail = s.tail[:0]
-		end := len(block)
-		if end > 0 && block[end-1] == '\n' {
-			end--
+	if C > 0 && more && len(block) > 0 {
+		// keep the last C lines, newest first, for the next block's
+		// before-context; a short block keeps older ones too
+		body := block
+		last := line + bytes.Count(block[min(pos, len(block)):], []byte{'\n'})
+		if body[len(body)-1] == '\n' {
+			body = body[:len(body)-1]
+			last--
 		}
-		last := line + bytes.Count(block[pos:], []byte{'\n'}) - 1
-		for k := 0; k < C && end > 0; k++ {
-			st := bytes.LastIndexByte(block[:end], '\n') + 1
-			s.tail = append(s.tail, grepLine{n: last - k, text: cutLine(block[st:end])})
+		next := s.spare[:0]
+		for end, k := len(body), 0; k < C; k++ {
+			st := bytes.LastIndexByte(body[:end], '\n') + 1
+			next = append(next, grepLine{n: last - k, text: cutLine(body[st:end])})
+			if st == 0 {
+				break
+			}
 			end = st - 1
 		}
+		for _, t := range s.tail {
+			if len(next) == C {
+				break
+			}
+			next = append(next, t)
+		}
+		s.tail, s.spare = next, s.tail
 	}
 	return false
 }
