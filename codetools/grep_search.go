@@ -115,7 +115,7 @@ type grepFileResult struct {
 // fileSearcher searches files one after another with one reusable buffer.
 // It is not safe for concurrent use: each walker goroutine has its own.
 type fileSearcher struct {
-	q     *grepQuery
+	q        *grepQuery
 	buf      []byte
 	limit    int // stop a file after this many matches
 	maxBlock int // largest buffer; 0 means grepBlockMax
