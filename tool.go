@@ -70,6 +70,7 @@ type schemaCache struct {
 	mu       sync.Mutex
 	source   map[string]any // the Parameters map the schema was compiled from
 	compiled *jsonschema.Schema
+	fast     *fastSchema // nil when the schema is outside the fast subset
 }
 
 // NewTool returns a validated Tool. A schema without "properties" gets an
@@ -190,7 +191,7 @@ func normalizeParameters(p map[string]any) map[string]any {
 		return map[string]any{"type": "object", "properties": map[string]any{}}
 	}
 	_, hasType := p["type"]
-	_, hasProps := p["properties"]
+	hasProps := !isNilProperties(p["properties"])
 	if hasType && hasProps {
 		return p
 	}
@@ -202,6 +203,15 @@ func normalizeParameters(p map[string]any) map[string]any {
 		out["properties"] = map[string]any{}
 	}
 	return out
+}
+
+// isNilProperties reports a missing or null "properties" value.
+func isNilProperties(v any) bool {
+	if v == nil {
+		return true
+	}
+	m, ok := v.(map[string]any)
+	return ok && m == nil
 }
 
 // Validate reports whether the tool is well-defined: a name every provider
@@ -229,21 +239,29 @@ func (t Tool) Validate() error {
 // compiledSchema returns the tool's compiled schema, compiling it at most once
 // per Parameters map for tools built by a constructor.
 func (t Tool) compiledSchema() (*jsonschema.Schema, error) {
+	s, _, err := t.schemas()
+	return s, err
+}
+
+// schemas returns the full compiled schema and its fast form (nil when the
+// schema is outside the fast subset).
+func (t Tool) schemas() (*jsonschema.Schema, *fastSchema, error) {
 	c := t.schema
 	if c == nil {
-		return compileSchema(t.Name, t.Parameters)
+		s, err := compileSchema(t.Name, t.Parameters)
+		return s, nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.compiled != nil && sameMap(c.source, t.Parameters) {
-		return c.compiled, nil
+		return c.compiled, c.fast, nil
 	}
 	s, err := compileSchema(t.Name, t.Parameters)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c.compiled, c.source = s, t.Parameters
-	return s, nil
+	c.compiled, c.source, c.fast = s, t.Parameters, compileFast(t.Parameters)
+	return s, c.fast, nil
 }
 
 func sameMap(a, b map[string]any) bool {
@@ -279,9 +297,14 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 //
 //	invalid arguments for tool "read_file": /offset: expected integer, but got string
 func (t Tool) ValidateArguments(args map[string]any) error {
-	s, err := t.compiledSchema()
+	s, fast, err := t.schemas()
 	if err != nil {
 		return err
+	}
+	if fast != nil && args != nil {
+		if valid, ok := fast.valid(args); valid && ok {
+			return nil
+		}
 	}
 	var v any = args
 	if args == nil {

@@ -20,6 +20,7 @@ type CodeTools struct {
 	tools    []llmtoolkit.Tool
 	handlers map[string]handler
 	byName   map[string]int
+	locks    pathLocks // serialises the write tools per file
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -69,6 +70,14 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 // specs lists the built-in tools, in the order Tools reports them.
 func (c *CodeTools) specs() []toolSpec {
 	return []toolSpec{
+		c.readFileSpec(),
+		c.writeFileSpec(),
+		c.editFileSpec(),
+		c.multiEditSpec(),
+		c.appendToFileSpec(),
+		c.listDirectorySpec(),
+		c.treeSpec(),
+		c.fileInfoSpec(),
 		c.bashSpec(),
 		c.grepSpec(),
 		c.globSpec(),

@@ -9,7 +9,8 @@ import (
 type kind uint8
 
 const (
-	baseExact    kind = iota // the name equals lit: "name", "name/"
+	never        kind = iota // matches nothing: the zero Pattern, "!", "/"
+	baseExact                // the name equals lit: "name", "name/"
 	baseSuffix               // the name ends with lit: "*.o"
 	basePrefix               // the name starts with lit: "build*"
 	baseGlob                 // the name matches glob: "*.[oa]", "a?c"
@@ -26,10 +27,11 @@ type Pattern struct {
 	base    string // folder of the .gitignore, "" for the walk root
 	lit     string // literal part (see kind)
 	glob    string // wildcard part, for baseGlob and pathGlob
+	tail    string // literal end every match of glob has, to reject cheaply
+	needle  string // literal every match of glob contains, to reject cheaply
 	kind    kind
 	negate  bool // "!pattern"
 	dirOnly bool // "pattern/"
-	valid   bool // false for a pattern that can match nothing
 }
 
 // utf8BOM is skipped at the start of a .gitignore file, as git does.
@@ -58,7 +60,7 @@ func ParsePatterns(base string, data []byte) []Pattern {
 		if i := bytes.IndexByte(line, 0); i >= 0 {
 			line = line[:i] // git reads each line as a C string
 		}
-		if p := compile(base, trimTrailingSpaces(string(line))); p.valid {
+		if p := compile(base, trimTrailingSpaces(string(line))); p.kind != never {
 			out = append(out, p)
 		}
 	}
@@ -78,7 +80,7 @@ func cleanBase(base string) string {
 // trimTrailingSpaces drops trailing spaces unless the last one is escaped
 // with a backslash ("foo\ " keeps one space). Tabs are kept, as in git.
 func trimTrailingSpaces(s string) string {
-	end := len(s)
+	end := 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case ' ':
@@ -111,7 +113,6 @@ func compile(base, line string) Pattern {
 	}
 	if strings.IndexByte(s, '/') < 0 {
 		// No slash: the pattern matches a name at any depth.
-		p.valid = true
 		switch {
 		case !hasWildcard(s):
 			p.kind, p.lit = baseExact, s
@@ -120,7 +121,7 @@ func compile(base, line string) Pattern {
 		case s[len(s)-1] == '*' && !hasWildcard(s[:len(s)-1]):
 			p.kind, p.lit = basePrefix, s[:len(s)-1]
 		default:
-			p.kind, p.glob = baseGlob, s
+			p.kind, p.glob, p.tail, p.needle = baseGlob, s, literalTail(s), literalNeedle(s)
 		}
 		return p
 	}
@@ -129,7 +130,6 @@ func compile(base, line string) Pattern {
 	if s == "" {
 		return p
 	}
-	p.valid = true
 	n := literalLen(s)
 	lit, rest := s[:n], s[n:]
 	switch {
@@ -144,8 +144,53 @@ func compile(base, line string) Pattern {
 		// the rest only; "**" at the start of the rest counts as following
 		// a slash, as it does in git.
 		p.kind, p.lit, p.glob = pathGlob, lit, rest
+		p.tail, p.needle = literalTail(rest), literalNeedle(rest)
 	}
 	return p
+}
+
+// literalNeedle returns the longest run of plain characters before the
+// first "[" or "\\" of glob: up to there only "*" and "?" have a meaning, so
+// such a run matches itself somewhere in any matching text.
+func literalNeedle(glob string) string {
+	var best string
+	start := 0
+	for i := 0; i <= len(glob); i++ {
+		if i < len(glob) && !isGlobSpecial(glob[i]) {
+			continue
+		}
+		if run := trimStarSlash(glob, start, i); len(run) > len(best) {
+			best = run
+		}
+		if i < len(glob) && (glob[i] == '[' || glob[i] == '\\') {
+			break
+		}
+		start = i + 1
+	}
+	return best
+}
+
+// literalTail returns the run of plain characters that ends glob: a text
+// matching glob must end with it, since each of those pattern characters
+// matches itself and the match covers the whole text. The run stops at any
+// character with a meaning in a glob, "]" included, so it never reaches
+// into a bracket expression or an escape.
+func literalTail(glob string) string {
+	i := len(glob)
+	for i > 0 && !isGlobSpecial(glob[i-1]) && glob[i-1] != ']' {
+		i--
+	}
+	return trimStarSlash(glob, i, len(glob))
+}
+
+// trimStarSlash returns glob[start:end] without the "/" it starts with right
+// after a "*": "**/" may match no folder at all, and the "/" then matches
+// nothing in the text.
+func trimStarSlash(glob string, start, end int) string {
+	if start > 0 && start < end && glob[start-1] == '*' && glob[start] == '/' {
+		start++
+	}
+	return glob[start:end]
 }
 
 // literalLen returns the length of the prefix of s without wildcards.
@@ -188,7 +233,7 @@ func (p Pattern) Match(relPath string, isDir bool) bool {
 
 // match is Match with the path's last element already split off.
 func (p *Pattern) match(rel, name string, isDir bool) bool {
-	if !p.valid || (p.dirOnly && !isDir) {
+	if p.dirOnly && !isDir {
 		return false
 	}
 	if n := len(p.base); n > 0 {
@@ -205,7 +250,8 @@ func (p *Pattern) match(rel, name string, isDir bool) bool {
 	case basePrefix:
 		return strings.HasPrefix(name, p.lit)
 	case baseGlob:
-		return wildmatch(p.glob, name, false)
+		return strings.HasSuffix(name, p.tail) && strings.Contains(name, p.needle) &&
+			wildmatch(p.glob, name, false)
 	case pathExact:
 		return rel == p.lit
 	case pathUnder:
@@ -214,7 +260,9 @@ func (p *Pattern) match(rel, name string, isDir bool) bool {
 		return strings.HasSuffix(rel, p.lit) &&
 			(len(rel) == len(p.lit) || rel[len(rel)-len(p.lit)-1] == '/')
 	case pathGlob:
-		return strings.HasPrefix(rel, p.lit) && wildmatch(p.glob, rel[len(p.lit):], true)
+		return strings.HasSuffix(rel, p.tail) && strings.HasPrefix(rel, p.lit) &&
+			strings.Contains(rel[len(p.lit):], p.needle) &&
+			wildmatch(p.glob, rel[len(p.lit):], true)
 	}
 	return false
 }

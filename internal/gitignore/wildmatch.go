@@ -22,7 +22,9 @@ func wildmatch(pattern, text string, pathname bool) bool {
 }
 
 // byteAt returns s[i], or 0 past the end of s. Patterns never contain NUL
-// (ParsePatterns cuts lines at a NUL byte, as git does), so 0 means "end".
+// (ParsePatterns cuts lines at a NUL byte, as git does), so in a pattern 0
+// means "end". Texts are checked against their length instead, so that a
+// NUL in a path is an ordinary byte.
 func byteAt(s string, i int) byte {
 	if i < len(s) {
 		return s[i]
@@ -39,15 +41,15 @@ func dowild(p, text string, pathname bool) int {
 	pi, ti := 0, 0
 	for ; pi < len(p); pi, ti = pi+1, ti+1 {
 		pc := p[pi]
-		tc := byteAt(text, ti)
-		if tc == 0 && pc != '*' {
+		if ti >= len(text) && pc != '*' {
 			return wmAbortAll
 		}
+		tc := byteAt(text, ti)
 		switch pc {
 		case '\\':
 			// The next pattern byte is literal; a trailing "\" matches nothing.
 			pi++
-			if byteAt(p, pi) != tc {
+			if pi >= len(p) || p[pi] != tc {
 				return wmNoMatch
 			}
 		case '?':

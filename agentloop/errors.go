@@ -1,0 +1,76 @@
+package agentloop
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrMaxIterations is returned when the model still asks for tools after
+// [Options.MaxIterations] rounds.
+var ErrMaxIterations = errors.New("agentloop: maximum number of iterations reached")
+
+// ErrCircuitBreaker is wrapped by a [*CircuitBreakerError]: the same tool
+// failed with the same error too many times in a row.
+var ErrCircuitBreaker = errors.New("agentloop: circuit breaker tripped")
+
+// ErrHalted is wrapped by a [*HaltedError]: a tool called [llmtoolkit.Halt].
+var ErrHalted = errors.New("agentloop: halted by a tool")
+
+// ErrInvalidOptions is wrapped by the error Run returns for unusable
+// [Options] (a negative limit, no SendFunc).
+var ErrInvalidOptions = errors.New("agentloop: invalid options")
+
+// CircuitBreakerError names the tool that kept failing and its error. It
+// wraps [ErrCircuitBreaker].
+type CircuitBreakerError struct {
+	// Tool is the failing tool's name.
+	Tool string
+	// Message is the error content the model saw each time.
+	Message string
+	// Count is how many times in a row it failed so.
+	Count int
+}
+
+// Error says which tool failed, how often and with what.
+func (e *CircuitBreakerError) Error() string {
+	return fmt.Sprintf("agentloop: circuit breaker tripped: tool %q failed %d times in a row with the same error: %s", e.Tool, e.Count, e.Message)
+}
+
+// Unwrap returns [ErrCircuitBreaker].
+func (e *CircuitBreakerError) Unwrap() error { return ErrCircuitBreaker }
+
+// HaltedError reports a tool's request to stop the loop. It wraps
+// [ErrHalted] and the tool's error (a *llmtoolkit.HaltError), so both
+// errors.Is(err, ErrHalted) and errors.Is(err, llmtoolkit.ErrHalt) hold.
+type HaltedError struct {
+	// Tool is the name of the tool that asked to stop.
+	Tool string
+	// Reason is the reason it gave.
+	Reason string
+	// Err is the tool's error.
+	Err error
+}
+
+// Error says which tool halted the loop and why.
+func (e *HaltedError) Error() string {
+	return fmt.Sprintf("agentloop: halted by tool %q: %s", e.Tool, e.Reason)
+}
+
+// Unwrap returns [ErrHalted] and the tool's error.
+func (e *HaltedError) Unwrap() []error { return []error{ErrHalted, e.Err} }
+
+// LLMError wraps the error of a failed model call.
+type LLMError struct {
+	// Iteration is the 1-based round in which the call failed.
+	Iteration int
+	// Err is the SendFunc's error.
+	Err error
+}
+
+// Error says in which round the model call failed, and why.
+func (e *LLMError) Error() string {
+	return fmt.Sprintf("agentloop: model call failed in iteration %d: %v", e.Iteration, e.Err)
+}
+
+// Unwrap returns the SendFunc's error.
+func (e *LLMError) Unwrap() error { return e.Err }

@@ -1,0 +1,83 @@
+package agentloop
+
+import (
+	"context"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// Role is who wrote a [Message].
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one message of a conversation, independent of any provider's
+// wire format.
+type Message struct {
+	// Role says who wrote the message.
+	Role Role `json:"role"`
+	// Content is the text: the prompt, the model's answer, or a tool's output.
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []llmtoolkit.Call `json:"tool_calls,omitempty"`
+	// ToolCallID is, in a tool message, the id of the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ToolName is, in a tool message, the name of the tool that ran.
+	ToolName string `json:"tool_name,omitempty"`
+	// IsError marks a tool message that reports a failure.
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// SystemMessage returns a system message.
+func SystemMessage(content string) Message { return Message{Role: RoleSystem, Content: content} }
+
+// UserMessage returns a user message.
+func UserMessage(content string) Message { return Message{Role: RoleUser, Content: content} }
+
+// AssistantMessage returns an assistant message with optional tool calls.
+func AssistantMessage(content string, calls ...llmtoolkit.Call) Message {
+	return Message{Role: RoleAssistant, Content: content, ToolCalls: calls}
+}
+
+// ToolMessage returns the tool message that carries res back to the model.
+func ToolMessage(res llmtoolkit.Result) Message {
+	return Message{Role: RoleTool, Content: res.Content, ToolCallID: res.ToolCallID, ToolName: res.Name, IsError: res.IsError}
+}
+
+// Usage counts the tokens of one model call, as the provider reports them.
+type Usage struct {
+	// InputTokens is the number of prompt tokens.
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens is the number of generated tokens.
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+}
+
+// Response is one answer of the model.
+type Response struct {
+	// Content is the model's text.
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the tools the model asks to run; none ends the loop.
+	ToolCalls []llmtoolkit.Call `json:"tool_calls,omitempty"`
+	// Usage counts the tokens of this call.
+	Usage Usage `json:"usage"`
+	// StopReason is the provider's reason for stopping ("stop", "end_turn",
+	// "tool_calls", "tool_use", "STOP", ...), passed through as is.
+	StopReason string `json:"stop_reason,omitempty"`
+}
+
+// SendFunc sends the conversation and the available tools to a model and
+// returns its answer. It is where a host plugs in a provider: convert the
+// messages and tools to the provider's format (see package provider), make
+// the request, and convert the answer back. It should honour ctx.
+type SendFunc func(ctx context.Context, messages []Message, tools []llmtoolkit.Tool) (Response, error)

@@ -1,0 +1,136 @@
+package agentloop
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// Defaults applied to zero [Options] fields.
+const (
+	DefaultMaxIterations    = 10
+	DefaultMaxParallel      = 8
+	DefaultBreakerThreshold = 3
+)
+
+// Options configure [Run]. The zero value is usable: no tools, at most 10
+// iterations, up to 8 calls of one turn at once, a circuit breaker at 3
+// identical failures in a row, and the completion logged to slog.Default().
+type Options struct {
+	// Resolver runs the tool calls. A [llmtoolkit.ResolverFunc] (as
+	// [llmtoolkit.PrepareSession] returns) fits too; pair it with Tools so
+	// that arguments are validated against their schemas. Nil: every call
+	// goes back to the model as an unknown tool.
+	Resolver llmtoolkit.Resolver
+	// Tools are the tools offered to the model each turn. Nil means the
+	// Resolver's. When set, calls for tools not in the list are answered as
+	// unknown tools, and arguments are validated against these schemas.
+	Tools []llmtoolkit.Tool
+	// MaxIterations bounds the number of model calls. 0 means
+	// [DefaultMaxIterations].
+	MaxIterations int
+	// MaxParallel bounds how many calls of one turn run at once. 0 means
+	// [DefaultMaxParallel]; 1 runs them one after the other. Results are
+	// always sent back in call order.
+	MaxParallel int
+	// BreakerThreshold is how many times in a row the same tool may fail
+	// with the same error before Run stops with a [*CircuitBreakerError].
+	// 0 means [DefaultBreakerThreshold]; a negative value disables the
+	// breaker.
+	BreakerThreshold int
+	// OnIteration, when set, is called after each iteration with its calls,
+	// results and timings, from the goroutine that called Run.
+	OnIteration func(Iteration)
+	// OnEvent, when set, receives each tool call, Display payload and result
+	// as it happens, and each model response. Calls are serialised (never
+	// concurrent) even when tools run in parallel; for one call, its
+	// EventToolCall comes first and its EventToolResult last. Keep it fast:
+	// tools wait for it.
+	OnEvent func(Event)
+	// Logger receives the one record Run writes when it finishes. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Iteration describes one round of the loop: a model call and the tool
+// calls it asked for.
+type Iteration struct {
+	// N is the 1-based iteration number.
+	N int
+	// Response is the model's answer.
+	Response Response
+	// Calls are the tool calls of the answer, in order.
+	Calls []llmtoolkit.Call
+	// Results are their results, in the same order.
+	Results []llmtoolkit.Result
+	// CallDurations are the tool calls' durations, in the same order.
+	CallDurations []time.Duration
+	// ModelDuration is how long the model call took.
+	ModelDuration time.Duration
+	// ToolsDuration is how long the tool calls took together (wall clock).
+	ToolsDuration time.Duration
+}
+
+// EventKind names what an [Event] reports.
+type EventKind string
+
+// The kinds of [Event].
+const (
+	// EventResponse: the model answered (Event.Response).
+	EventResponse EventKind = "response"
+	// EventToolCall: a tool call starts (Event.Call).
+	EventToolCall EventKind = "tool_call"
+	// EventDisplay: a running tool showed a payload (Event.Call, Event.Display).
+	EventDisplay EventKind = "display"
+	// EventToolResult: a tool call finished (Event.Call, Event.Result).
+	EventToolResult EventKind = "tool_result"
+)
+
+// Event is something that happened during [Run], for a host's UI.
+type Event struct {
+	// Kind says what happened and which fields are set.
+	Kind EventKind
+	// Iteration is the 1-based iteration number.
+	Iteration int
+	// Index is the call's position in its turn (tool events).
+	Index int
+	// Call is the tool call (tool events).
+	Call llmtoolkit.Call
+	// Result is the call's result (EventToolResult).
+	Result *llmtoolkit.Result
+	// Display is the payload the tool showed (EventDisplay).
+	Display *llmtoolkit.Display
+	// Response is the model's answer (EventResponse).
+	Response *Response
+	// Duration is how long the call took (EventToolResult) or the model
+	// call took (EventResponse).
+	Duration time.Duration
+}
+
+// withDefaults checks o and fills in the defaults.
+func (o Options) withDefaults() (Options, error) {
+	switch {
+	case o.MaxIterations < 0:
+		return o, fmt.Errorf("%w: MaxIterations is %d; use a positive number, or 0 for the default (%d)", ErrInvalidOptions, o.MaxIterations, DefaultMaxIterations)
+	case o.MaxParallel < 0:
+		return o, fmt.Errorf("%w: MaxParallel is %d; use a positive number, 1 for one call at a time, or 0 for the default (%d)", ErrInvalidOptions, o.MaxParallel, DefaultMaxParallel)
+	}
+	if o.MaxIterations == 0 {
+		o.MaxIterations = DefaultMaxIterations
+	}
+	if o.MaxParallel == 0 {
+		o.MaxParallel = DefaultMaxParallel
+	}
+	if o.BreakerThreshold == 0 {
+		o.BreakerThreshold = DefaultBreakerThreshold
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if rf, ok := o.Resolver.(llmtoolkit.ResolverFunc); ok && rf == nil {
+		o.Resolver = nil // PrepareSession returns (nil, nil) when nothing matches
+	}
+	return o, nil
+}

@@ -1,0 +1,41 @@
+// Package agentresolver builds an [llmtoolkit.Resolver] from Go values: the
+// Go form of LlmEx's `use LlmToolkit.AgentResolver, tools: [...]` and of its
+// declarative tool definitions.
+//
+// A tool is a [Handler]: a definition and an Execute method. Write one as a
+// value (it may keep state between calls, behind its own mutex), or derive
+// one from a typed function with [Func], whose argument struct gives the
+// schema:
+//
+//	type searchArgs struct {
+//		Query string   `json:"query" jsonschema:"what to look for"`
+//		Limit int      `json:"limit,omitempty" jsonschema:"results at most"`
+//		Sort  string   `json:"sort,omitempty" jsonschema_enum:"relevance,date"`
+//	}
+//
+//	r, err := agentresolver.New(
+//		agentresolver.Func("search", "Search the notes.", search, agentresolver.WithReadOnly()),
+//		&kvStore{},
+//	)
+//
+// [New] checks every definition once and refuses duplicates. [Resolver.Resolve]
+// validates a call's arguments against the tool's schema before the handler
+// runs (an *llmtoolkit.ArgumentsError names each bad argument), passes the
+// session bound in the context ([llmtoolkit.SessionFrom]; or use
+// [Resolver.ResolveWith]), rescues a handler's panic into an
+// *llmtoolkit.PanicError and logs it with its stack through log/slog, and
+// answers an unknown name with an error wrapping [llmtoolkit.ErrUnknownTool],
+// so that [llmtoolkit.Compose] passes the call on.
+//
+// Options ([WithTimeout], [WithSensitiveFields], [WithReadOnly] and the
+// other annotations, [WithMetadata]) configure a [Func], or a handler value
+// through [WithOptions]. Sensitive fields are reported by
+// [Resolver.SensitiveFieldsFor], which the trace recorder uses to redact
+// secrets.
+//
+// Schemas derived by [Func] are accepted by every provider: "properties" on
+// every object, no $ref or $defs (nested types are inlined), no boolean
+// sub-schemas. Validation and decoding of a Func's arguments happen in one
+// pass over a plan built once per Func, with no JSON round trip: a call with
+// a few scalar arguments costs a few hundred nanoseconds and two allocations.
+package agentresolver

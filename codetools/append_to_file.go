@@ -1,0 +1,57 @@
+package codetools
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+func (c *CodeTools) appendToFileSpec() toolSpec {
+	return fileSpec("append_to_file",
+		"Append text to the end of a file, creating the file and its parent folders if they are missing. "+
+			"The text is added as it is: include a leading or trailing newline where one is needed. "+
+			"Use it to add to logs, notes or lists without reading or repeating the file; use edit_file to insert elsewhere.",
+		schemaObject(map[string]any{
+			"path":    pathProperty("File to append to, relative to the working directory (an absolute path inside it works too)."),
+			"content": map[string]any{"type": "string", "description": "Text to add at the end of the file."},
+		}, "path", "content"),
+		llmtoolkit.Annotations{}, c.appendToFile)
+}
+
+func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (string, error) {
+	p := stringArg(args, "path", "")
+	content := stringArg(args, "content", "")
+	rel, err := c.writeTarget(p)
+	if err != nil {
+		return "", err
+	}
+	defer c.locks.lock(rel)()
+	if info, err := c.root.Stat(rel); err == nil {
+		if info.IsDir() {
+			return "", fmt.Errorf("%s is a directory; append_to_file writes files", p)
+		}
+		if !info.Mode().IsRegular() {
+			return "", fmt.Errorf("%s is not a regular file (%v); append_to_file writes files", p, info.Mode().Type())
+		}
+	}
+	if err := c.makeParents(p, rel); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	f, err := c.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, newFileMode)
+	if err != nil {
+		return "", fileError(p, err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		_ = f.Close()
+		return "", fmt.Errorf("append to %s: %w", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("append to %s: %w", p, err)
+	}
+	return fmt.Sprintf("Appended %d bytes to %s", len(content), p), nil
+}

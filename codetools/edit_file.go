@@ -1,0 +1,75 @@
+package codetools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+func (c *CodeTools) editFileSpec() toolSpec {
+	return fileSpec("edit_file",
+		"Replace one piece of text in a file. oldText must appear exactly once in the file; it is replaced by newText and every other byte stays as it was. "+
+			"Copy oldText exactly from the file (read_file first), including whitespace and line breaks, with enough surrounding lines to make it unique. "+
+			"If there is no exact match, a tolerant match is tried that ignores trailing spaces, Unicode quote, dash and space variants. "+
+			"The file's line endings (LF or CRLF) and byte order mark are kept. "+
+			"Returns a diff of the change. For several changes to one file use multi_edit; to replace the whole file use write_file.",
+		schemaObject(map[string]any{
+			"path":    pathProperty("File to edit, relative to the working directory (an absolute path inside it works too)."),
+			"oldText": map[string]any{"type": "string", "minLength": 1, "description": "The exact text to replace; it must occur exactly once in the file."},
+			"newText": map[string]any{"type": "string", "description": "The text to put in its place (may be empty to delete oldText)."},
+		}, "path", "oldText", "newText"),
+		llmtoolkit.Annotations{Destructive: true}, c.editFile)
+}
+
+func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, error) {
+	p := stringArg(args, "path", "")
+	oldText, newText := stringArg(args, "oldText", ""), stringArg(args, "newText", "")
+	rel, err := c.writeTarget(p)
+	if err != nil {
+		return "", err
+	}
+	defer c.locks.lock(rel)()
+	before, _, err := c.loadText(p, rel)
+	if err != nil {
+		return "", err
+	}
+	after, m, err := applyEdit(before, oldText, newText)
+	if err != nil {
+		return "", editError(p, before, oldText, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := c.writeAtomic(p, rel, after); err != nil {
+		return "", err
+	}
+	diff := c.showDiff(ctx, rel, before, after)
+	msg := fmt.Sprintf("Successfully replaced text in %s.", p)
+	if m.tolerant {
+		msg += " (oldText matched once Unicode quotes, dashes, spaces and trailing whitespace were normalised.)"
+	}
+	return msg + "\n\n" + diff, nil
+}
+
+// editError turns an error of the matching engine into the message the
+// model sees.
+func editError(p, content, oldText string, err error) error {
+	var ae *ambiguousError
+	switch {
+	case errors.As(err, &ae):
+		return fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", ae.n, p)
+	case errors.Is(err, errNoMatch):
+		msg := fmt.Sprintf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", p)
+		if hint := closestLines(content, oldText); hint != "" {
+			msg += "\nThe closest lines in the file are:\n" + hint
+		}
+		return errors.New(msg)
+	case errors.Is(err, errNoChange):
+		return fmt.Errorf("No changes made to %s. The replacement produced identical content.", p)
+	case errors.Is(err, errEmptyOldText):
+		return errors.New("oldText is empty; give the exact text to replace, with a neighbouring line if you want to insert (or use append_to_file or write_file)")
+	}
+	return err
+}

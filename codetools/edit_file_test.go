@@ -1,0 +1,196 @@
+package codetools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEditFilePiCases(t *testing.T) {
+	tests := []struct {
+		name, content, oldText, newText, want, err string
+	}{
+		{"replace", "Hello, world!", "world", "testing", "Hello, testing!", ""},
+		{"not found", "Hello, world!", "nonexistent", "x", "", "Could not find the exact text in f.txt. The old text must match exactly including all whitespace and newlines."},
+		{"three occurrences", "foo foo foo", "foo", "bar", "", "Found 3 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique."},
+		{"trailing whitespace", "line one   \nline two  \nline three\n", "line one\nline two\n", "replaced\n", "replaced\nline three\n", ""},
+		{"CRLF", "first\r\nsecond\r\nthird\r\n", "second", "REPLACED", "first\r\nREPLACED\r\nthird\r\n", ""},
+		{"CRLF and BOM", "\ufefffirst\r\nsecond\r\nthird\r\n", "second", "REPLACED", "\ufefffirst\r\nREPLACED\r\nthird\r\n", ""},
+		{"curly quotes", "console.log(“hello”);\n", `console.log("hello");`, `console.log("bye");`, "console.log(\"bye\");\n", ""},
+		{"en dash", "range: 1–10\n", "range: 1-10", "range: 1-20", "range: 1-20\n", ""},
+		{"no-break space", "a\u00a0b\n", "a b", "c", "c\n", ""},
+		{"identical", "same", "same", "same", "", "No changes made to f.txt. The replacement produced identical content."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, c := newTestTools(t)
+			writeTestFile(t, dir, "f.txt", tt.content)
+			got, err := run(t, c, "edit_file", map[string]any{"path": "f.txt", "oldText": tt.oldText, "newText": tt.newText})
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.True(t, strings.HasPrefix(err.Error(), tt.err), err.Error())
+				assert.Equal(t, tt.content, readTestFile(t, dir, "f.txt"), "nothing written")
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(got, "Successfully replaced text in f.txt."), got)
+			assert.Equal(t, tt.want, readTestFile(t, dir, "f.txt"))
+		})
+	}
+}
+
+func TestEditFileNotFoundShowsClosestLines(t *testing.T) {
+	dir, c := newTestTools(t)
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf("func handler%d(w http.ResponseWriter) {}", i))
+	}
+	writeTestFile(t, dir, "h.go", strings.Join(lines, "\n")+"\n")
+	_, err := run(t, c, "edit_file", map[string]any{"path": "h.go", "oldText": "func handler27(w http.ResponseWritter) {}", "newText": "x"})
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, "The closest lines in the file are:\n")
+	assert.Contains(t, msg, "27\tfunc handler27(w http.ResponseWriter) {}")
+	assert.Contains(t, msg, "25\tfunc handler25")
+	assert.NotContains(t, msg, "\t"+lines[10]+"\n")
+}
+
+func TestEditFileDiffAndDisplay(t *testing.T) {
+	dir, c := newTestTools(t)
+	writeTestFile(t, dir, "f.txt", linesText(20))
+	res := execute(c, "edit_file", map[string]any{"path": "f.txt", "oldText": "line 10\n", "newText": "ten\n"})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "Successfully replaced text in f.txt.\n\n"+
+		"  7 line 7\n  8 line 8\n  9 line 9\n-10 line 10\n+10 ten\n 11 line 11\n 12 line 12\n 13 line 13", res.Content)
+	require.NotNil(t, res.Display)
+	assert.Equal(t, "diff", res.Display.Kind)
+	assert.Equal(t, "f.txt", res.Display.Payload["path"])
+	assert.Equal(t, linesText(20), res.Display.Payload["before"])
+	assert.Equal(t, strings.Replace(linesText(20), "line 10\n", "ten\n", 1), res.Display.Payload["after"])
+	assert.Equal(t, 10, res.Display.Payload["first_changed_line"])
+}
+
+func TestEditFileOtherErrors(t *testing.T) {
+	dir, c := newTestTools(t, WithMaxEditSize(100))
+	writeTestFile(t, dir, "big.txt", strings.Repeat("x", 101))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bin"), []byte("a\x00b"), 0o644))
+	_, err := run(t, c, "edit_file", map[string]any{"path": "big.txt", "oldText": "x", "newText": "y"})
+	assert.ErrorContains(t, err, "big.txt is 101B, larger than the 100B that edits load")
+	_, err = run(t, c, "edit_file", map[string]any{"path": "bin", "oldText": "a", "newText": "y"})
+	assert.ErrorContains(t, err, "bin is a binary file (application/octet-stream, 3B)")
+	_, err = run(t, c, "edit_file", map[string]any{"path": "missing.txt", "oldText": "a", "newText": "y"})
+	assert.EqualError(t, err, "File not found: missing.txt")
+	_, err = run(t, c, "edit_file", map[string]any{"path": "big.txt", "oldText": "", "newText": "y"})
+	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments, "the schema refuses an empty oldText")
+	assert.Equal(t, strings.Repeat("x", 101), readTestFile(t, dir, "big.txt"))
+}
+
+func TestEditFileKeepsModeAndOnlyTheRegion(t *testing.T) {
+	dir, c := newTestTools(t)
+	content := "keep\u00a0this \r\nfix “me”  \r\nkeep “that”\r\n"
+	p := writeTestFile(t, dir, "f.txt", content)
+	require.NoError(t, os.Chmod(p, 0o600))
+	mustRun(t, c, "edit_file", map[string]any{"path": "f.txt", "oldText": `fix "me"`, "newText": "fixed"})
+	assert.Equal(t, "keep\u00a0this \r\nfixed  \r\nkeep “that”\r\n", readTestFile(t, dir, "f.txt"))
+	info, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}
+
+func TestMultiEdit(t *testing.T) {
+	dir, c := newTestTools(t)
+	writeTestFile(t, dir, "f.txt", "a = 1\nb = 2\nc = 3\n")
+	got := mustRun(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+		map[string]any{"oldText": "a = 1", "newText": "a = 10"},
+		map[string]any{"oldText": "a = 10\nb", "newText": "a = 10\nbee"}, // sees the first edit
+		map[string]any{"oldText": "c = 3", "newText": "c = 30"},
+	}})
+	assert.True(t, strings.HasPrefix(got, "Successfully applied 3 edits to f.txt.\n\n"), got)
+	assert.Contains(t, got, "+1 a = 10")
+	assert.Equal(t, "a = 10\nbee = 2\nc = 30\n", readTestFile(t, dir, "f.txt"))
+
+	// Typed Go arguments work too.
+	mustRun(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": []map[string]string{{"oldText": "bee", "newText": "b"}}})
+	assert.Equal(t, "a = 10\nb = 2\nc = 30\n", readTestFile(t, dir, "f.txt"))
+}
+
+func TestMultiEditFailureTouchesNothing(t *testing.T) {
+	dir, c := newTestTools(t)
+	writeTestFile(t, dir, "f.txt", "x y x\n")
+	for _, tt := range []struct {
+		edits []any
+		err   string
+	}{
+		{[]any{map[string]any{"oldText": "y", "newText": "z"}, map[string]any{"oldText": "x", "newText": "w"}},
+			"Edit 2 of 2 failed, nothing was written: Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique."},
+		{[]any{map[string]any{"oldText": "y", "newText": "z"}, map[string]any{"oldText": "y", "newText": "w"}},
+			"Edit 2 of 2 failed, nothing was written: Could not find the exact text in f.txt."},
+		{[]any{map[string]any{"oldText": "y", "newText": "y"}},
+			"Edit 1 of 1 failed, nothing was written: No changes made to f.txt. The replacement produced identical content."},
+	} {
+		_, err := run(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": tt.edits})
+		require.Error(t, err)
+		assert.True(t, strings.HasPrefix(err.Error(), tt.err), err.Error())
+		assert.Equal(t, "x y x\n", readTestFile(t, dir, "f.txt"))
+	}
+	_, err := run(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": []any{}})
+	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments)
+	_, err = run(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": []any{map[string]any{"oldText": "x"}}})
+	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments)
+}
+
+// FuzzEditFile checks the tool's promise on real files: either exactly one
+// region changed and the rest is byte-identical, or an error and the file
+// unchanged.
+func FuzzEditFile(f *testing.F) {
+	f.Add("Hello, world!", "world", "testing")
+	f.Add("foo foo foo", "foo", "bar")
+	f.Add("first\r\nsecond\r\n", "second", "X")
+	f.Add("\ufeffa “b” c\n", `"b"`, "d")
+	f.Add("line one   \nline two  \n", "line one\nline two\n", "r\n")
+	dir := f.TempDir()
+	c, err := New(dir)
+	require.NoError(f, err)
+	defer c.Close()
+	f.Fuzz(func(t *testing.T, content, oldText, newText string) {
+		p := filepath.Join(dir, "f.txt")
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		_, err := c.Resolve(context.Background(), llmtoolkit.Call{Name: "edit_file",
+			Arguments: map[string]any{"path": "f.txt", "oldText": oldText, "newText": newText}})
+		data, rerr := os.ReadFile(p)
+		require.NoError(t, rerr)
+		got := string(data)
+		if err != nil {
+			if got != content {
+				t.Fatalf("error %v but the file changed", err)
+			}
+			return
+		}
+		styled := newEditText(content).styled(newText)
+		// One region [s, e) of content was replaced by styled.
+		s := 0
+		for s < len(content) && s < len(got) && content[s] == got[s] {
+			s++
+		}
+		found := false
+		for start := min(s, len(content)); start >= 0 && !found; start-- {
+			if !strings.HasPrefix(got[start:], styled) {
+				continue
+			}
+			suffix := got[start+len(styled):]
+			if strings.HasSuffix(content, suffix) && len(content)-len(suffix) >= start && content[:start] == got[:start] {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("the change is not one region replaced by the new text:\n%q\n%q", content, got)
+		}
+	})
+}

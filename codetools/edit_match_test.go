@@ -1,0 +1,157 @@
+package codetools
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestApplyEdit(t *testing.T) {
+	tests := []struct {
+		name                     string
+		content, oldText, newTxt string
+		want                     string
+		tolerant                 bool
+		err                      error
+		n                        int // occurrences, for ambiguous errors
+	}{
+		// The cases of pi's own tests.
+		{name: "simple", content: "Hello, world!", oldText: "world", newTxt: "testing", want: "Hello, testing!"},
+		{name: "not found", content: "Hello, world!", oldText: "nonexistent", newTxt: "x", err: errNoMatch},
+		{name: "three occurrences", content: "foo foo foo", oldText: "foo", newTxt: "bar", n: 3},
+		{name: "trailing whitespace", content: "line one   \nline two  \nline three\n", oldText: "line one\nline two\n", newTxt: "replaced\n", want: "replaced\nline three\n", tolerant: true},
+		{name: "CRLF kept", content: "first\r\nsecond\r\nthird\r\n", oldText: "second", newTxt: "REPLACED", want: "first\r\nREPLACED\r\nthird\r\n"},
+		{name: "CRLF and BOM kept", content: "\ufefffirst\r\nsecond\r\nthird\r\n", oldText: "second", newTxt: "REPLACED", want: "\ufefffirst\r\nREPLACED\r\nthird\r\n"},
+		{name: "curly quotes", content: "say “hello” now", oldText: `"hello"`, newTxt: `"bye"`, want: `say "bye" now`, tolerant: true},
+		{name: "en dash", content: "a – b", oldText: "a - b", newTxt: "c", want: "c", tolerant: true},
+		{name: "no-break space", content: "x\u00a0=\u00a01\n", oldText: "x = 1", newTxt: "x = 2", want: "x = 2\n", tolerant: true},
+		// More.
+		{name: "identical", content: "abc", oldText: "b", newTxt: "b", err: errNoChange},
+		{name: "empty oldText", content: "abc", oldText: "", newTxt: "x", err: errEmptyOldText},
+		{name: "multi-line CRLF oldText with LF", content: "a\r\nb\r\nc\r\n", oldText: "a\nb\n", newTxt: "x\ny\n", want: "x\r\ny\r\nc\r\n"},
+		{name: "model sends CRLF to an LF file", content: "a\nb\nc\n", oldText: "a\r\nb", newTxt: "x\r\ny", want: "x\ny\nc\n"},
+		{name: "overlapping occurrences are ambiguous", content: "aaa", oldText: "aa", newTxt: "b", n: 2},
+		{name: "exact beats tolerant", content: "say “hi” and \"hi\"", oldText: `"hi"`, newTxt: "yo", want: "say “hi” and yo"},
+		{name: "tolerant counts uniqueness", content: "“hi” and ”hi“", oldText: `"hi"`, newTxt: "yo", n: 2},
+		{name: "only the region changes", content: "keep\u00a0this\nfix “me”  \nkeep “that”\n", oldText: `fix "me"`, newTxt: "fixed", want: "keep\u00a0this\nfixed  \nkeep “that”\n", tolerant: true},
+		{name: "NFKC", content: "the ﬁle is here", oldText: "the file is", newTxt: "a doc is", want: "a doc is here", tolerant: true},
+		{name: "NFKC segment not split", content: "the ﬁle", oldText: "ile", newTxt: "x", err: errNoMatch},
+		{name: "em dash in oldText", content: "a - b", oldText: "a — b", newTxt: "z", want: "z", tolerant: true},
+		{name: "oldText with trailing spaces", content: "foo\nbar\n", oldText: "foo   \nbar", newTxt: "baz", want: "baz\n", tolerant: true},
+		{name: "whitespace-only oldText not tolerant", content: "a\n\nb", oldText: "   ", newTxt: "x", err: errNoMatch},
+		{name: "combining accent", content: "cafe\u0301 au lait", oldText: "café", newTxt: "tea", want: "tea au lait", tolerant: true},
+		{name: "invalid UTF-8 kept", content: "a\xffb c", oldText: "c", newTxt: "d", want: "a\xffb d"},
+		{name: "BOM not in region", content: "\ufeffhello", oldText: "hello", newTxt: "bye", want: "\ufeffbye"},
+		{name: "mixed endings keep others", content: "a\r\nb\nc\r\n", oldText: "b\nc", newTxt: "B\nC", want: "a\r\nB\r\nC\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, m, err := applyEdit(tt.content, tt.oldText, tt.newTxt)
+			switch {
+			case tt.n > 0:
+				var ae *ambiguousError
+				require.ErrorAs(t, err, &ae)
+				assert.Equal(t, tt.n, ae.n)
+			case tt.err != nil:
+				assert.ErrorIs(t, err, tt.err)
+			default:
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, got)
+				assert.Equal(t, tt.tolerant, m.tolerant)
+			}
+		})
+	}
+}
+
+func TestTolerantForm(t *testing.T) {
+	got, origin := tolerantForm("a “b”  \n\u00a0c–d\t\n", true)
+	assert.Equal(t, "a \"b\"\n c-d\n", got)
+	require.Len(t, origin, len(got))
+	assert.Equal(t, int32(0), origin[0])
+	// Every origin is the start of a segment, non-decreasing.
+	for i := 1; i < len(origin); i++ {
+		assert.LessOrEqual(t, origin[i-1], origin[i])
+	}
+}
+
+func TestFindUnique(t *testing.T) {
+	p, n := findUnique("abcabc", "abc", nil)
+	assert.Equal(t, 0, p)
+	assert.Equal(t, 2, n)
+	p, n = findUnique("xabcx", "abc", nil)
+	assert.Equal(t, 1, p)
+	assert.Equal(t, 1, n)
+	_, n = findUnique("abab a", "aba", nil)
+	assert.Equal(t, 1, n)
+	_, n = findUnique("ababa", "aba", nil)
+	assert.Equal(t, 2, n, "overlap is ambiguous")
+	_, n = findUnique("abc", "abcd", nil)
+	assert.Equal(t, 0, n)
+}
+
+// FuzzApplyEdit checks the engine's promise: either exactly one region
+// changed, holding the new text, and every other byte is as it was, or an
+// error.
+func FuzzApplyEdit(f *testing.F) {
+	seeds := [][3]string{
+		{"Hello, world!", "world", "testing"},
+		{"foo foo foo", "foo", "bar"},
+		{"line one   \nline two  \nline three\n", "line one\nline two\n", "replaced\n"},
+		{"first\r\nsecond\r\nthird\r\n", "second", "REPLACED"},
+		{"\ufefffirst\r\nsecond\r\n", "second", "X"},
+		{"say “hello”", `"hello"`, "x"},
+		{"a – b", "a - b", "c"},
+		{"x\u00a0y", "x y", "z"},
+		{"the ﬁle", "file", "doc"},
+		{"cafe\u0301", "café", "tea"},
+		{"a\xff\r\n\xfe", "\xff\n", "q"},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, content, oldText, newText string) {
+		got, m, err := applyEdit(content, oldText, newText)
+		if err != nil {
+			var ae *ambiguousError
+			if !errors.Is(err, errNoMatch) && !errors.Is(err, errNoChange) && !errors.Is(err, errEmptyOldText) && !errors.As(err, &ae) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if m.start < 0 || m.end < m.start || m.end > len(content) {
+			t.Fatalf("bad region %d-%d of %d", m.start, m.end, len(content))
+		}
+		if got == content {
+			t.Fatalf("success without a change")
+		}
+		styled := newEditText(content).styled(newText)
+		if got != content[:m.start]+styled+content[m.end:] {
+			t.Fatalf("more than the region changed")
+		}
+		if !strings.HasPrefix(got, content[:m.start]) || !strings.HasSuffix(got, content[m.end:]) {
+			t.Fatalf("prefix or suffix changed")
+		}
+		if strings.HasPrefix(content, utf8BOM) && m.start < len(utf8BOM) {
+			t.Fatalf("the BOM is inside the region")
+		}
+		region := content[m.start:m.end]
+		if utf8.ValidString(content) && !utf8.ValidString(region) {
+			t.Fatalf("region %q splits a character", region)
+		}
+		if !m.tolerant {
+			if strings.ReplaceAll(region, "\r\n", "\n") != strings.ReplaceAll(oldText, "\r\n", "\n") {
+				t.Fatalf("exact region %q is not oldText %q", region, oldText)
+			}
+			return
+		}
+		tr, _ := tolerantForm(strings.ReplaceAll(region, "\r\n", "\n"), false)
+		to, _ := tolerantForm(strings.ReplaceAll(oldText, "\r\n", "\n"), false)
+		if tr != to {
+			t.Fatalf("tolerant region %q (%q) is not oldText %q (%q)", region, tr, oldText, to)
+		}
+	})
+}

@@ -1,0 +1,57 @@
+package codetools_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
+)
+
+// Build the tools over a folder, then run the calls a model makes with
+// llmtoolkit.Execute: read a file, edit it, and see the diff.
+func ExampleNew() {
+	dir, err := os.MkdirTemp("", "codetools-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	err = os.WriteFile(filepath.Join(dir, "greet.go"), []byte("package greet\n\nconst Greeting = \"Hello, world!\"\n"), 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	tools, err := codetools.New(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tools.Close()
+
+	ctx := context.Background()
+	res := llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "greet.go", "offset": 3}})
+	fmt.Println(res.Content)
+
+	res = llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{
+		"path": "greet.go", "oldText": "world", "newText": "gophers",
+	}})
+	fmt.Println(res.Content)
+	fmt.Println("display:", res.Display.Kind, res.Display.Payload["first_changed_line"])
+
+	res = llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{
+		"path": "greet.go", "oldText": "Hello", "newText": "Hello",
+	}})
+	fmt.Println(res.IsError, res.Content)
+	// Output:
+	// const Greeting = "Hello, world!"
+	// Successfully replaced text in greet.go.
+	//
+	//  1 package greet
+	//  2
+	// -3 const Greeting = "Hello, world!"
+	// +3 const Greeting = "Hello, gophers!"
+	// display: diff 3
+	// true No changes made to greet.go. The replacement produced identical content.
+}

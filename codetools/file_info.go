@@ -1,0 +1,111 @@
+package codetools
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+)
+
+func (c *CodeTools) fileInfoSpec() toolSpec {
+	return fileSpec("file_info",
+		"Describe one path without reading all of it: its type (file, directory, or symlink with its target), "+
+			"size in bytes and human-readable, permissions, modification time (RFC 3339), and for files the sniffed MIME type, "+
+			"whether it is binary and, for text, its number of lines. "+
+			"Use it before read_file on a file that may be large or binary; use list_directory or tree for a folder's contents.",
+		schemaObject(map[string]any{
+			"path": pathProperty("Path to describe, relative to the working directory (an absolute path inside it works too)."),
+		}, "path"),
+		llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}, c.fileInfo)
+}
+
+func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, error) {
+	p := stringArg(args, "path", "")
+	rel, err := c.rel("path", p, false)
+	if err != nil {
+		return "", err
+	}
+	linfo, err := c.root.Lstat(rel)
+	if err != nil {
+		return "", fileError(p, err)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "path: %s\n", slashPath(rel))
+	info := linfo
+	if linfo.Mode()&fs.ModeSymlink != 0 {
+		target, _ := c.root.Readlink(rel)
+		fmt.Fprintf(&sb, "type: symlink -> %s\n", target)
+		if info, err = c.root.Stat(rel); err != nil {
+			fmt.Fprintf(&sb, "target: cannot be followed (%s)\n", linkProblem(err))
+			info = linfo
+		} else {
+			fmt.Fprintf(&sb, "target type: %s\n", typeName(info))
+		}
+	} else {
+		fmt.Fprintf(&sb, "type: %s\n", typeName(info))
+	}
+	fmt.Fprintf(&sb, "size: %d bytes (%s)\n", info.Size(), textutil.HumanSize(info.Size()))
+	fmt.Fprintf(&sb, "mode: %s (%04o)\n", info.Mode().String(), info.Mode().Perm())
+	fmt.Fprintf(&sb, "modified: %s\n", info.ModTime().Format(time.RFC3339))
+	if info.Mode().IsRegular() {
+		f, err := c.root.Open(rel)
+		if err != nil {
+			return "", fileError(p, err)
+		}
+		defer f.Close()
+		head, err := textutil.ReadHead(f)
+		if err != nil {
+			return "", fileError(p, err)
+		}
+		mime, binary := textutil.Sniff(head)
+		fmt.Fprintf(&sb, "mime: %s\n", mime)
+		fmt.Fprintf(&sb, "binary: %t\n", binary)
+		if !binary {
+			if _, err := f.Seek(0, 0); err != nil {
+				return "", fileError(p, err)
+			}
+			r := lineReader{br: newReader(f)}
+			n, err := r.countRest(ctx)
+			if err != nil {
+				return "", fileError(p, err)
+			}
+			fmt.Fprintf(&sb, "lines: %d\n", n)
+		}
+	}
+	return strings.TrimSuffix(sb.String(), "\n"), nil
+}
+
+// typeName names the kind of a file.
+func typeName(info fs.FileInfo) string {
+	m := info.Mode()
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "other"
+}
+
+// linkProblem says why a link cannot be followed.
+func linkProblem(err error) string {
+	if isEscape(err) {
+		return "it points outside the working directory"
+	}
+	if strings.Contains(err.Error(), "no such file") {
+		return "its target does not exist"
+	}
+	return err.Error()
+}

@@ -1,0 +1,60 @@
+package codetools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/stretchr/testify/require"
+)
+
+// newTestTools returns tools over a fresh temporary folder.
+func newTestTools(t testing.TB, opts ...Option) (string, *CodeTools) {
+	t.Helper()
+	dir := t.TempDir()
+	c, err := New(dir, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c.Root(), c
+}
+
+// run calls one tool through Resolve.
+func run(t testing.TB, c *CodeTools, name string, args map[string]any) (string, error) {
+	t.Helper()
+	return c.Resolve(context.Background(), llmtoolkit.Call{Name: name, Arguments: args})
+}
+
+// mustRun calls one tool and requires success.
+func mustRun(t testing.TB, c *CodeTools, name string, args map[string]any) string {
+	t.Helper()
+	out, err := run(t, c, name, args)
+	require.NoError(t, err)
+	return out
+}
+
+// execute calls one tool through llmtoolkit.Execute, to see its Display.
+func execute(c *CodeTools, name string, args map[string]any) llmtoolkit.Result {
+	return llmtoolkit.Execute(context.Background(), c, llmtoolkit.Call{Name: name, Arguments: args})
+}
+
+func writeTestFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+func readTestFile(t testing.TB, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	require.NoError(t, err)
+	return string(data)
+}
+
+// symlink makes name (inside dir) a symbolic link to target.
+func symlink(target, dir, name string) error {
+	return os.Symlink(target, filepath.Join(dir, filepath.FromSlash(name)))
+}

@@ -1,0 +1,50 @@
+package codetools
+
+import (
+	"path/filepath"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
+)
+
+// ignoreState holds the .gitignore rules in force in one folder of a tree
+// walk. Paths are slash-separated and relative to the root of the tools,
+// so the .gitignore files of the folders above the walk's top apply too.
+type ignoreState struct {
+	m *gitignore.Matcher
+}
+
+// readIgnoreFile reads a .gitignore through the root.
+func (c *CodeTools) readIgnoreFile(name string) ([]byte, error) {
+	return c.root.ReadFile(filepath.FromSlash(name))
+}
+
+// treeIgnore returns the rules in force in the folder rel: the .gitignore
+// files of the root and of every folder down to rel. A .gitignore that
+// cannot be read (a link to outside the root, say) is skipped.
+func (c *CodeTools) treeIgnore(rel string) (*ignoreState, error) {
+	m, _ := gitignore.LoadPath(c.readIgnoreFile, ignorePath(rel))
+	return &ignoreState{m: m}, nil
+}
+
+// ignored reports whether the entry at rel (relative to the root) is
+// skipped.
+func (s *ignoreState) ignored(rel string, isDir bool) bool {
+	return s.m.Ignored(ignorePath(rel), isDir)
+}
+
+// child returns the rules in force in the folder rel, below s's.
+func (s *ignoreState) child(c *CodeTools, rel string) (*ignoreState, error) {
+	m, _ := gitignore.LoadDir(c.readIgnoreFile, ignorePath(rel), s.m)
+	if m == s.m {
+		return s, nil
+	}
+	return &ignoreState{m: m}, nil
+}
+
+// ignorePath turns a root-relative path into the matcher's form.
+func ignorePath(rel string) string {
+	if rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}

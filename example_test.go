@@ -1,0 +1,115 @@
+package llmtoolkit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+)
+
+// shouter is a minimal Resolver with one tool.
+type shouter struct{ tool llmtoolkit.Tool }
+
+func newShouter() *shouter {
+	return &shouter{tool: llmtoolkit.MustTool("shout", "Returns the text in capital letters.", map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"text": map[string]any{"type": "string", "description": "Text to shout."}},
+		"required":   []any{"text"},
+	})}
+}
+
+func (s *shouter) Tools() []llmtoolkit.Tool { return []llmtoolkit.Tool{s.tool} }
+
+func (s *shouter) Resolve(_ context.Context, call llmtoolkit.Call) (string, error) {
+	if call.Name != "shout" {
+		return "", fmt.Errorf("%w: %s", llmtoolkit.ErrUnknownTool, call.Name)
+	}
+	return strings.ToUpper(call.Arguments["text"].(string)), nil
+}
+
+func ExampleNewTool() {
+	tool, err := llmtoolkit.NewTool("read_file", "Reads a text file.", map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"path": map[string]any{"type": "string"}, "offset": map[string]any{"type": "integer"}},
+		"required":   []any{"path"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tool.ValidateArguments(map[string]any{"path": "main.go"}))
+	fmt.Println(tool.ValidateArguments(map[string]any{"path": "main.go", "offset": "ten"}))
+	// Output:
+	// <nil>
+	// invalid arguments for tool "read_file": /offset: expected integer, but got string
+}
+
+func ExampleParseCall() {
+	call, err := llmtoolkit.ParseCall("call_1", "shout", `{"text": "hi"}`)
+	fmt.Println(call.Arguments["text"], err)
+	_, err = llmtoolkit.ParseCall("call_2", "shout", `["hi"]`)
+	fmt.Println(err)
+	// Output:
+	// hi <nil>
+	// invalid tool call "shout": arguments must be a JSON object, got an array
+}
+
+func ExampleExecute() {
+	r := newShouter()
+	ctx := context.Background()
+	for _, call := range []llmtoolkit.Call{
+		{ID: "1", Name: "shout", Arguments: map[string]any{"text": "hello"}},
+		{ID: "2", Name: "shout", Arguments: map[string]any{"text": 42}},
+		{ID: "3", Name: "whisper"},
+	} {
+		res := llmtoolkit.Execute(ctx, r, call)
+		fmt.Printf("%s error=%v: %s\n", res.ToolCallID, res.IsError, res.Content)
+	}
+	// Output:
+	// 1 error=false: HELLO
+	// 2 error=true: invalid arguments for tool "shout": /text: expected string, but got number
+	// 3 error=true: unknown tool: "whisper". Available tools: shout
+}
+
+func ExampleCompose() {
+	fake := llmtoolkittest.NewFake(map[string]string{"shout": "overridden", "time": "12:00"})
+	r := llmtoolkit.Compose(newShouter(), fake) // first match wins
+	for _, t := range r.Tools() {
+		fmt.Println(t.Name)
+	}
+	res := llmtoolkit.Execute(context.Background(), r, llmtoolkit.Call{Name: "shout", Arguments: map[string]any{"text": "mine"}})
+	fmt.Println(res.Content)
+	// Output:
+	// shout
+	// time
+	// MINE
+}
+
+func ExamplePrepareSession() {
+	fake := llmtoolkittest.NewFake(nil).Handle("whoami", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		return fmt.Sprint(llmtoolkit.SessionFrom(ctx)["user"]), nil
+	}).Returns("delete_all", "deleted")
+
+	tools, resolve := llmtoolkit.PrepareSession(fake, []string{"whoami"}, map[string]any{"user": "ada"})
+	fmt.Println(len(tools), tools[0].Name)
+	fmt.Println(llmtoolkit.Execute(context.Background(), resolve, llmtoolkit.Call{Name: "whoami"}).Content)
+	fmt.Println(llmtoolkit.Execute(context.Background(), resolve, llmtoolkit.Call{Name: "delete_all"}).Content)
+	// Output:
+	// 1 whoami
+	// ada
+	// unknown tool: "delete_all" is not available in this session (available: whoami)
+}
+
+func ExampleHalt() {
+	fake := llmtoolkittest.NewFake(nil).Fails("finish", llmtoolkit.Halt("task complete"))
+	res := llmtoolkit.Execute(context.Background(), fake, llmtoolkit.Call{Name: "finish"})
+	var halt *llmtoolkit.HaltError
+	if errors.As(res.Err, &halt) {
+		fmt.Println("stop:", halt.Reason)
+	}
+	// Output:
+	// stop: task complete
+}

@@ -1,0 +1,189 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrRemoteTool is wrapped by the error of a remote call the MCP server
+// answered with a result marked isError (see [ToolError]).
+var ErrRemoteTool = errors.New("remote tool failed")
+
+// ToolError is the error [Client.Resolve] returns when the MCP server
+// answers a call with a result marked isError. Its message is the
+// result's text, as the server wrote it, so that the model sees it
+// unchanged. It wraps [ErrRemoteTool].
+type ToolError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Message is the text of the error result.
+	Message string
+}
+
+// Error returns the server's message, or says that there was none.
+func (e *ToolError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("tool %q failed on the MCP server without a message", e.Tool)
+	}
+	return e.Message
+}
+
+// Unwrap returns [ErrRemoteTool].
+func (e *ToolError) Unwrap() error { return ErrRemoteTool }
+
+// Client is an [llmtoolkit.Resolver] over a remote MCP server: Tools lists
+// the server's tools and Resolve calls them with tools/call. Build it with
+// [Connect] and end the session with [Client.Close]. It is safe for
+// concurrent use, and composes with local tools through
+// [llmtoolkit.Compose].
+type Client struct {
+	session *sdk.ClientSession
+	server  string
+	log     *slog.Logger
+
+	mu     sync.RWMutex
+	tools  []llmtoolkit.Tool
+	byName map[string]int
+}
+
+// Connect starts an MCP session over transport (see [CommandTransport],
+// [HTTPTransport], or any [sdk.Transport]) and lists the server's tools,
+// through every page, once. [Client.Tools] serves that list without a
+// round trip; call [Client.Refresh] when the server's tools change.
+//
+// A remote tool that cannot be used as an [llmtoolkit.Tool] (a name
+// providers reject, such as one with a '.', or a schema that does not
+// compile) is skipped with a warning on the logger: a model could not call
+// it correctly, and the server validates arguments itself anyway. A tool
+// without a description gets its title or a generic one.
+//
+// The client's name and version are set with [WithName] and [WithVersion].
+// ctx bounds the connection and the first listing only, not the session.
+func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Client, error) {
+	if transport == nil {
+		return nil, errors.New("mcp: Connect needs a transport: use CommandTransport, HTTPTransport or an SDK transport")
+	}
+	cfg := newConfig(opts)
+	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ClientOptions{Logger: cfg.logger})
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", err)
+	}
+	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger()}
+	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {
+		c.server = init.ServerInfo.Name
+	}
+	if err := c.Refresh(ctx); err != nil {
+		_ = session.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Server returns the name the MCP server announced, or "(unnamed)".
+func (c *Client) Server() string { return c.server }
+
+// Session returns the underlying SDK session, for what this package does
+// not cover (prompts, resources).
+func (c *Client) Session() *sdk.ClientSession { return c.session }
+
+// Refresh lists the server's tools again, through every page, and replaces
+// the list [Client.Tools] returns. On error the previous list is kept.
+// A [llmtoolkit.Composition] built earlier keeps the tools it indexed then.
+func (c *Client) Refresh(ctx context.Context) error {
+	var tools []llmtoolkit.Tool
+	byName := make(map[string]int)
+	for st, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("mcp: listing the tools of MCP server %q: %w", c.server, err)
+		}
+		if st == nil {
+			continue
+		}
+		if _, dup := byName[st.Name]; dup {
+			continue
+		}
+		t, err := fromSDKTool(st, c.server)
+		if err != nil {
+			c.log.WarnContext(ctx, "mcp: remote tool skipped",
+				slog.String("server", c.server), slog.String("tool", st.Name), slog.Any("error", err))
+			continue
+		}
+		byName[t.Name] = len(tools)
+		tools = append(tools, t)
+	}
+	c.mu.Lock()
+	c.tools, c.byName = tools, byName
+	c.mu.Unlock()
+	return nil
+}
+
+// Tools returns the server's tools as listed at [Connect] or the last
+// [Client.Refresh]. The slice is shared: do not modify it.
+func (c *Client) Tools() []llmtoolkit.Tool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.tools
+}
+
+// LookupTool returns the listed tool called name.
+func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	i, ok := c.byName[name]
+	if !ok {
+		return llmtoolkit.Tool{}, false
+	}
+	return c.tools[i], true
+}
+
+// Resolve calls the tool on the server with tools/call and returns its text
+// contents joined by newlines; other contents are described in brackets,
+// such as "[image: image/png, 1024 bytes]".
+//
+// A name the server did not list is refused with an error wrapping
+// [llmtoolkit.ErrUnknownTool], so that a composition passes the call on. A
+// result marked isError becomes a [*ToolError] carrying the server's text.
+// Structured content is shown with [llmtoolkit.Show]: as the Display itself
+// when it has the shape [NewServer] sends ({"kind", "payload"}), otherwise
+// under kind "mcp". A transport or protocol failure is an error that names
+// the server and the tool and wraps the SDK's error.
+func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	if _, ok := c.LookupTool(call.Name); !ok {
+		return "", fmt.Errorf("%w: %s (not listed by MCP server %q)", llmtoolkit.ErrUnknownTool, call.Name, c.server)
+	}
+	args := call.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: call.Name, Arguments: args})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%w)", ctxErr, err)
+		}
+		return "", fmt.Errorf("mcp: calling tool %q on MCP server %q: %w", call.Name, c.server, err)
+	}
+	if d, ok := displayFrom(res.StructuredContent); ok {
+		llmtoolkit.Show(ctx, d)
+	}
+	text := contentText(res.Content)
+	if res.IsError {
+		return "", &ToolError{Tool: call.Name, Message: text}
+	}
+	return text, nil
+}
+
+// Close ends the MCP session (and, for [CommandTransport], lets the
+// server's process exit).
+func (c *Client) Close() error {
+	if err := c.session.Close(); err != nil {
+		return fmt.Errorf("mcp: closing the session with MCP server %q: %w", c.server, err)
+	}
+	return nil
+}

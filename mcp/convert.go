@@ -1,0 +1,141 @@
+package mcp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sdkTool converts a tool to its MCP definition. It reports false when the
+// parameters are not an object schema, which MCP requires.
+func sdkTool(t llmtoolkit.Tool) (*sdk.Tool, bool) {
+	params := t.Parameters
+	if params == nil {
+		params = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	if params["type"] != "object" {
+		return nil, false
+	}
+	st := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: params}
+	if a := t.Annotations; a != nil {
+		st.Annotations = &sdk.ToolAnnotations{
+			ReadOnlyHint:    a.ReadOnly,
+			DestructiveHint: new(a.Destructive),
+			IdempotentHint:  a.Idempotent,
+			OpenWorldHint:   new(a.OpenWorld),
+		}
+	}
+	return st, true
+}
+
+// fromSDKTool converts a remote MCP tool to an llmtoolkit.Tool, validated
+// and with its schema compiled. A missing description is replaced by the
+// tool's title or a generic one, since models need one.
+//
+// Hints the server leaves out take MCP's defaults: destructiveHint is true
+// unless the tool is read-only, openWorldHint is true.
+func fromSDKTool(st *sdk.Tool, server string) (llmtoolkit.Tool, error) {
+	t := llmtoolkit.Tool{Name: st.Name, Description: st.Description}
+	if strings.TrimSpace(t.Description) == "" {
+		t.Description = st.Title
+	}
+	if strings.TrimSpace(t.Description) == "" && st.Annotations != nil {
+		t.Description = st.Annotations.Title
+	}
+	if strings.TrimSpace(t.Description) == "" {
+		t.Description = fmt.Sprintf("Tool %s of the MCP server %s.", st.Name, server)
+	}
+	switch s := st.InputSchema.(type) {
+	case nil:
+	case map[string]any:
+		t.Parameters = s
+	default:
+		return llmtoolkit.Tool{}, fmt.Errorf("%w %q: inputSchema must be a JSON object, got %T", llmtoolkit.ErrInvalidTool, st.Name, st.InputSchema)
+	}
+	if a := st.Annotations; a != nil {
+		t.Annotations = &llmtoolkit.Annotations{
+			ReadOnly:    a.ReadOnlyHint,
+			Destructive: boolOr(a.DestructiveHint, !a.ReadOnlyHint),
+			Idempotent:  a.IdempotentHint,
+			OpenWorld:   boolOr(a.OpenWorldHint, true),
+		}
+	}
+	return llmtoolkit.NewToolFrom(t)
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// contentText joins a result's contents as text for the model: text as it
+// is, other kinds described in one bracketed line.
+func contentText(contents []sdk.Content) string {
+	parts := make([]string, 0, len(contents))
+	for _, c := range contents {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, mimeSuffix(c.MIMEType)))
+		case *sdk.EmbeddedResource:
+			parts = append(parts, embeddedText(c.Resource))
+		case nil:
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// embeddedText gives an embedded resource's text, or describes its blob.
+func embeddedText(r *sdk.ResourceContents) string {
+	switch {
+	case r == nil:
+		return "[resource]"
+	case r.Blob == nil:
+		return r.Text
+	default:
+		return fmt.Sprintf("[resource: %s%s, %d bytes]", r.URI, mimeSuffix(r.MIMEType), len(r.Blob))
+	}
+}
+
+func orUnknown(mime string) string {
+	if mime == "" {
+		return "unknown type"
+	}
+	return mime
+}
+
+func mimeSuffix(mime string) string {
+	if mime == "" {
+		return ""
+	}
+	return ", " + mime
+}
+
+// displayFrom reads a structuredContent value as a Display when it has the
+// shape the server side of this package sends: {"kind": string, "payload":
+// object}. Any other structured content is kept whole under kind "mcp".
+func displayFrom(v any) (llmtoolkit.Display, bool) {
+	if v == nil {
+		return llmtoolkit.Display{}, false
+	}
+	if m, ok := v.(map[string]any); ok {
+		kind, kindOK := m["kind"].(string)
+		payload, payloadOK := m["payload"].(map[string]any)
+		_, hasPayload := m["payload"]
+		if kindOK && kind != "" && len(m) <= 2 && (payloadOK || !hasPayload) {
+			return llmtoolkit.Display{Kind: kind, Payload: payload}, true
+		}
+	}
+	return llmtoolkit.Display{Kind: "mcp", Payload: map[string]any{"structuredContent": v}}, true
+}

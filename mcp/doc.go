@@ -1,0 +1,23 @@
+// Package mcp connects llmtoolkit to the Model Context Protocol, with the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk).
+//
+// Both directions are covered:
+//
+//   - [NewServer], [Serve] and [Handler] expose any [llmtoolkit.Resolver] to
+//     MCP clients (Claude Desktop, editors, inspectors). tools/list comes
+//     from the resolver's Tools, with schemas as given and annotations as
+//     MCP's hints; tools/call goes through [llmtoolkit.Execute], so a
+//     failing, panicking or mis-called tool answers with a result marked
+//     isError (never a protocol error), and a [llmtoolkit.Display] goes out
+//     as structuredContent.
+//   - [Connect] turns any MCP server into a [llmtoolkit.Resolver]: a [Client]
+//     lists the server's tools once and calls them with tools/call; results
+//     marked isError become a [*ToolError]. A Client composes with local
+//     tools through [llmtoolkit.Compose].
+//
+// [CommandTransport] runs an MCP server as a subprocess over stdio, and
+// [HTTPTransport] reaches one over streamable HTTP.
+//
+// The SDK's package is also named mcp; this package imports it as sdk, and
+// its transports ([sdk.Transport]) are accepted as they are.
+package mcp

@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzToolHandlerArguments sends arbitrary bytes as a call's arguments: the
+// handler must always answer with one text result, never a protocol error,
+// and anything that is not a JSON object must be an error result.
+func FuzzToolHandlerArguments(f *testing.F) {
+	for _, seed := range []string{``, `null`, `{}`, `{"text":"hi"}`, `{"text":1}`, `"x"`, `[1]`, `{`, `{"text":"a","times":1e309}`, "\x00", `{"text":"\ud800"}`} {
+		f.Add([]byte(seed))
+	}
+	h := toolHandler(newFixture(), "echo", slog.New(slog.DiscardHandler))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		res, err := h(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "echo", Arguments: raw}})
+		require.NoError(t, err)
+		require.NotNil(t, res)
+		require.Len(t, res.Content, 1)
+		text, ok := res.Content[0].(*sdk.TextContent)
+		require.True(t, ok)
+		var v any
+		isObject := json.Unmarshal(raw, &v) == nil && (v == nil || isMap(v))
+		if !isObject {
+			require.True(t, res.IsError, "arguments %q answered %q", raw, text.Text)
+		}
+		if !res.IsError {
+			require.Equal(t, v.(map[string]any)["text"], text.Text)
+		}
+	})
+}
+
+func isMap(v any) bool { _, ok := v.(map[string]any); return ok }
+
+// FuzzFromSDKTool converts arbitrary tool definitions as a server may send
+// them: it must never panic, and what it accepts must be a valid tool.
+func FuzzFromSDKTool(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"a","inputSchema":{"type":"object"}}`,
+		`{"name":"a","description":"d","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a.b","inputSchema":{"type":"object"}}`,
+		`{"name":"a","inputSchema":{"type":"object","properties":{"x":{"$ref":"http://example.com/s.json"}}}}`,
+		`{"name":"a","inputSchema":{"type":"array"}}`,
+		`{"name":"","inputSchema":[]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var st sdk.Tool
+		if json.Unmarshal(data, &st) != nil {
+			return
+		}
+		tool, err := fromSDKTool(&st, "fuzz")
+		if err == nil {
+			require.NoError(t, tool.Validate())
+		}
+	})
+}

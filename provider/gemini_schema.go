@@ -1,0 +1,361 @@
+package provider
+
+import (
+	"encoding/json"
+
+	"maps"
+	"slices"
+	"strings"
+)
+
+// geminiKeys are the JSON Schema keywords Gemini's Schema object accepts
+// and that are copied as they are.
+var geminiKeys = []string{
+	"title", "description", "nullable", "minimum", "maximum", "minItems", "maxItems",
+	"minLength", "maxLength", "pattern", "minProperties", "maxProperties", "default",
+	"example", "propertyOrdering",
+}
+
+// geminiFormats are the formats Gemini accepts, by type.
+var geminiFormats = map[string][]string{
+	"string":  {"enum", "date-time"},
+	"number":  {"float", "double"},
+	"integer": {"int32", "int64"},
+}
+
+// maxSchemaDepth bounds the expansion of nested and referenced schemas.
+const maxSchemaDepth = 32
+
+// GeminiSchema converts a JSON Schema to the subset Gemini's function
+// declarations accept (an OpenAPI 3.0 style Schema). It returns a new map
+// and never modifies schema.
+//
+//   - Keywords Gemini does not know are dropped: $schema, $id, $comment,
+//     additionalProperties, patternProperties, not, if/then/else,
+//     exclusiveMinimum, multipleOf, uniqueItems, ...
+//   - Local references ("#/$defs/X", "#/definitions/X", any "#/..." pointer)
+//     are inlined; a recursive reference becomes an object described as
+//     recursive.
+//   - A type list such as ["string", "null"] becomes "type": "string" with
+//     "nullable": true; several non-null types become an anyOf. oneOf
+//     becomes anyOf; a {"type": "null"} branch becomes "nullable".
+//     allOf is merged into one schema.
+//   - "const" becomes a one-value "enum". Gemini takes enums of strings
+//     only: other enums are dropped and their values listed in the
+//     description.
+//   - Formats Gemini does not accept (email, uri, ...) are dropped and named
+//     in the description.
+//   - "required" keeps only names that are in "properties"; an empty
+//     "properties" is dropped.
+func GeminiSchema(schema map[string]any) map[string]any {
+	c := &geminiConverter{root: schema}
+	return c.convert(schema, 0, nil)
+}
+
+type geminiConverter struct {
+	root  map[string]any
+	nodes int // schemas converted so far, bounded by maxSchemaNodes
+}
+
+// maxSchemaNodes bounds the size of a converted schema, so that references
+// that fan out (A uses B twice, B uses C twice, ...) cannot explode.
+const maxSchemaNodes = 10000
+
+func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) map[string]any {
+	if s == nil {
+		return map[string]any{}
+	}
+	c.nodes++
+	if depth > maxSchemaDepth || c.nodes > maxSchemaNodes {
+		return map[string]any{"type": "object", "description": "(nested too deeply or too large; definition omitted)"}
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		if slices.Contains(refs, ref) {
+			return map[string]any{"type": "object", "description": "(recursive definition of " + ref + " omitted)"}
+		}
+		target, ok := c.resolve(ref)
+		if !ok {
+			return map[string]any{"type": "object", "description": "(unresolved reference " + ref + ")"}
+		}
+		merged := maps.Clone(target)
+		for k, v := range s { // siblings of $ref (a description, say) win
+			if k != "$ref" {
+				merged[k] = v
+			}
+		}
+		return c.convert(merged, depth+1, append(slices.Clip(refs), ref))
+	}
+
+	out := map[string]any{}
+	var notes []string
+	for _, k := range geminiKeys {
+		if v, ok := s[k]; ok {
+			out[k] = v
+		}
+	}
+	if _, ok := out["example"]; !ok {
+		if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
+			out["example"] = ex[0]
+		}
+	}
+
+	// type, possibly a list.
+	switch t := s["type"].(type) {
+	case string:
+		if t == "null" {
+			out["nullable"] = true
+		} else {
+			out["type"] = t
+		}
+	case []any:
+		var types []string
+		for _, v := range t {
+			if name, ok := v.(string); ok {
+				if name == "null" {
+					out["nullable"] = true
+				} else {
+					types = append(types, name)
+				}
+			}
+		}
+		switch len(types) {
+		case 0:
+		case 1:
+			out["type"] = types[0]
+		default:
+			branches := make([]any, len(types))
+			for i, name := range types {
+				b := maps.Clone(s)
+				b["type"] = name
+				delete(b, "description")
+				delete(b, "title")
+				branches[i] = c.convert(b, depth+1, refs)
+			}
+			out["anyOf"] = branches
+			return withNotes(out, notes)
+		}
+	}
+
+	// const and enum.
+	if v, ok := s["const"]; ok {
+		if _, has := s["enum"]; !has {
+			s = maps.Clone(s)
+			s["enum"] = []any{v}
+		}
+	}
+	if enum, ok := s["enum"].([]any); ok {
+		var strs []any
+		allStrings := true
+		for _, v := range enum {
+			switch x := v.(type) {
+			case nil:
+				out["nullable"] = true
+			case string:
+				strs = append(strs, x)
+			default:
+				allStrings = false
+			}
+		}
+		if allStrings && len(strs) > 0 {
+			out["enum"] = strs
+			out["type"] = "string"
+		} else {
+			vals := make([]string, 0, len(enum))
+			for _, v := range enum {
+				data, _ := json.Marshal(v)
+				vals = append(vals, string(data))
+			}
+			notes = append(notes, "One of: "+strings.Join(vals, ", ")+".")
+		}
+	}
+
+	// format.
+	if f, ok := s["format"].(string); ok {
+		typ, _ := out["type"].(string)
+		if slices.Contains(geminiFormats[typ], f) {
+			out["format"] = f
+		} else {
+			notes = append(notes, "Format: "+f+".")
+		}
+	}
+
+	// object.
+	if props, ok := s["properties"].(map[string]any); ok && len(props) > 0 {
+		cp := make(map[string]any, len(props))
+		for name, p := range props {
+			if pm, ok := p.(map[string]any); ok {
+				cp[name] = c.convert(pm, depth+1, refs)
+			} else {
+				cp[name] = map[string]any{} // true / false schemas: anything
+			}
+		}
+		out["properties"] = cp
+		if req := requiredIn(s["required"], cp); len(req) > 0 {
+			out["required"] = req
+		}
+	}
+
+	// array.
+	switch items := s["items"].(type) {
+	case map[string]any:
+		out["items"] = c.convert(items, depth+1, refs)
+	case []any: // tuple form
+		out["items"] = c.union(items, depth, refs)
+	}
+	if _, ok := out["items"]; !ok {
+		if prefix, ok := s["prefixItems"].([]any); ok {
+			out["items"] = c.union(prefix, depth, refs)
+		}
+	}
+
+	// anyOf / oneOf.
+	var branches []any
+	for _, key := range []string{"anyOf", "oneOf"} {
+		if list, ok := s[key].([]any); ok {
+			branches = append(branches, list...)
+		}
+	}
+	if len(branches) > 0 {
+		var kept []any
+		for _, b := range branches {
+			bm, ok := b.(map[string]any)
+			if !ok {
+				continue
+			}
+			if t, _ := bm["type"].(string); t == "null" && len(bm) == 1 {
+				out["nullable"] = true
+				continue
+			}
+			kept = append(kept, c.convert(bm, depth+1, refs))
+		}
+		switch len(kept) {
+		case 0:
+		case 1:
+			for k, v := range kept[0].(map[string]any) {
+				if _, set := out[k]; !set {
+					out[k] = v
+				}
+			}
+		default:
+			out["anyOf"] = kept
+		}
+	}
+
+	// allOf: merge.
+	if list, ok := s["allOf"].([]any); ok {
+		for _, b := range list {
+			if bm, ok := b.(map[string]any); ok {
+				mergeSchema(out, c.convert(bm, depth+1, refs))
+			}
+		}
+	}
+	return withNotes(out, notes)
+}
+
+// union converts a list of schemas to one: the single schema, or an anyOf.
+func (c *geminiConverter) union(list []any, depth int, refs []string) map[string]any {
+	var kept []any
+	for _, v := range list {
+		if m, ok := v.(map[string]any); ok {
+			kept = append(kept, c.convert(m, depth+1, refs))
+		}
+	}
+	switch len(kept) {
+	case 0:
+		return map[string]any{}
+	case 1:
+		return kept[0].(map[string]any)
+	}
+	return map[string]any{"anyOf": kept}
+}
+
+// resolve follows a local JSON pointer reference ("#/$defs/X").
+func (c *geminiConverter) resolve(ref string) (map[string]any, bool) {
+	if ref == "#" {
+		return c.root, c.root != nil
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, false
+	}
+	var cur any = c.root
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, false
+		}
+	}
+	m, ok := cur.(map[string]any)
+	return m, ok
+}
+
+// requiredIn keeps the names of req that are in props, in order.
+func requiredIn(req any, props map[string]any) []any {
+	var out []any
+	switch r := req.(type) {
+	case []any:
+		for _, v := range r {
+			if name, ok := v.(string); ok {
+				if _, ok := props[name]; ok {
+					out = append(out, name)
+				}
+			}
+		}
+	case []string:
+		for _, name := range r {
+			if _, ok := props[name]; ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// mergeSchema merges src into dst: properties and required are unions,
+// other keywords already in dst win.
+func mergeSchema(dst, src map[string]any) {
+	for k, v := range src {
+		switch k {
+		case "properties":
+			dp, _ := dst["properties"].(map[string]any)
+			if dp == nil {
+				dp = map[string]any{}
+			}
+			for name, p := range v.(map[string]any) {
+				if _, ok := dp[name]; !ok {
+					dp[name] = p
+				}
+			}
+			dst["properties"] = dp
+		case "required":
+			dr, _ := dst["required"].([]any)
+			for _, name := range v.([]any) {
+				if !slices.Contains(dr, name) {
+					dr = append(dr, name)
+				}
+			}
+			dst["required"] = dr
+		default:
+			if _, ok := dst[k]; !ok {
+				dst[k] = v
+			}
+		}
+	}
+}
+
+// withNotes appends notes to the schema's description.
+func withNotes(out map[string]any, notes []string) map[string]any {
+	if len(notes) == 0 {
+		return out
+	}
+	desc, _ := out["description"].(string)
+	parts := append([]string{}, notes...)
+	if desc != "" {
+		parts = append([]string{desc}, notes...)
+	}
+	out["description"] = strings.Join(parts, " ")
+	return out
+}

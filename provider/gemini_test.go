@@ -1,0 +1,279 @@
+package provider_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/provider"
+)
+
+func TestGeminiTools(t *testing.T) {
+	meeting := llmtoolkit.MustTool("schedule_meeting", "Schedules a meeting with specified attendees at a given time and date.", map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"type":                 "object",
+		"additionalProperties": false,
+		"properties": map[string]any{
+			"attendees": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "List of people attending the meeting."},
+			"date":      map[string]any{"type": "string", "description": "Date of the meeting (e.g., '2024-07-29')"},
+			"time":      map[string]any{"type": "string", "description": "Time of the meeting (e.g., '15:00')"},
+			"topic":     map[string]any{"type": "string", "description": "The subject or topic of the meeting."},
+		},
+		"required": []any{"attendees", "date", "time", "topic"},
+	})
+	lights := llmtoolkit.MustTool("turn_on_the_lights", "Turn the lights on.", nil)
+	assertJSON(t, "gemini_tools.json", provider.GeminiTools([]llmtoolkit.Tool{meeting, lights}))
+	assert.Nil(t, provider.GeminiTools(nil))
+}
+
+func TestGeminiToolCalls(t *testing.T) {
+	calls, err := provider.GeminiToolCalls(testdata(t, "gemini_response_function_calls.json"))
+	require.NoError(t, err)
+	assert.Equal(t, []llmtoolkit.Call{
+		{ID: "gemini-call-1", Name: "turn_on_the_lights", Arguments: map[string]any{}},
+		{ID: "gemini-call-2", Name: "set_light_color", Arguments: map[string]any{"rgb_hex": "ff0000"}},
+	}, calls, "calls without ids get stable ones, in part order")
+
+	calls, err = provider.GeminiToolCalls(testdata(t, "gemini_content_function_call_with_id.json"))
+	require.NoError(t, err)
+	require.Len(t, calls, 1)
+	assert.Equal(t, "fc-8c9a1b2d", calls[0].ID, "an id given by the API is kept")
+	assert.Equal(t, []any{"Bob", "Alice"}, calls[0].Arguments["attendees"])
+
+	calls, err = provider.GeminiToolCalls(json.RawMessage(`[{"functionCall":{"name":"f"}}]`))
+	require.NoError(t, err)
+	assert.Equal(t, []llmtoolkit.Call{{ID: "gemini-call-1", Name: "f", Arguments: map[string]any{}}}, calls)
+}
+
+func TestGeminiToolCallsErrors(t *testing.T) {
+	tests := []struct{ name, payload, want string }{
+		{"blocked prompt", `{"candidates":[],"promptFeedback":{"blockReason":"SAFETY"}}`, "blockReason SAFETY"},
+		{"args not an object", `{"parts":[{"functionCall":{"name":"f","args":"x"}}]}`, `"f": arguments must be a JSON object`},
+		{"no name", `{"parts":[{"functionCall":{"args":{}}}]}`, "parts[0]"},
+		{"neither response nor content", `{"foo":1}`, `"candidates"`},
+		{"not JSON", `{`, "Gemini"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := provider.GeminiToolCalls(json.RawMessage(tc.payload))
+			require.ErrorIs(t, err, provider.ErrInvalidPayload)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestGeminiFunctionResponse(t *testing.T) {
+	for _, tc := range []struct {
+		res  llmtoolkit.Result
+		want string
+	}{
+		{llmtoolkit.Result{ToolCallID: "gemini-call-1", Name: "turn_on_the_lights", Content: "lights on"},
+			`{"functionResponse":{"name":"turn_on_the_lights","response":{"output":"lights on"}}}`},
+		{llmtoolkit.Result{ToolCallID: "fc-8c9a1b2d", Name: "schedule_meeting", Content: "calendar full", IsError: true},
+			`{"functionResponse":{"id":"fc-8c9a1b2d","name":"schedule_meeting","response":{"error":"calendar full"}}}`},
+	} {
+		got, err := json.Marshal(provider.GeminiFunctionResponse(tc.res))
+		require.NoError(t, err)
+		assert.JSONEq(t, tc.want, string(got))
+	}
+}
+
+func TestGeminiContents(t *testing.T) {
+	calls, err := provider.GeminiToolCalls(testdata(t, "gemini_response_function_calls.json"))
+	require.NoError(t, err)
+	history := []agentloop.Message{
+		agentloop.SystemMessage("You control the lights."),
+		agentloop.UserMessage("Turn this place into a party!"),
+		agentloop.AssistantMessage("", calls...),
+		agentloop.ToolMessage(llmtoolkit.Result{ToolCallID: calls[0].ID, Name: calls[0].Name, Content: "lights on"}),
+		agentloop.ToolMessage(llmtoolkit.Result{ToolCallID: calls[1].ID, Name: calls[1].Name, Content: "no such color", IsError: true}),
+	}
+	system, contents, err := provider.GeminiContents(history)
+	require.NoError(t, err)
+	assertJSON(t, "gemini_contents.json", map[string]any{"systemInstruction": system, "contents": contents})
+
+	system, _, err = provider.GeminiContents([]agentloop.Message{agentloop.UserMessage("hi")})
+	require.NoError(t, err)
+	assert.Nil(t, system)
+	_, _, err = provider.GeminiContents([]agentloop.Message{{Role: "robot"}})
+	require.Error(t, err)
+}
+
+func TestGeminiResponse(t *testing.T) {
+	resp, err := provider.GeminiResponse(testdata(t, "gemini_response_function_calls.json"))
+	require.NoError(t, err)
+	assert.Len(t, resp.ToolCalls, 2)
+	assert.Equal(t, "STOP", resp.StopReason)
+	assert.Equal(t, agentloop.Usage{InputTokens: 125, OutputTokens: 18}, resp.Usage)
+
+	resp, err = provider.GeminiResponse(testdata(t, "gemini_response_text.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "The lights are now red.", resp.Content)
+	assert.Empty(t, resp.ToolCalls)
+
+	resp, err = provider.GeminiResponse(testdata(t, "gemini_content_function_call_with_id.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "Scheduling the meeting now.", resp.Content, "thought parts are left out")
+}
+
+func TestGeminiSchema(t *testing.T) {
+	tests := []struct {
+		name     string
+		in, want string
+	}{
+		{
+			name: "unsupported keywords are dropped",
+			in:   `{"$schema":"x","$id":"y","type":"object","additionalProperties":false,"properties":{"n":{"type":"integer","exclusiveMinimum":0,"multipleOf":2,"minimum":1}},"required":["n"]}`,
+			want: `{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`,
+		},
+		{
+			name: "nullable type list",
+			in:   `{"type":["string","null"],"description":"d"}`,
+			want: `{"type":"string","nullable":true,"description":"d"}`,
+		},
+		{
+			name: "several types become anyOf",
+			in:   `{"type":["string","integer"],"description":"d"}`,
+			want: `{"description":"d","anyOf":[{"type":"string"},{"type":"integer"}]}`,
+		},
+		{
+			name: "const becomes enum",
+			in:   `{"const":"on"}`,
+			want: `{"type":"string","enum":["on"]}`,
+		},
+		{
+			name: "non-string enum goes to the description",
+			in:   `{"type":"integer","enum":[1,2,3],"description":"Level."}`,
+			want: `{"type":"integer","description":"Level. One of: 1, 2, 3."}`,
+		},
+		{
+			name: "null in enum means nullable",
+			in:   `{"type":["string","null"],"enum":["a","b",null]}`,
+			want: `{"type":"string","enum":["a","b"],"nullable":true}`,
+		},
+		{
+			name: "formats",
+			in:   `{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"string","format":"email"},"c":{"type":"integer","format":"int64"}}}`,
+			want: `{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"string","description":"Format: email."},"c":{"type":"integer","format":"int64"}}}`,
+		},
+		{
+			name: "refs are inlined, siblings win",
+			in:   `{"type":"object","$defs":{"P":{"type":"object","description":"a point","properties":{"x":{"type":"number"}},"required":["x"]}},"properties":{"p":{"$ref":"#/$defs/P","description":"where"},"q":{"$ref":"#/definitions/Q"}},"definitions":{"Q":{"type":"boolean"}}}`,
+			want: `{"type":"object","properties":{"p":{"type":"object","description":"where","properties":{"x":{"type":"number"}},"required":["x"]},"q":{"type":"boolean"}}}`,
+		},
+		{
+			name: "recursive ref is cut",
+			in:   `{"type":"object","properties":{"child":{"$ref":"#"}}}`,
+			want: `{"type":"object","properties":{"child":{"type":"object","properties":{"child":{"type":"object","description":"(recursive definition of # omitted)"}}}}}`,
+		},
+		{
+			name: "unresolved ref",
+			in:   `{"$ref":"https://example.com/s.json"}`,
+			want: `{"type":"object","description":"(unresolved reference https://example.com/s.json)"}`,
+		},
+		{
+			name: "oneOf with null becomes nullable",
+			in:   `{"oneOf":[{"type":"string"},{"type":"null"}]}`,
+			want: `{"type":"string","nullable":true}`,
+		},
+		{
+			name: "oneOf becomes anyOf",
+			in:   `{"oneOf":[{"type":"string"},{"type":"number"}]}`,
+			want: `{"anyOf":[{"type":"string"},{"type":"number"}]}`,
+		},
+		{
+			name: "allOf is merged",
+			in:   `{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"number"}},"required":["b"]}]}`,
+			want: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}},"required":["a","b"]}`,
+		},
+		{
+			name: "required keeps only known properties; empty properties dropped",
+			in:   `{"type":"object","properties":{"a":{"type":"string"},"o":{"type":"object","properties":{}}},"required":["a","ghost"]}`,
+			want: `{"type":"object","properties":{"a":{"type":"string"},"o":{"type":"object"}},"required":["a"]}`,
+		},
+		{
+			name: "tuple items and examples",
+			in:   `{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"examples":[["a",1]],"minItems":2}`,
+			want: `{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"integer"}]},"example":["a",1],"minItems":2}`,
+		},
+		{
+			name: "boolean property schema",
+			in:   `{"type":"object","properties":{"any":true}}`,
+			want: `{"type":"object","properties":{"any":{}}}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var in map[string]any
+			require.NoError(t, json.Unmarshal([]byte(tc.in), &in))
+			before, _ := json.Marshal(in)
+			got, err := json.Marshal(provider.GeminiSchema(in))
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(got))
+			after, _ := json.Marshal(in)
+			assert.JSONEq(t, string(before), string(after), "the input is not modified")
+		})
+	}
+}
+
+func FuzzGeminiSchema(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"a":{"$ref":"#"}}}`,
+		`{"allOf":[{"$ref":"#/allOf/0"}]}`,
+		`{"type":["string","null"],"enum":[1,null,"x"],"const":3}`,
+		`{"items":[{"oneOf":[{"type":"null"}]}],"required":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in map[string]any
+		if json.Unmarshal(data, &in) != nil {
+			return
+		}
+		out := provider.GeminiSchema(in)
+		if _, err := json.Marshal(out); err != nil {
+			t.Fatalf("output does not encode: %v", err)
+		}
+		for _, k := range []string{"$schema", "$ref", "$defs", "additionalProperties", "const", "oneOf", "allOf"} {
+			if _, ok := out[k]; ok {
+				t.Fatalf("output keeps %q: %v", k, out)
+			}
+		}
+	})
+}
+
+func FuzzGeminiResponse(f *testing.F) {
+	f.Add([]byte(testdata(f, "gemini_response_function_calls.json")))
+	f.Add([]byte(`{"parts":[{"functionCall":{"name":"f","args":null}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		resp, err := provider.GeminiResponse(data)
+		if err != nil {
+			return
+		}
+		for _, c := range resp.ToolCalls {
+			if c.Name == "" || c.ID == "" || c.Arguments == nil {
+				t.Fatalf("incomplete call: %+v", c)
+			}
+		}
+	})
+}
+
+func TestGeminiSchemaBoundsFanOut(t *testing.T) {
+	// Each definition uses the next one twice: 2^30 schemas if expanded.
+	defs := map[string]any{"D30": map[string]any{"type": "string"}}
+	for i := 29; i >= 0; i-- {
+		next := map[string]any{"$ref": fmt.Sprintf("#/$defs/D%d", i+1)}
+		defs[fmt.Sprintf("D%d", i)] = map[string]any{"type": "object", "properties": map[string]any{"a": next, "b": next}}
+	}
+	schema := map[string]any{"$defs": defs, "type": "object", "properties": map[string]any{"root": map[string]any{"$ref": "#/$defs/D0"}}}
+	out := provider.GeminiSchema(schema)
+	data, err := json.Marshal(out)
+	require.NoError(t, err)
+	assert.Less(t, len(data), 2_000_000)
+	assert.Contains(t, string(data), "too large")
+}

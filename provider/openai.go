@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+)
+
+// OpenAITool is one entry of a Chat Completions request's "tools":
+// {"type": "function", "function": {...}}.
+type OpenAITool struct {
+	// Type is always "function".
+	Type string `json:"type"`
+	// Function describes the function.
+	Function OpenAIFunction `json:"function"`
+}
+
+// OpenAIFunction is a function definition of the Chat Completions API.
+type OpenAIFunction struct {
+	// Name is the tool's name.
+	Name string `json:"name"`
+	// Description tells the model what the tool does.
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments.
+	Parameters map[string]any `json:"parameters,omitempty"`
+}
+
+// OpenAIMessage is one message of a Chat Completions conversation: system,
+// user, assistant (possibly with tool calls) or tool.
+type OpenAIMessage struct {
+	// Role is "system", "user", "assistant" or "tool".
+	Role string `json:"role"`
+	// Content is the text. An assistant message with tool calls and no text
+	// is written with "content": null.
+	Content string `json:"content"`
+	// ToolCalls are an assistant message's tool calls.
+	ToolCalls []OpenAIToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is, in a tool message, the id of the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// MarshalJSON writes "content": null for an assistant message that has
+// only tool calls, as the API documents it.
+func (m OpenAIMessage) MarshalJSON() ([]byte, error) {
+	type plain OpenAIMessage
+	if m.Content == "" && len(m.ToolCalls) > 0 {
+		return json.Marshal(struct {
+			plain
+			Content *string `json:"content"`
+		}{plain: plain(m)})
+	}
+	return json.Marshal(plain(m))
+}
+
+// OpenAIToolCall is one entry of an assistant message's "tool_calls".
+type OpenAIToolCall struct {
+	// ID identifies the call; the tool message echoes it.
+	ID string `json:"id"`
+	// Type is "function".
+	Type string `json:"type"`
+	// Function names the function and holds its arguments.
+	Function OpenAIFunctionCall `json:"function"`
+}
+
+// OpenAIFunctionCall is the function part of an [OpenAIToolCall].
+type OpenAIFunctionCall struct {
+	// Name is the tool's name.
+	Name string `json:"name"`
+	// Arguments is the arguments object encoded as a JSON string.
+	Arguments string `json:"arguments"`
+}
+
+// OpenAITools converts tools to the Chat Completions "tools" array.
+func OpenAITools(tools []llmtoolkit.Tool) []OpenAITool {
+	out := make([]OpenAITool, len(tools))
+	for i, t := range tools {
+		out[i] = OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
+	}
+	return out
+}
+
+// openAIResponse is the part of a chat completion this package reads.
+type openAIResponse struct {
+	Choices []struct {
+		Message      json.RawMessage `json:"message"`
+		FinishReason string          `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+type openAIAssistant struct {
+	Role      string           `json:"role"`
+	Content   *string          `json:"content"`
+	ToolCalls []OpenAIToolCall `json:"tool_calls"`
+}
+
+// OpenAIToolCalls reads the tool calls of an assistant message, given
+// either the message ({"role": "assistant", "tool_calls": [...]}) or a whole
+// chat completion (its first choice's message). The arguments, a JSON
+// string on the wire, are decoded with [llmtoolkit.ParseCall]; a call whose
+// arguments are not a JSON object is an error wrapping
+// [llmtoolkit.ErrInvalidCall]. A message without tool calls gives none.
+func OpenAIToolCalls(assistantMessage json.RawMessage) ([]llmtoolkit.Call, error) {
+	msg, _, err := openAIMessage(assistantMessage)
+	if err != nil {
+		return nil, err
+	}
+	return openAICalls(msg)
+}
+
+func openAIMessage(raw json.RawMessage) (openAIAssistant, *openAIResponse, error) {
+	var probe struct {
+		Choices json.RawMessage `json:"choices"`
+	}
+	if err := decode("OpenAI", raw, &probe); err != nil {
+		return openAIAssistant{}, nil, err
+	}
+	var msg openAIAssistant
+	if probe.Choices == nil {
+		return msg, nil, decode("OpenAI", raw, &msg)
+	}
+	var resp openAIResponse
+	if err := decode("OpenAI", raw, &resp); err != nil {
+		return msg, nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return msg, nil, fmt.Errorf("%w: OpenAI: the response has no choices", ErrInvalidPayload)
+	}
+	return msg, &resp, decode("OpenAI", resp.Choices[0].Message, &msg)
+}
+
+func openAICalls(msg openAIAssistant) ([]llmtoolkit.Call, error) {
+	if len(msg.ToolCalls) == 0 {
+		return nil, nil
+	}
+	calls := make([]llmtoolkit.Call, 0, len(msg.ToolCalls))
+	for i, tc := range msg.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			return nil, fmt.Errorf("%w: OpenAI: tool_calls[%d] has type %q; only \"function\" calls are supported", ErrInvalidPayload, i, tc.Type)
+		}
+		if tc.Function.Name == "" {
+			return nil, fmt.Errorf("%w: OpenAI: tool_calls[%d] has no function name", ErrInvalidPayload, i)
+		}
+		call, err := llmtoolkit.ParseCall(tc.ID, tc.Function.Name, tc.Function.Arguments)
+		if err != nil {
+			return nil, fmt.Errorf("OpenAI: tool_calls[%d]: %w", i, err)
+		}
+		calls = append(calls, call)
+	}
+	return calls, nil
+}
+
+// OpenAIToolMessage converts a result to the "role": "tool" message that
+// answers the call. The API has no error flag, so an error result's
+// content is prefixed with "Error: ".
+func OpenAIToolMessage(r llmtoolkit.Result) OpenAIMessage {
+	content := r.Content
+	if r.IsError && !strings.HasPrefix(content, "Error: ") {
+		content = "Error: " + content
+	}
+	return OpenAIMessage{Role: "tool", ToolCallID: r.ToolCallID, Content: content}
+}
+
+// OpenAIAssistantMessage builds the assistant message that carries calls,
+// to replay a conversation. It fails only if arguments cannot be encoded.
+func OpenAIAssistantMessage(content string, calls []llmtoolkit.Call) (OpenAIMessage, error) {
+	m := OpenAIMessage{Role: "assistant", Content: content}
+	for _, c := range calls {
+		args := c.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		data, err := json.Marshal(args)
+		if err != nil {
+			return OpenAIMessage{}, fmt.Errorf("provider: OpenAI: arguments of call %q (%s) cannot be encoded: %w", c.ID, c.Name, err)
+		}
+		m.ToolCalls = append(m.ToolCalls, OpenAIToolCall{ID: c.ID, Type: "function", Function: OpenAIFunctionCall{Name: c.Name, Arguments: string(data)}})
+	}
+	return m, nil
+}
+
+// OpenAIMessages converts an agentloop conversation to Chat Completions
+// messages, one for one.
+func OpenAIMessages(history []agentloop.Message) ([]OpenAIMessage, error) {
+	out := make([]OpenAIMessage, 0, len(history))
+	for i, m := range history {
+		switch m.Role {
+		case agentloop.RoleSystem, agentloop.RoleUser:
+			out = append(out, OpenAIMessage{Role: string(m.Role), Content: m.Content})
+		case agentloop.RoleAssistant:
+			am, err := OpenAIAssistantMessage(m.Content, m.ToolCalls)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, am)
+		case agentloop.RoleTool:
+			out = append(out, OpenAIToolMessage(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError}))
+		default:
+			return nil, fmt.Errorf("provider: OpenAI: message %d has unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// OpenAIResponse reads a chat completion body into an agentloop.Response:
+// the first choice's text and tool calls, its finish_reason and the usage.
+func OpenAIResponse(body json.RawMessage) (agentloop.Response, error) {
+	msg, resp, err := openAIMessage(body)
+	if err != nil {
+		return agentloop.Response{}, err
+	}
+	calls, err := openAICalls(msg)
+	if err != nil {
+		return agentloop.Response{}, err
+	}
+	out := agentloop.Response{ToolCalls: calls}
+	if msg.Content != nil {
+		out.Content = *msg.Content
+	}
+	if resp != nil {
+		out.StopReason = resp.Choices[0].FinishReason
+		if resp.Usage != nil {
+			out.Usage = agentloop.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,165 @@
+package trace_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+// echo is a resolver whose tool "echo" answers "out-N" for {"n": N}.
+func echo() *llmtoolkittest.Fake {
+	f := &llmtoolkittest.Fake{}
+	return f.Handle("echo", func(_ context.Context, c llmtoolkit.Call) (string, error) {
+		return fmt.Sprintf("out-%v", c.Arguments["n"]), nil
+	})
+}
+
+// writerRunning reports whether an async writer goroutine is alive.
+func writerRunning() bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Contains(string(buf), "trace.(*Recorder).run")
+}
+
+func TestAsyncRecordsEveryCall(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		const goroutines, calls = 16, 10000
+		// A small queue, so that callers do wait for the writer (back-pressure).
+		rec := trace.Record(echo(), db, trace.Async(), trace.QueueSize(64), trace.BatchSize(500))
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; i < calls; i += goroutines {
+					ctx := trace.WithConversation(t.Context(), tenant, convA, i)
+					out, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
+					if !assert.NoError(t, err) || !assert.Equal(t, fmt.Sprintf("out-%d", i), out) {
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		require.NoError(t, rec.Close())
+		assert.False(t, writerRunning(), "Close stops the writer goroutine")
+
+		got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})
+		require.NoError(t, err)
+		require.Len(t, got, calls)
+		seen := make([]bool, calls)
+		for _, g := range got {
+			n := g.Iteration
+			require.False(t, seen[n], "iteration %d recorded twice", n)
+			seen[n] = true
+			require.Equal(t, trace.JSON{"n": float64(n)}, g.Arguments)
+			require.Equal(t, trace.JSON{"content": fmt.Sprintf("out-%d", n)}, g.Result)
+			require.Equal(t, "echo", g.ToolName)
+			require.Equal(t, trace.ResultOK, g.ResultType)
+		}
+	})
+}
+
+func TestAsyncCloseFlushesAndResolveAfterCloseWritesNow(t *testing.T) {
+	db := openSQLite(t)
+	// A long interval: only Close can flush these in time.
+	rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Hour))
+	for i := range 3 {
+		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
+		require.NoError(t, err)
+	}
+	require.NoError(t, rec.Close())
+	assert.EqualValues(t, 3, count(t, db))
+	require.NoError(t, rec.Close(), "Close is idempotent")
+
+	_, err := rec.Resolve(convCtx(t, 3), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 3}})
+	require.NoError(t, err)
+	assert.EqualValues(t, 4, count(t, db), "written synchronously after Close")
+	assert.False(t, writerRunning())
+}
+
+func TestAsyncReportsFailedWrites(t *testing.T) {
+	unmigrated, err := trace.OpenSQLite(t.TempDir() + "/empty.db")
+	require.NoError(t, err)
+	var fails failures
+	rec := trace.Record(echo(), unmigrated, trace.Async(), trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+	for i := range 5 {
+		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
+		require.NoError(t, err, "an async failure never fails the call")
+	}
+	err = rec.Close()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "5 queued trace(s) could not be written")
+	assert.Equal(t, 5, fails.len())
+}
+
+func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		// The database refuses the traces of the tool "bad".
+		if db.Dialector.Name() == "postgres" {
+			require.NoError(t, db.Exec(`CREATE FUNCTION reject_bad() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN IF NEW.tool_name = 'bad' THEN RAISE EXCEPTION 'bad tool'; END IF; RETURN NEW; END $$`).Error)
+			require.NoError(t, db.Exec(`CREATE TRIGGER reject_bad BEFORE INSERT ON tool_traces
+				FOR EACH ROW EXECUTE FUNCTION reject_bad()`).Error)
+		} else {
+			require.NoError(t, db.Exec(`CREATE TRIGGER reject_bad BEFORE INSERT ON tool_traces
+				WHEN NEW.tool_name = 'bad' BEGIN SELECT RAISE(ABORT, 'bad tool'); END`).Error)
+		}
+		fake := echo()
+		fake.Returns("bad", "fine")
+
+		var fails failures
+		rec := trace.Record(fake, db, trace.Async(), trace.FlushInterval(time.Hour),
+			trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+		for i := range 5 {
+			name := "echo"
+			if i == 2 {
+				name = "bad"
+			}
+			_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: name, Arguments: map[string]any{"n": i}})
+			require.NoError(t, err)
+		}
+		err := rec.Close()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "1 queued trace(s) could not be written")
+		assert.Contains(t, err.Error(), "bad tool")
+		assert.EqualValues(t, 4, count(t, db), "the rest of the batch is written")
+		require.Equal(t, 1, fails.len())
+		assert.Equal(t, "bad", fails.traces[0].ToolName)
+	})
+}
+
+func TestSyncConcurrentWriters(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		const goroutines, calls = 16, 40
+		rec := trace.Record(echo(), db, trace.Strict())
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range calls {
+					n := g*calls + i
+					_, err := rec.Resolve(convCtx(t, n), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": n}})
+					if !assert.NoError(t, err) {
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		assert.EqualValues(t, goroutines*calls, count(t, db))
+	})
+}

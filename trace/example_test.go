@@ -1,0 +1,58 @@
+package trace_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+// Record every call of a resolver into an embedded SQLite file, then list
+// the conversation's traces.
+func ExampleRecord() {
+	dir, _ := os.MkdirTemp("", "traces")
+	defer os.RemoveAll(dir)
+	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := trace.Migrate(db); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	tools := llmtoolkittest.NewFake(map[string]string{"login": "welcome, bob"})
+	rec := trace.Record(tools, db, trace.RedactFields("password"))
+	defer rec.Close()
+
+	ctx := trace.WithConversation(context.Background(),
+		"0b6d3c1e-3f4a-4c2b-9f1e-1a2b3c4d5e6f", "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718", 1)
+	res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "login",
+		Arguments: map[string]any{"user": "bob", "password": "hunter2"}})
+	fmt.Println(res.Content)
+
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range traces {
+		fmt.Println(t.ToolName, t.ResultType, t.Iteration, t.Arguments, t.Result)
+	}
+	// Output:
+	// welcome, bob
+	// login ok 1 map[password:[REDACTED] user:bob] map[content:welcome, bob]
+}
+
+// Build a trace by hand: New validates it and names every bad field.
+func ExampleNew() {
+	_, err := trace.New(trace.Attrs{TenantID: "acme", ToolName: "grep", ResultType: "done", DurationMS: -1})
+	fmt.Println(err)
+	// Output:
+	// trace: invalid trace: tenant_id must be a UUID like 123e4567-e89b-12d3-a456-426614174000 (got "acme"); conversation_id is required (a UUID); result_type must be "ok" or "error" (got "done"); duration_ms must not be negative (got -1)
+}

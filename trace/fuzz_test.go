@@ -1,0 +1,76 @@
+package trace
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzRedact checks that no value of a sensitive field survives, whatever
+// the shape of the arguments.
+func FuzzRedact(f *testing.F) {
+	f.Add(`{"password":"x"}`, "password")
+	f.Add(`{"a":[{"Token":{"deep":"t"}},["x",{"token":1}]]}`, "TOKEN")
+	f.Add(`{"k":{"k":{"k":"v"}}}`, "k")
+	f.Add(`{"":"empty"}`, "")
+	f.Fuzz(func(t *testing.T, doc, field string) {
+		var args map[string]any
+		if json.Unmarshal([]byte(doc), &args) != nil {
+			return
+		}
+		norm, err := normalize(args)
+		if err != nil {
+			t.Fatalf("normalize a decoded document: %v", err)
+		}
+		before, _ := json.Marshal(args)
+		fields := fieldSet([]string{field})
+		redact(norm, fields)
+		after, _ := json.Marshal(args)
+		if string(before) != string(after) {
+			t.Fatalf("redact changed the caller's arguments")
+		}
+		var check func(v any)
+		check = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, e := range x {
+					if _, ok := fields[strings.ToLower(k)]; ok && e != Redacted {
+						t.Fatalf("field %q kept its value %v", k, e)
+					}
+					check(e)
+				}
+			case JSON:
+				check(map[string]any(x))
+			case []any:
+				for _, e := range x {
+					check(e)
+				}
+			}
+		}
+		check(norm)
+	})
+}
+
+// FuzzCut checks that a cut result is a prefix of at most max bytes that
+// never splits a character.
+func FuzzCut(f *testing.F) {
+	f.Add("héllo wörld", 3)
+	f.Add("🦫🦫", 5)
+	f.Add("", 0)
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		if max < 0 {
+			max = -max
+		}
+		got, cutOff := cut(s, max)
+		if !strings.HasPrefix(s, got) || len(got) > max && cutOff {
+			t.Fatalf("cut(%q, %d) = %q", s, max, got)
+		}
+		if cutOff != (len(s) > max) {
+			t.Fatalf("cut(%q, %d) reported cut=%v", s, max, cutOff)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("cut(%q, %d) = %q splits a character", s, max, got)
+		}
+	})
+}

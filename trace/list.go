@@ -1,0 +1,79 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Filter selects traces for [List]. Zero fields select everything.
+type Filter struct {
+	// TenantID keeps the traces of one tenant (a UUID).
+	TenantID string
+	// ConversationID keeps the traces of one conversation (a UUID).
+	ConversationID string
+	// ToolName keeps the traces of one tool.
+	ToolName string
+	// Since keeps traces inserted at or after this time.
+	Since time.Time
+	// Until keeps traces inserted before this time.
+	Until time.Time
+	// Limit caps the number of traces returned; 0 means no cap.
+	Limit int
+}
+
+// List returns the traces that match f, newest first. Traces made in the
+// same microsecond are ordered by ID, which for generated (version 7) IDs is
+// the order in which they were made.
+func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
+	if db == nil {
+		return nil, errors.New("trace: List needs a *gorm.DB, got nil")
+	}
+	var fe []FieldError
+	if msg := uuidField(&f.TenantID, false); msg != "" {
+		fe = append(fe, FieldError{"tenant_id", msg})
+	}
+	if msg := uuidField(&f.ConversationID, false); msg != "" {
+		fe = append(fe, FieldError{"conversation_id", msg})
+	}
+	if f.Limit < 0 {
+		fe = append(fe, FieldError{"limit", fmt.Sprintf("must not be negative (got %d; 0 means no limit)", f.Limit)})
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		fe = append(fe, FieldError{"until", fmt.Sprintf("must be after since (%s), got %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))})
+	}
+	if fe != nil {
+		return nil, fmt.Errorf("trace: List: bad filter: %w", &ValidationError{Fields: fe})
+	}
+
+	q := db.WithContext(ctx).Model(&Trace{})
+	if f.TenantID != "" {
+		q = q.Where("tenant_id = ?", f.TenantID)
+	}
+	if f.ConversationID != "" {
+		q = q.Where("conversation_id = ?", f.ConversationID)
+	}
+	if f.ToolName != "" {
+		q = q.Where("tool_name = ?", f.ToolName)
+	}
+	// Times are compared in UTC at microsecond precision, as they are
+	// stored (SQLite compares the stored text).
+	if !f.Since.IsZero() {
+		q = q.Where("inserted_at >= ?", f.Since.UTC().Truncate(time.Microsecond))
+	}
+	if !f.Until.IsZero() {
+		q = q.Where("inserted_at < ?", f.Until.UTC().Truncate(time.Microsecond))
+	}
+	q = q.Order("inserted_at DESC").Order("id DESC")
+	if f.Limit > 0 {
+		q = q.Limit(f.Limit)
+	}
+	var out []Trace
+	if err := q.Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("trace: listing traces: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,141 @@
+package trace
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Option configures a [Recorder].
+type Option func(*config)
+
+type config struct {
+	fields         []string
+	maxResultBytes int
+	onError        func(t *Trace, err error)
+	strict         bool
+	async          bool
+	queueSize      int
+	batchSize      int
+	flushInterval  time.Duration
+	writeTimeout   time.Duration
+	logger         *slog.Logger
+}
+
+// Defaults of the [Async] writer and of writes.
+const (
+	DefaultQueueSize     = 4096
+	DefaultBatchSize     = 500
+	DefaultFlushInterval = 20 * time.Millisecond
+	DefaultWriteTimeout  = 10 * time.Second
+)
+
+func newConfig(opts []Option) config {
+	c := config{
+		maxResultBytes: DefaultMaxResultBytes,
+		queueSize:      DefaultQueueSize,
+		batchSize:      DefaultBatchSize,
+		flushInterval:  DefaultFlushInterval,
+		writeTimeout:   DefaultWriteTimeout,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	return c
+}
+
+// RedactFields names argument fields whose values are replaced with
+// "[REDACTED]" for every tool, at any depth, compared without regard to
+// case; in addition to those the wrapped resolver names through
+// SensitiveFieldsFor ([SensitiveFieldsProvider]).
+func RedactFields(names ...string) Option {
+	return func(c *config) { c.fields = append(c.fields, names...) }
+}
+
+// MaxResultBytes caps the bytes of a result's content (and of an error
+// message) that are stored; longer ones are cut and marked (see the package
+// doc). n <= 0 keeps the default, [DefaultMaxResultBytes].
+func MaxResultBytes(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxResultBytes = n
+		}
+	}
+}
+
+// OnError sets a function told of every trace that could not be written,
+// after the failure is logged. It may be called from several goroutines at
+// once, and, with [Async], from the writer goroutine. The trace may be the
+// invalid one that was refused.
+func OnError(fn func(t *Trace, err error)) Option {
+	return func(c *config) { c.onError = fn }
+}
+
+// Strict makes a failed write fail the tool call: the call's error then
+// wraps the write's error. A call whose trace would be invalid (missing or
+// malformed conversation IDs) is refused before the tool runs. Failures of
+// [Async] batch writes happen after the call has returned: they are logged,
+// given to [OnError] and reported by [Recorder.Close].
+func Strict() Option {
+	return func(c *config) { c.strict = true }
+}
+
+// Async makes writes asynchronous: traces go through a bounded queue to a
+// goroutine that inserts them in batches. A call waits when the queue is
+// full (back-pressure: nothing is ever dropped), and [Recorder.Close]
+// flushes the queue and stops the goroutine. Tune it with [QueueSize],
+// [BatchSize] and [FlushInterval].
+func Async() Option {
+	return func(c *config) { c.async = true }
+}
+
+// QueueSize sets how many traces the [Async] queue holds before calls wait
+// (default [DefaultQueueSize]); n <= 0 keeps the default.
+func QueueSize(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.queueSize = n
+		}
+	}
+}
+
+// BatchSize sets the most traces the [Async] writer inserts in one
+// statement (default [DefaultBatchSize]); n <= 0 keeps the default.
+func BatchSize(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.batchSize = n
+		}
+	}
+}
+
+// FlushInterval sets how long the [Async] writer waits for a batch to fill
+// before inserting what it has (default [DefaultFlushInterval]); d <= 0
+// keeps the default.
+func FlushInterval(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.flushInterval = d
+		}
+	}
+}
+
+// WriteTimeout bounds each insert (default [DefaultWriteTimeout]); d <= 0
+// keeps the default. Writes do not stop when the call's context is
+// cancelled: the trace of a cancelled call is still written.
+func WriteTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.writeTimeout = d
+		}
+	}
+}
+
+// WithLogger sets the logger of write failures (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}

@@ -1,0 +1,305 @@
+package trace_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+// secretive is a fake resolver that names sensitive fields and offers a
+// recipe, like agentresolver and Compose do.
+type secretive struct {
+	*llmtoolkittest.Fake
+	fields map[string][]string
+}
+
+func (s secretive) SensitiveFieldsFor(tool string) []string { return s.fields[tool] }
+
+func (s secretive) DispatchRecipe(tool string) llmtoolkit.Recipe {
+	if tool != "both" {
+		return nil
+	}
+	return func(args map[string]any) llmtoolkit.Plan {
+		return llmtoolkit.Plan{Parallel: []llmtoolkit.Call{
+			{Name: "read_file", Arguments: map[string]any{"path": "a"}},
+			{Name: "read_file", Arguments: map[string]any{"path": "b"}},
+		}}
+	}
+}
+
+func newSecretive() secretive {
+	f := llmtoolkittest.NewFake(map[string]string{"read_file": "package a", "login": "welcome"})
+	f.Fails("fail", errors.New("boom"))
+	return secretive{Fake: f, fields: map[string][]string{"login": {"password", "token"}}}
+}
+
+func convCtx(t *testing.T, iteration int) context.Context {
+	return trace.WithConversation(t.Context(), tenant, convA, iteration)
+}
+
+func TestRecord(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		fake := newSecretive()
+		rec := trace.Record(fake, db, trace.RedactFields("api_key"))
+		defer func() { require.NoError(t, rec.Close()) }()
+		assert.Equal(t, fake.Tools(), rec.Tools())
+		ctx := convCtx(t, 2)
+
+		res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "a.go"}})
+		require.False(t, res.IsError, res.Content)
+		assert.Equal(t, "package a", res.Content)
+
+		_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "fail", Arguments: map[string]any{}})
+		assert.EqualError(t, err, "boom")
+
+		args := map[string]any{
+			"user": "bob", "PassWord": "hunter2", "api_key": "k",
+			"nested": map[string]any{"token": map[string]any{"deep": "t"},
+				"list": []any{map[string]any{"password": "p", "keep": 1}, "x", []any{map[string]any{"API_KEY": "z"}}}},
+		}
+		out, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "login", Arguments: args})
+		require.NoError(t, err)
+		assert.Equal(t, "welcome", out)
+		assert.Equal(t, "hunter2", args["PassWord"], "the caller's arguments are untouched")
+		assert.Equal(t, "hunter2", fake.CallsTo("login")[0].Arguments["PassWord"], "the tool sees the real arguments")
+
+		got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})
+		require.NoError(t, err)
+		require.Len(t, got, 3)
+		byTool := map[string]trace.Trace{}
+		for _, g := range got {
+			byTool[g.ToolName] = g
+			assert.Equal(t, tenant, g.TenantID)
+			assert.Equal(t, convA, g.ConversationID)
+			assert.Equal(t, 2, g.Iteration)
+			assert.GreaterOrEqual(t, g.DurationMS, int64(0))
+		}
+		assert.Equal(t, trace.ResultOK, byTool["read_file"].ResultType)
+		assert.Equal(t, trace.JSON{"path": "a.go"}, byTool["read_file"].Arguments)
+		assert.Equal(t, trace.JSON{"content": "package a"}, byTool["read_file"].Result)
+		assert.Equal(t, trace.ResultError, byTool["fail"].ResultType)
+		assert.Equal(t, trace.JSON{"error": "boom"}, byTool["fail"].Result)
+		assert.Equal(t, trace.JSON{
+			"user": "bob", "PassWord": "[REDACTED]", "api_key": "[REDACTED]",
+			"nested": map[string]any{"token": "[REDACTED]",
+				"list": []any{map[string]any{"password": "[REDACTED]", "keep": float64(1)}, "x",
+					[]any{map[string]any{"API_KEY": "[REDACTED]"}}}},
+		}, byTool["login"].Arguments)
+	})
+}
+
+func TestRecordForwardsCapabilities(t *testing.T) {
+	db := openSQLite(t)
+	fake := newSecretive()
+	rec := trace.Record(fake, db, trace.RedactFields("api_key"))
+
+	var r llmtoolkit.Resolver = rec
+	_, isLookup := r.(llmtoolkit.ToolLookup)
+	_, isRecipe := r.(llmtoolkit.RecipeProvider)
+	_, isSensitive := r.(trace.SensitiveFieldsProvider)
+	assert.True(t, isLookup && isRecipe && isSensitive)
+
+	tool, ok := rec.LookupTool("login")
+	assert.True(t, ok)
+	assert.Equal(t, "login", tool.Name)
+	_, ok = rec.LookupTool("nope")
+	assert.False(t, ok)
+	assert.Equal(t, []string{"password", "token", "api_key"}, rec.SensitiveFieldsFor("login"))
+	assert.Nil(t, rec.DispatchRecipe("read_file"))
+
+	// A recipe's calls come back through the recorder and are traced.
+	res := llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "both"})
+	require.False(t, res.IsError, res.Content)
+	got, err := trace.List(t.Context(), db, trace.Filter{ToolName: "read_file"})
+	require.NoError(t, err)
+	assert.Len(t, got, 2)
+
+	// Through Compose too.
+	composed := trace.Record(llmtoolkit.Compose(fake), db)
+	assert.NotNil(t, composed.DispatchRecipe("both"))
+	tool, ok = composed.LookupTool("fail")
+	assert.True(t, ok)
+	assert.Equal(t, "fail", tool.Name)
+}
+
+func TestRecordSessionFallback(t *testing.T) {
+	db := openSQLite(t)
+	rec := trace.Record(newSecretive(), db)
+	session := map[string]any{"tenant_id": tenant2, "conversation_id": convB, "iteration": float64(7)}
+	ctx := llmtoolkit.WithSession(t.Context(), session)
+	_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
+	require.NoError(t, err)
+	// WithConversation wins over the session.
+	_, err = rec.Resolve(trace.WithConversation(ctx, tenant, convA, 1), llmtoolkit.Call{Name: "read_file"})
+	require.NoError(t, err)
+	// PrepareSession binds the session the same way.
+	_, fn := llmtoolkit.PrepareSession(rec, []string{"read_file"}, session)
+	_, err = fn(t.Context(), llmtoolkit.Call{Name: "read_file"})
+	require.NoError(t, err)
+
+	got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant2, ConversationID: convB})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, 7, got[0].Iteration)
+	got, err = trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, 1, got[0].Iteration)
+}
+
+func TestRecordTruncatesLongResults(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		long := strings.Repeat("é", 10) // 20 bytes
+		fake := llmtoolkittest.NewFake(map[string]string{"big": long, "small": "ok"})
+		fake.Fails("bigerr", errors.New(long))
+		rec := trace.Record(fake, db, trace.MaxResultBytes(7))
+		ctx := convCtx(t, 0)
+		for _, name := range []string{"big", "small", "bigerr"} {
+			out, _ := rec.Resolve(ctx, llmtoolkit.Call{Name: name})
+			if name == "big" {
+				assert.Equal(t, long, out, "the caller gets the whole result")
+			}
+		}
+		got, err := trace.List(t.Context(), db, trace.Filter{})
+		require.NoError(t, err)
+		byTool := map[string]trace.JSON{}
+		for _, g := range got {
+			byTool[g.ToolName] = g.Result
+		}
+		assert.Equal(t, trace.JSON{"content": "ééé", "truncated": true, "content_bytes": float64(20)}, byTool["big"])
+		assert.Equal(t, trace.JSON{"content": "ok"}, byTool["small"])
+		assert.Equal(t, trace.JSON{"error": "ééé", "truncated": true, "error_bytes": float64(20)}, byTool["bigerr"])
+	})
+}
+
+func TestRecordPanicsAreRecorded(t *testing.T) {
+	db := openSQLite(t)
+	fake := llmtoolkittest.NewFake(nil)
+	fake.Handle("explode", func(context.Context, llmtoolkit.Call) (string, error) { panic("kaboom") })
+	rec := trace.Record(fake, db)
+	res := llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "explode"})
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, llmtoolkit.ErrToolPanic)
+	got, err := trace.List(t.Context(), db, trace.Filter{})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, trace.ResultError, got[0].ResultType)
+	assert.Equal(t, trace.JSON{"error": "panic: kaboom"}, got[0].Result)
+}
+
+func TestRecordWritesTracesOfCancelledCalls(t *testing.T) {
+	db := openSQLite(t)
+	ctx, cancel := context.WithCancel(convCtx(t, 0))
+	fake := llmtoolkittest.NewFake(nil)
+	fake.Handle("slow", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		cancel()
+		return "", ctx.Err()
+	})
+	_, err := trace.Record(fake, db, trace.Strict()).Resolve(ctx, llmtoolkit.Call{Name: "slow"})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NotContains(t, err.Error(), "recorded")
+	got, err := trace.List(t.Context(), db, trace.Filter{})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, trace.JSON{"error": "context canceled"}, got[0].Result)
+}
+
+// failures collects what OnError receives.
+type failures struct {
+	mu     sync.Mutex
+	traces []*trace.Trace
+	errs   []error
+}
+
+func (f *failures) add(t *trace.Trace, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.traces = append(f.traces, t)
+	f.errs = append(f.errs, err)
+}
+
+func (f *failures) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.errs)
+}
+
+func TestRecordFailurePolicy(t *testing.T) {
+	unmigrated, err := trace.OpenSQLite(t.TempDir() + "/empty.db") // no table: every write fails
+	require.NoError(t, err)
+
+	t.Run("default: logged, reported, call succeeds", func(t *testing.T) {
+		var logs bytes.Buffer
+		var fails failures
+		fake := newSecretive()
+		rec := trace.Record(fake, unmigrated, trace.OnError(fails.add),
+			trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
+		require.NoError(t, err)
+		assert.Equal(t, "package a", out)
+		require.Equal(t, 1, fails.len())
+		assert.Equal(t, "read_file", fails.traces[0].ToolName)
+		assert.ErrorContains(t, fails.errs[0], "tool_traces")
+		assert.Contains(t, logs.String(), "could not be recorded")
+		assert.Contains(t, logs.String(), "tool=read_file")
+	})
+
+	t.Run("default: missing IDs are reported, the tool runs", func(t *testing.T) {
+		var fails failures
+		fake := newSecretive()
+		rec := trace.Record(fake, openSQLite(t), trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
+		require.NoError(t, err)
+		assert.Len(t, fake.Calls(), 1)
+		require.Equal(t, 1, fails.len())
+		assert.ErrorIs(t, fails.errs[0], trace.ErrInvalid)
+		assert.ErrorContains(t, fails.errs[0], "tenant_id")
+	})
+
+	t.Run("strict: a failed write fails the call", func(t *testing.T) {
+		var fails failures
+		rec := trace.Record(newSecretive(), unmigrated, trace.Strict(), trace.OnError(fails.add),
+			trace.WithLogger(discardLogger()))
+		out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
+		require.Error(t, err)
+		assert.Empty(t, out)
+		assert.ErrorContains(t, err, `the call to "read_file" ran but could not be recorded`)
+		assert.Equal(t, 1, fails.len())
+
+		_, err = rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "fail"})
+		assert.ErrorContains(t, err, "boom")
+		assert.ErrorContains(t, err, "could not be recorded")
+	})
+
+	t.Run("strict: a call that cannot be recorded is not made", func(t *testing.T) {
+		fake := newSecretive()
+		rec := trace.Record(fake, openSQLite(t), trace.Strict())
+		ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"tenant_id": tenant, "conversation_id": "nope", "iteration": "x"})
+		_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
+		require.ErrorIs(t, err, trace.ErrInvalid)
+		assert.ErrorContains(t, err, "conversation_id")
+		assert.ErrorContains(t, err, "iteration")
+		assert.Empty(t, fake.Calls())
+	})
+
+	t.Run("nil db and nil resolver", func(t *testing.T) {
+		_, err := trace.Record(newSecretive(), nil, trace.Strict()).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
+		assert.ErrorContains(t, err, "nil *gorm.DB")
+		_, err = trace.Record(nil, openSQLite(t)).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "x"})
+		assert.ErrorIs(t, err, llmtoolkit.ErrUnknownTool)
+	})
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
