@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // Limits of what bash shows: the tail of the output.
@@ -110,7 +112,7 @@ func (o *outputCapture) text() string {
 	}
 	text := strings.ToValidUTF8(string(tail), "\uFFFD")
 	if partial {
-		return fmt.Sprintf("%s\n\n[Showing the last %s of line %d of %d. Full output: %s]", text, humanBytes(int64(len(tail))), n, n, where)
+		return fmt.Sprintf("%s\n\n[Showing the last %s of line %d of %d. Full output: %s]", text, textutil.HumanSize(int64(len(tail))), n, n, where)
 	}
 	return fmt.Sprintf("%s\n\n[Showing lines %d-%d of %d. Full output: %s]", text, n-shown+1, n, n, where)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 const grepDefaultLimit = 100
@@ -202,7 +203,7 @@ files:
 	out := strings.TrimSuffix(b.String(), "\n")
 	switch {
 	case cutBytes:
-		out += fmt.Sprintf("\n\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", humanBytes(int64(maxBytes)), shown)
+		out += fmt.Sprintf("\n\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", textutil.HumanSize(int64(maxBytes)), shown)
 	case col.total > limit:
 		out += fmt.Sprintf("\n\n[%d matches limit reached. Use limit=%d for more, or refine pattern]", limit, limit*2)
 	}

@@ -127,7 +127,7 @@ func TestGrepLongLinesAndCap(t *testing.T) {
 	got, err = p2Call(t, ct, "grep", map[string]any{"pattern": "needle", "path": "many.txt", "limit": 5000})
 	require.NoError(t, err)
 	assert.Less(t, len(got), 50*1024)
-	assert.Contains(t, got, "[Output truncated at 50 KiB")
+	assert.Contains(t, got, "[Output truncated at 50.0KB")
 }
 
 func TestGrepDisplay(t *testing.T) {

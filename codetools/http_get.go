@@ -20,6 +20,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // version is llmtoolkit's version as sent in http_get's User-Agent.
@@ -140,11 +141,11 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 		"url": final.String(), "status": resp.StatusCode, "truncated": truncated,
 	}})
 
-	sizeText := humanBytes(int64(len(body)))
+	sizeText := textutil.HumanSize(int64(len(body)))
 	if truncated {
 		sizeText = "more than " + sizeText
 	} else if resp.ContentLength > int64(len(body)) {
-		sizeText = humanBytes(resp.ContentLength)
+		sizeText = textutil.HumanSize(resp.ContentLength)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		start := ""

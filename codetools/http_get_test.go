@@ -57,9 +57,9 @@ func TestHTTPGetFormats(t *testing.T) {
 		{"markdown", "/page", "", []string{"HTTP 200 OK · text/html; charset=utf-8 · ", "# Title", "**bold**", "[a link](" + srv.URL + "/x)"}, []string{"evil", "<p>"}},
 		{"text", "/page", "text", []string{"Title", "Some bold text and a link."}, []string{"evil", "<b>", "**"}},
 		{"raw", "/page", "raw", []string{"<h1>Title</h1>"}, nil},
-		{"plain", "/plain", "", []string{"HTTP 200 OK · text/plain · 9 B\n\njust text"}, nil},
+		{"plain", "/plain", "", []string{"HTTP 200 OK · text/plain · 9B\n\njust text"}, nil},
 		{"charset", "/latin1", "", []string{"café"}, nil},
-		{"binary described", "/image", "", []string{"Binary content (image/png, 16 B) is not shown"}, []string{"PNG"}},
+		{"binary described", "/image", "", []string{"Binary content (image/png, 16B) is not shown"}, []string{"PNG"}},
 		{"redirect followed", "/redirect", "", []string{"just text", "from " + srv.URL + "/plain"}, nil},
 	}
 	for _, tt := range tests {
@@ -107,7 +107,7 @@ func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
 	got, err := p2Call(t, ct, "http_get", map[string]any{"url": srv.URL, "maxBytes": 5000})
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(got, "\n\n[truncated at 5000 bytes]"), got[max(0, len(got)-100):])
-	assert.Contains(t, got, "more than 4.9 KiB")
+	assert.Contains(t, got, "more than 4.9KB")
 	assert.Less(t, len(got), 5200)
 }
 
