@@ -115,6 +115,9 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		searchers[i] = fileSearcher{q: q, limit: limit}
 	}
 	if !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return "", fmt.Errorf("path %q is not a regular file or a folder", pathArg)
+		}
 		f, err := c.root.Open(start)
 		if err != nil {
 			return "", fmt.Errorf("path %q: %w", pathArg, err)
