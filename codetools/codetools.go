@@ -78,6 +78,10 @@ func (c *CodeTools) specs() []toolSpec {
 		c.listDirectorySpec(),
 		c.treeSpec(),
 		c.fileInfoSpec(),
+		c.bashSpec(),
+		c.grepSpec(),
+		c.globSpec(),
+		c.httpGetSpec(),
 	}
 }
 

@@ -6,15 +6,16 @@ type Option func(*config)
 // config holds every limit and switch of the tools. Each tool's file adds
 // the fields it needs, with their defaults in defaultConfig.
 type config struct {
-	readMaxLines int   // read_file: lines per call
-	readMaxBytes int   // read_file: bytes per call
-	maxEditBytes int64 // edit_file, multi_edit: largest file they load
-	diffContext  int   // lines of context around each change in a diff
-	diffMaxLines int   // lines of diff shown to the model
-	listLimit    int   // list_directory: default entry limit
-	treeDepth    int   // tree: default depth
-	treeLimit    int   // tree: default entry limit
-	treeMaxScan  int   // tree: entries walked to sum folder sizes
+	readMaxLines int         // read_file: lines per call
+	readMaxBytes int         // read_file: bytes per call
+	maxEditBytes int64       // edit_file, multi_edit: largest file they load
+	diffContext  int         // lines of context around each change in a diff
+	diffMaxLines int         // lines of diff shown to the model
+	listLimit    int         // list_directory: default entry limit
+	treeDepth    int         // tree: default depth
+	treeLimit    int         // tree: default entry limit
+	treeMaxScan  int         // tree: entries walked to sum folder sizes
+	part2        part2Config // bash, grep, glob, http_get: options_part2.go
 }
 
 func defaultConfig() config {
@@ -28,6 +29,7 @@ func defaultConfig() config {
 		treeDepth:    3,
 		treeLimit:    1000,
 		treeMaxScan:  200_000,
+		part2:        defaultPart2Config(),
 	}
 }
 

@@ -1,0 +1,196 @@
+//go:build unix
+
+package codetools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+func TestBash(t *testing.T) {
+	ct := p2Tools(t, WithEnv("P2_FOO=bar"))
+	tests := []struct {
+		name    string
+		command string
+		want    string
+		wantErr string
+	}{
+		{"output", "echo hello", "hello", ""},
+		{"merged in order", "echo a; echo b >&2; echo c", "a\nb\nc", ""},
+		{"working directory", "pwd", ct.Root(), ""},
+		{"no output", "true", "(no output)", ""},
+		{"stdin is empty", "read x; echo got:$x", "got:", ""},
+		{"env", "echo $P2_FOO", "bar", ""},
+		{"exit code", "echo oops; exit 3", "", "oops\n\nCommand exited with code 3"},
+		{"exit code no output", "exit 4", "", "Command exited with code 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := p2Call(t, ct, "bash", map[string]any{"command": tt.command})
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, tt.wantErr, err.Error())
+				assert.ErrorIs(t, err, ErrCommandFailed)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestBashOptions(t *testing.T) {
+	t.Setenv("P2_SECRET", "hunter2")
+	ct := p2Tools(t, WithCleanEnv(), WithEnv("P2_KEEP=1"), WithShell("/bin/sh"))
+	got, err := p2Call(t, ct, "bash", map[string]any{"command": `echo "${P2_SECRET:-none} $P2_KEEP $0"`})
+	require.NoError(t, err)
+	assert.Equal(t, "none 1 /bin/sh", got)
+
+	ct = p2Tools(t)
+	got, err = p2Call(t, ct, "bash", map[string]any{"command": `echo ${P2_SECRET}`})
+	require.NoError(t, err)
+	assert.Equal(t, "hunter2", got)
+}
+
+func TestBashTimeout(t *testing.T) {
+	ct := p2Tools(t)
+	began := time.Now()
+	_, err := p2Call(t, ct, "bash", map[string]any{"command": "echo started; sleep 60", "timeout": 1})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrCommandFailed)
+	assert.Equal(t, "started\n\nCommand timed out after 1 seconds", err.Error())
+	assert.Less(t, time.Since(began), 30*time.Second)
+
+	_, err = p2Call(t, ct, "bash", map[string]any{"command": "true", "timeout": 601})
+	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments)
+}
+
+// groupAlive reports whether any process of group pgid is left.
+func groupAlive(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func TestBashCancelKillsProcessGroup(t *testing.T) {
+	ct := p2Tools(t)
+	pidFile := filepath.Join(ct.Root(), "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := ct.Resolve(ctx, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{
+			"command": "sleep 1000 & sleep 1000 & echo $$ > pid.tmp && mv pid.tmp pid; wait"}})
+		done <- err
+	}()
+	require.Eventually(t, func() bool { _, err := os.Stat(pidFile); return err == nil }, 30*time.Second, 10*time.Millisecond)
+	data, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pgid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	require.True(t, groupAlive(pgid), "the command's group should be running")
+
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(30 * time.Second):
+		t.Fatal("bash did not return after cancellation")
+	}
+	assert.Eventually(t, func() bool { return !groupAlive(pgid) }, 30*time.Second, 20*time.Millisecond,
+		"processes of group %d are left", pgid)
+}
+
+func TestBashTailTruncation(t *testing.T) {
+	ct := p2Tools(t)
+	got, err := p2Call(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
+	require.NoError(t, err)
+	m := regexp.MustCompile(`\n\n\[Showing lines 1001-3000 of 3000\. Full output: (.+)\]$`).FindStringSubmatch(got)
+	require.NotNil(t, m, got[max(0, len(got)-200):])
+	assert.True(t, strings.HasPrefix(got, "1001\n1002\n"))
+	full, err := os.ReadFile(m[1])
+	require.NoError(t, err)
+	t.Cleanup(func() { os.Remove(m[1]) })
+	assert.Equal(t, 3000, strings.Count(string(full), "\n"))
+
+	// byte limit: 1,000 lines of 100 bytes
+	got, err = p2Call(t, ct, "bash", map[string]any{"command": `for i in $(seq 1 1000); do printf '%099d\n' $i; done`})
+	require.NoError(t, err)
+	m = regexp.MustCompile(`\[Showing lines (\d+)-1000 of 1000\. Full output: (.+)\]$`).FindStringSubmatch(got)
+	require.NotNil(t, m)
+	t.Cleanup(func() { os.Remove(m[2]) })
+	first, _ := strconv.Atoi(m[1])
+	assert.Equal(t, fmt.Sprintf("%099d", first), got[:99])
+	assert.LessOrEqual(t, len(got), 50*1024+200)
+}
+
+func TestBashMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100 MB")
+	}
+	ct := p2Tools(t)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := p2Call(t, ct, "bash", map[string]any{"command": "yes | head -c 100000000"})
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	m := regexp.MustCompile(`Full output: (.+)\]$`).FindStringSubmatch(got)
+	require.NotNil(t, m)
+	info, err := os.Stat(m[1])
+	require.NoError(t, err)
+	os.Remove(m[1])
+	assert.EqualValues(t, 100000000, info.Size())
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "allocated bytes")
+}
+
+func TestBashDisplay(t *testing.T) {
+	ct := p2Tools(t)
+	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo hi; exit 2"}})
+	require.True(t, res.IsError)
+	assert.Equal(t, "hi\n\nCommand exited with code 2", res.Content)
+	require.NotNil(t, res.Display)
+	assert.Equal(t, "process", res.Display.Kind)
+	assert.Equal(t, "echo hi; exit 2", res.Display.Payload["command"])
+	assert.Equal(t, 2, res.Display.Payload["exitCode"])
+	assert.Equal(t, "hi", res.Display.Payload["output"])
+	assert.IsType(t, int64(0), res.Display.Payload["durationMs"])
+}
+
+func TestBashBackgroundJobDoesNotHang(t *testing.T) {
+	ct := p2Tools(t)
+	began := time.Now()
+	got, err := p2Call(t, ct, "bash", map[string]any{"command": "sleep 1000 & echo left"})
+	require.NoError(t, err)
+	assert.Equal(t, "left", got)
+	assert.Less(t, time.Since(began), 20*time.Second)
+}
+
+func BenchmarkBashOutputMemory(b *testing.B) {
+	ct := p2Tools(b)
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := p2Call(b, ct, "bash", map[string]any{"command": "yes | head -c 1G"})
+		runtime.ReadMemStats(&after)
+		require.NoError(b, err)
+		if m := regexp.MustCompile(`Full output: (.+)\]$`).FindStringSubmatch(got); m != nil {
+			os.Remove(m[1])
+		}
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "MiB-allocated/op")
+	}
+}

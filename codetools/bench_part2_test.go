@@ -1,0 +1,56 @@
+package codetools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// The grep and glob figures of the issue, on the Go source tree. Compare
+// with ripgrep and fd with bench/grep.sh, which also checks the match sets.
+//
+//	go test ./codetools -run XXX -bench 'Grep|Glob' -benchtime 10x -count 5
+
+func gorootSrc(b *testing.B) *CodeTools {
+	b.Helper()
+	src := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(src); err != nil {
+		b.Skip("no GOROOT/src")
+	}
+	ct, err := New(src, WithGrepMaxBytes(1<<30))
+	require.NoError(b, err)
+	b.Cleanup(func() { ct.Close() })
+	return ct
+}
+
+func benchTool(b *testing.B, name string, args map[string]any) {
+	ct := gorootSrc(b)
+	call := llmtoolkit.Call{Name: name, Arguments: args}
+	for b.Loop() {
+		if _, err := ct.Resolve(context.Background(), call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGrepLiteralGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": "Unmarshal", "limit": 1 << 30})
+}
+
+func BenchmarkGrepRegexpGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": `func \w+Error\(`, "limit": 1 << 30})
+}
+
+func BenchmarkGrepDefaultLimitGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": "err"})
+}
+
+func BenchmarkGlobGoroot(b *testing.B) {
+	benchTool(b, "glob", map[string]any{"pattern": "**/*.go", "limit": 1 << 30})
+}

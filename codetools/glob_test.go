@@ -1,0 +1,92 @@
+package codetools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+func TestGlob(t *testing.T) {
+	ct := p2Tree(t)
+	root := ct.Root()
+	// Known modification times: newest first, ties by path.
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, rel := range []string{"a.go", "sub/b.go", "sub/deep/more.go", "sub/c.ts", "keep.log", ".hidden/h.txt", "bin.dat", ".gitignore", "sub/.gitignore"} {
+		mt := base.Add(time.Duration(i) * time.Hour)
+		if rel == "sub/deep/more.go" {
+			mt = base.Add(time.Hour) // ties with sub/b.go
+		}
+		require.NoError(t, os.Chtimes(filepath.Join(root, rel), mt, mt))
+	}
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"recursive", map[string]any{"pattern": "**/*.go"}, "sub/b.go\nsub/deep/more.go\na.go"},
+		{"top level only", map[string]any{"pattern": "*.go"}, "a.go"},
+		{"braces", map[string]any{"pattern": "**/*.{ts,txt}"}, ".hidden/h.txt\nsub/c.ts"},
+		{"in path", map[string]any{"pattern": "*.go", "path": "sub"}, "sub/b.go"},
+		{"leading folder", map[string]any{"pattern": "sub/**/*.go"}, "sub/b.go\nsub/deep/more.go"},
+		{"limit", map[string]any{"pattern": "**/*.go", "limit": 2},
+			"sub/b.go\nsub/deep/more.go\n\n[Showing 2 of 3 files (newest first). Use limit=3 for more, or refine pattern]"},
+		{"none", map[string]any{"pattern": "**/*.rs"}, "No files found matching pattern"},
+		{"missing base", map[string]any{"pattern": "nope/**/*.go"}, "No files found matching pattern"},
+		{"ignored", map[string]any{"pattern": "**/*.log"}, "keep.log"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := p2Call(t, ct, "glob", tt.args)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestGlobErrors(t *testing.T) {
+	ct := p2Tree(t)
+	for _, args := range []map[string]any{
+		{"pattern": "[a"},
+		{"pattern": "*.go", "path": "../.."},
+		{"pattern": "*.go", "path": "a.go"},
+		{"pattern": "*.go", "path": "missing"},
+		{"pattern": "../*.go"},
+	} {
+		_, err := p2Call(t, ct, "glob", args)
+		assert.Error(t, err, "%v", args)
+	}
+}
+
+func TestGlobDisplayAndCancel(t *testing.T) {
+	ct := p2Tree(t)
+	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.ts"}})
+	require.False(t, res.IsError, res.Content)
+	require.NotNil(t, res.Display)
+	assert.Equal(t, []string{"sub/c.ts"}, res.Display.Payload["items"])
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ct.Resolve(ctx, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**"}})
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestWalkManyFolders(t *testing.T) {
+	ct := p2Tools(t)
+	files := map[string]string{}
+	for i := range 500 {
+		files[fmt.Sprintf("a%d/b%d/c%d/f%d.txt", i%5, i%11, i%13, i)] = "x"
+	}
+	p2Write(t, ct.Root(), files)
+	got, err := p2Call(t, ct, "glob", map[string]any{"pattern": "**/*.txt", "limit": 10000})
+	require.NoError(t, err)
+	assert.Len(t, strings.Split(got, "\n"), 500)
+}

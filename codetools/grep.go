@@ -1,0 +1,214 @@
+package codetools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+)
+
+const grepDefaultLimit = 100
+
+func (c *CodeTools) grepSpec() toolSpec {
+	tool := llmtoolkit.MustTool("grep",
+		"Search file contents for a pattern and return the matching lines as `path:N: text` (context lines as `path-N- text`, `--` between groups), ordered by path then line. "+
+			"The pattern is a Go RE2 regular expression (no look-around or backreferences), or plain text with literal=true. "+
+			"Searches a file or, recursively, a folder: honours .gitignore files, skips .git, searches hidden files, skips binary files and never follows symbolic links. "+
+			"Lines are cut at 500 characters and the answer at 50 KiB; at most `limit` matches (default 100) are shown. "+
+			"Use grep to find where something is written; use glob to find files by name, and read_file to read a file.",
+		map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"pattern":    map[string]any{"type": "string", "minLength": 1, "description": "Regular expression (Go RE2 syntax), or plain text when literal is true."},
+				"path":       map[string]any{"type": "string", "description": "File or folder to search, relative to the working directory. Default: \".\" (everything)."},
+				"glob":       map[string]any{"type": "string", "description": "Only search files whose path (relative to path) matches this glob, e.g. \"*.go\", \"**/*.ts\", \"*.{js,ts}\". A pattern without \"/\" matches file names at any depth."},
+				"ignoreCase": map[string]any{"type": "boolean", "description": "Match regardless of letter case. Default: false."},
+				"literal":    map[string]any{"type": "boolean", "description": "Treat pattern as plain text, not a regular expression. Default: false."},
+				"context":    map[string]any{"type": "integer", "minimum": 0, "maximum": 20, "description": "Lines of context to show before and after each match. Default: 0."},
+				"limit":      map[string]any{"type": "integer", "minimum": 1, "description": "Maximum number of matches to return. Default: 100."},
+			},
+			"required":             []any{"pattern"},
+			"additionalProperties": false,
+		})
+	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}
+	return toolSpec{tool: tool, run: c.grep}
+}
+
+// grepCollector gathers per-file results from the walkers, keeping only the
+// files that can still be shown: those first in path order whose matches
+// reach the limit. Memory stays bounded by about twice the limit.
+type grepCollector struct {
+	mu      sync.Mutex
+	files   []grepFileResult // sorted by path
+	kept    int              // matches in files
+	total   int              // matches found, files dropped included
+	limit   int
+	cutoff  string // once set, files after it in path order cannot be shown
+	hasCut  bool
+	maxKeep int
+}
+
+func (g *grepCollector) add(r grepFileResult) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.total += r.matches
+	if g.hasCut && r.rel > g.cutoff {
+		return
+	}
+	i := sort.Search(len(g.files), func(i int) bool { return g.files[i].rel >= r.rel })
+	g.files = append(g.files, grepFileResult{})
+	copy(g.files[i+1:], g.files[i:])
+	g.files[i] = r
+	g.kept += r.matches
+	// drop the last files while the others hold more than the limit
+	for len(g.files) > 1 && g.kept-g.files[len(g.files)-1].matches >= g.limit {
+		g.kept -= g.files[len(g.files)-1].matches
+		g.files = g.files[:len(g.files)-1]
+	}
+	if g.kept >= g.limit {
+		g.cutoff, g.hasCut = g.files[len(g.files)-1].rel, true
+	}
+}
+
+// skip reports whether a file cannot be shown any more.
+func (g *grepCollector) skip(rel string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hasCut && rel > g.cutoff
+}
+
+func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, error) {
+	pattern := stringArg(args, "pattern", "")
+	pathArg := stringArg(args, "path", ".")
+	globArg := stringArg(args, "glob", "")
+	limit := max(intArg(args, "limit", grepDefaultLimit), 1)
+	ctxLines := min(max(intArg(args, "context", 0), 0), 20)
+	q, err := newGrepQuery(pattern, boolArg(args, "literal", false), boolArg(args, "ignoreCase", false), ctxLines)
+	if err != nil {
+		return "", err
+	}
+	if globArg != "" {
+		if !doublestar.ValidatePattern(globArg) {
+			return "", fmt.Errorf("glob %q is not a valid pattern: use doublestar syntax such as \"*.go\", \"**/*.ts\" or \"*.{js,ts}\"", globArg)
+		}
+		if !strings.Contains(globArg, "/") {
+			globArg = "**/" + globArg
+		}
+	}
+	start, info, err := c.startPoint("path", pathArg)
+	if err != nil {
+		return "", err
+	}
+	prefix := path.Clean(strings.ReplaceAll(start, "\\", "/"))
+	if prefix == "." {
+		prefix = ""
+	}
+	col := &grepCollector{limit: limit}
+	searchers := make([]fileSearcher, walkWorkers())
+	for i := range searchers {
+		searchers[i] = fileSearcher{q: q, limit: limit}
+	}
+	if !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return "", fmt.Errorf("path %q is not a regular file or a folder", pathArg)
+		}
+		f, err := c.root.Open(start)
+		if err != nil {
+			return "", fmt.Errorf("path %q: %w", pathArg, err)
+		}
+		lines, n, err := searchers[0].search(f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("path %q: %w", pathArg, err)
+		}
+		col.add(grepFileResult{rel: prefix, lines: lines, matches: n})
+	} else {
+		err = c.walk(ctx, start, func(w int, wf walkFile) {
+			if globArg != "" {
+				rel := wf.rel
+				if prefix != "" {
+					rel = rel[len(prefix)+1:]
+				}
+				if ok, _ := doublestar.Match(globArg, rel); !ok {
+					return
+				}
+			}
+			if col.skip(wf.rel) {
+				return
+			}
+			f, err := wf.dir.open(wf.name)
+			if err != nil {
+				return
+			}
+			lines, n, err := searchers[w].search(f)
+			f.Close()
+			if err == nil && n > 0 {
+				col.add(grepFileResult{rel: wf.rel, lines: lines, matches: n})
+			}
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	return c.formatGrep(ctx, pattern, col, limit, ctxLines > 0), nil
+}
+
+// formatGrep writes the answer: matches in path then line order, at most
+// limit of them and at most grepMaxBytes in all.
+func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit int, withContext bool) string {
+	maxBytes := c.cfg.part2.grepMaxBytes
+	var b strings.Builder
+	items := []map[string]any{}
+	shown, cutBytes := 0, false
+	const reserve = 200 // room for the closing notice
+	prevFile := ""
+	lastN := 0
+files:
+	for _, f := range col.files {
+		for _, l := range f.lines {
+			if l.match && shown == limit {
+				break files
+			}
+			var line string
+			sep := ""
+			if withContext && b.Len() > 0 && (f.rel != prevFile || l.n > lastN+1) {
+				sep = "--\n"
+			}
+			if l.match {
+				line = fmt.Sprintf("%s%s:%d: %s\n", sep, f.rel, l.n, l.text)
+			} else {
+				line = fmt.Sprintf("%s%s-%d- %s\n", sep, f.rel, l.n, l.text)
+			}
+			if b.Len()+len(line) > maxBytes-reserve {
+				cutBytes = true
+				break files
+			}
+			b.WriteString(line)
+			prevFile, lastN = f.rel, l.n
+			if l.match {
+				shown++
+				items = append(items, map[string]any{"path": f.rel, "line": l.n, "text": l.text})
+			}
+		}
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "matches", Payload: map[string]any{
+		"pattern": pattern, "count": shown, "items": items,
+	}})
+	if col.total == 0 {
+		return "No matches found"
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	switch {
+	case cutBytes:
+		out += fmt.Sprintf("\n\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", textutil.HumanSize(int64(maxBytes)), shown)
+	case col.total > limit:
+		out += fmt.Sprintf("\n\n[%d matches limit reached. Use limit=%d for more, or refine pattern]", limit, limit*2)
+	}
+	return out
+}

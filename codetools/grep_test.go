@@ -1,0 +1,215 @@
+package codetools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// p2Tree builds a tree exercising .gitignore, .git, hidden files, binary
+// files and symbolic links.
+func p2Tree(t *testing.T) *CodeTools {
+	t.Helper()
+	ct := p2Tools(t)
+	root := ct.Root()
+	p2Write(t, root, map[string]string{
+		"a.go":             "package a\n\nfunc Foo() {}\n\n// foo bar\n",
+		"sub/b.go":         "package sub\n\nfunc Bar() { Foo() }\n",
+		"sub/c.ts":         "export const foo = 1; // Foo\n",
+		".hidden/h.txt":    "Foo in a hidden folder\n",
+		".git/config":      "Foo in git\n",
+		".gitignore":       "*.log\n!keep.log\nbuild/\n",
+		"x.log":            "Foo ignored\n",
+		"keep.log":         "Foo kept\n",
+		"build/out.go":     "Foo built\n",
+		"sub/.gitignore":   "gen.go\n",
+		"sub/gen.go":       "Foo generated\n",
+		"sub/deep/more.go": "Foo deep\n",
+		"bin.dat":          "Foo\x00binary\n",
+	})
+	require.NoError(t, os.Symlink(filepath.Join(root, "a.go"), filepath.Join(root, "link.go")))
+	require.NoError(t, os.Symlink(root, filepath.Join(root, "sub", "loop")))
+	require.NoError(t, os.Symlink(os.TempDir(), filepath.Join(root, "outside")))
+	return ct
+}
+
+func TestGrep(t *testing.T) {
+	ct := p2Tree(t)
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"honours gitignore, hidden, binary, symlinks", map[string]any{"pattern": "Foo"},
+			".hidden/h.txt:1: Foo in a hidden folder\na.go:3: func Foo() {}\nkeep.log:1: Foo kept\nsub/b.go:3: func Bar() { Foo() }\nsub/c.ts:1: export const foo = 1; // Foo\nsub/deep/more.go:1: Foo deep"},
+		{"regexp", map[string]any{"pattern": `func \w+\(`},
+			"a.go:3: func Foo() {}\nsub/b.go:3: func Bar() { Foo() }"},
+		{"ignoreCase", map[string]any{"pattern": "foo bar|FOO =", "ignoreCase": true},
+			"a.go:5: // foo bar\nsub/c.ts:1: export const foo = 1; // Foo"},
+		{"literal", map[string]any{"pattern": "{ Foo()", "literal": true},
+			"sub/b.go:3: func Bar() { Foo() }"},
+		{"literal ignoreCase", map[string]any{"pattern": "{ FOO()", "literal": true, "ignoreCase": true},
+			"sub/b.go:3: func Bar() { Foo() }"},
+		{"glob", map[string]any{"pattern": "Foo", "glob": "*.ts"},
+			"sub/c.ts:1: export const foo = 1; // Foo"},
+		{"glob braces", map[string]any{"pattern": "Foo", "glob": "**/*.{ts,txt}"},
+			".hidden/h.txt:1: Foo in a hidden folder\nsub/c.ts:1: export const foo = 1; // Foo"},
+		{"path folder", map[string]any{"pattern": "Foo", "path": "sub/deep"},
+			"sub/deep/more.go:1: Foo deep"},
+		{"path file", map[string]any{"pattern": "Foo", "path": "sub/b.go"},
+			"sub/b.go:3: func Bar() { Foo() }"},
+		{"absolute path", map[string]any{"pattern": "Bar", "path": filepath.Join(ct.Root(), "sub")},
+			"sub/b.go:3: func Bar() { Foo() }"},
+		{"context", map[string]any{"pattern": "Foo|bar", "path": "a.go", "context": 1},
+			"a.go-2- \na.go:3: func Foo() {}\na.go-4- \na.go:5: // foo bar"},
+		{"context groups", map[string]any{"pattern": "package|bar", "path": "a.go", "context": 0},
+			"a.go:1: package a\na.go:5: // foo bar"},
+		{"context separator", map[string]any{"pattern": "package|bar", "glob": "a.go", "context": 1},
+			"a.go:1: package a\na.go-2- \n--\na.go-4- \na.go:5: // foo bar"},
+		{"limit", map[string]any{"pattern": "Foo", "limit": 2},
+			".hidden/h.txt:1: Foo in a hidden folder\na.go:3: func Foo() {}\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]"},
+		{"no match", map[string]any{"pattern": "nothing here"}, "No matches found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := p2Call(t, ct, "grep", tt.args)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestGrepErrors(t *testing.T) {
+	ct := p2Tree(t)
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"invalid regexp", map[string]any{"pattern": "func (Foo"}, "missing closing )"},
+		{"outside root", map[string]any{"pattern": "x", "path": "../"}, "outside the working directory"},
+		{"missing path", map[string]any{"pattern": "x", "path": "nope"}, `path "nope" does not exist`},
+		{"bad glob", map[string]any{"pattern": "x", "glob": "[a"}, "not a valid pattern"},
+		{"symlink out", map[string]any{"pattern": "x", "path": "outside"}, "path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p2Call(t, ct, "grep", tt.args)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestGrepLongLinesAndCap(t *testing.T) {
+	ct := p2Tools(t)
+	long := strings.Repeat("é", 700) + "needle"
+	var many strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&many, "needle %d %s\n", i, strings.Repeat("x", 200))
+	}
+	p2Write(t, ct.Root(), map[string]string{"long.txt": "needle " + long + "\n", "many.txt": many.String()})
+
+	got, err := p2Call(t, ct, "grep", map[string]any{"pattern": "needle", "path": "long.txt"})
+	require.NoError(t, err)
+	assert.Equal(t, "long.txt:1: needle "+strings.Repeat("é", 493)+"... [truncated]", got)
+
+	got, err = p2Call(t, ct, "grep", map[string]any{"pattern": "needle", "path": "many.txt", "limit": 5000})
+	require.NoError(t, err)
+	assert.Less(t, len(got), 50*1024)
+	assert.Contains(t, got, "[Output truncated at 50.0KB")
+}
+
+func TestGrepDisplay(t *testing.T) {
+	ct := p2Tree(t)
+	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Bar"}})
+	require.False(t, res.IsError, res.Content)
+	require.NotNil(t, res.Display)
+	assert.Equal(t, "matches", res.Display.Kind)
+	assert.Equal(t, "Bar", res.Display.Payload["pattern"])
+	assert.Equal(t, 1, res.Display.Payload["count"])
+	items := res.Display.Payload["items"].([]map[string]any)
+	assert.Equal(t, "sub/b.go", items[0]["path"])
+	assert.Equal(t, 3, items[0]["line"])
+}
+
+func TestGrepLimitAcrossManyFiles(t *testing.T) {
+	ct := p2Tools(t)
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("d%02d/f%03d.txt", i%17, i)] = "hit\nmiss\nhit\n"
+	}
+	p2Write(t, ct.Root(), files)
+	got, err := p2Call(t, ct, "grep", map[string]any{"pattern": "hit", "limit": 7})
+	require.NoError(t, err)
+	lines := strings.Split(got, "\n")
+	require.Len(t, lines, 9)
+	assert.Equal(t, "d00/f000.txt:1: hit", lines[0])
+	assert.Equal(t, "d00/f000.txt:3: hit", lines[1])
+	assert.Equal(t, "d00/f017.txt:1: hit", lines[2])
+	assert.Equal(t, "d00/f051.txt:1: hit", lines[6])
+	assert.Equal(t, "[7 matches limit reached. Use limit=14 for more, or refine pattern]", lines[8])
+}
+
+// naiveGrep is the reference: every line tested on its own.
+func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
+	if len(data) == 0 {
+		return nil
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	show := make([]int, len(lines)) // 0 no, 1 context, 2 match
+	for i, l := range lines {
+		if re.Match(l) {
+			show[i] = 2
+			for k := max(0, i-C); k <= min(len(lines)-1, i+C); k++ {
+				if show[k] == 0 {
+					show[k] = 1
+				}
+			}
+		}
+	}
+	var out []grepLine
+	for i, s := range show {
+		if s > 0 {
+			out = append(out, grepLine{n: i + 1, text: cutLine(lines[i]), match: s == 2})
+		}
+	}
+	return out
+}
+
+func FuzzGrepSearch(f *testing.F) {
+	patterns := []string{"a", "ab", "a.c", "^b", "c$", "[ab]+c", "x*", `\bfoo\b`, "(?i)AB", "b\\s*a", "abc|ca"}
+	f.Add([]byte("abc\nfoo bar\n\nca\nb\n"), uint8(0), uint8(1), uint8(3))
+	f.Add([]byte("aaaa\nbbbb\ncccc\nabab\nxx\n\n\nac"), uint8(5), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, pat, ctxLines, block uint8) {
+		if bytes.IndexByte(data, 0) >= 0 {
+			return
+		}
+		pattern := patterns[int(pat)%len(patterns)]
+		C := int(ctxLines % 4)
+		q, err := newGrepQuery(pattern, false, false, C)
+		require.NoError(t, err)
+		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(block)%16)}
+		got, n, err := s.search(bytes.NewReader(data))
+		require.NoError(t, err)
+		want := naiveGrep(data, regexp.MustCompile(pattern), C)
+		matches := 0
+		for _, l := range want {
+			if l.match {
+				matches++
+			}
+		}
+		assert.Equal(t, matches, n)
+		assert.Equal(t, want, got, "pattern %q context %d data %q", pattern, C, data)
+	})
+}

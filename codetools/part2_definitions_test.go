@@ -1,0 +1,44 @@
+package codetools
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPart2ToolDefinitions(t *testing.T) {
+	ct := p2Tools(t)
+	var names []string
+	for _, tool := range ct.Tools() {
+		names = append(names, tool.Name)
+	}
+	require.GreaterOrEqual(t, len(names), 4)
+	assert.Equal(t, []string{"bash", "grep", "glob", "http_get"}, names[len(names)-4:], "part 2 tools come last, in order")
+
+	tests := []struct {
+		name                             string
+		required                         string
+		readOnly, destructive, openWorld bool
+	}{
+		{"bash", "command", false, true, false},
+		{"grep", "pattern", true, false, false},
+		{"glob", "pattern", true, false, false},
+		{"http_get", "url", true, false, true},
+	}
+	for _, tt := range tests {
+		tool, ok := ct.LookupTool(tt.name)
+		require.True(t, ok, tt.name)
+		require.NoError(t, tool.Validate(), tt.name)
+		assert.Greater(t, len(tool.Description), 300, "%s: an LLM-ready description", tt.name)
+		require.NotNil(t, tool.Annotations, tt.name)
+		assert.Equal(t, tt.readOnly, tool.Annotations.ReadOnly, tt.name)
+		assert.Equal(t, tt.destructive, tool.Annotations.Destructive, tt.name)
+		assert.Equal(t, tt.openWorld, tool.Annotations.OpenWorld, tt.name)
+		assert.Equal(t, []any{tt.required}, tool.Parameters["required"], tt.name)
+		for prop, schema := range tool.Parameters["properties"].(map[string]any) {
+			assert.NotEmpty(t, schema.(map[string]any)["description"], "%s.%s has a description", tt.name, prop)
+		}
+		assert.Error(t, tool.ValidateArguments(map[string]any{}), "%s: %s is required", tt.name, tt.required)
+	}
+}

@@ -1,0 +1,217 @@
+package codetools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
+)
+
+// The walker behind grep and glob: a parallel walk of a folder inside the
+// root that honours .gitignore files, always skips .git folders, and never
+// follows symbolic links (nor opens devices, sockets or pipes). Every folder
+// is opened as an [os.Root] below its parent's, so a file is opened with a
+// single confined openat of its own name, however deep it lies.
+
+// walkDir is an open folder shared by the items listed in it; the last one
+// to finish closes it. Its platform part (walk_linux.go, walk_other.go)
+// opens entries with one confined step relative to the folder.
+type walkDir struct {
+	walkDirOS
+	refs atomic.Int64
+}
+
+func (d *walkDir) release() {
+	if d.refs.Add(-1) == 0 {
+		d.close()
+	}
+}
+
+// walkItem is a folder to list or a file to hand to the visitor.
+type walkItem struct {
+	parent  *walkDir           // folder holding the item (nil for the start folder)
+	name    string             // name in parent
+	rel     string             // slash-separated path from the CodeTools root
+	isDir   bool               // a folder to list
+	matcher *gitignore.Matcher // .gitignore rules of the folders above the item
+}
+
+// walkFile is what the visitor gets: a regular file, to open with
+// dir.open(name) or stat with dir.modTime(name), a single confined step.
+type walkFile struct {
+	dir  *walkDir
+	name string
+	rel  string // slash-separated path from the CodeTools root
+}
+
+// walkQueue is a LIFO of pending items with a count of unfinished ones.
+type walkQueue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	items   []walkItem
+	pending int // items queued or being handled
+}
+
+func (q *walkQueue) push(items ...walkItem) {
+	q.mu.Lock()
+	q.items = append(q.items, items...)
+	q.pending += len(items)
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// pop waits for an item; ok is false when the walk is over.
+func (q *walkQueue) pop() (it walkItem, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 {
+		if q.pending == 0 {
+			return walkItem{}, false
+		}
+		q.cond.Wait()
+	}
+	it = q.items[len(q.items)-1]
+	q.items[len(q.items)-1] = walkItem{}
+	q.items = q.items[:len(q.items)-1]
+	return it, true
+}
+
+func (q *walkQueue) done() {
+	q.mu.Lock()
+	q.pending--
+	last := q.pending == 0
+	q.mu.Unlock()
+	if last {
+		q.cond.Broadcast()
+	}
+}
+
+// walkWorkers is how many goroutines walk and visit files.
+func walkWorkers() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// walk visits every regular file below folder start (a clean relative path
+// from the root, "." for the root itself) that no .gitignore ignores, from
+// walkWorkers goroutines at once; worker is the caller's index (0 to
+// walkWorkers()-1), for per-goroutine buffers. The order is unspecified.
+// Folders that cannot be read are skipped. walk returns ctx's error when it
+// was cancelled, after every worker has stopped.
+func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker int, f walkFile)) error {
+	relStart := ""
+	if start != "." {
+		relStart = path.Clean(filepath.ToSlash(start))
+	}
+	var matcher *gitignore.Matcher
+	if relStart != "" {
+		// The rules of the folders above start; start's own are read when
+		// it is listed.
+		matcher, _ = gitignore.LoadPath(c.root.ReadFile, path.Dir(relStart))
+	}
+	q := &walkQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	q.push(walkItem{rel: relStart, isDir: true, matcher: matcher})
+
+	n := walkWorkers()
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				it, ok := q.pop()
+				if !ok {
+					return
+				}
+				if ctx.Err() == nil {
+					if it.isDir {
+						c.listDir(q, it)
+					} else {
+						visit(w, walkFile{dir: it.parent, name: it.name, rel: it.rel})
+					}
+				}
+				if it.parent != nil {
+					it.parent.release()
+				}
+				q.done()
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// listDir opens folder it, reads its .gitignore and queues its entries.
+func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
+	var (
+		d   *walkDir
+		err error
+	)
+	if it.parent == nil {
+		name := it.rel
+		if name == "" {
+			name = "."
+		}
+		d, err = openWalkStart(c.root, name)
+	} else {
+		d, err = it.parent.openSub(it.name)
+	}
+	if err != nil {
+		return
+	}
+	entries, _ := d.entries() // a partial listing is still worth walking
+
+	m := it.matcher
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			if data, err := d.readFile(".gitignore"); err == nil {
+				m = m.Child(it.rel, data)
+			}
+			break
+		}
+	}
+	d.refs.Store(1)
+	items := make([]walkItem, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		t := e.Type()
+		isDir := t.IsDir()
+		if name == ".git" || (!isDir && !t.IsRegular()) { // symlinks, devices, pipes, sockets
+			continue
+		}
+		rel := name
+		if it.rel != "" {
+			rel = it.rel + "/" + name
+		}
+		if m.Ignored(rel, isDir) {
+			continue
+		}
+		items = append(items, walkItem{parent: d, name: name, rel: rel, isDir: isDir, matcher: m})
+	}
+	d.refs.Add(int64(len(items)))
+	q.push(items...)
+	d.release()
+}
+
+// startPoint resolves a path argument to where a walk starts: the clean
+// relative path and whether it is a folder. A missing path is an error that
+// names the argument.
+func (c *CodeTools) startPoint(arg, p string) (rel string, info fs.FileInfo, err error) {
+	rel, err = c.rel(arg, p, true)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err = c.root.Stat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, fmt.Errorf("%s %q does not exist: %w", arg, p, err)
+		}
+		return "", nil, fmt.Errorf("%s %q: %w", arg, p, err)
+	}
+	return rel, info, nil
+}
