@@ -9,7 +9,7 @@ import (
 )
 
 func (c *CodeTools) appendToFileSpec() toolSpec {
-	return fileSpec("append_to_file",
+	return makeSpec("append_to_file",
 		"Append text to the end of a file, creating the file and its parent folders if they are missing. "+
 			"The text is added as it is: include a leading or trailing newline where one is needed. "+
 			"Use it to add to logs, notes or lists without reading or repeating the file; use edit_file to insert elsewhere.",

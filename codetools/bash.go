@@ -26,7 +26,7 @@ func (e *commandError) Unwrap() error { return ErrCommandFailed }
 func (c *CodeTools) bashSpec() toolSpec {
 	maxSec := int(c.cfg.part2.bashMaxTimeout / time.Second)
 	defSec := int(c.cfg.part2.bashTimeout / time.Second)
-	tool := llmtoolkit.MustTool("bash",
+	return makeSpec("bash",
 		fmt.Sprintf("Run a shell command with bash -c in the working directory and return its output (stdout and stderr merged, in the order written). "+
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
 			"The command is killed with all its child processes after timeout seconds (default %d, at most %d); background processes it leaves are killed when it ends. "+
@@ -42,9 +42,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 			},
 			"required":             []any{"command"},
 			"additionalProperties": false,
-		})
-	tool.Annotations = &llmtoolkit.Annotations{Destructive: true}
-	return toolSpec{tool: tool, run: c.bash}
+		}, llmtoolkit.Annotations{Destructive: true}, c.bash)
 }
 
 // shellPath returns the configured shell, else bash, else sh.

@@ -32,6 +32,17 @@ type toolSpec struct {
 	run  handler
 }
 
+// makeSpec builds the spec of one of the built-in tools. Their definitions
+// are written in code, so a bad one is a programming error: it panics, and the
+// tests catch it.
+func makeSpec(name, description string, params map[string]any, ann llmtoolkit.Annotations, run handler) toolSpec {
+	t, err := llmtoolkit.NewToolFrom(llmtoolkit.Tool{Name: name, Description: description, Parameters: params, Annotations: &ann})
+	if err != nil {
+		panic(err)
+	}
+	return toolSpec{tool: t, run: run}
+}
+
 // New returns the tools confined to root, which must be an existing folder.
 func New(root string, opts ...Option) (*CodeTools, error) {
 	if root == "" {

@@ -9,7 +9,7 @@ import (
 )
 
 func (c *CodeTools) editFileSpec() toolSpec {
-	return fileSpec("edit_file",
+	return makeSpec("edit_file",
 		"Replace one piece of text in a file. oldText must appear exactly once in the file; it is replaced by newText and every other byte stays as it was. "+
 			"Copy oldText exactly from the file (read_file first), including whitespace and line breaks, with enough surrounding lines to make it unique. "+
 			"If there is no exact match, a tolerant match is tried that ignores trailing spaces, Unicode quote, dash and space variants. "+

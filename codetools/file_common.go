@@ -5,20 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-
-	"github.com/llmtoolkit/llmtoolkit"
 )
-
-// fileSpec builds the spec of one of the file tools. Their definitions are
-// written in code, so a bad one is a programming error: it panics, and the
-// tests catch it.
-func fileSpec(name, description string, params map[string]any, ann llmtoolkit.Annotations, run handler) toolSpec {
-	t, err := llmtoolkit.NewToolFrom(llmtoolkit.Tool{Name: name, Description: description, Parameters: params, Annotations: &ann})
-	if err != nil {
-		panic(err)
-	}
-	return toolSpec{tool: t, run: run}
-}
 
 // schemaObject returns a JSON Schema object with these properties.
 func schemaObject(props map[string]any, required ...string) map[string]any {

@@ -12,7 +12,7 @@ import (
 )
 
 func (c *CodeTools) fileInfoSpec() toolSpec {
-	return fileSpec("file_info",
+	return makeSpec("file_info",
 		"Describe one path without reading all of it: its type (file, directory, or symlink with its target), "+
 			"size in bytes and human-readable, permissions, modification time (RFC 3339), and for files the sniffed MIME type, "+
 			"whether it is binary and, for text, its number of lines. "+

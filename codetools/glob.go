@@ -16,7 +16,7 @@ import (
 const globDefaultLimit = 1000
 
 func (c *CodeTools) globSpec() toolSpec {
-	tool := llmtoolkit.MustTool("glob",
+	return makeSpec("glob",
 		"Find files by name with a glob pattern and list their paths (relative to the working directory, with \"/\"), newest modification first. "+
 			"Patterns use doublestar syntax relative to path: \"*\" matches within one folder level, \"**\" any number of levels, \"?\" one character, \"{a,b}\" alternatives, \"[a-z]\" classes; "+
 			"for example \"**/*.go\", \"src/**/*_test.ts\", \"*.{md,txt}\" (a pattern without \"/\" only matches at the top of path: use \"**/\" to search every level). "+
@@ -31,9 +31,7 @@ func (c *CodeTools) globSpec() toolSpec {
 			},
 			"required":             []any{"pattern"},
 			"additionalProperties": false,
-		})
-	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}
-	return toolSpec{tool: tool, run: c.glob}
+		}, llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}, c.glob)
 }
 
 type globHit struct {

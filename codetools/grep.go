@@ -16,7 +16,7 @@ import (
 const grepDefaultLimit = 100
 
 func (c *CodeTools) grepSpec() toolSpec {
-	tool := llmtoolkit.MustTool("grep",
+	return makeSpec("grep",
 		"Search file contents for a pattern and return the matching lines as `path:N: text` (context lines as `path-N- text`, `--` between groups), ordered by path then line. "+
 			"The pattern is a Go RE2 regular expression (no look-around or backreferences), or plain text with literal=true. "+
 			"Searches a file or, recursively, a folder: honours .gitignore files, skips .git, searches hidden files, skips binary files and never follows symbolic links. "+
@@ -35,9 +35,7 @@ func (c *CodeTools) grepSpec() toolSpec {
 			},
 			"required":             []any{"pattern"},
 			"additionalProperties": false,
-		})
-	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}
-	return toolSpec{tool: tool, run: c.grep}
+		}, llmtoolkit.Annotations{ReadOnly: true, Idempotent: true}, c.grep)
 }
 
 // grepCollector gathers per-file results from the walkers, keeping only the

@@ -36,7 +36,7 @@ const (
 )
 
 func (c *CodeTools) httpGetSpec() toolSpec {
-	tool := llmtoolkit.MustTool("http_get",
+	return makeSpec("http_get",
 		"Fetch a web page or file over HTTP(S) with a GET request and return it: HTML as Markdown (default), or as plain text, or the raw body. "+
 			"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB); images, archives and other binary content are described, not shown. "+
 			"Only http and https URLs; at most 5 redirects; local and private network addresses are refused. A non-2xx status is an error with the start of the body. "+
@@ -50,9 +50,7 @@ func (c *CodeTools) httpGetSpec() toolSpec {
 			},
 			"required":             []any{"url"},
 			"additionalProperties": false,
-		})
-	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true, OpenWorld: true}
-	return toolSpec{tool: tool, run: c.httpGet}
+		}, llmtoolkit.Annotations{ReadOnly: true, OpenWorld: true}, c.httpGet)
 }
 
 // httpClient builds the client: no proxy (it would hide the address dialled

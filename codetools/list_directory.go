@@ -13,7 +13,7 @@ import (
 )
 
 func (c *CodeTools) listDirectorySpec() toolSpec {
-	return fileSpec("list_directory",
+	return makeSpec("list_directory",
 		fmt.Sprintf("List the entries of one folder, sorted by name (case-insensitive): folders end with \"/\", "+
 			"symbolic links show their target (\"name -> target\"), dotfiles are included. "+
 			"At most limit entries (default %d) are listed, with a notice when more exist. "+

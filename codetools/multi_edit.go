@@ -15,7 +15,7 @@ func (c *CodeTools) multiEditSpec() toolSpec {
 			"newText": map[string]any{"type": "string", "description": "The text to put in its place."},
 		},
 	}
-	return fileSpec("multi_edit",
+	return makeSpec("multi_edit",
 		"Make several replacements in one file at once. The edits apply in order, each to the result of the previous one, each under edit_file's rules "+
 			"(oldText must occur exactly once; exact match first, then a tolerant one). "+
 			"If any edit fails, the file is not touched and the error says which edit failed and why. "+

@@ -25,7 +25,7 @@ func (c *CodeTools) readFileSpec() toolSpec {
 		`Use offset (1-based line) and limit to read a part of a large file. `+
 		`Binary files are refused (use file_info to see their type); for a folder use list_directory or tree; `+
 		`to find where something is in many files use grep first.`, maxLines, maxBytes)
-	return fileSpec("read_file", desc, schemaObject(map[string]any{
+	return makeSpec("read_file", desc, schemaObject(map[string]any{
 		"path":   pathProperty("File to read, relative to the working directory (an absolute path inside it works too)."),
 		"offset": map[string]any{"type": "integer", "minimum": 1, "description": "Line number to start reading from, 1-based (default 1)."},
 		"limit":  map[string]any{"type": "integer", "minimum": 1, "description": fmt.Sprintf("Maximum number of lines to read (default and cap: %d, or %s).", maxLines, maxBytes)},

@@ -12,7 +12,7 @@ import (
 )
 
 func (c *CodeTools) treeSpec() toolSpec {
-	return fileSpec("tree",
+	return makeSpec("tree",
 		fmt.Sprintf("Show a folder and what is below it as a drawn tree (├── └── │), with sizes: files their own, folders the sum of everything below them. "+
 			"Goes %d levels deep and lists at most %d entries by default, with a notice when depth or limit cut it. "+
 			".git is always skipped and .gitignore files are honoured (nested ones and negations too). The last line counts folders and files. "+

@@ -8,7 +8,7 @@ import (
 )
 
 func (c *CodeTools) writeFileSpec() toolSpec {
-	return fileSpec("write_file",
+	return makeSpec("write_file",
 		"Write a file: create it, or replace all of its content. Creates missing parent folders. "+
 			"The write is atomic (a reader sees the old content or the new one, never a mix) and an existing file keeps its permissions. "+
 			"To change part of an existing file prefer edit_file or multi_edit, which need not repeat the rest; to add at the end use append_to_file.",
