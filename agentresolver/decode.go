@@ -179,17 +179,27 @@ func (n *node) decodeFields(m map[string]any, dst reflect.Value, s *state) {
 	}
 }
 
+// enumString checks that v is a string allowed by n's enum (when it has
+// one), recording the failure in s otherwise.
+func (n *node) enumString(v any, s *state) (string, bool) {
+	str, ok := v.(string)
+	if !ok {
+		s.typeError("string", v)
+		return "", false
+	}
+	if n.enum != nil && !n.enumHasString(str) {
+		s.fail("value must be one of " + n.enumText)
+		return "", false
+	}
+	return str, true
+}
+
 // decode checks v against n and stores it in dst (addressable).
 func (n *node) decode(v any, dst reflect.Value, s *state) {
 	switch n.kind {
 	case kindString:
-		str, ok := v.(string)
+		str, ok := n.enumString(v, s)
 		if !ok {
-			s.typeError("string", v)
-			return
-		}
-		if n.enum != nil && !n.enumHasString(str) {
-			s.fail("value must be one of " + n.enumText)
 			return
 		}
 		dst.SetString(str)
@@ -321,13 +331,8 @@ func (n *node) decode(v any, dst reflect.Value, s *state) {
 		}
 		dst.SetBytes(b)
 	case kindText:
-		str, ok := v.(string)
+		str, ok := n.enumString(v, s)
 		if !ok {
-			s.typeError("string", v)
-			return
-		}
-		if n.enum != nil && !n.enumHasString(str) {
-			s.fail("value must be one of " + n.enumText)
 			return
 		}
 		if err := dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(str)); err != nil {
