@@ -15,7 +15,6 @@ const (
 	wantEither                 // a regular file or a folder
 )
 
-
 // openChecked opens a root-relative path for reading without blocking and
 // checks the file type on the opened descriptor (never on an earlier stat, which
 // a rename can race): anything that is not what want asks for is closed and
