@@ -3,7 +3,10 @@ package llmtoolkit
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // fastSchema decides validity, without allocating, for the subset of JSON
@@ -25,6 +28,7 @@ type fastSchema struct {
 	exclMinimum, exclMaximum float64
 	minLength, maxLength     int
 	minItems, maxItems       int
+	format                   func(any) bool // nil: not asserted (or unknown)
 }
 
 const (
@@ -42,16 +46,44 @@ var fastTypeBits = map[string]uint8{
 	"string": fastString, "array": fastArray, "object": fastObject,
 }
 
-// annotationKeywords have no effect on validation (format is not asserted
-// by the full validator either, as in draft 2020-12 by default).
+// annotationKeywords have no effect on validation.
 var annotationKeywords = map[string]bool{
-	"description": true, "title": true, "default": true, "examples": true, "$schema": true,
-	"$comment": true, "format": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	"description": true, "title": true, "default": true, "examples": true,
+	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+}
+
+// formatAssertedBy says, for each "$schema" the fast path knows, whether the
+// full validator asserts "format" under it: it does for the drafts before
+// 2019-09 (and without "$schema", as for draft 7), and treats it as an
+// annotation for 2019-09 and 2020-12. A schema naming another dialect is
+// left to the full validator.
+var formatAssertedBy = map[string]bool{
+	"http://json-schema.org/draft-04/schema":       true,
+	"http://json-schema.org/draft-06/schema":       true,
+	"http://json-schema.org/draft-07/schema":       true,
+	"https://json-schema.org/draft/2019-09/schema": false,
+	"https://json-schema.org/draft/2020-12/schema": false,
 }
 
 // compileFast returns the fast form of schema, or nil if it uses a keyword
-// outside the subset.
+// outside the subset. "format" is checked with the very functions the full
+// validator uses (jsonschema.Formats), under the same rule for when it is
+// asserted, so that both paths always agree.
 func compileFast(schema map[string]any) *fastSchema {
+	assertFormat := true
+	if v, ok := schema["$schema"]; ok {
+		s, _ := v.(string)
+		asserted, known := formatAssertedBy[strings.TrimSuffix(s, "#")]
+		if !known {
+			return nil
+		}
+		assertFormat = asserted
+	}
+	return compileFastIn(schema, assertFormat, true)
+}
+
+// compileFastIn compiles one (sub)schema; top allows "$schema".
+func compileFastIn(schema map[string]any, assertFormat, top bool) *fastSchema {
 	f := &fastSchema{
 		minimum: math.Inf(-1), maximum: math.Inf(1), exclMinimum: math.Inf(-1), exclMaximum: math.Inf(1),
 		maxLength: -1, maxItems: -1,
@@ -59,6 +91,15 @@ func compileFast(schema map[string]any) *fastSchema {
 	for key, v := range schema {
 		switch {
 		case annotationKeywords[key]:
+		case key == "$schema" && top:
+		case key == "format":
+			name, ok := v.(string)
+			if !ok {
+				return nil
+			}
+			if assertFormat {
+				f.format = jsonschema.Formats[name] // nil for an unknown format, ignored by both paths
+			}
 		case key == "type":
 			switch t := v.(type) {
 			case string:
@@ -98,7 +139,7 @@ func compileFast(schema map[string]any) *fastSchema {
 				if !ok {
 					return nil
 				}
-				if f.properties[name] = compileFast(pm); f.properties[name] == nil {
+				if f.properties[name] = compileFastIn(pm, assertFormat, false); f.properties[name] == nil {
 					return nil
 				}
 			}
@@ -122,7 +163,7 @@ func compileFast(schema map[string]any) *fastSchema {
 			case bool:
 				f.noExtra = !a
 			case map[string]any:
-				if f.additional = compileFast(a); f.additional == nil {
+				if f.additional = compileFastIn(a, assertFormat, false); f.additional == nil {
 					return nil
 				}
 			default:
@@ -133,7 +174,7 @@ func compileFast(schema map[string]any) *fastSchema {
 			if !ok {
 				return nil
 			}
-			if f.items = compileFast(im); f.items == nil {
+			if f.items = compileFastIn(im, assertFormat, false); f.items == nil {
 				return nil
 			}
 		case key == "enum":
@@ -229,6 +270,9 @@ func (f *fastSchema) valid(v any) (valid, ok bool) {
 		}
 	}
 	if f.types != 0 && f.types&typ == 0 {
+		return false, true
+	}
+	if f.format != nil && !f.format(v) {
 		return false, true
 	}
 	if len(f.enum) > 0 {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -322,6 +324,10 @@ func (t Tool) ValidateArguments(args map[string]any) error {
 		}
 		v = m
 	}
+	if bad := nonJSONNumbers(v, "", nil); len(bad) > 0 {
+		// The validator cannot judge them (and panics on some).
+		return &ArgumentsError{Tool: t.Name, Violations: bad}
+	}
 	if err := s.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
@@ -380,6 +386,52 @@ func withFix(msg string) string {
 		return msg + " (remove them)"
 	}
 	return msg
+}
+
+// nonJSONNumbers lists, as violations, the numbers in v that JSON cannot
+// hold: NaN, ±Inf and json.Number values that are not numbers.
+func nonJSONNumbers(v any, at string, out []string) []string {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			out = append(out, pointer(at)+": "+fmt.Sprint(x)+" is not a number JSON can hold; send a finite number")
+		}
+	case json.Number:
+		if !isJSONNumber(string(x)) {
+			out = append(out, pointer(at)+": "+strconv.Quote(string(x))+" is not a valid JSON number")
+		}
+	case map[string]any:
+		for k, e := range x {
+			out = nonJSONNumbers(e, at+"/"+escapePointer(k), out)
+		}
+	case []any:
+		for i, e := range x {
+			out = nonJSONNumbers(e, at+"/"+strconv.Itoa(i), out)
+		}
+	}
+	return out
+}
+
+// isJSONNumber reports whether s is a number in JSON's grammar.
+func isJSONNumber(s string) bool {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
+}
+
+// pointer shows a JSON pointer, "/" for the root.
+func pointer(at string) string {
+	if at == "" {
+		return "/"
+	}
+	return at
+}
+
+// escapePointer escapes a key for a JSON pointer (RFC 6901).
+func escapePointer(k string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
 
 // isJSONValue reports whether v holds only the types encoding/json decodes

@@ -3,6 +3,7 @@ package llmtoolkit
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -258,4 +259,31 @@ func BenchmarkValidateArguments(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestValidateArgumentsRefusesNonJSONNumbers(t *testing.T) {
+	tool := MustTool("count", "Counts.", map[string]any{"type": "object", "properties": map[string]any{
+		"n":    map[string]any{"type": "integer", "maximum": 10},
+		"list": map[string]any{"type": "array", "items": map[string]any{"type": "number"}},
+	}})
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"NaN", map[string]any{"n": math.NaN()}, "/n: NaN is not a number JSON can hold"},
+		{"+Inf", map[string]any{"n": math.Inf(1)}, "/n: +Inf is not a number JSON can hold"},
+		{"-Inf nested", map[string]any{"list": []any{1.0, math.Inf(-1)}}, "/list/1: -Inf is not a number JSON can hold"},
+		{"bad json.Number", map[string]any{"n": json.Number("12abc")}, `/n: "12abc" is not a valid JSON number`},
+		{"empty json.Number", map[string]any{"n": json.Number("")}, `/n: "" is not a valid JSON number`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { err = tool.ValidateArguments(tc.args) })
+			require.ErrorIs(t, err, ErrInvalidArguments)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	require.NoError(t, tool.ValidateArguments(map[string]any{"n": json.Number("7")}))
 }
