@@ -7,8 +7,10 @@ import (
 )
 
 // Composition joins several resolvers into one: the first resolver that
-// lists a tool wins. Build it with [Compose]. It implements [Resolver],
-// [RecipeProvider] and [ToolLookup], and may itself be composed.
+// lists a tool wins. Build it with [Compose]. It implements [Resolver] and
+// [ToolLookup], and may itself be composed. It lists the definitions it was
+// given unchanged, so every per-tool fact (recipes, sensitive fields,
+// observers) passes through it.
 type Composition struct {
 	resolvers []Resolver
 	index     map[string][]int // tool name -> resolvers listing it, in order
@@ -79,17 +81,4 @@ func (c *Composition) Resolve(ctx context.Context, call Call) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: %s", ErrUnknownTool, call.Name)
-}
-
-// DispatchRecipe returns the first non-nil recipe the composed resolvers
-// offer for tool, in resolver order.
-func (c *Composition) DispatchRecipe(tool string) Recipe {
-	for _, r := range c.resolvers {
-		if rp, ok := r.(RecipeProvider); ok {
-			if recipe := rp.DispatchRecipe(tool); recipe != nil {
-				return recipe
-			}
-		}
-	}
-	return nil
 }

@@ -79,17 +79,20 @@ func TestComposeNested(t *testing.T) {
 	assert.Equal(t, `unknown tool: "zzz". Available tools: a, b, c`, res.Content)
 }
 
-func TestComposeDispatchRecipe(t *testing.T) {
+func TestComposeCarriesRecipes(t *testing.T) {
 	plain := newStub(map[string]func(context.Context, Call) (string, error){"x": answer("x")}, simpleTool("x"))
-	withNil := &recipeResolver{stubResolver: newStub(nil), recipes: map[string]Recipe{}}
 	recipe := func(map[string]any) Plan { return Plan{Serial: []Call{{Name: "x"}, {Name: "x"}}} }
-	with := &recipeResolver{stubResolver: newStub(nil, simpleTool("twice")), recipes: map[string]Recipe{"twice": recipe}}
-	c := Compose(plain, withNil, with)
-	assert.Nil(t, c.DispatchRecipe("x"))
-	require.NotNil(t, c.DispatchRecipe("twice"))
-	res := Execute(context.Background(), c, Call{Name: "twice"})
-	assert.Equal(t, "x\n\nx", res.Content)
-	assert.NotNil(t, Compose(c).DispatchRecipe("twice"), "nested compositions pass recipes on")
+	with := withRecipes(newStub(nil, simpleTool("twice")), map[string]Recipe{"twice": recipe})
+	c := Compose(plain, with)
+	x, _ := c.LookupTool("x")
+	assert.Nil(t, x.Recipe)
+	twice, ok := c.LookupTool("twice")
+	require.True(t, ok)
+	require.NotNil(t, twice.Recipe, "the definition carries the recipe")
+	for _, r := range []Resolver{c, Compose(c), Compose(Compose(nil, c))} {
+		res := Execute(context.Background(), r, Call{Name: "twice"})
+		assert.Equal(t, "x\n\nx", res.Content, "nested compositions pass recipes on")
+	}
 }
 
 // BenchmarkComposeResolve measures what Compose adds to a call: 100

@@ -100,7 +100,7 @@ func ExamplePrepareSession() {
 	// Output:
 	// 1 whoami
 	// ada
-	// unknown tool: "delete_all" is not available in this session (available: whoami)
+	// unknown tool: "delete_all". Available tools: whoami
 }
 
 func ExampleHalt() {

@@ -34,7 +34,9 @@ func (f ResolverFunc) Resolve(ctx context.Context, call Call) (string, error) { 
 var ErrUnknownTool = errors.New("unknown tool")
 
 // ToolLookup is an optional capability of a [Resolver]: finding one tool by
-// name without building the whole list. [Execute] uses it when present.
+// name without building the whole list. [Execute] uses it when present. It
+// is only a shortcut: it must find exactly what Tools lists, so a wrapper
+// that does not forward it loses speed, never a guarantee.
 type ToolLookup interface {
 	LookupTool(name string) (Tool, bool)
 }
@@ -50,27 +52,6 @@ func lookupTool(r Resolver, name string) (Tool, bool) {
 		}
 	}
 	return Tool{}, false
-}
-
-// RecipeProvider is an optional capability of a [Resolver], detected by type
-// assertion: a tool whose execution is a plan of other calls.
-type RecipeProvider interface {
-	// DispatchRecipe returns the recipe for tool, or nil to resolve it directly.
-	DispatchRecipe(tool string) Recipe
-}
-
-// Recipe turns a call's arguments into a [Plan].
-type Recipe func(args map[string]any) Plan
-
-// Plan is what a recipe asks [Execute] to run.
-type Plan struct {
-	// Serial calls run in order, first.
-	Serial []Call
-	// Parallel calls run concurrently (at most GOMAXPROCS at once), after Serial.
-	Parallel []Call
-	// Compose builds the final content from the results, in plan order
-	// (Serial then Parallel). Nil joins the contents with blank lines.
-	Compose func(results []Result) (string, error)
 }
 
 // ErrHalt is wrapped by the error [Halt] returns: a tool asks the agent loop
@@ -92,20 +73,6 @@ func (e *HaltError) Unwrap() error { return ErrHalt }
 // Halt returns an error wrapping [ErrHalt]: a tool returns it to ask the
 // agent loop to stop at once, for the given reason.
 func Halt(reason string) error { return &HaltError{Reason: reason} }
-
-type sessionKey struct{}
-
-// WithSession returns a context carrying the session map s. Tools read it
-// with [SessionFrom].
-func WithSession(ctx context.Context, s map[string]any) context.Context {
-	return context.WithValue(ctx, sessionKey{}, s)
-}
-
-// SessionFrom returns the session map bound by [WithSession], or nil.
-func SessionFrom(ctx context.Context) map[string]any {
-	s, _ := ctx.Value(sessionKey{}).(map[string]any)
-	return s
-}
 
 type displayKey struct{}
 

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"runtime/debug"
-	"strings"
-	"sync"
+	"time"
 )
 
 // Result is the outcome of one tool call, ready to send back to the model.
@@ -59,41 +57,98 @@ func (e *PanicError) Unwrap() error { return ErrToolPanic }
 // Execute runs one call on r and always returns a Result: it never panics
 // and never returns a Go error. It is what an agent loop calls.
 //
-// When r is a [RecipeProvider] with a recipe for the tool, Execute runs the
-// recipe's [Plan]. Otherwise it validates the arguments against the tool's
-// schema (when r lists the tool) and calls r.Resolve. Every failure becomes
-// IsError with a Content the model can act on, and Err keeps the cause:
-// an unknown tool lists the available ones, invalid arguments give the
-// validation message (the tool is not called), a panic is rescued and logged
-// with its stack through log/slog, and a cancelled or expired ctx says so.
+// Execute finds the tool's definition through r (its Tools, or LookupTool),
+// validates the arguments against its schema, then runs the tool's
+// [Tool.Recipe] when it has one, or calls r.Resolve. Every failure becomes
+// IsError with a Content the model can act on, and Err keeps the cause: an
+// unknown tool lists the available ones, invalid arguments give the
+// validation message (the tool is not called), a panic (of the tool, of r, or
+// while validating) is rescued and logged with its stack through log/slog,
+// and a cancelled or expired ctx says so. A call answered without reaching
+// r.Resolve (refused, or run as a recipe) is told to the definition's
+// [Tool.Observers].
 func Execute(ctx context.Context, r Resolver, call Call) Result {
+	start := time.Now()
 	if r == nil {
 		return errorResult(call, fmt.Errorf("%w: %q (no resolver)", ErrUnknownTool, call.Name), "no tools are available: the resolver is nil")
 	}
 	if call.Arguments == nil {
 		call.Arguments = map[string]any{}
 	}
-	if err := ctx.Err(); err != nil {
-		return errorResult(call, err, cancelMessage(call.Name, err))
+	tool, found, err := guardedLookup(r, call.Name)
+	if err != nil {
+		return panicResult(ctx, "resolver", call, err)
 	}
-	if rp, ok := r.(RecipeProvider); ok {
-		if recipe := rp.DispatchRecipe(call.Name); recipe != nil {
-			return runRecipe(ctx, r, call, recipe)
+	if found {
+		if res, refused := admit(ctx, tool, call); refused {
+			observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
+			return res
 		}
+		if tool.Recipe != nil {
+			if _, inRecipe := RecipeRunFrom(ctx); !inRecipe {
+				return runRecipe(ctx, r, tool, call, start)
+			}
+		}
+	} else if err := ctx.Err(); err != nil {
+		return errorResult(call, err, cancelMessage(call.Name, err))
 	}
 	return executeDirect(ctx, r, call)
 }
 
-// executeDirect validates and resolves one call, without recipes.
-func executeDirect(ctx context.Context, r Resolver, call Call) Result {
-	if call.Arguments == nil {
-		call.Arguments = map[string]any{}
+// admit checks a call before it runs: the context is not done and the
+// arguments satisfy the tool's schema. A panic while validating refuses the
+// call too.
+func admit(ctx context.Context, tool Tool, call Call) (res Result, refused bool) {
+	if err := ctx.Err(); err != nil {
+		return errorResult(call, err, cancelMessage(call.Name, err)), true
 	}
-	if tool, ok := lookupTool(r, call.Name); ok {
-		if err := tool.ValidateArguments(call.Arguments); err != nil {
-			return errorResult(call, err, err.Error())
+	if err := guardedValidate(tool, call.Arguments); err != nil {
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			return panicResult(ctx, "validator", call, pe), true
 		}
+		return errorResult(call, err, err.Error()), true
 	}
+	return Result{}, false
+}
+
+// guardedLookup finds a tool's definition through r, turning a panic of r's
+// Tools or LookupTool into a *PanicError.
+func guardedLookup(r Resolver, name string) (tool Tool, found bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	tool, found = lookupTool(r, name)
+	return tool, found, nil
+}
+
+// guardedValidate is [Tool.ValidateArguments], turning a panic into a
+// *PanicError.
+func guardedValidate(tool Tool, args map[string]any) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return tool.ValidateArguments(args)
+}
+
+// panicResult is the result of a call during which what panicked, logged
+// with its stack.
+func panicResult(ctx context.Context, what string, call Call, v any) Result {
+	pe, ok := v.(*PanicError)
+	if !ok {
+		pe = &PanicError{Value: v, Stack: debug.Stack()}
+	}
+	slog.ErrorContext(ctx, "llmtoolkit: "+what+" panicked",
+		slog.String("tool", call.Name), slog.Any("panic", pe.Value), slog.String("stack", string(pe.Stack)))
+	return errorResult(call, pe, pe.Error())
+}
+
+// executeDirect resolves one call, collecting what it shows.
+func executeDirect(ctx context.Context, r Resolver, call Call) Result {
 	slot := &displaySlot{}
 	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok {
 		slot.notify = fn
@@ -135,8 +190,8 @@ func failureMessage(ctx context.Context, r Resolver, call Call, err error) strin
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return cancelMessage(call.Name, err)
 	case errors.Is(err, ErrUnknownTool):
-		tools := r.Tools()
-		if _, listed := lookupTool(r, call.Name); listed || len(tools) == 0 {
+		tools, _ := guardedTools(r)
+		if _, listed, _ := guardedLookup(r, call.Name); listed || len(tools) == 0 {
 			return err.Error()
 		}
 		return fmt.Sprintf("unknown tool: %q. Available tools: %s", call.Name, toolNames(tools))
@@ -144,69 +199,19 @@ func failureMessage(ctx context.Context, r Resolver, call Call, err error) strin
 	return err.Error()
 }
 
+// guardedTools is r.Tools(), or nil if it panics.
+func guardedTools(r Resolver) (tools []Tool, ok bool) {
+	defer func() {
+		if recover() != nil {
+			tools, ok = nil, false
+		}
+	}()
+	return r.Tools(), true
+}
+
 func cancelMessage(name string, err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("tool %q did not finish: its deadline expired (%v)", name, err)
 	}
 	return fmt.Sprintf("tool %q did not finish: the call was cancelled (%v)", name, err)
-}
-
-// runRecipe runs a recipe's plan: Serial steps in order, then Parallel steps
-// concurrently, then Compose.
-func runRecipe(ctx context.Context, r Resolver, call Call, recipe Recipe) (res Result) {
-	defer func() {
-		if v := recover(); v != nil {
-			pe := &PanicError{Value: v, Stack: debug.Stack()}
-			slog.ErrorContext(ctx, "llmtoolkit: recipe panicked",
-				slog.String("tool", call.Name), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
-			res = errorResult(call, pe, pe.Error())
-		}
-	}()
-	plan := recipe(call.Arguments)
-	results := make([]Result, 0, len(plan.Serial)+len(plan.Parallel))
-	for i, step := range plan.Serial {
-		sr := executeDirect(ctx, r, step)
-		if sr.IsError {
-			return stepFailure(call, i+1, sr)
-		}
-		results = append(results, sr)
-	}
-	if n := len(plan.Parallel); n > 0 {
-		par := make([]Result, n)
-		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-		var wg sync.WaitGroup
-		for i, step := range plan.Parallel {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				par[i] = executeDirect(ctx, r, step)
-			}()
-		}
-		wg.Wait()
-		for i, sr := range par {
-			if sr.IsError {
-				return stepFailure(call, len(plan.Serial)+i+1, sr)
-			}
-		}
-		results = append(results, par...)
-	}
-	if plan.Compose == nil {
-		contents := make([]string, len(results))
-		for i, sr := range results {
-			contents[i] = sr.Content
-		}
-		return Result{ToolCallID: call.ID, Name: call.Name, Content: strings.Join(contents, "\n\n")}
-	}
-	content, err := plan.Compose(results)
-	if err != nil {
-		return errorResult(call, err, fmt.Sprintf("tool %q failed composing its results: %v", call.Name, err))
-	}
-	return Result{ToolCallID: call.ID, Name: call.Name, Content: content}
-}
-
-func stepFailure(call Call, n int, sr Result) Result {
-	err := fmt.Errorf("step %d (%s): %w", n, sr.Name, sr.Err)
-	return errorResult(call, err, fmt.Sprintf("step %d (%s) failed: %s", n, sr.Name, sr.Content))
 }

@@ -168,13 +168,6 @@ func TestHalt(t *testing.T) {
 	assert.Equal(t, "done", he.Reason)
 }
 
-// recipeResolver adds dispatch recipes to a stub.
-type recipeResolver struct {
-	*stubResolver
-	recipes map[string]Recipe
-}
-
-func (r *recipeResolver) DispatchRecipe(tool string) Recipe { return r.recipes[tool] }
 
 func TestExecuteRecipe(t *testing.T) {
 	var order []string
@@ -204,7 +197,7 @@ func TestExecuteRecipe(t *testing.T) {
 		"a": step("a"), "b": step("b"), "slow": slowStep,
 		"bad": func(context.Context, Call) (string, error) { return "", errors.New("bad step") },
 	}, simpleTool("a"), simpleTool("b"), simpleTool("slow"), simpleTool("bad"), simpleTool("combo"))
-	r := &recipeResolver{stubResolver: stub, recipes: map[string]Recipe{
+	r := withRecipes(stub, map[string]Recipe{
 		"combo": func(args map[string]any) Plan {
 			p := Plan{Serial: []Call{{Name: "a", Arguments: map[string]any{"n": 1}}, {Name: "b", Arguments: map[string]any{"n": 2}}}}
 			for i := range 20 {
@@ -224,7 +217,7 @@ func TestExecuteRecipe(t *testing.T) {
 			return Plan{Parallel: []Call{{Name: "a"}, {Name: "nope"}}}
 		},
 		"panics": func(map[string]any) Plan { panic("recipe bug") },
-	}}
+	})
 
 	res := Execute(context.Background(), r, Call{ID: "c", Name: "combo"})
 	require.False(t, res.IsError, res.Content)

@@ -6,44 +6,104 @@ import (
 	"strings"
 )
 
+// Session is the resolver of one turn, built by [PrepareSession]: it lists
+// the declared tools, resolves calls for them with the session map bound in
+// the context, and refuses the others. It implements [Resolver] and
+// [ToolLookup], so [Execute] validates arguments through it, and it passes
+// on the declared tools' definitions unchanged, with every per-tool fact.
+//
+// A declared recipe tool runs its plan: its steps may call tools that were
+// not declared (they are part of the declared tool), and each such step is
+// validated against its own definition before it runs. A Session holds no
+// mutable state, so concurrent turns with their own sessions never see each
+// other's.
+type Session struct {
+	r      Resolver
+	tools  []Tool
+	byName map[string]int
+	values map[string]any
+}
+
 // PrepareSession prepares one turn: it returns the declared tools that r
-// has, in declared order, and a function that resolves calls for them with
+// has, in declared order, and a [Session] that resolves calls for them with
 // session bound in the context (read it with [SessionFrom]).
 //
-// The function refuses any tool that was not declared, with an error
-// wrapping [ErrUnknownTool] that says the tool is not available in this
-// session. It holds no shared state, so concurrent turns with their own
-// sessions never see each other's. PrepareSession returns (nil, nil) when
-// declared is empty or none of the declared tools exist.
-func PrepareSession(r Resolver, declared []string, session map[string]any) ([]Tool, ResolverFunc) {
-	if r == nil || len(declared) == 0 {
-		return nil, nil
+// The Session refuses any tool that was not declared (unless it is a step
+// of a declared recipe), with an error wrapping [ErrUnknownTool] that says
+// the tool is not available in this session. When declared is empty or none
+// of the declared tools exist, the tool list is nil and the Session, which
+// is never nil, refuses every call.
+func PrepareSession(r Resolver, declared []string, session map[string]any) ([]Tool, *Session) {
+	s := &Session{r: r, byName: make(map[string]int, len(declared)), values: session}
+	if r == nil {
+		return nil, s
 	}
-	var tools []Tool
-	allowed := make(map[string]bool, len(declared))
 	for _, name := range declared {
-		if allowed[name] {
+		if _, dup := s.byName[name]; dup {
 			continue
 		}
 		if t, ok := lookupTool(r, name); ok {
-			tools = append(tools, t)
-			allowed[name] = true
+			s.byName[name] = len(s.tools)
+			s.tools = append(s.tools, t)
 		}
 	}
-	if len(tools) == 0 {
-		return nil, nil
+	return s.tools, s
+}
+
+// Tools lists the declared tools that exist, in declared order. The slice
+// is shared: do not modify it.
+func (s *Session) Tools() []Tool { return s.tools }
+
+// LookupTool returns a declared tool's definition.
+func (s *Session) LookupTool(name string) (Tool, bool) {
+	i, ok := s.byName[name]
+	if !ok {
+		return Tool{}, false
 	}
-	return tools, func(ctx context.Context, call Call) (string, error) {
-		if !allowed[call.Name] {
-			return "", fmt.Errorf("%w: %q is not available in this session (available: %s)", ErrUnknownTool, call.Name, toolNames(tools))
+	return s.tools[i], true
+}
+
+// Resolve resolves a declared tool's call, or a step of a declared recipe's
+// run, with the session bound in ctx.
+func (s *Session) Resolve(ctx context.Context, call Call) (string, error) {
+	if _, ok := s.byName[call.Name]; !ok {
+		if err := s.admitStep(ctx, call); err != nil {
+			return "", err
 		}
-		return r.Resolve(WithSession(ctx, session), call)
 	}
+	return s.r.Resolve(WithSession(ctx, s.values), call)
+}
+
+// admitStep lets through an undeclared call that is a step of a declared
+// recipe's run, once its arguments satisfy its own definition (a refusal is
+// told to that definition's observers, as Execute would).
+func (s *Session) admitStep(ctx context.Context, call Call) error {
+	run, inRecipe := RecipeRunFrom(ctx)
+	parent, declared := s.LookupTool(run.Tool)
+	if !inRecipe || !declared || parent.Recipe == nil {
+		if len(s.tools) == 0 {
+			return fmt.Errorf("%w: %q is not available in this session (no tools are)", ErrUnknownTool, call.Name)
+		}
+		return fmt.Errorf("%w: %q is not available in this session (available: %s)", ErrUnknownTool, call.Name, toolNames(s.tools))
+	}
+	tool, found, err := guardedLookup(s.r, call.Name)
+	if err != nil || !found {
+		return err // not listed: the resolver answers for it
+	}
+	if call.Arguments == nil {
+		call.Arguments = map[string]any{}
+	}
+	if res, refused := admit(ctx, tool, call); refused {
+		observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
+		return res.Err
+	}
+	return nil
 }
 
 // Filter returns a resolver that lists and resolves only the tools of r for
-// which keep returns true; the others are neither listed nor callable. The
-// choice is made once, from r.Tools() at the time of the call.
+// which keep returns true; the others are neither listed nor callable, not
+// even as a recipe's steps. The choice is made once, from r.Tools() at the
+// time of the call. The kept definitions pass through unchanged.
 func Filter(r Resolver, keep func(Tool) bool) Resolver {
 	f := &filtered{r: r, kept: map[string]Tool{}}
 	for _, t := range r.Tools() {
@@ -80,16 +140,6 @@ func (f *filtered) Resolve(ctx context.Context, call Call) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrUnknownTool, call.Name)
 	}
 	return f.r.Resolve(ctx, call)
-}
-
-func (f *filtered) DispatchRecipe(tool string) Recipe {
-	if _, ok := f.kept[tool]; !ok {
-		return nil
-	}
-	if rp, ok := f.r.(RecipeProvider); ok {
-		return rp.DispatchRecipe(tool)
-	}
-	return nil
 }
 
 // toolNames joins the tools' names with ", ".

@@ -26,25 +26,30 @@ func TestPrepareSession(t *testing.T) {
 	tools, fn := PrepareSession(r, []string{"write", "missing", "whoami", "write"}, map[string]any{"user": "ada"})
 	require.NotNil(t, fn)
 	assert.Equal(t, []string{"write", "whoami"}, toolNamesOf(tools), "declared order, only what r has, no duplicates")
+	assert.Equal(t, tools, fn.Tools(), "the session lists its tools")
 
-	out, err := fn(context.Background(), Call{Name: "whoami"})
+	out, err := fn.Resolve(context.Background(), Call{Name: "whoami"})
 	require.NoError(t, err)
 	assert.Equal(t, "ada", out, "the session is bound in ctx")
 
 	for _, name := range []string{"secret", "missing"} {
-		_, err = fn(context.Background(), Call{Name: name})
+		_, err = fn.Resolve(context.Background(), Call{Name: name})
 		require.Error(t, err)
 		assert.ErrorIs(t, err, ErrUnknownTool)
 		assert.Contains(t, err.Error(), "is not available in this session")
 	}
 	res := Execute(context.Background(), fn, Call{Name: "secret"})
 	assert.True(t, res.IsError)
-	assert.Contains(t, res.Content, `"secret" is not available in this session (available: write, whoami)`)
+	assert.Equal(t, `unknown tool: "secret". Available tools: write, whoami`, res.Content)
 
 	for _, declared := range [][]string{nil, {}, {"nope"}} {
 		tools, fn := PrepareSession(r, declared, nil)
 		assert.Nil(t, tools)
-		assert.Nil(t, fn)
+		require.NotNil(t, fn, "the session is never nil")
+		assert.Empty(t, fn.Tools())
+		res := Execute(context.Background(), fn, Call{Name: "whoami"})
+		assert.ErrorIs(t, res.Err, ErrUnknownTool)
+		assert.Contains(t, res.Content, "no tools are")
 	}
 }
 
@@ -81,11 +86,15 @@ func TestFilterAndReadOnly(t *testing.T) {
 	res := Execute(context.Background(), f, Call{Name: "secret"})
 	assert.Equal(t, `unknown tool: "secret". Available tools: whoami, read, write`, res.Content)
 
-	withRecipe := &recipeResolver{stubResolver: r, recipes: map[string]Recipe{
-		"read":   func(map[string]any) Plan { return Plan{Serial: []Call{{Name: "read"}}} },
+	withRecipe := withRecipes(r, map[string]Recipe{
+		"read":   func(map[string]any) Plan { return Plan{Serial: []Call{{Name: "write"}}} },
 		"secret": func(map[string]any) Plan { return Plan{} },
-	}}
-	fr := Filter(withRecipe, func(t Tool) bool { return t.Name == "read" }).(RecipeProvider)
-	assert.NotNil(t, fr.DispatchRecipe("read"))
-	assert.Nil(t, fr.DispatchRecipe("secret"), "no recipe for a filtered-out tool")
+	})
+	fr := Filter(withRecipe, func(t Tool) bool { return t.Name == "read" })
+	read, ok := fr.(ToolLookup).LookupTool("read")
+	require.True(t, ok)
+	assert.NotNil(t, read.Recipe, "a kept definition keeps its recipe")
+	res = Execute(context.Background(), fr, Call{Name: "read"})
+	assert.ErrorIs(t, res.Err, ErrUnknownTool, "a recipe's steps pass through the filter like any call")
+	assert.Contains(t, res.Content, "step 1 (write) failed")
 }

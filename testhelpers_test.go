@@ -3,7 +3,9 @@ package llmtoolkit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sync/atomic"
 )
 
@@ -38,3 +40,25 @@ func answer(s string) func(context.Context, Call) (string, error) {
 }
 
 func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
+
+// withRecipes returns a stub serving s's functions whose tools named in
+// recipes carry them (a tool is added for a name s does not list).
+func withRecipes(s *stubResolver, recipes map[string]Recipe) *stubResolver {
+	out := &stubResolver{fns: s.fns}
+	listed := map[string]bool{}
+	for _, t := range s.tools {
+		if rc, ok := recipes[t.Name]; ok {
+			t.Recipe = rc
+		}
+		listed[t.Name] = true
+		out.tools = append(out.tools, t)
+	}
+	for _, name := range slices.Sorted(maps.Keys(recipes)) {
+		if !listed[name] {
+			t := simpleTool(name)
+			t.Recipe = recipes[name]
+			out.tools = append(out.tools, t)
+		}
+	}
+	return out
+}

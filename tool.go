@@ -50,6 +50,30 @@ type Tool struct {
 	// Metadata is free-form data for hosts; it is never sent to models.
 	Metadata map[string]any `json:"metadata,omitempty"`
 
+	// The fields below are per-tool facts for the host's side. They travel
+	// with the definition through every wrapper that passes definitions on
+	// (Compose, Filter, sessions, trace.Recorder, a user's own), and are
+	// never sent to a model or an MCP client (they have no JSON form).
+
+	// SensitiveFields names arguments whose values must never be stored or
+	// logged (passwords, tokens). A plain name ("token") matches that key at
+	// any depth; a dotted name ("auth.token") matches that exact path, arrays
+	// being passed through (so "users.password" reaches every element's
+	// password). Both are compared without regard to case. trace.Recorder
+	// redacts them and scrubs their values from results and errors.
+	SensitiveFields []string `json:"-"`
+	// Recipe, when set, makes the tool a plan of other calls: [Execute]
+	// validates the call's arguments, then runs the [Plan] the recipe returns
+	// instead of resolving the call. A recipe's steps run without recipes of
+	// their own.
+	Recipe Recipe `json:"-"`
+	// Observers are told of each call of this tool that [Execute] answers
+	// without resolving it: calls refused before they run (invalid
+	// arguments, a cancelled context) and recipe calls (whose steps are
+	// resolved, and seen by resolvers, one by one). trace.Recorder adds one
+	// to every tool it lists, so that every call reaching it leaves a row.
+	Observers []Observer `json:"-"`
+
 	schema *schemaCache
 }
 

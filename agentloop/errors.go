@@ -74,3 +74,24 @@ func (e *LLMError) Error() string {
 
 // Unwrap returns the SendFunc's error.
 func (e *LLMError) Unwrap() error { return e.Err }
+
+// ErrModelPanic is wrapped by a [*ModelPanicError].
+var ErrModelPanic = errors.New("agentloop: the SendFunc panicked")
+
+// ModelPanicError reports a panic inside the [SendFunc]. Run returns it
+// wrapped in an [*LLMError] (the model call failed), so the host learns of
+// the bug without its program crashing. It wraps [ErrModelPanic].
+type ModelPanicError struct {
+	// Value is what the SendFunc panicked with.
+	Value any
+	// Stack is the goroutine's stack at the panic.
+	Stack []byte
+}
+
+// Error returns "agentloop: the SendFunc panicked: VALUE".
+func (e *ModelPanicError) Error() string {
+	return fmt.Sprintf("%v: %v", ErrModelPanic, e.Value)
+}
+
+// Unwrap returns [ErrModelPanic].
+func (e *ModelPanicError) Unwrap() error { return ErrModelPanic }

@@ -36,19 +36,28 @@ func (o *offered) has(name string) bool {
 // Tools lists the offered tools.
 func (o *offered) Tools() []llmtoolkit.Tool { return o.tools }
 
-// LookupTool finds an offered tool, or else one the host's resolver lists
-// (the steps of a recipe may call tools that are not offered to the model).
+// LookupTool returns the host resolver's definition of name when it lists
+// one, since that definition carries the per-tool facts (recipe, sensitive
+// fields, observers) that the offered copy may lack; else the offered one.
+// (The steps of a recipe may call tools that are not offered to the model.)
 func (o *offered) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	if o.r != nil {
+		if t, ok := lookup(o.r, name); ok {
+			return t, true
+		}
+	}
 	if i, ok := o.byName[name]; ok {
 		return o.tools[i], true
 	}
-	if o.r == nil {
-		return llmtoolkit.Tool{}, false
-	}
-	if l, ok := o.r.(llmtoolkit.ToolLookup); ok {
+	return llmtoolkit.Tool{}, false
+}
+
+// lookup finds name among r's tools.
+func lookup(r llmtoolkit.Resolver, name string) (llmtoolkit.Tool, bool) {
+	if l, ok := r.(llmtoolkit.ToolLookup); ok {
 		return l.LookupTool(name)
 	}
-	for _, t := range o.r.Tools() {
+	for _, t := range r.Tools() {
 		if t.Name == name {
 			return t, true
 		}
@@ -62,14 +71,6 @@ func (o *offered) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 		return "", fmt.Errorf("%w: %s", llmtoolkit.ErrUnknownTool, call.Name)
 	}
 	return o.r.Resolve(ctx, call)
-}
-
-// DispatchRecipe delegates to the host's resolver when it has recipes.
-func (o *offered) DispatchRecipe(tool string) llmtoolkit.Recipe {
-	if rp, ok := o.r.(llmtoolkit.RecipeProvider); ok {
-		return rp.DispatchRecipe(tool)
-	}
-	return nil
 }
 
 // notOffered is the result of a call for a tool the model was not offered.

@@ -19,14 +19,17 @@ const (
 // iterations, up to 8 calls of one turn at once, a circuit breaker at 3
 // identical failures in a row, and the completion logged to slog.Default().
 type Options struct {
-	// Resolver runs the tool calls. A [llmtoolkit.ResolverFunc] (as
-	// [llmtoolkit.PrepareSession] returns) fits too; pair it with Tools so
-	// that arguments are validated against their schemas. Nil: every call
-	// goes back to the model as an unknown tool.
+	// Resolver runs the tool calls, usually the [*llmtoolkit.Session] that
+	// [llmtoolkit.PrepareSession] returns. Its definitions are what
+	// arguments are validated against and carry the per-tool facts
+	// (recipes, sensitive fields, observers). A [llmtoolkit.ResolverFunc]
+	// lists no tools: pair it with Tools. Nil: every call goes back to the
+	// model as an unknown tool.
 	Resolver llmtoolkit.Resolver
 	// Tools are the tools offered to the model each turn. Nil means the
 	// Resolver's. When set, calls for tools not in the list are answered as
-	// unknown tools, and arguments are validated against these schemas.
+	// unknown tools; arguments are validated against the Resolver's
+	// definition of a tool, or this one where the Resolver lists none.
 	Tools []llmtoolkit.Tool
 	// MaxIterations bounds the number of model calls. 0 means
 	// [DefaultMaxIterations].

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -27,7 +28,9 @@ import (
 // history so far, which always pairs each tool call with its tool message,
 // so the conversation can be resumed. The errors are [ErrMaxIterations] (the
 // last turn's calls were executed), [*CircuitBreakerError], [*HaltedError],
-// [*LLMError], an error wrapping ctx's error, and [ErrInvalidOptions].
+// [*LLMError] (wrapping a [*ModelPanicError] when the SendFunc panicked), an
+// error wrapping ctx's error, and [ErrInvalidOptions]. Every tool call's
+// context says its iteration ([llmtoolkit.IterationFrom]).
 //
 // Run does not modify messages. When it finishes it writes one log record
 // with the iteration count, the tool call count and the duration.
@@ -81,7 +84,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			return last, fmt.Errorf("agentloop: stopped before iteration %d: %w", n, err)
 		}
 		t0 := time.Now()
-		resp, err := send(ctx, slices.Clip(l.history), l.tools)
+		resp, err := l.send(ctx, send)
 		modelDur := time.Since(t0)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -129,10 +132,24 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 	return last, fmt.Errorf("%w: the model still asked for tools after %d iterations; raise Options.MaxIterations or resume with the returned history", ErrMaxIterations, l.opts.MaxIterations)
 }
 
+// send calls the model, turning a panic of the SendFunc into a
+// *ModelPanicError (logged with its stack).
+func (l *loop) send(ctx context.Context, send SendFunc) (resp Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			pe := &ModelPanicError{Value: v, Stack: debug.Stack()}
+			l.opts.Logger.ErrorContext(ctx, "agentloop: the SendFunc panicked",
+				slog.Int("iteration", l.iteration), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+			resp, err = Response{}, pe
+		}
+	}()
+	return send(ctx, slices.Clip(l.history), l.tools)
+}
+
 // dispatch runs one turn's calls and returns their results and durations in
 // call order. A halting call cancels the calls still running.
 func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]llmtoolkit.Result, []time.Duration) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(llmtoolkit.WithIteration(ctx, n))
 	defer cancel()
 	results := make([]llmtoolkit.Result, len(calls))
 	durs := make([]time.Duration, len(calls))

@@ -448,14 +448,73 @@ func TestRunSessionResolverFuncValidatesAgainstTools(t *testing.T) {
 	assert.Len(t, fake.Calls(), 1, "only the valid, offered call reaches the resolver")
 }
 
-func TestRunNilSessionResolver(t *testing.T) {
+func TestRunEmptySession(t *testing.T) {
 	tools, fn := llmtoolkit.PrepareSession(lt.NewFake(nil), []string{"missing"}, nil)
-	require.Nil(t, fn)
+	require.NotNil(t, fn)
 	model := lt.NewScriptedModel(t, lt.CallTools(lt.Call("missing", nil)), lt.Reply("ok"))
 	_, history, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Resolver: fn, Tools: tools, Logger: quiet})
 	require.NoError(t, err)
 	assert.True(t, history[3].IsError)
-	assert.Contains(t, history[3].Content, "no tools are available")
+	assert.Contains(t, history[3].Content, "no tools are")
+}
+
+func TestRunToolsSeeTheirIteration(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	fake := lt.NewFake(nil).Handle("probe", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		n, ok := llmtoolkit.IterationFrom(ctx)
+		if !ok {
+			return "", errors.New("no iteration in the context")
+		}
+		mu.Lock()
+		seen[call.ID] = n
+		mu.Unlock()
+		return "ok", nil
+	})
+	model := lt.NewScriptedModel(t,
+		lt.CallTools(lt.Call("probe", nil), lt.Call("probe", nil)),
+		lt.CallTools(lt.Call("probe", nil)),
+		lt.CallTools(lt.Call("probe", nil), lt.Call("probe", nil)),
+		lt.Reply("done"),
+	)
+	_, history, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Resolver: fake, Logger: quiet})
+	require.NoError(t, err)
+	want := map[string]int{}
+	iteration := 0
+	for _, m := range history {
+		if m.Role == asst && len(m.ToolCalls) > 0 {
+			iteration++
+			for _, c := range m.ToolCalls {
+				want[c.ID] = iteration
+			}
+		}
+	}
+	require.Len(t, want, 5)
+	assert.Equal(t, want, seen, "each call's context names the iteration it ran in")
+}
+
+func TestRunSendFuncPanicIsAnError(t *testing.T) {
+	send := func(context.Context, []agentloop.Message, []llmtoolkit.Tool) (agentloop.Response, error) {
+		var m map[string]int
+		m["boom"]++ // a nil map write: a bug in the host's model adapter
+		return agentloop.Response{}, nil
+	}
+	var resp agentloop.Response
+	var err error
+	require.NotPanics(t, func() {
+		resp, _, err = agentloop.Run(t.Context(), prompt(), send, agentloop.Options{Logger: quiet})
+	})
+	require.Error(t, err)
+	var llmErr *agentloop.LLMError
+	require.ErrorAs(t, err, &llmErr)
+	assert.Equal(t, 1, llmErr.Iteration)
+	var pe *agentloop.ModelPanicError
+	require.ErrorAs(t, err, &pe)
+	assert.ErrorIs(t, err, agentloop.ErrModelPanic)
+	assert.Contains(t, fmt.Sprint(pe.Value), "assignment to entry in nil map")
+	assert.Contains(t, err.Error(), "assignment to entry in nil map")
+	assert.NotEmpty(t, pe.Stack)
+	assert.Empty(t, resp.Content)
 }
 
 func TestRunInvalidOptions(t *testing.T) {

@@ -29,9 +29,9 @@
 //
 // Options ([WithTimeout], [WithSensitiveFields], [WithReadOnly] and the
 // other annotations, [WithMetadata]) configure a [Func], or a handler value
-// through [WithOptions]. Sensitive fields are reported by
-// [Resolver.SensitiveFieldsFor], which the trace recorder uses to redact
-// secrets.
+// through [WithOptions]. Sensitive fields are set on each tool's definition
+// ([llmtoolkit.Tool.SensitiveFields]), so they reach the trace recorder
+// through every wrapper.
 //
 // Schemas derived by [Func] are accepted by every provider: "properties" on
 // every object, no $ref or $defs (nested types are inlined), no boolean

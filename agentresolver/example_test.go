@@ -174,7 +174,8 @@ func ExampleWithOptions() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(r.SensitiveFieldsFor("greet"), len(llmtoolkit.ReadOnly(r).Tools()))
+	tool, _ := r.LookupTool("greet")
+	fmt.Println(tool.SensitiveFields, len(llmtoolkit.ReadOnly(r).Tools()))
 	// Output:
 	// [name] 1
 }

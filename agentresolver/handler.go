@@ -22,9 +22,11 @@ type Handler interface {
 	Execute(ctx context.Context, args map[string]any) (string, error)
 }
 
-// Sensitive is an optional interface of a [Handler], detected by type
-// assertion: the top-level arguments (JSON names) whose values are secrets
-// and must be redacted from logs and traces.
+// Sensitive is an optional interface of a [Handler]: the arguments whose
+// values are secrets and must be redacted from logs and traces, named as in
+// [WithSensitiveFields]. [New] adds them to the tool's definition
+// ([llmtoolkit.Tool.SensitiveFields]), which is what travels on; a handler
+// may as well set them in its Definition.
 type Sensitive interface {
 	SensitiveFields() []string
 }

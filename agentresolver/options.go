@@ -29,11 +29,13 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// WithSensitiveFields marks top-level arguments (by their JSON name) whose
-// values are secrets: hosts and the trace recorder redact them. They are
-// reported by the handler's SensitiveFields method and by
-// [Resolver.SensitiveFieldsFor]. [New] refuses a name that is not a property
-// of the tool's schema, so that a typo cannot leak a secret.
+// WithSensitiveFields marks arguments whose values are secrets: the trace
+// recorder redacts them, and scrubs their values from results and errors. A
+// plain name ("token") matches that key at any depth, a dotted name
+// ("auth.token") that exact path, both without regard to case (see
+// [llmtoolkit.Tool.SensitiveFields], where [New] puts them). [New] refuses a
+// name that no argument of the tool can match, so that a typo cannot leak a
+// secret.
 func WithSensitiveFields(names ...string) Option {
 	return func(c *config) { c.sensitive = append(c.sensitive, names...) }
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 )
@@ -24,7 +23,6 @@ type Resolver struct {
 type entry struct {
 	handler    Handler
 	tool       llmtoolkit.Tool
-	sensitive  []string
 	validating bool // the handler checks its own arguments (Func)
 }
 
@@ -32,8 +30,13 @@ type entry struct {
 // given. It refuses a nil handler, an invalid definition (a [Func] whose
 // argument type has no schema, a bad name or description, a schema that
 // does not compile), two handlers with the same tool name and a sensitive
-// field that is not a property of the tool; the error names the handler
+// field that no argument of the tool can match; the error names the handler
 // (position, type and tool name) and the problem.
+//
+// Each tool's sensitive fields (those of its definition, of the handler's
+// SensitiveFields method and of [WithSensitiveFields]) are set on its
+// definition, [llmtoolkit.Tool.SensitiveFields], which every wrapper passes
+// on to the trace recorder.
 func New(handlers ...Handler) (*Resolver, error) {
 	r := &Resolver{tools: make([]llmtoolkit.Tool, 0, len(handlers)), entries: make(map[string]*entry, len(handlers))}
 	positions := make(map[string]int, len(handlers))
@@ -52,17 +55,17 @@ func New(handlers ...Handler) (*Resolver, error) {
 			return nil, fmt.Errorf("agentresolver: handler %d (%T): tool name %q is already used by handler %d; tool names must be unique", i+1, h, tool.Name, j+1)
 		}
 		positions[tool.Name] = i
-		e := &entry{handler: h, tool: tool, validating: isValidating(h)}
+		var fromHandler []string
 		if s, ok := h.(Sensitive); ok {
-			e.sensitive = slices.Clone(s.SensitiveFields())
-			props, _ := tool.Parameters["properties"].(map[string]any)
-			for _, name := range e.sensitive {
-				top, _, _ := strings.Cut(name, ".")
-				if _, ok := props[top]; !ok {
-					return nil, fmt.Errorf("agentresolver: handler %d (%T): tool %q: sensitive field %q is not a property of its parameters; use the argument's JSON name", i+1, h, tool.Name, name)
-				}
+			fromHandler = s.SensitiveFields()
+		}
+		tool.SensitiveFields = mergeNames(tool.SensitiveFields, fromHandler)
+		for _, name := range tool.SensitiveFields {
+			if err := checkSensitive(tool.Parameters, name); err != nil {
+				return nil, fmt.Errorf("agentresolver: handler %d (%T): tool %q: %w", i+1, h, tool.Name, err)
 			}
 		}
+		e := &entry{handler: h, tool: tool, validating: isValidating(h)}
 		r.entries[tool.Name] = e
 		r.tools = append(r.tools, tool)
 	}
@@ -80,17 +83,6 @@ func (r *Resolver) LookupTool(name string) (llmtoolkit.Tool, bool) {
 		return llmtoolkit.Tool{}, false
 	}
 	return e.tool, true
-}
-
-// SensitiveFieldsFor returns the sensitive argument names of the tool called
-// name (see [Sensitive] and [WithSensitiveFields]), or nil. The trace
-// recorder finds this method by type assertion to redact them.
-func (r *Resolver) SensitiveFieldsFor(name string) []string {
-	e, ok := r.entries[name]
-	if !ok || len(e.sensitive) == 0 {
-		return nil
-	}
-	return slices.Clone(e.sensitive)
 }
 
 // Resolve runs call: it checks the arguments against the tool's schema
@@ -139,4 +131,15 @@ func (e *entry) run(ctx context.Context, args map[string]any) (out string, err e
 		}
 	}()
 	return e.handler.Execute(ctx, args)
+}
+
+// mergeNames returns a's names then b's that a lacks, in order.
+func mergeNames(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, n := range b {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -75,9 +75,19 @@ func TestNewRefuses(t *testing.T) {
 			Parameters: map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": 12}}}}}},
 			[]string{"handler 1", "not valid JSON Schema"}},
 		{"sensitive field not a property", []agentresolver.Handler{sensitiveHandler{&valueHandler{def: echo("a").def, sensitive: []string{"tokn"}}}},
-			[]string{"handler 1", `sensitive field "tokn" is not a property`}},
-		{"sensitive option not a property", []agentresolver.Handler{agentresolver.Func("a", "d", noop[struct{ Key string }], agentresolver.WithSensitiveFields("key"))},
-			[]string{"handler 1", `sensitive field "key" is not a property`}},
+			[]string{"handler 1", `sensitive field "tokn" is not an argument of the tool at any depth`}},
+		{"sensitive option not a property", []agentresolver.Handler{agentresolver.Func("a", "d", noop[struct{ Key string }], agentresolver.WithSensitiveFields("kee"))},
+			[]string{"handler 1", `sensitive field "kee" is not an argument of the tool at any depth`}},
+		{"sensitive path typo", []agentresolver.Handler{agentresolver.Func("a", "d", noop[struct {
+			Auth struct {
+				Token string `json:"token"`
+			} `json:"auth"`
+		}], agentresolver.WithSensitiveFields("auth.tokn"))},
+			[]string{"handler 1", `sensitive field "auth.tokn" is not an argument path of the tool`}},
+		{"sensitive path through a scalar", []agentresolver.Handler{agentresolver.Func("a", "d", noop[struct{ Key string }], agentresolver.WithSensitiveFields("Key.x"))},
+			[]string{"handler 1", `sensitive field "Key.x" is not an argument path`}},
+		{"empty path segment", []agentresolver.Handler{agentresolver.Func("a", "d", noop[struct{ Key string }], agentresolver.WithSensitiveFields("Key..x"))},
+			[]string{"handler 1", "empty path segment"}},
 		{"broken Func under options", []agentresolver.Handler{agentresolver.WithOptions(agentresolver.Func("a", "d", noop[struct{ C chan int }]), agentresolver.WithReadOnly())},
 			[]string{"handler 1", "chan values cannot be tool arguments"}},
 	} {
@@ -166,7 +176,7 @@ func TestResolveSession(t *testing.T) {
 	require.NoError(t, err)
 	tools, resolve := llmtoolkit.PrepareSession(r, []string{"typed"}, map[string]any{"user": "cy"})
 	require.Len(t, tools, 1)
-	_, err = resolve(ctx, llmtoolkit.Call{Name: "typed"})
+	_, err = resolve.Resolve(ctx, llmtoolkit.Call{Name: "typed"})
 	require.NoError(t, err)
 	_, err = r.Resolve(ctx, llmtoolkit.Call{Name: "typed"})
 	require.NoError(t, err)
@@ -302,7 +312,7 @@ func TestUnknownTool(t *testing.T) {
 	assert.Equal(t, "other resolved nope", out)
 }
 
-func TestSensitiveFieldsFor(t *testing.T) {
+func TestSensitiveFieldsOnTheDefinition(t *testing.T) {
 	own := sensitiveHandler{&valueHandler{def: echo("own").def, sensitive: []string{"token"}}}
 	r, err := agentresolver.New(
 		own,
@@ -317,16 +327,26 @@ func TestSensitiveFieldsFor(t *testing.T) {
 		Nested   struct {
 			Secret string `json:"secret"`
 		} `json:"nested"`
+		Users []struct {
+			PIN int `json:"pin"`
+		} `json:"users"`
 	}
+	openSchema := llmtoolkit.Tool{Name: "open", Description: "Takes anything.", Parameters: map[string]any{"type": "object"}}
+	declared := echo("declared").def
+	declared.Name = "declared"
+	declared.SensitiveFields = []string{"text"}
 	r, err = agentresolver.New(
 		own,
 		agentresolver.WithOptions(echo("wrapped"), agentresolver.WithSensitiveFields("token")),
 		agentresolver.WithOptions(sensitiveHandler{&valueHandler{def: echo("merged").def, sensitive: []string{"token"}}},
 			agentresolver.WithSensitiveFields("text", "token")),
-		agentresolver.Func("login", "Log in.", noop[loginArgs], agentresolver.WithSensitiveFields("password", "nested.secret")),
+		agentresolver.Func("login", "Log in.", noop[loginArgs],
+			agentresolver.WithSensitiveFields("password", "nested.secret", "SECRET", "users.pin")),
+		agentresolver.WithOptions(&valueHandler{def: openSchema}, agentresolver.WithSensitiveFields("api_key", "auth.token")),
+		&valueHandler{def: declared},
 		echo("plain"),
 	)
-	require.NoError(t, err)
+	require.NoError(t, err, "nested names, dotted paths through arrays and open schemas are accepted")
 	for _, tc := range []struct {
 		tool string
 		want []string
@@ -334,17 +354,29 @@ func TestSensitiveFieldsFor(t *testing.T) {
 		{"own", []string{"token"}},
 		{"wrapped", []string{"token"}},
 		{"merged", []string{"token", "text"}},
-		{"login", []string{"password", "nested.secret"}},
+		{"login", []string{"password", "nested.secret", "SECRET", "users.pin"}},
+		{"open", []string{"api_key", "auth.token"}},
+		{"declared", []string{"text"}},
 		{"plain", nil},
-		{"unknown", nil},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			assert.Equal(t, tc.want, r.SensitiveFieldsFor(tc.tool))
+			tool, ok := r.LookupTool(tc.tool)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, tool.SensitiveFields)
+			// And through every wrapper, since they pass definitions on.
+			for _, w := range []llmtoolkit.Resolver{llmtoolkit.Compose(r), llmtoolkit.Filter(r, func(llmtoolkit.Tool) bool { return true })} {
+				for _, wt := range w.Tools() {
+					if wt.Name == tc.tool {
+						assert.Equal(t, tc.want, wt.SensitiveFields)
+					}
+				}
+			}
+			_, s := llmtoolkit.PrepareSession(r, []string{tc.tool}, nil)
+			st, ok := s.LookupTool(tc.tool)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, st.SensitiveFields)
 		})
 	}
-	// The result is a copy.
-	r.SensitiveFieldsFor("own")[0] = "changed"
-	assert.Equal(t, []string{"token"}, r.SensitiveFieldsFor("own"))
 }
 
 func TestOptionsChangeDefinition(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 // indexed gives a resolver without [llmtoolkit.ToolLookup] a name index
 // over the tools listed when the server was built, so that
 // [llmtoolkit.Execute] finds a tool's schema without scanning the list on
-// every call. Recipes are passed through.
+// every call. The definitions, with their recipes and other per-tool facts,
+// are passed through unchanged.
 type indexed struct {
 	r      llmtoolkit.Resolver
 	tools  []llmtoolkit.Tool
@@ -43,11 +44,4 @@ func (ix *indexed) LookupTool(name string) (llmtoolkit.Tool, bool) {
 
 func (ix *indexed) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
 	return ix.r.Resolve(ctx, call)
-}
-
-func (ix *indexed) DispatchRecipe(tool string) llmtoolkit.Recipe {
-	if rp, ok := ix.r.(llmtoolkit.RecipeProvider); ok {
-		return rp.DispatchRecipe(tool)
-	}
-	return nil
 }

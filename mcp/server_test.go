@@ -183,23 +183,13 @@ func mustJSON(t testing.TB, v any) string {
 	return string(data)
 }
 
-// recipeResolver offers one tool whose execution is a recipe over two
-// others, and no ToolLookup: the server must keep the recipe working.
-type recipeResolver struct{ staticResolver }
-
-func (recipeResolver) DispatchRecipe(tool string) llmtoolkit.Recipe {
-	if tool != "both" {
-		return nil
-	}
-	return func(map[string]any) llmtoolkit.Plan {
+func TestServerRunsRecipes(t *testing.T) {
+	// No ToolLookup: the server must keep the recipe, which its definition carries, working.
+	both := llmtoolkit.MustTool("both", "A then B.", nil)
+	both.Recipe = func(map[string]any) llmtoolkit.Plan {
 		return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "a"}, {Name: "b"}}}
 	}
-}
-
-func TestServerRunsRecipes(t *testing.T) {
-	r := recipeResolver{staticResolver{
-		llmtoolkit.MustTool("a", "A.", nil), llmtoolkit.MustTool("b", "B.", nil), llmtoolkit.MustTool("both", "A then B.", nil),
-	}}
+	r := staticResolver{llmtoolkit.MustTool("a", "A.", nil), llmtoolkit.MustTool("b", "B.", nil), both}
 	cs := sdkClient(t, r)
 	res, err := cs.CallTool(testContext(t), &sdk.CallToolParams{Name: "both"})
 	require.NoError(t, err)

@@ -97,6 +97,7 @@ func (rec *Recorder) flush(batch []*Trace) {
 	}
 	for _, t := range batch {
 		if err := rec.insert(context.Background(), t); err != nil {
+			rec.failed.Add(1)
 			rec.report(context.Background(), t, err)
 			rec.failMu.Lock()
 			if rec.failures == 0 {

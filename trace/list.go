@@ -17,6 +17,8 @@ type Filter struct {
 	ConversationID string
 	// ToolName keeps the traces of one tool.
 	ToolName string
+	// ParentID keeps the steps of one recipe call (its trace's ID).
+	ParentID string
 	// Since keeps traces inserted at or after this time.
 	Since time.Time
 	// Until keeps traces inserted before this time.
@@ -39,6 +41,9 @@ func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
 	if msg := uuidField(&f.ConversationID, false); msg != "" {
 		fe = append(fe, FieldError{"conversation_id", msg})
 	}
+	if msg := uuidField(&f.ParentID, false); msg != "" {
+		fe = append(fe, FieldError{"parent_id", msg})
+	}
 	if f.Limit < 0 {
 		fe = append(fe, FieldError{"limit", fmt.Sprintf("must not be negative (got %d; 0 means no limit)", f.Limit)})
 	}
@@ -55,6 +60,9 @@ func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
 	}
 	if f.ConversationID != "" {
 		q = q.Where("conversation_id = ?", f.ConversationID)
+	}
+	if f.ParentID != "" {
+		q = q.Where("parent_id = ?", f.ParentID)
 	}
 	if f.ToolName != "" {
 		q = q.Where("tool_name = ?", f.ToolName)

@@ -9,16 +9,20 @@ import (
 type Option func(*config)
 
 type config struct {
-	fields         []string
-	maxResultBytes int
-	onError        func(t *Trace, err error)
-	strict         bool
-	async          bool
-	queueSize      int
-	batchSize      int
-	flushInterval  time.Duration
-	writeTimeout   time.Duration
-	logger         *slog.Logger
+	fields              []string
+	maxResultBytes      int
+	maxArgumentBytes    int
+	bestEffort          bool
+	defaultTenant       string
+	defaultConversation string
+	onError             func(t *Trace, err error)
+	strict              bool
+	async               bool
+	queueSize           int
+	batchSize           int
+	flushInterval       time.Duration
+	writeTimeout        time.Duration
+	logger              *slog.Logger
 }
 
 // Defaults of the [Async] writer and of writes.
@@ -31,11 +35,12 @@ const (
 
 func newConfig(opts []Option) config {
 	c := config{
-		maxResultBytes: DefaultMaxResultBytes,
-		queueSize:      DefaultQueueSize,
-		batchSize:      DefaultBatchSize,
-		flushInterval:  DefaultFlushInterval,
-		writeTimeout:   DefaultWriteTimeout,
+		maxResultBytes:   DefaultMaxResultBytes,
+		maxArgumentBytes: DefaultMaxArgumentBytes,
+		queueSize:        DefaultQueueSize,
+		batchSize:        DefaultBatchSize,
+		flushInterval:    DefaultFlushInterval,
+		writeTimeout:     DefaultWriteTimeout,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -48,10 +53,11 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// RedactFields names argument fields whose values are replaced with
-// "[REDACTED]" for every tool, at any depth, compared without regard to
-// case; in addition to those the wrapped resolver names through
-// SensitiveFieldsFor ([SensitiveFieldsProvider]).
+// RedactFields names argument fields redacted for every tool, in addition
+// to each tool's own [llmtoolkit.Tool.SensitiveFields], with the same rules:
+// a plain name matches that key at any depth, a dotted name that exact path
+// (arrays passed through), both without regard to case. Their values are
+// also scrubbed from the stored result and error text.
 func RedactFields(names ...string) Option {
 	return func(c *config) { c.fields = append(c.fields, names...) }
 }
@@ -67,6 +73,33 @@ func MaxResultBytes(n int) Option {
 	}
 }
 
+// MaxArgumentBytes caps the stored arguments of a call at n bytes of JSON
+// (default [DefaultMaxArgumentBytes]); larger ones are cut and marked with
+// "_truncated": true and "_bytes" (see the package doc). n <= 0 keeps the
+// default.
+func MaxArgumentBytes(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxArgumentBytes = n
+		}
+	}
+}
+
+// BestEffort lets a call that cannot be attributed to a tenant and a
+// conversation run: its row is dropped, counted in [Recorder.Stats] and
+// logged. Without it, such a call is refused before the tool runs with an
+// error wrapping [ErrUnattributed].
+func BestEffort() Option {
+	return func(c *config) { c.bestEffort = true }
+}
+
+// DefaultConversation attributes the calls whose context names neither a
+// tenant nor a conversation (no [WithConversation], no session IDs) to
+// these IDs (UUIDs), for hosts with a single tenant or a command line.
+func DefaultConversation(tenantID, conversationID string) Option {
+	return func(c *config) { c.defaultTenant, c.defaultConversation = tenantID, conversationID }
+}
+
 // OnError sets a function told of every trace that could not be written,
 // after the failure is logged. It may be called from several goroutines at
 // once, and, with [Async], from the writer goroutine. The trace may be the
@@ -76,8 +109,8 @@ func OnError(fn func(t *Trace, err error)) Option {
 }
 
 // Strict makes a failed write fail the tool call: the call's error then
-// wraps the write's error. A call whose trace would be invalid (missing or
-// malformed conversation IDs) is refused before the tool runs. Failures of
+// wraps the write's error. (A call that cannot be attributed is refused
+// before the tool runs with or without Strict, unless [BestEffort].) Failures of
 // [Async] batch writes happen after the call has returned: they are logged,
 // given to [OnError] and reported by [Recorder.Close].
 func Strict() Option {

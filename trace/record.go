@@ -5,26 +5,43 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"gorm.io/gorm"
 )
 
+// ErrUnattributed is wrapped by the error of a call that a [Recorder]
+// refuses before the tool runs because its trace could not name a tenant
+// and a conversation (missing or malformed IDs). Bind them with
+// [WithConversation] or the session map, give [DefaultConversation] to
+// [Record], or opt into [BestEffort].
+var ErrUnattributed = errors.New("trace: the call cannot be attributed to a tenant and a conversation")
+
 // Recorder is a [llmtoolkit.Resolver] that records every call of the
-// resolver it wraps as one [Trace]. Build it with [Record]. It lists the
-// same tools and forwards the optional capabilities of the wrapped resolver
-// ([llmtoolkit.ToolLookup], [llmtoolkit.RecipeProvider],
-// [SensitiveFieldsProvider]); the calls of a recipe's plan come back through
-// Resolve and are recorded one by one. It is safe for concurrent use.
+// resolver it wraps as one [Trace]. Build it with [Record]. It is safe for
+// concurrent use.
+//
+// It lists the wrapped resolver's tools with itself added to each
+// definition's [llmtoolkit.Tool.Observers]: a call that [llmtoolkit.Execute]
+// answers without resolving it (refused by validation, or run as a recipe)
+// still reaches the Recorder through the definition, whatever wraps it
+// (Compose, Filter, a session, a user's own wrapper). So every call that
+// reaches a Recorder leaves exactly one row, or is refused with a clear
+// error: see [Record].
 type Recorder struct {
 	r             llmtoolkit.Resolver
+	tools         []llmtoolkit.Tool // the wrapped resolver's, observed by rec
+	byName        map[string]int
 	db            *gorm.DB // single inserts: prepared statement, no transaction
 	batch         *gorm.DB // batch inserts
 	rowsPerInsert int
 	cfg           config
-	fields        map[string]struct{} // from RedactFields
+
+	recorded, dropped, refused, failed atomic.Int64
 
 	// Async writer.
 	mu     sync.RWMutex // held for reading while enqueueing, for writing by Close
@@ -37,22 +54,45 @@ type Recorder struct {
 	firstErr error // the first of them
 }
 
-// Record wraps r so that each Resolve is timed and written to db as one
-// trace (call [Migrate] on db first). The conversation's IDs come from the
-// context: [WithConversation], else the session map's tenant_id,
-// conversation_id and iteration keys. Argument fields named by r's
-// SensitiveFieldsFor or by [RedactFields] are stored as "[REDACTED]", and
-// results longer than [MaxResultBytes] are cut and marked.
+// Record wraps r so that each call is timed and written to db as one trace
+// (call [Migrate] on db first). The promise, exactly:
 //
-// Writes are synchronous unless [Async] is given. A failed write is logged
-// and given to [OnError] but does not fail the call, unless [Strict] is
-// given. Call [Recorder.Close] when done: with Async it flushes the queue.
+//   - Every call that reaches the Recorder leaves exactly one row: calls it
+//     resolves, calls [llmtoolkit.Execute] refused (invalid arguments) and
+//     recipe calls, whose steps leave rows of their own with ParentID set to
+//     the recipe call's row.
+//   - A call that cannot be attributed to a tenant and a conversation (from
+//     [WithConversation], else the session map's tenant_id and
+//     conversation_id, else [DefaultConversation]) is refused before the
+//     tool runs, with an error wrapping [ErrUnattributed] that names what is
+//     missing, unless [BestEffort] is given: then it runs, and its row is
+//     counted as dropped ([Recorder.Stats]) and logged. A call refused before
+//     it reached the Recorder cannot be refused again: if it cannot be
+//     attributed, it is counted and logged the same way.
+//   - A database error after the tool ran is never silent: it is logged,
+//     counted and given to [OnError]; with [Strict] it also fails the call.
+//   - Nothing secret is stored: argument fields named by the tool's
+//     [llmtoolkit.Tool.SensitiveFields] or by [RedactFields] are stored as
+//     [Redacted], and their values, as well as every URL's password, are
+//     scrubbed from the stored arguments, result content and error text.
+//   - Arguments and results are capped ([MaxArgumentBytes],
+//     [MaxResultBytes]) and marked when cut.
+//   - The iteration is the agent loop's ([llmtoolkit.IterationFrom]), else
+//     the one given with the conversation.
 //
-// Record returns the concrete *Recorder rather than a bare Resolver so that
-// Close is reachable.
+// Writes are synchronous unless [Async] is given. Call [Recorder.Close]
+// when done: with Async it flushes the queue.
 func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
-	rec := &Recorder{r: r, cfg: newConfig(opts)}
-	rec.fields = fieldSet(rec.cfg.fields)
+	rec := &Recorder{r: r, cfg: newConfig(opts), byName: map[string]int{}}
+	if r != nil {
+		for _, t := range r.Tools() {
+			if _, dup := rec.byName[t.Name]; dup {
+				continue
+			}
+			rec.byName[t.Name] = len(rec.tools)
+			rec.tools = append(rec.tools, rec.observed(t))
+		}
+	}
 	if db != nil {
 		// One INSERT statement is atomic: gorm's default transaction around
 		// it would only cost round trips.
@@ -74,21 +114,38 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	return rec
 }
 
-// Tools lists the wrapped resolver's tools.
-func (rec *Recorder) Tools() []llmtoolkit.Tool {
-	if rec.r == nil {
-		return nil
-	}
-	return rec.r.Tools()
+// observed returns a copy of t with rec among its observers.
+func (rec *Recorder) observed(t llmtoolkit.Tool) llmtoolkit.Tool {
+	t.Observers = append(slices.Clip(t.Observers), rec)
+	return t
 }
 
-// LookupTool finds a tool of the wrapped resolver, through its own
-// LookupTool when it has one.
+// Tools lists the wrapped resolver's tools, as they were when Record was
+// called, each with the Recorder among its observers. The slice is shared:
+// do not modify it.
+func (rec *Recorder) Tools() []llmtoolkit.Tool { return rec.tools }
+
+// LookupTool finds a tool of the wrapped resolver (also one it did not
+// list when Record was called), with the Recorder among its observers.
 func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	if i, ok := rec.byName[name]; ok {
+		return rec.tools[i], true
+	}
+	if t, ok := rec.inner(name); ok {
+		return rec.observed(t), true
+	}
+	return llmtoolkit.Tool{}, false
+}
+
+// inner finds a tool's definition in the wrapped resolver.
+func (rec *Recorder) inner(name string) (llmtoolkit.Tool, bool) {
+	if rec.r == nil {
+		return llmtoolkit.Tool{}, false
+	}
 	if l, ok := rec.r.(llmtoolkit.ToolLookup); ok {
 		return l.LookupTool(name)
 	}
-	for _, t := range rec.Tools() {
+	for _, t := range rec.r.Tools() {
 		if t.Name == name {
 			return t, true
 		}
@@ -96,40 +153,52 @@ func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	return llmtoolkit.Tool{}, false
 }
 
-// DispatchRecipe forwards to the wrapped resolver when it is a
-// [llmtoolkit.RecipeProvider]; otherwise it returns nil.
-func (rec *Recorder) DispatchRecipe(tool string) llmtoolkit.Recipe {
-	if rp, ok := rec.r.(llmtoolkit.RecipeProvider); ok {
-		return rp.DispatchRecipe(tool)
+// definition is the definition a call's secrets are read from.
+func (rec *Recorder) definition(name string) llmtoolkit.Tool {
+	if i, ok := rec.byName[name]; ok {
+		return rec.tools[i]
 	}
-	return nil
+	t, _ := rec.inner(name)
+	return t
 }
 
-// SensitiveFieldsFor returns the fields redacted for tool: the wrapped
-// resolver's and those given with [RedactFields].
-func (rec *Recorder) SensitiveFieldsFor(tool string) []string {
-	var out []string
-	if sp, ok := rec.r.(SensitiveFieldsProvider); ok {
-		out = append(out, sp.SensitiveFieldsFor(tool)...)
-	}
-	return append(out, rec.cfg.fields...)
+// Stats counts what a Recorder did with the calls it saw.
+type Stats struct {
+	// Recorded is the number of rows written (with [Async]: queued).
+	Recorded int64
+	// Refused is the number of calls refused before the tool ran because
+	// they could not be attributed ([ErrUnattributed]).
+	Refused int64
+	// Dropped is the number of rows not written because the call could not
+	// be attributed: with [BestEffort], or for a call refused before it
+	// reached the Recorder.
+	Dropped int64
+	// Failed is the number of rows whose write failed (logged and given to
+	// [OnError]); with [Async], counted when the batch fails.
+	Failed int64
+}
+
+// Stats returns the counts so far.
+func (rec *Recorder) Stats() Stats {
+	return Stats{Recorded: rec.recorded.Load(), Refused: rec.refused.Load(), Dropped: rec.dropped.Load(), Failed: rec.failed.Load()}
 }
 
 // Resolve runs the call on the wrapped resolver and records it. The
 // recorded arguments are a redacted copy: the tool sees the call unchanged.
-// A panic of the tool is recorded as an error and then re-panics.
+// A panic of the tool is recorded as an error and then re-panics (Execute
+// rescues it).
 func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content string, err error) {
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
-	conv, fe := conversationFrom(ctx)
-	if rec.cfg.strict {
-		if err := checkConversation(conv, fe); err != nil {
-			return "", fmt.Errorf("trace: not calling %q, since it could not be recorded: %w", call.Name, err)
+	row := rec.begin(ctx, call, rec.definition(call.Name))
+	if row.unattributed != nil {
+		if !rec.cfg.bestEffort {
+			rec.refused.Add(1)
+			rec.logUnattributed(ctx, call.Name, row.unattributed, "refused before it ran")
+			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unattributed)
 		}
 	}
-	args := rec.arguments(call)
-
 	start := time.Now()
 	finished := false
 	defer func() {
@@ -138,18 +207,15 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		}
 		v := recover()
 		if v == nil { // runtime.Goexit: nothing to re-panic
-			rec.save(ctx, call.Name, conv, fe, args, JSON{"error": "the tool did not return (runtime.Goexit)"}, ResultError, time.Since(start))
+			rec.finish(ctx, row, "", errors.New("the tool did not return (runtime.Goexit)"), time.Since(start))
 			return
 		}
-		rec.save(ctx, call.Name, conv, fe, args, JSON{"error": fmt.Sprintf("panic: %v", v)}, ResultError, time.Since(start))
+		rec.finish(ctx, row, "", fmt.Errorf("panic: %v", v), time.Since(start))
 		panic(v)
 	}()
 	content, err = rec.r.Resolve(ctx, call)
 	finished = true
-	elapsed := time.Since(start)
-
-	res, typ := rec.result(content, err)
-	if werr := rec.save(ctx, call.Name, conv, fe, args, res, typ, elapsed); werr != nil && rec.cfg.strict {
+	if werr := rec.finish(ctx, row, content, err, time.Since(start)); werr != nil && rec.cfg.strict {
 		werr = fmt.Errorf("trace: the call to %q ran but could not be recorded: %w", call.Name, werr)
 		if err != nil {
 			return content, errors.Join(err, werr)
@@ -159,43 +225,102 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	return content, err
 }
 
-// checkConversation reports missing or malformed IDs before a strict call.
+// ObserveCall records a call that [llmtoolkit.Execute] answered without
+// resolving it: a call refused before it ran, or a recipe call (its row's
+// ID is the [llmtoolkit.RecipeRun.ID] its steps' rows carry as ParentID).
+// It implements [llmtoolkit.Observer].
+func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) {
+	row := rec.begin(ctx, o.Call, o.Tool)
+	if o.Kind == llmtoolkit.ObservedRecipe {
+		row.id = o.RunID
+	}
+	var err error
+	if o.Result.IsError {
+		err = errors.New(o.Result.Content)
+	}
+	_ = rec.finish(ctx, row, o.Result.Content, err, o.Duration)
+}
+
+// pending is a row being built for one call.
+type pending struct {
+	id, tool, parent string
+	conv             conversation
+	fe               []FieldError
+	unattributed     error // why the row cannot be written, or nil
+	args             JSON
+	secrets          []string
+}
+
+// begin attributes a call and redacts its arguments.
+func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
+	p := &pending{tool: call.Name}
+	p.conv, p.fe = conversationFrom(ctx)
+	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
+		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
+	}
+	if n, ok := llmtoolkit.IterationFrom(ctx); ok {
+		p.conv.iteration = n // the loop's count wins
+	}
+	if run, ok := llmtoolkit.RecipeRunFrom(ctx); ok {
+		p.parent = run.ID
+	}
+	if err := checkConversation(p.conv, p.fe); err != nil {
+		p.unattributed = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.DefaultConversation to trace.Record, or opt into trace.BestEffort", ErrUnattributed, err)
+	}
+	p.args, p.secrets = rec.arguments(call, def)
+	return p
+}
+
+// finish writes the row of a call that ended, or counts it as dropped.
+func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err error, elapsed time.Duration) error {
+	if p.unattributed != nil {
+		rec.dropped.Add(1)
+		rec.logUnattributed(ctx, p.tool, p.unattributed, "its row was dropped")
+		return nil
+	}
+	res, typ := rec.result(content, err, p.secrets)
+	t, berr := buildJSON(Attrs{
+		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
+		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
+	}, p.args, stripNULs(res), p.fe)
+	if berr == nil {
+		berr = rec.write(ctx, t)
+	}
+	if berr != nil {
+		rec.failed.Add(1)
+		rec.report(ctx, t, berr)
+		return berr
+	}
+	rec.recorded.Add(1)
+	return nil
+}
+
+// logUnattributed logs a call whose row cannot be written.
+func (rec *Recorder) logUnattributed(ctx context.Context, tool string, err error, what string) {
+	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "trace: a tool call could not be attributed; "+what,
+		slog.String("tool", tool), slog.Any("error", err))
+}
+
+// checkConversation reports missing or malformed IDs.
 func checkConversation(c conversation, fe []FieldError) error {
 	_, err := buildJSON(Attrs{TenantID: c.tenantID, ConversationID: c.conversationID, ToolName: "-",
 		ResultType: ResultOK, Iteration: c.iteration}, nil, nil, fe)
 	return err
 }
 
-// arguments returns the redacted JSON copy of the call's arguments.
-func (rec *Recorder) arguments(call llmtoolkit.Call) JSON {
-	args, err := normalize(call.Arguments)
-	if err != nil {
-		return JSON{"_error": "the arguments could not be encoded as JSON: " + err.Error()}
-	}
-	fields := rec.fields
-	if sp, ok := rec.r.(SensitiveFieldsProvider); ok {
-		if own := sp.SensitiveFieldsFor(call.Name); len(own) > 0 {
-			fields = fieldSet(own, rec.cfg.fields)
-		}
-	}
-	if fields != nil {
-		redact(args, fields)
-	}
-	return args
-}
-
-// result builds the Result column and the result type.
-func (rec *Recorder) result(content string, err error) (JSON, string) {
+// result builds the Result column and the result type, scrubbed of secrets
+// and capped.
+func (rec *Recorder) result(content string, err error, secrets []string) (JSON, string) {
 	res := JSON{}
 	typ := ResultOK
 	if err != nil {
 		typ = ResultError
-		rec.put(res, "error", err.Error())
-		if content != "" {
-			rec.put(res, "content", content)
+		rec.put(res, "error", scrub(err.Error(), secrets))
+		if content != "" && content != err.Error() {
+			rec.put(res, "content", scrub(content, secrets))
 		}
 	} else {
-		rec.put(res, "content", content)
+		rec.put(res, "content", scrub(content, secrets))
 	}
 	return res, typ
 }
@@ -208,22 +333,6 @@ func (rec *Recorder) put(res JSON, key, s string) {
 		res["truncated"] = true
 		res[key+"_bytes"] = float64(len(s)) // as JSON gives it back
 	}
-}
-
-// save builds the trace and writes it (or queues it), reporting failures.
-func (rec *Recorder) save(ctx context.Context, tool string, conv conversation, fe []FieldError,
-	args, res JSON, typ string, elapsed time.Duration) error {
-	t, err := buildJSON(Attrs{
-		TenantID: conv.tenantID, ConversationID: conv.conversationID, ToolName: tool,
-		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: conv.iteration,
-	}, args, stripNULs(res), fe)
-	if err == nil {
-		err = rec.write(ctx, t)
-	}
-	if err != nil {
-		rec.report(ctx, t, err)
-	}
-	return err
 }
 
 // stripNULs makes a result built from strings fit for jsonb.
@@ -265,10 +374,12 @@ func (rec *Recorder) insert(ctx context.Context, t *Trace) error {
 
 // report logs a failed write and tells OnError.
 func (rec *Recorder) report(ctx context.Context, t *Trace, err error) {
-	rec.cfg.logger.LogAttrs(ctx, slog.LevelError, "trace: a tool call could not be recorded",
-		slog.String("tool", t.ToolName), slog.String("trace_id", t.ID),
-		slog.String("tenant_id", t.TenantID), slog.String("conversation_id", t.ConversationID),
-		slog.Any("error", err))
+	attrs := []slog.Attr{slog.Any("error", err)}
+	if t != nil {
+		attrs = append(attrs, slog.String("tool", t.ToolName), slog.String("trace_id", t.ID),
+			slog.String("tenant_id", t.TenantID), slog.String("conversation_id", t.ConversationID))
+	}
+	rec.cfg.logger.LogAttrs(ctx, slog.LevelError, "trace: a tool call could not be recorded", attrs...)
 	if rec.cfg.onError != nil {
 		rec.cfg.onError(t, err)
 	}

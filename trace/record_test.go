@@ -18,31 +18,34 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
-// secretive is a fake resolver that names sensitive fields and offers a
-// recipe, like agentresolver and Compose do.
+// secretive is a fake resolver whose definitions name sensitive fields and
+// carry a recipe, like agentresolver's and a user's do.
 type secretive struct {
 	*llmtoolkittest.Fake
-	fields map[string][]string
+	tools []llmtoolkit.Tool
 }
 
-func (s secretive) SensitiveFieldsFor(tool string) []string { return s.fields[tool] }
+func (s secretive) Tools() []llmtoolkit.Tool { return s.tools }
 
-func (s secretive) DispatchRecipe(tool string) llmtoolkit.Recipe {
-	if tool != "both" {
-		return nil
+func newSecretive() secretive {
+	f := llmtoolkittest.NewFake(map[string]string{"read_file": "package a", "login": "welcome"})
+	f.Fails("fail", errors.New("boom"))
+	s := secretive{Fake: f}
+	for _, t := range f.Tools() {
+		if t.Name == "login" {
+			t.SensitiveFields = []string{"password", "token"}
+		}
+		s.tools = append(s.tools, t)
 	}
-	return func(args map[string]any) llmtoolkit.Plan {
+	both := llmtoolkit.MustTool("both", "Reads a and b.", nil)
+	both.Recipe = func(args map[string]any) llmtoolkit.Plan {
 		return llmtoolkit.Plan{Parallel: []llmtoolkit.Call{
 			{Name: "read_file", Arguments: map[string]any{"path": "a"}},
 			{Name: "read_file", Arguments: map[string]any{"path": "b"}},
 		}}
 	}
-}
-
-func newSecretive() secretive {
-	f := llmtoolkittest.NewFake(map[string]string{"read_file": "package a", "login": "welcome"})
-	f.Fails("fail", errors.New("boom"))
-	return secretive{Fake: f, fields: map[string][]string{"login": {"password", "token"}}}
+	s.tools = append(s.tools, both)
+	return s
 }
 
 func convCtx(t *testing.T, iteration int) context.Context {
@@ -54,7 +57,11 @@ func TestRecord(t *testing.T) {
 		fake := newSecretive()
 		rec := trace.Record(fake, db, trace.RedactFields("api_key"))
 		defer func() { require.NoError(t, rec.Close()) }()
-		assert.Equal(t, fake.Tools(), rec.Tools())
+		require.Len(t, rec.Tools(), len(fake.Tools()))
+		for i, tool := range rec.Tools() {
+			assert.Equal(t, fake.Tools()[i].Name, tool.Name)
+			assert.Equal(t, fake.Tools()[i].SensitiveFields, tool.SensitiveFields)
+		}
 		ctx := convCtx(t, 2)
 
 		res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "a.go"}})
@@ -100,38 +107,38 @@ func TestRecord(t *testing.T) {
 	})
 }
 
-func TestRecordForwardsCapabilities(t *testing.T) {
+func TestRecordPassesDefinitionsOn(t *testing.T) {
 	db := openSQLite(t)
 	fake := newSecretive()
 	rec := trace.Record(fake, db, trace.RedactFields("api_key"))
 
-	var r llmtoolkit.Resolver = rec
-	_, isLookup := r.(llmtoolkit.ToolLookup)
-	_, isRecipe := r.(llmtoolkit.RecipeProvider)
-	_, isSensitive := r.(trace.SensitiveFieldsProvider)
-	assert.True(t, isLookup && isRecipe && isSensitive)
-
 	tool, ok := rec.LookupTool("login")
-	assert.True(t, ok)
-	assert.Equal(t, "login", tool.Name)
+	require.True(t, ok)
+	assert.Equal(t, []string{"password", "token"}, tool.SensitiveFields)
+	require.Len(t, tool.Observers, 1, "the recorder observes the tools it lists")
+	assert.Same(t, rec, tool.Observers[0])
 	_, ok = rec.LookupTool("nope")
 	assert.False(t, ok)
-	assert.Equal(t, []string{"password", "token", "api_key"}, rec.SensitiveFieldsFor("login"))
-	assert.Nil(t, rec.DispatchRecipe("read_file"))
+	both, ok := rec.LookupTool("both")
+	require.True(t, ok)
+	assert.NotNil(t, both.Recipe)
+	for _, inner := range fake.Tools() {
+		assert.Empty(t, inner.Observers, "the wrapped definitions are not changed")
+	}
 
-	// A recipe's calls come back through the recorder and are traced.
-	res := llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "both"})
+	// A recipe's calls come back through the recorder and are traced, and
+	// so is the recipe call, its steps linked to it.
+	res := llmtoolkit.Execute(convCtx(t, 0), llmtoolkit.Compose(rec), llmtoolkit.Call{Name: "both"})
 	require.False(t, res.IsError, res.Content)
-	got, err := trace.List(t.Context(), db, trace.Filter{ToolName: "read_file"})
+	parents, err := trace.List(t.Context(), db, trace.Filter{ToolName: "both"})
 	require.NoError(t, err)
-	assert.Len(t, got, 2)
-
-	// Through Compose too.
-	composed := trace.Record(llmtoolkit.Compose(fake), db)
-	assert.NotNil(t, composed.DispatchRecipe("both"))
-	tool, ok = composed.LookupTool("fail")
-	assert.True(t, ok)
-	assert.Equal(t, "fail", tool.Name)
+	require.Len(t, parents, 1)
+	steps, err := trace.List(t.Context(), db, trace.Filter{ParentID: parents[0].ID})
+	require.NoError(t, err)
+	assert.Len(t, steps, 2)
+	for _, st := range steps {
+		assert.Equal(t, "read_file", st.ToolName)
+	}
 }
 
 func TestRecordSessionFallback(t *testing.T) {
@@ -146,7 +153,7 @@ func TestRecordSessionFallback(t *testing.T) {
 	require.NoError(t, err)
 	// PrepareSession binds the session the same way.
 	_, fn := llmtoolkit.PrepareSession(rec, []string{"read_file"}, session)
-	_, err = fn(t.Context(), llmtoolkit.Call{Name: "read_file"})
+	_, err = fn.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 	require.NoError(t, err)
 
 	got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant2, ConversationID: convB})
@@ -256,16 +263,40 @@ func TestRecordFailurePolicy(t *testing.T) {
 		assert.Contains(t, logs.String(), "tool=read_file")
 	})
 
-	t.Run("default: missing IDs are reported, the tool runs", func(t *testing.T) {
-		var fails failures
+	t.Run("default: a call without IDs is refused before it runs", func(t *testing.T) {
+		var logs bytes.Buffer
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
+		require.ErrorIs(t, err, trace.ErrUnattributed)
+		assert.ErrorContains(t, err, "tenant_id")
+		assert.ErrorContains(t, err, "trace.WithConversation")
+		assert.Empty(t, fake.Calls(), "the tool did not run")
+		assert.Equal(t, trace.Stats{Refused: 1}, rec.Stats())
+		assert.Contains(t, logs.String(), "could not be attributed")
+	})
+
+	t.Run("best effort: the tool runs, the dropped row is counted and logged", func(t *testing.T) {
+		var logs bytes.Buffer
+		fake := newSecretive()
+		rec := trace.Record(fake, openSQLite(t), trace.BestEffort(), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		out, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
+		require.NoError(t, err)
+		assert.Equal(t, "package a", out)
+		assert.Len(t, fake.Calls(), 1)
+		assert.Equal(t, trace.Stats{Dropped: 1}, rec.Stats())
+		assert.Contains(t, logs.String(), "row was dropped")
+	})
+
+	t.Run("default conversation", func(t *testing.T) {
+		db := openSQLite(t)
+		rec := trace.Record(newSecretive(), db, trace.DefaultConversation(tenant, convB))
 		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 		require.NoError(t, err)
-		assert.Len(t, fake.Calls(), 1)
-		require.Equal(t, 1, fails.len())
-		assert.ErrorIs(t, fails.errs[0], trace.ErrInvalid)
-		assert.ErrorContains(t, fails.errs[0], "tenant_id")
+		got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convB})
+		require.NoError(t, err)
+		assert.Len(t, got, 1)
+		assert.Equal(t, trace.Stats{Recorded: 1}, rec.Stats())
 	})
 
 	t.Run("strict: a failed write fails the call", func(t *testing.T) {
@@ -283,11 +314,12 @@ func TestRecordFailurePolicy(t *testing.T) {
 		assert.ErrorContains(t, err, "could not be recorded")
 	})
 
-	t.Run("strict: a call that cannot be recorded is not made", func(t *testing.T) {
+	t.Run("a call with malformed IDs is not made", func(t *testing.T) {
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.Strict())
+		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(discardLogger()))
 		ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"tenant_id": tenant, "conversation_id": "nope", "iteration": "x"})
 		_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
+		require.ErrorIs(t, err, trace.ErrUnattributed)
 		require.ErrorIs(t, err, trace.ErrInvalid)
 		assert.ErrorContains(t, err, "conversation_id")
 		assert.ErrorContains(t, err, "iteration")

@@ -50,6 +50,9 @@ type Trace struct {
 	Iteration int `gorm:"column:iteration" json:"iteration"`
 	// InsertedAt is when the trace was made: UTC, microsecond precision.
 	InsertedAt time.Time `gorm:"column:inserted_at" json:"inserted_at"`
+	// ParentID is, for a step of a recipe, the ID of the recipe call's own
+	// trace (written when the recipe ends); nil otherwise.
+	ParentID *string `gorm:"column:parent_id" json:"parent_id,omitempty"`
 }
 
 // TableName returns "tool_traces".
@@ -77,6 +80,9 @@ type Attrs struct {
 	Iteration int
 	// InsertedAt is optional: the zero time means now.
 	InsertedAt time.Time
+	// ParentID is the recipe call's trace ID, for a recipe's step (a UUID;
+	// empty for none).
+	ParentID string
 }
 
 // FieldError is one invalid field of a trace.
@@ -159,6 +165,13 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 		Iteration:      a.Iteration,
 		InsertedAt:     a.InsertedAt,
 	}
+	if a.ParentID != "" {
+		parent := a.ParentID
+		if msg := uuidField(&parent, false); msg != "" {
+			add("parent_id", msg)
+		}
+		t.ParentID = &parent
+	}
 	if t.ID == "" {
 		t.ID = newID()
 	} else if msg := uuidField(&t.ID, false); msg != "" {
@@ -201,6 +214,7 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 var columnOrder = map[string]int{
 	"id": 1, "tenant_id": 2, "conversation_id": 3, "tool_name": 4, "arguments": 5,
 	"result": 6, "result_type": 7, "duration_ms": 8, "iteration": 9, "inserted_at": 10,
+	"parent_id": 11,
 }
 
 // check validates a trace built by hand, as gorm is about to insert it,
@@ -210,11 +224,16 @@ func (t *Trace) check() error {
 	if t.ID == "" {
 		t.ID = newID()
 	}
+	var parent string
+	if t.ParentID != nil {
+		parent = *t.ParentID
+	}
 	c, err := buildJSON(Attrs{
 		ID: t.ID, TenantID: t.TenantID, ConversationID: t.ConversationID, ToolName: t.ToolName,
 		ResultType: t.ResultType, DurationMS: t.DurationMS, Iteration: t.Iteration, InsertedAt: t.InsertedAt,
+		ParentID: parent,
 	}, t.Arguments, t.Result, nil)
-	t.ID, t.TenantID, t.ConversationID, t.InsertedAt = c.ID, c.TenantID, c.ConversationID, c.InsertedAt
+	t.ID, t.TenantID, t.ConversationID, t.InsertedAt, t.ParentID = c.ID, c.TenantID, c.ConversationID, c.InsertedAt, c.ParentID
 	return err
 }
 

@@ -1,0 +1,72 @@
+package llmtoolkit
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+)
+
+type sessionKey struct{}
+
+// WithSession returns a context carrying the session map s. Tools read it
+// with [SessionFrom].
+func WithSession(ctx context.Context, s map[string]any) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+// SessionFrom returns the session map bound by [WithSession], or nil.
+func SessionFrom(ctx context.Context) map[string]any {
+	s, _ := ctx.Value(sessionKey{}).(map[string]any)
+	return s
+}
+
+type iterationKey struct{}
+
+// WithIteration returns a context saying that the calls made with it belong
+// to iteration n (1-based) of an agent loop. agentloop.Run sets it on every
+// call; trace.Recorder records it.
+func WithIteration(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, iterationKey{}, n)
+}
+
+// IterationFrom returns the iteration set by [WithIteration], and whether
+// one was set.
+func IterationFrom(ctx context.Context) (int, bool) {
+	n, ok := ctx.Value(iterationKey{}).(int)
+	return n, ok
+}
+
+type recipeRunKey struct{}
+
+// RecipeRun identifies one run of a recipe (see [Tool.Recipe]). [Execute]
+// puts it in the context of each of the run's steps.
+type RecipeRun struct {
+	// ID is unique to this run (a random UUID). The recipe call's
+	// [Observation] carries it as RunID, so an audit trail can link each
+	// step to its parent.
+	ID string
+	// Tool is the recipe tool's name.
+	Tool string
+	// CallID is the recipe call's [Call.ID].
+	CallID string
+}
+
+// RecipeRunFrom returns the recipe run a call is a step of, if any.
+func RecipeRunFrom(ctx context.Context) (RecipeRun, bool) {
+	r, ok := ctx.Value(recipeRunKey{}).(RecipeRun)
+	return r, ok
+}
+
+// withRecipeRun marks ctx as the context of a recipe run's steps.
+func withRecipeRun(ctx context.Context, r RecipeRun) context.Context {
+	return context.WithValue(ctx, recipeRunKey{}, r)
+}
+
+// newRunID returns a random (version 4) UUID.
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

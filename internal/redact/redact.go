@@ -1,0 +1,176 @@
+// Package redact removes secrets from the JSON form of tool arguments and
+// from free text, by the rules of llmtoolkit.Tool.SensitiveFields: a plain
+// name matches that key at any depth, a dotted name that exact path from the
+// top (arrays passed through), both without regard to case. It is shared by
+// every package that stores or exports calls (trace today), so that they
+// redact exactly alike.
+package redact
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MinSecretLen is the shortest secret value searched for in free text
+// (results, errors): a shorter one would erase too much unrelated text. It
+// is still replaced in the arguments.
+const MinSecretLen = 3
+
+// Fields is a compiled set of sensitive field names. The zero value redacts
+// nothing.
+type Fields struct {
+	names map[string]struct{} // plain names, lower case
+	paths [][]string          // dotted names, lower case, split
+}
+
+// NewFields compiles the names of one or more lists; empty names are
+// ignored.
+func NewFields(lists ...[]string) Fields {
+	var f Fields
+	for _, l := range lists {
+		for _, n := range l {
+			n = strings.ToLower(strings.TrimSpace(n))
+			switch {
+			case n == "":
+			case strings.Contains(n, "."):
+				p := strings.Split(n, ".")
+				if !slices.ContainsFunc(f.paths, func(q []string) bool { return slices.Equal(p, q) }) {
+					f.paths = append(f.paths, p)
+				}
+			default:
+				if f.names == nil {
+					f.names = map[string]struct{}{}
+				}
+				f.names[n] = struct{}{}
+			}
+		}
+	}
+	return f
+}
+
+// Empty reports whether f redacts nothing.
+func (f Fields) Empty() bool { return len(f.names) == 0 && len(f.paths) == 0 }
+
+// Apply replaces, in place, the value of every sensitive field of v (a
+// fresh copy in JSON form: map[string]any, []any, strings, float64, ...)
+// with replacement, and returns the texts of the values it removed (the
+// strings and numbers they held, at any depth), for [Scrub].
+func (f Fields) Apply(v any, replacement string) []string {
+	if f.Empty() {
+		return nil
+	}
+	var secrets []string
+	f.apply(v, f.paths, replacement, &secrets)
+	return secrets
+}
+
+// apply walks v; live are the dotted paths still matching at this level.
+func (f Fields) apply(v any, live [][]string, replacement string, secrets *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			lk := strings.ToLower(k)
+			_, named := f.names[lk]
+			var next [][]string
+			hit := named
+			for _, p := range live {
+				if p[0] != lk {
+					continue
+				}
+				if len(p) == 1 {
+					hit = true
+				} else {
+					next = append(next, p[1:])
+				}
+			}
+			if hit {
+				collect(e, secrets)
+				x[k] = replacement
+				continue
+			}
+			f.apply(e, next, replacement, secrets)
+		}
+	case []any:
+		for _, e := range x {
+			f.apply(e, live, replacement, secrets) // arrays are passed through
+		}
+	}
+}
+
+// collect appends the text of every string and number in v.
+func collect(v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+	case float64:
+		*out = append(*out, strconv.FormatFloat(x, 'f', -1, 64))
+	case int:
+		*out = append(*out, strconv.Itoa(x))
+	case int64:
+		*out = append(*out, strconv.FormatInt(x, 10))
+	case interface{ String() string }: // json.Number
+		*out = append(*out, x.String())
+	case map[string]any:
+		for _, e := range x {
+			collect(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			collect(e, out)
+		}
+	}
+}
+
+// Scrub returns s with every occurrence of each secret (of at least
+// MinSecretLen bytes) and every password of a URL's user information
+// (scheme://user:password@host) replaced by replacement. Longer secrets
+// are replaced first, so that one containing another goes whole.
+func Scrub(s string, secrets []string, replacement string) string {
+	if len(secrets) > 0 {
+		sorted := slices.Clone(secrets)
+		slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+		for _, sec := range sorted {
+			if len(sec) >= MinSecretLen && sec != replacement {
+				s = strings.ReplaceAll(s, sec, replacement)
+			}
+		}
+	}
+	return URLPasswords(s, replacement)
+}
+
+// urlPassword finds the password of a URL's user information.
+var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.\-]*://[^/?#@\s:]*):([^/?#@\s]*)@`)
+
+// URLPasswords replaces the password of every URL's user information in s
+// with replacement ("https://ada:secret@host" becomes
+// "https://ada:REPLACEMENT@host").
+func URLPasswords(s, replacement string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+		return s
+	}
+	return urlPassword.ReplaceAllString(s, "${1}:"+strings.ReplaceAll(replacement, "$", "$$")+"@")
+}
+
+// ScrubJSON applies [Scrub] to every string of v (a fresh copy in JSON
+// form), in place, keys included.
+func ScrubJSON(v any, secrets []string, replacement string) any {
+	switch x := v.(type) {
+	case string:
+		return Scrub(x, secrets, replacement)
+	case map[string]any:
+		for k, e := range x {
+			nk := Scrub(k, secrets, replacement)
+			if nk != k {
+				delete(x, k)
+			}
+			x[nk] = ScrubJSON(e, secrets, replacement)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = ScrubJSON(e, secrets, replacement)
+		}
+	}
+	return v
+}

@@ -1,0 +1,116 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const r = "[REDACTED]"
+
+func decode(t testing.TB, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(s), &m))
+	return m
+}
+
+func TestApply(t *testing.T) {
+	tests := []struct {
+		name    string
+		fields  []string
+		in      string
+		want    string
+		secrets []string
+	}{
+		{"plain name at any depth, any case", []string{"Password"},
+			`{"password":"a1","x":{"PASSWORD":"b2","list":[{"passWord":"c3"}]}}`,
+			`{"password":"[REDACTED]","x":{"PASSWORD":"[REDACTED]","list":[{"passWord":"[REDACTED]"}]}}`,
+			[]string{"a1", "b2", "c3"}},
+		{"dotted path only there", []string{"auth.token"},
+			`{"token":"keep","auth":{"token":"t0k","other":{"token":"keep2"}}}`,
+			`{"token":"keep","auth":{"token":"[REDACTED]","other":{"token":"keep2"}}}`,
+			[]string{"t0k"}},
+		{"dotted path through arrays", []string{"users.pin"},
+			`{"users":[{"pin":1234,"name":"ada"},{"pin":5678}],"pin":1}`,
+			`{"users":[{"pin":"[REDACTED]","name":"ada"},{"pin":"[REDACTED]"}],"pin":1}`,
+			[]string{"1234", "5678"}},
+		{"whole subtree", []string{"creds"},
+			`{"creds":{"user":"bob","keys":["k1",42.5]}}`,
+			`{"creds":"[REDACTED]"}`,
+			[]string{"bob", "k1", "42.5"}},
+		{"nothing sensitive", nil, `{"a":"b"}`, `{"a":"b"}`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := decode(t, tc.in)
+			secrets := NewFields(tc.fields).Apply(v, r)
+			assert.Equal(t, decode(t, tc.want), v)
+			assert.ElementsMatch(t, tc.secrets, secrets)
+		})
+	}
+}
+
+func TestScrub(t *testing.T) {
+	tests := []struct {
+		name, in string
+		secrets  []string
+		want     string
+	}{
+		{"echoed value", "/pin: must be <= 65535 but found 918273", []string{"918273"}, "/pin: must be <= 65535 but found [REDACTED]"},
+		{"longest first", "hunter22 and hunter2", []string{"hunter2", "hunter22"}, "[REDACTED] and [REDACTED]"},
+		{"short values left", "a b", []string{"a"}, "a b"},
+		{"URL password", `parse "https://ada:s3cret@example.com/x": bad`, nil, `parse "https://ada:[REDACTED]@example.com/x": bad`},
+		{"URL without password", "https://ada@example.com and ftp://h/x", nil, "https://ada@example.com and ftp://h/x"},
+		{"bad-scheme URL", "unsupported scheme in gopher://u:pw@h", nil, "unsupported scheme in gopher://u:[REDACTED]@h"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Scrub(tc.in, tc.secrets, r))
+		})
+	}
+}
+
+func TestScrubJSON(t *testing.T) {
+	v := decode(t, `{"error":"found 918273","list":["x918273x",{"918273":"k"}]}`)
+	ScrubJSON(v, []string{"918273"}, r)
+	assert.NotContains(t, mustJSON(t, v), "918273")
+}
+
+func mustJSON(t testing.TB, v any) string {
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// FuzzScrubLeavesNoSecret: whatever the text and the secret, the secret
+// (when long enough to be searched) is gone from the scrubbed text unless
+// the replacement itself brings it back.
+func FuzzScrubLeavesNoSecret(f *testing.F) {
+	f.Add("found 918273 here", "918273")
+	f.Add("https://u:pw@h/", "pw")
+	f.Add("aaaa", "aa")
+	f.Fuzz(func(t *testing.T, text, secret string) {
+		out := Scrub(text, []string{secret}, r)
+		if len(secret) >= MinSecretLen && !overlaps(secret, r) {
+			assert.NotContains(t, out, secret)
+		}
+	})
+}
+
+// overlaps reports whether the replacement could rebuild the secret with
+// its neighbours: it contains it, or an end of it is an end of the secret.
+func overlaps(secret, repl string) bool {
+	if strings.Contains(repl, secret) {
+		return true
+	}
+	for i := 1; i < len(repl); i++ {
+		if strings.HasPrefix(secret, repl[i:]) || strings.HasSuffix(secret, repl[:i]) {
+			return true
+		}
+	}
+	return false
+}

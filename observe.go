@@ -1,0 +1,67 @@
+package llmtoolkit
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"time"
+)
+
+// Observer is told of the calls of a tool that [Execute] answers itself,
+// without passing them to a [Resolver] (see [Tool.Observers]). A wrapper
+// that must see every call of the tools it lists, such as an audit trail,
+// adds itself to their definitions: definitions travel through every
+// wrapper, so the observer is reached whatever wraps it.
+type Observer interface {
+	// ObserveCall is called once per such call, after it was answered, from
+	// the goroutine that ran it. It must not block for long. A panic in it
+	// is logged and otherwise ignored.
+	ObserveCall(ctx context.Context, o Observation)
+}
+
+// ObservationKind says why [Execute] answered a call itself.
+type ObservationKind string
+
+// The kinds of [Observation].
+const (
+	// ObservedRefused: the call was refused before any resolver saw it
+	// (invalid arguments, a context already done, a panic while validating).
+	ObservedRefused ObservationKind = "refused"
+	// ObservedRecipe: the call ran as a recipe; its steps were resolved
+	// (and observed) on their own, each carrying [RecipeRunFrom].
+	ObservedRecipe ObservationKind = "recipe"
+)
+
+// Observation describes one call answered by [Execute] itself.
+type Observation struct {
+	// Kind says why Execute answered the call itself.
+	Kind ObservationKind
+	// Call is the call as Execute received it.
+	Call Call
+	// Tool is the definition the call was checked against.
+	Tool Tool
+	// Result is what Execute returned for it.
+	Result Result
+	// Duration is how long Execute took over it.
+	Duration time.Duration
+	// RunID, for a recipe call, is the [RecipeRun.ID] its steps carried.
+	RunID string
+}
+
+// observe tells each of the tool's observers of o, rescuing their panics.
+func observe(ctx context.Context, o Observation) {
+	for _, ob := range o.Tool.Observers {
+		if ob == nil {
+			continue
+		}
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					slog.ErrorContext(ctx, "llmtoolkit: observer panicked",
+						slog.String("tool", o.Call.Name), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				}
+			}()
+			ob.ObserveCall(ctx, o)
+		}()
+	}
+}

@@ -1,0 +1,91 @@
+package llmtoolkit
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Recipe turns a call's arguments into a [Plan]. Set it on a tool's
+// definition ([Tool.Recipe]) to make the tool a plan of other calls.
+type Recipe func(args map[string]any) Plan
+
+// Plan is what a recipe asks [Execute] to run.
+type Plan struct {
+	// Serial calls run in order, first.
+	Serial []Call
+	// Parallel calls run concurrently (at most GOMAXPROCS at once), after Serial.
+	Parallel []Call
+	// Compose builds the final content from the results, in plan order
+	// (Serial then Parallel). Nil joins the contents with blank lines.
+	Compose func(results []Result) (string, error)
+}
+
+// runRecipe runs a recipe's plan: Serial steps in order, then Parallel steps
+// concurrently, then Compose. Each step goes through [Execute] on r with the
+// run in its context, so it is validated, rescued, observed and traced like
+// any call; the recipe call itself is then told to the tool's observers.
+func runRecipe(ctx context.Context, r Resolver, tool Tool, call Call, start time.Time) Result {
+	run := RecipeRun{ID: newRunID(), Tool: call.Name, CallID: call.ID}
+	res := planResult(withRecipeRun(ctx, run), r, tool, call)
+	observe(ctx, Observation{Kind: ObservedRecipe, Call: call, Tool: tool, Result: res, Duration: time.Since(start), RunID: run.ID})
+	return res
+}
+
+// planResult builds and runs the plan, rescuing a panic of the recipe or of
+// Compose.
+func planResult(ctx context.Context, r Resolver, tool Tool, call Call) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = panicResult(ctx, "recipe", call, v)
+		}
+	}()
+	plan := tool.Recipe(call.Arguments)
+	results := make([]Result, 0, len(plan.Serial)+len(plan.Parallel))
+	for i, step := range plan.Serial {
+		sr := Execute(ctx, r, step)
+		if sr.IsError {
+			return stepFailure(call, i+1, sr)
+		}
+		results = append(results, sr)
+	}
+	if n := len(plan.Parallel); n > 0 {
+		par := make([]Result, n)
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		var wg sync.WaitGroup
+		for i, step := range plan.Parallel {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				par[i] = Execute(ctx, r, step) // never panics
+			})
+		}
+		wg.Wait()
+		for i, sr := range par {
+			if sr.IsError {
+				return stepFailure(call, len(plan.Serial)+i+1, sr)
+			}
+		}
+		results = append(results, par...)
+	}
+	if plan.Compose == nil {
+		contents := make([]string, len(results))
+		for i, sr := range results {
+			contents[i] = sr.Content
+		}
+		return Result{ToolCallID: call.ID, Name: call.Name, Content: strings.Join(contents, "\n\n")}
+	}
+	content, err := plan.Compose(results)
+	if err != nil {
+		return errorResult(call, err, fmt.Sprintf("tool %q failed composing its results: %v", call.Name, err))
+	}
+	return Result{ToolCallID: call.ID, Name: call.Name, Content: content}
+}
+
+func stepFailure(call Call, n int, sr Result) Result {
+	err := fmt.Errorf("step %d (%s): %w", n, sr.Name, sr.Err)
+	return errorResult(call, err, fmt.Sprintf("step %d (%s) failed: %s", n, sr.Name, sr.Content))
+}
