@@ -168,7 +168,6 @@ func TestHalt(t *testing.T) {
 	assert.Equal(t, "done", he.Reason)
 }
 
-
 func TestExecuteRecipe(t *testing.T) {
 	var order []string
 	var mu sync.Mutex
