@@ -43,6 +43,8 @@ type Recorder struct {
 
 	recorded, dropped, refused, failed atomic.Int64
 
+	runs runSecrets // secrets of recipe steps, until their parent's row
+
 	// Async writer.
 	mu     sync.RWMutex // held for reading while enqueueing, for writing by Close
 	closed bool
@@ -233,6 +235,9 @@ func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 	row := rec.begin(ctx, o.Call, o.Tool)
 	if o.Kind == llmtoolkit.ObservedRecipe {
 		row.id = o.RunID
+		// The recipe's content is made of its steps' results: scrub their
+		// secrets too.
+		row.secrets = append(row.secrets, rec.runs.take(o.RunID)...)
 	}
 	var err error
 	if o.Result.IsError {
@@ -277,6 +282,9 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		rec.dropped.Add(1)
 		rec.logUnattributed(ctx, p.tool, p.unattributed, "its row was dropped")
 		return nil
+	}
+	if p.parent != "" {
+		rec.runs.note(p.parent, p.secrets)
 	}
 	res, typ := rec.result(content, err, p.secrets)
 	t, berr := buildJSON(Attrs{
@@ -383,4 +391,52 @@ func (rec *Recorder) report(ctx context.Context, t *Trace, err error) {
 	if rec.cfg.onError != nil {
 		rec.cfg.onError(t, err)
 	}
+}
+
+// maxRuns bounds how many recipe runs' step secrets are kept waiting for
+// their parent's row (a parent this Recorder never sees would otherwise
+// leave its entry forever).
+const maxRuns = 1024
+
+// runSecrets keeps the secret values of recipe steps by run ID, until the
+// recipe call's own row is written.
+type runSecrets struct {
+	mu    sync.Mutex
+	byRun map[string][]string
+	order []string // run IDs, oldest first
+}
+
+// note adds a step's secrets to its run.
+func (r *runSecrets) note(run string, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byRun == nil {
+		r.byRun = map[string][]string{}
+	}
+	if _, known := r.byRun[run]; !known {
+		if len(r.order) >= maxRuns {
+			delete(r.byRun, r.order[0])
+			r.order = r.order[1:]
+		}
+		r.order = append(r.order, run)
+	}
+	r.byRun[run] = append(r.byRun[run], secrets...)
+}
+
+// take returns and forgets a run's secrets.
+func (r *runSecrets) take(run string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	secrets, ok := r.byRun[run]
+	if !ok {
+		return nil
+	}
+	delete(r.byRun, run)
+	if i := slices.Index(r.order, run); i >= 0 {
+		r.order = slices.Delete(r.order, i, i+1)
+	}
+	return secrets
 }
