@@ -168,6 +168,11 @@ func TestMCPServeAndTraces(t *testing.T) {
 	require.ErrorAs(t, err, &toolErr)
 	assert.Contains(t, toolErr.Message, "missing.txt")
 
+	// A call refused by validation never reaches the tool, but is traced too.
+	_, err = client.Resolve(ctx, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": 5}})
+	require.ErrorAs(t, err, &toolErr)
+	assert.Contains(t, toolErr.Message, "invalid arguments")
+
 	require.NoError(t, client.Close())
 	// Close waits for the server process, so its traces are written.
 	assert.NotContains(t, serverLog.String(), "level=ERROR")
@@ -175,10 +180,11 @@ func TestMCPServeAndTraces(t *testing.T) {
 	res := runBin(t, "", "traces", "--db", db)
 	require.Equal(t, 0, res.code, res.stderr)
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
-	require.Len(t, lines, 3, res.stdout) // header and two calls
+	require.Len(t, lines, 4, res.stdout) // header and three calls
 	assert.Contains(t, lines[0], "TOOL")
-	assert.Regexp(t, `read_file\s+error\s.*missing\.txt`, lines[1], "newest first")
-	assert.Regexp(t, `read_file\s+ok\s.*a\.txt`, lines[2])
+	assert.Regexp(t, `read_file\s+error\s.*"path":5`, lines[1], "newest first")
+	assert.Regexp(t, `read_file\s+error\s.*missing\.txt`, lines[2])
+	assert.Regexp(t, `read_file\s+ok\s.*a\.txt`, lines[3])
 
 	res = runBin(t, "", "traces", "--db", db, "--limit", "1")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -186,7 +192,7 @@ func TestMCPServeAndTraces(t *testing.T) {
 
 	res = runBin(t, "", "traces", "--db", db, "--conversation", conv)
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, 2, strings.Count(res.stdout, conv), res.stdout)
+	assert.Equal(t, 3, strings.Count(res.stdout, conv), res.stdout)
 
 	res = runBin(t, "", "traces", "--db", db, "--conversation", "0193a2b4-0000-7000-8000-000000000002")
 	require.Equal(t, 0, res.code, res.stderr)

@@ -74,13 +74,15 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 			fmt.Fprintf(stderr, "llmtoolkit mcp: preparing the trace database %s: %v\n", *traceDB, err)
 			return exitError
 		}
-		rec := trace.Record(r, db, trace.WithLogger(log))
+		// MCP requests carry no conversation: one server run is one
+		// conversation, given to every call (refused ones included).
+		rec := trace.Record(r, db, trace.WithLogger(log), trace.DefaultConversation(*tenant, *conversation))
 		defer func() {
 			if err := rec.Close(); err != nil {
 				log.Error("closing the trace recorder", "err", err)
 			}
 		}()
-		r = inConversation{rec, *tenant, *conversation}
+		r = rec
 	}
 
 	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
@@ -94,17 +96,4 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		log.Error("MCP server stopped", "err", err)
 		return exitError
 	}
-}
-
-// inConversation gives every call the tenant and conversation IDs that the
-// trace recorder needs, since MCP requests carry none: one server run is
-// one conversation.
-type inConversation struct {
-	llmtoolkit.Resolver
-	tenantID, conversationID string
-}
-
-// Resolve runs call on the wrapped resolver with the conversation's IDs.
-func (c inConversation) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
-	return c.Resolver.Resolve(trace.WithConversation(ctx, c.tenantID, c.conversationID, 0), call)
 }
