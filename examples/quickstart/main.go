@@ -96,7 +96,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// This turn may use only these tools; the session map reaches every tool
 	// (and names the conversation in the traces).
-	tools, resolve := llmtoolkit.PrepareSession(recorder,
+	tools, session := llmtoolkit.PrepareSession(recorder,
 		[]string{"lookup_ticket", "read_file", "grep", "edit_file", "bash"},
 		map[string]any{"tenant_id": tenantID, "conversation_id": conversationID})
 
@@ -122,8 +122,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintln(out, "user> Please fix TICKET-7.")
 	final, _, err := agentloop.Run(ctx, messages, model.Send, agentloop.Options{
-		Resolver:    resolve,
-		Tools:       tools,
+		Resolver:    session, // lists the declared tools: validation and every per-tool fact come with it
 		MaxParallel: 1,
 		Logger:      slog.New(slog.DiscardHandler),
 		OnEvent: func(e agentloop.Event) {
