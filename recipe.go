@@ -60,7 +60,12 @@ func planResult(ctx context.Context, r Resolver, tool Tool, call Call) (res Resu
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				par[i] = Execute(ctx, r, step) // never panics
+				defer func() {
+					if v := recover(); v != nil { // Execute does not panic; an error's Error method might
+						par[i] = panicResult(ctx, "recipe step", step, v)
+					}
+				}()
+				par[i] = Execute(ctx, r, step)
 			})
 		}
 		wg.Wait()
