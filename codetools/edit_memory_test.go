@@ -172,13 +172,15 @@ func TestEditMemoryBounded(t *testing.T) {
 		{"long-line", 70, "The closest lines in the file are:\n1\t{\"id\":0,"},
 		{"far-lines", 70, "The closest lines in lines "},
 		{"tolerant-lines", 105, "No closest lines are shown"},
+		{"success", 140, "Successfully replaced text in f.txt."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := measureEdit(t, tt.name)
 			assert.Less(t, rep.PeakDelta, tt.maxPeak*mib, "peak memory added by the call")
 			assert.Contains(t, rep.Content, tt.want)
-			assert.True(t, rep.IsError)
+			assert.Equal(t, tt.name != "success", rep.IsError)
+			assert.LessOrEqual(t, rep.Display, 2*maxDisplayDiffBytes, "the Display is bounded")
 		})
 	}
 }
