@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/stretchr/testify/assert"
@@ -134,6 +135,49 @@ func TestEditDisplayBounded(t *testing.T) {
 			}
 			assert.Equal(t, tt.added, p["added"])
 			assert.Equal(t, tt.removed, p["removed"])
+		})
+	}
+}
+
+// TestEditsThatChangeNothing: edit_file and multi_edit say the same when
+// the file would stay as it was, and write nothing. On main, multi_edit
+// reported success and rewrote the file.
+func TestEditsThatChangeNothing(t *testing.T) {
+	const content = "alpha\r\nbeta\r\ngamma\r\n"
+	tests := []struct {
+		name string
+		call string
+		args map[string]any
+	}{
+		{"edit_file, same text", "edit_file", map[string]any{"path": "f.txt", "oldText": "beta", "newText": "beta"}},
+		{"multi_edit, same text", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "beta", "newText": "beta"}}}},
+		{"multi_edit, edits cancel out", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "beta", "newText": "BETA"},
+			map[string]any{"oldText": "BETA", "newText": "beta"}}}},
+		{"multi_edit, three edits cancel out", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "alpha\nbeta", "newText": "one"},
+			map[string]any{"oldText": "gamma", "newText": "two"},
+			map[string]any{"oldText": "one\r\ntwo", "newText": "alpha\nbeta\ngamma"}}}},
+	}
+	const want = "No changes made to f.txt. The replacement produced identical content."
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, c := newTestTools(t)
+			p := writeTestFile(t, dir, "f.txt", content)
+			old := time.Now().Add(-time.Hour).Truncate(time.Second)
+			require.NoError(t, os.Chtimes(p, old, old))
+			before, err := os.Stat(p)
+			require.NoError(t, err)
+			res := execute(c, tt.call, tt.args)
+			assert.True(t, res.IsError)
+			assert.True(t, strings.HasSuffix(res.Content, want), res.Content)
+			assert.Nil(t, res.Display)
+			assert.Equal(t, content, readTestFile(t, dir, "f.txt"))
+			after, err := os.Stat(p)
+			require.NoError(t, err)
+			assert.Equal(t, old, after.ModTime(), "not rewritten")
+			assert.True(t, os.SameFile(before, after), "not replaced")
 		})
 	}
 }
