@@ -169,93 +169,274 @@ func diffLines(s string) []string {
 	return lines
 }
 
+// textDiff is the line diff of two texts, computed once for the compact
+// diff the model reads and the unified diff a host shows. Only the lines
+// around the change are split (see diffWindow).
+type textDiff struct {
+	a, b    []string // lines of the changed windows of before and after
+	skipped int      // lines before the windows, the same in both
+	ops     []diffOp // runs turning a into b
+	first   int      // first changed line of after, 1-based; 0 when no line changed
+	same    bool     // before == after
+	width   int      // digits of the largest line number of either text
+}
+
+// newTextDiff diffs before and after, keeping context lines around each
+// change.
+func newTextDiff(before, after string, context int) *textDiff {
+	wb, wa, skipped, same := diffWindow(before, after, context)
+	d := &textDiff{a: diffLines(wb), b: diffLines(wa), skipped: skipped, same: same}
+	d.ops = lineDiff(d.a, d.b)
+	for _, op := range d.ops {
+		if op.kind != ' ' {
+			d.first = skipped + op.b + 1
+			break
+		}
+	}
+	// The texts share what lies around the windows: one count gives both.
+	nb := strings.Count(before, "\n")
+	na := nb - strings.Count(wb, "\n") + strings.Count(wa, "\n")
+	d.width = len(strconv.Itoa(max(nb, na) + 1))
+	return d
+}
+
+// eolNote stands for a diff whose lines are all equal although the texts
+// differ.
+const eolNote = "(only line endings or the final newline changed)"
+
 // compactDiff renders the changes from before to after as hunks with
 // context lines around each change and line numbers: removed lines carry
 // their number in before, the others their number in after. It returns
 // the text, at most maxLines lines, and the first changed line of after
 // (1-based; 0 when nothing changed).
 func compactDiff(before, after string, context, maxLines int) (string, int) {
-	wb, wa, skipped := diffWindow(before, after, context)
-	a, b := diffLines(wb), diffLines(wa)
-	ops := lineDiff(a, b)
-	first := 0
-	for _, op := range ops {
-		if op.kind != ' ' {
-			first = skipped + op.b + 1
-			break
-		}
+	d := newTextDiff(before, after, context)
+	return d.compact(context, maxLines), d.firstChanged()
+}
+
+// firstChanged is the first changed line of after, 1-based: 1 when only
+// line endings changed, 0 when nothing did.
+func (d *textDiff) firstChanged() int {
+	if d.first == 0 && !d.same {
+		return 1
 	}
-	if first == 0 {
-		if before == after {
-			return "", 0
+	return d.first
+}
+
+// compact renders the compact diff, at most maxLines lines (<= 0: no
+// limit). Only the lines shown are formatted.
+func (d *textDiff) compact(context, maxLines int) string {
+	if d.first == 0 {
+		if d.same {
+			return ""
 		}
-		// Only line endings or a final newline differ.
-		return "(only line endings or the final newline changed)", 1
+		return eolNote
 	}
-	width := len(strconv.Itoa(max(strings.Count(before, "\n"), strings.Count(after, "\n")) + 1))
 	var sb strings.Builder
-	line := func(kind byte, num int, text string) {
-		if len(text) > maxDiffLineBytes {
-			text = textutil.CutUTF8(text, maxDiffLineBytes) + "…"
+	shown, more := 0, 0
+	room := func() bool {
+		if maxLines > 0 && shown >= maxLines {
+			more++
+			return false
 		}
-		if text == "" {
-			fmt.Fprintf(&sb, "%c%*d\n", kind, width, skipped+num)
-			return
-		}
-		fmt.Fprintf(&sb, "%c%*d %s\n", kind, width, skipped+num, text)
+		shown++
+		return true
 	}
-	for i, op := range ops {
+	// lines writes n lines of src from index from, numbered from num.
+	lines := func(kind byte, src []string, from, n int) {
+		k := n
+		if maxLines > 0 {
+			k = min(n, max(maxLines-shown, 0))
+		}
+		shown += k
+		more += n - k
+		for i := from; i < from+k; i++ {
+			text := src[i]
+			if len(text) > maxDiffLineBytes {
+				text = textutil.CutUTF8(text, maxDiffLineBytes) + "…"
+			}
+			if text == "" {
+				fmt.Fprintf(&sb, "%c%*d\n", kind, d.width, d.skipped+i+1)
+				continue
+			}
+			fmt.Fprintf(&sb, "%c%*d %s\n", kind, d.width, d.skipped+i+1, text)
+		}
+	}
+	for i, op := range d.ops {
 		switch op.kind {
 		case '-':
-			for k := range op.n {
-				line('-', op.a+k+1, a[op.a+k])
-			}
+			lines('-', d.a, op.a, op.n)
 		case '+':
-			for k := range op.n {
-				line('+', op.b+k+1, b[op.b+k])
-			}
+			lines('+', d.b, op.b, op.n)
 		case ' ':
 			// Context after the previous change, then before the next one.
 			head, tail := 0, 0
 			if i > 0 {
 				head = min(context, op.n)
 			}
-			if i < len(ops)-1 {
+			if i < len(d.ops)-1 {
 				tail = min(context, op.n)
 			}
 			if head+tail >= op.n {
-				for k := range op.n {
-					line(' ', op.b+k+1, b[op.b+k])
-				}
+				lines(' ', d.b, op.b, op.n)
 				continue
 			}
-			for k := range head {
-				line(' ', op.b+k+1, b[op.b+k])
+			lines(' ', d.b, op.b, head)
+			if i > 0 && i < len(d.ops)-1 && room() {
+				sb.WriteString(strings.Repeat(" ", d.width+1) + " ...\n")
 			}
-			if i > 0 && i < len(ops)-1 {
-				sb.WriteString(strings.Repeat(" ", width+1) + " ...\n")
-			}
-			for k := op.n - tail; k < op.n; k++ {
-				line(' ', op.b+k+1, b[op.b+k])
-			}
+			lines(' ', d.b, op.b+op.n-tail, tail)
 		}
 	}
-	tr := textutil.Head(strings.TrimSuffix(sb.String(), "\n"), maxLines, 0)
-	out := tr.Content
-	if tr.Truncated {
-		out += fmt.Sprintf("\n... (%d more diff lines)", tr.TotalLines-tr.OutputLines)
+	out := strings.TrimSuffix(sb.String(), "\n")
+	if more > 0 {
+		out += fmt.Sprintf("\n... (%d more diff lines)", more)
 	}
-	return out, first
+	return out
+}
+
+// maxDisplayDiffBytes caps the unified diff a "diff" Display carries.
+const maxDisplayDiffBytes = 64 << 10
+
+// payload is the payload of the "diff" Display an edit shows: the
+// path, a unified diff of at most maxDisplayDiffBytes bytes ("truncated"
+// says whether it was cut), the counts of lines removed and added, and
+// the first changed line. It never holds the whole texts.
+func (d *textDiff) payload(path string, context int) map[string]any {
+	diff, truncated := d.unified(path, context, maxDisplayDiffBytes)
+	removed, added := 0, 0
+	for _, op := range d.ops {
+		switch op.kind {
+		case '-':
+			removed += op.n
+		case '+':
+			added += op.n
+		}
+	}
+	return map[string]any{
+		"path": path, "diff": diff, "truncated": truncated,
+		"added": added, "removed": removed, "first_changed_line": d.firstChanged(),
+	}
+}
+
+// unified renders the diff in the unified format (as diff -u and git
+// diff do, lines without their line endings) with context lines around
+// each change, at most maxBytes bytes: past them it is cut, at a UTF-8
+// boundary, and ends with a line saying so. When only line endings or
+// the final newline changed, it is eolNote; when nothing changed, "".
+func (d *textDiff) unified(path string, context, maxBytes int) (diff string, truncated bool) {
+	if d.first == 0 {
+		if d.same {
+			return "", false
+		}
+		return eolNote, false
+	}
+	marker := fmt.Sprintf("\n... (diff cut at %d KiB)", maxBytes>>10)
+	budget := maxBytes - len(marker)
+	var sb strings.Builder
+	// write adds s unless the budget is spent; it cuts the line that
+	// spends it.
+	write := func(s ...string) bool {
+		for _, part := range s {
+			if sb.Len()+len(part) > budget {
+				sb.WriteString(textutil.CutUTF8(part, budget-sb.Len()))
+				truncated = true
+				return false
+			}
+			sb.WriteString(part)
+		}
+		return true
+	}
+	write("--- a/", path, "\n+++ b/", path, "\n")
+	ops := d.ops
+	for i := 0; i < len(ops) && !truncated; i++ {
+		if ops[i].kind == ' ' {
+			continue
+		}
+		// A hunk runs from change i to change j, taking in the equal runs
+		// between them that are short enough.
+		j := i
+		for j+1 < len(ops) {
+			if ops[j+1].kind != ' ' {
+				j++
+			} else if j+2 < len(ops) && ops[j+1].n <= 2*context {
+				j += 2
+			} else {
+				break
+			}
+		}
+		lead, trail := 0, 0
+		if i > 0 {
+			lead = min(context, ops[i-1].n)
+		}
+		if j+1 < len(ops) {
+			trail = min(context, ops[j+1].n)
+		}
+		aLen, bLen := lead+trail, lead+trail
+		for _, op := range ops[i : j+1] {
+			if op.kind != '+' {
+				aLen += op.n
+			}
+			if op.kind != '-' {
+				bLen += op.n
+			}
+		}
+		aStart, bStart := ops[i].a-lead, ops[i].b-lead
+		if !write("@@ -", hunkRange(d.skipped+aStart, aLen), " +", hunkRange(d.skipped+bStart, bLen), " @@\n") {
+			break
+		}
+		emit := func(kind string, src []string, from, n int) bool {
+			for k := from; k < from+n; k++ {
+				if !write(kind, src[k], "\n") {
+					return false
+				}
+			}
+			return true
+		}
+		ok := emit(" ", d.b, bStart, lead)
+		for _, op := range ops[i : j+1] {
+			switch {
+			case !ok:
+			case op.kind == '-':
+				ok = emit("-", d.a, op.a, op.n)
+			case op.kind == '+':
+				ok = emit("+", d.b, op.b, op.n)
+			default:
+				ok = emit(" ", d.b, op.b, op.n)
+			}
+		}
+		if ok && trail > 0 {
+			emit(" ", d.b, ops[j+1].b, trail)
+		}
+		i = j
+	}
+	out := strings.TrimSuffix(sb.String(), "\n")
+	if truncated {
+		out += marker
+	}
+	return out, truncated
+}
+
+// hunkRange renders one side of a hunk header: start is the 0-based index
+// of its first line; an empty side names the line before it.
+func hunkRange(start, n int) string {
+	switch n {
+	case 0:
+		return strconv.Itoa(start) + ",0"
+	case 1:
+		return strconv.Itoa(start + 1)
+	}
+	return strconv.Itoa(start+1) + "," + strconv.Itoa(n)
 }
 
 // diffWindow cuts the common start and end of two texts down to whole
 // lines plus context lines, so that a diff of a large file with a small
 // change only splits a few lines. skipped is the number of lines cut from
-// the start.
-func diffWindow(before, after string, context int) (wb, wa string, skipped int) {
-	p := 0
-	for p < len(before) && p < len(after) && before[p] == after[p] {
-		p++
+// the start; same reports that the texts are equal.
+func diffWindow(before, after string, context int) (wb, wa string, skipped int, same bool) {
+	p := commonPrefix(before, after)
+	if p == len(before) && p == len(after) {
+		return "", "", 0, true
 	}
 	ps := strings.LastIndexByte(before[:p], '\n') + 1
 	for k := 0; k < context && ps > 0; k++ {
@@ -263,10 +444,7 @@ func diffWindow(before, after string, context int) (wb, wa string, skipped int) 
 	}
 	skipped = strings.Count(before[:ps], "\n")
 	b, a := before[ps:], after[ps:]
-	s := 0
-	for s < len(b) && s < len(a) && b[len(b)-1-s] == a[len(a)-1-s] {
-		s++
-	}
+	s := commonSuffix(b, a)
 	// The kept end starts at a line start, context lines later.
 	lineStart := func(t string, i int) bool { return i == 0 || t[i-1] == '\n' }
 	if s > 0 && !(lineStart(b, len(b)-s) && lineStart(a, len(a)-s)) {
@@ -275,7 +453,39 @@ func diffWindow(before, after string, context int) (wb, wa string, skipped int) 
 	for k := 0; k < context && s > 0; k++ {
 		s = nextLine(b, s)
 	}
-	return b[:len(b)-s], a[:len(a)-s], skipped
+	return b[:len(b)-s], a[:len(a)-s], skipped, false
+}
+
+// commonPrefix is the length of the longest common prefix of a and b,
+// compared a block at a time.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for _, block := range [...]int{4096, 64} {
+		for i+block <= n && a[i:i+block] == b[i:i+block] {
+			i += block
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b,
+// compared a block at a time.
+func commonSuffix(a, b string) int {
+	n := min(len(a), len(b))
+	s := 0
+	for _, block := range [...]int{4096, 64} {
+		for s+block <= n && a[len(a)-s-block:len(a)-s] == b[len(b)-s-block:len(b)-s] {
+			s += block
+		}
+	}
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }
 
 // nextLine shortens the suffix of b of length s to start at the next line.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -131,4 +132,161 @@ func FuzzCompactDiff(f *testing.F) {
 			t.Fatalf("diff %q does not rebuild %q", diff, after)
 		}
 	})
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	hundred := strings.Join(numbered(100), "\n") + "\n"
+	for _, tt := range []struct {
+		name, before, after, want string
+	}{
+		{"one change", "a\nb\nc\n", "a\nB\nc\n", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c"},
+		{"insert into empty", "", "x\ny\n", "@@ -0,0 +1,2 @@\n+x\n+y"},
+		{"delete all", "x\n", "", "@@ -1 +0,0 @@\n-x"},
+		{"append", "a\n", "a\nb\n", "@@ -1 +1,2 @@\n a\n+b"},
+		{"two hunks", hundred, strings.Replace(strings.Replace(hundred, "line 5\n", "five\n", 1), "line 90\n", "ninety\n", 1),
+			"@@ -2,7 +2,7 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n line 8\n" +
+				"@@ -87,7 +87,7 @@\n line 87\n line 88\n line 89\n-line 90\n+ninety\n line 91\n line 92\n line 93"},
+		{"near changes share a hunk", hundred, strings.Replace(strings.Replace(hundred, "line 5\n", "five\n", 1), "line 11\n", "eleven\n", 1),
+			"@@ -2,13 +2,13 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n line 8\n line 9\n line 10\n-line 11\n+eleven\n line 12\n line 13\n line 14"},
+		{"only line endings", "a\nb\n", "a\r\nb\r\n", eolNote},
+		{"only the final newline", "a\nb\n", "a\nb", eolNote},
+		{"nothing", "a\n", "a\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, truncated := newTextDiff(tt.before, tt.after, 3).unified("f.txt", 3, maxDisplayDiffBytes)
+			assert.False(t, truncated)
+			if strings.HasPrefix(tt.want, "@@") {
+				tt.want = "--- a/f.txt\n+++ b/f.txt\n" + tt.want
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestUnifiedDiffCapped(t *testing.T) {
+	before := strings.Repeat("the same old line of text\n", 20_000)
+	after := strings.ReplaceAll(before, "old", "new")
+	long := strings.Repeat("é", 100_000) // one line longer than the cap
+	for _, tt := range []struct{ name, before, after string }{
+		{"many lines", before, after},
+		{"one long line", long + "\n", long + "x\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newTextDiff(tt.before, tt.after, 3)
+			got, truncated := d.unified("f.txt", 3, maxDisplayDiffBytes)
+			assert.True(t, truncated)
+			assert.LessOrEqual(t, len(got), maxDisplayDiffBytes)
+			assert.Greater(t, len(got), maxDisplayDiffBytes-600, "the cap is used, not much less")
+			assert.True(t, strings.HasSuffix(got, "\n... (diff cut at 64 KiB)"), got[len(got)-100:])
+			assert.True(t, utf8.ValidString(got), "cut at a character boundary")
+			p := d.payload("f.txt", 3)
+			assert.Equal(t, got, p["diff"])
+			assert.Equal(t, true, p["truncated"])
+		})
+	}
+	p := newTextDiff(before, after, 3).payload("f.txt", 3)
+	assert.Equal(t, 20_000, p["added"])
+	assert.Equal(t, 20_000, p["removed"])
+	assert.Equal(t, 1, p["first_changed_line"])
+}
+
+// FuzzUnifiedDiff checks that the unified diff, applied to before, gives
+// after, and that it is never longer than its cap.
+func FuzzUnifiedDiff(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n", 3)
+	f.Add("", "x\n", 0)
+	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\nX\n4\n5\n6\n7\nY\n9\n", 1)
+	f.Fuzz(func(t *testing.T, before, after string, context int) {
+		context = min(max(context, 0), 5)
+		d := newTextDiff(before, after, context)
+		capped, _ := d.unified("f", context, 1024)
+		if len(capped) > 1024 {
+			t.Fatalf("%d bytes, past the cap of 1024", len(capped))
+		}
+		diff, truncated := d.unified("f", context, 1<<30)
+		if truncated {
+			t.Fatal("cut without a reason")
+		}
+		if diff == "" || diff == eolNote {
+			if strings.Join(diffLines(before), "\n") != strings.Join(diffLines(after), "\n") {
+				t.Fatalf("no hunks for different lines: %q", diff)
+			}
+			return
+		}
+		got, err := applyUnified(diffLines(before), diff)
+		if err != nil {
+			t.Fatalf("%v in\n%s", err, diff)
+		}
+		if want := diffLines(after); strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+			t.Fatalf("the diff gives %q, want %q:\n%s", got, want, diff)
+		}
+	})
+}
+
+// applyUnified applies a unified diff to lines, checking every context
+// and removed line and the counts of each hunk header.
+func applyUnified(lines []string, diff string) ([]string, error) {
+	rows := strings.Split(diff, "\n")
+	if len(rows) < 2 || !strings.HasPrefix(rows[0], "--- a/") || !strings.HasPrefix(rows[1], "+++ b/") {
+		return nil, fmt.Errorf("no header")
+	}
+	var out []string
+	at := 0 // next line of lines to copy
+	for i := 2; i < len(rows); {
+		var as, al, bs, bl int
+		h := rows[i]
+		if _, err := fmt.Sscanf(hunkHeader(h), "@@ -%d,%d +%d,%d @@", &as, &al, &bs, &bl); err != nil {
+			return nil, fmt.Errorf("bad hunk header %q: %w", h, err)
+		}
+		if al > 0 {
+			as--
+		}
+		if as < at || as > len(lines) {
+			return nil, fmt.Errorf("hunk %q out of order", h)
+		}
+		out = append(out, lines[at:as]...)
+		at = as
+		if bl > 0 && bs-1 != len(out) || bl == 0 && bs != len(out) {
+			return nil, fmt.Errorf("hunk %q starts at %d of after, not %d", h, bs, len(out)+1)
+		}
+		na, nb := 0, 0
+		for i++; i < len(rows) && !strings.HasPrefix(rows[i], "@@"); i++ {
+			r := rows[i]
+			if r == "" {
+				return nil, fmt.Errorf("empty row")
+			}
+			switch r[0] {
+			case ' ', '-':
+				if at >= len(lines) || lines[at] != r[1:] {
+					return nil, fmt.Errorf("row %q does not match line %d", r, at+1)
+				}
+				if r[0] == ' ' {
+					out = append(out, r[1:])
+					nb++
+				}
+				at++
+				na++
+			case '+':
+				out = append(out, r[1:])
+				nb++
+			default:
+				return nil, fmt.Errorf("bad row %q", r)
+			}
+		}
+		if na != al || nb != bl {
+			return nil, fmt.Errorf("hunk %q has %d and %d lines", h, na, nb)
+		}
+	}
+	return append(out, lines[at:]...), nil
+}
+
+// hunkHeader writes the counts a header leaves out (they are 1).
+func hunkHeader(h string) string {
+	fields := strings.Fields(h)
+	for i, f := range fields[1:3] {
+		if !strings.Contains(f, ",") {
+			fields[i+1] = f + ",1"
+		}
+	}
+	return strings.Join(fields, " ")
 }

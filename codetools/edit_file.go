@@ -37,7 +37,7 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 	}
 	after, m, err := applyEdit(before, oldText, newText)
 	if err != nil {
-		return "", editError(p, before, oldText, err)
+		return "", editError(ctx, p, before, oldText, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -55,17 +55,14 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 
 // editError turns an error of the matching engine into the message the
 // model sees.
-func editError(p, content, oldText string, err error) error {
+func editError(ctx context.Context, p, content, oldText string, err error) error {
 	var ae *ambiguousError
 	switch {
 	case errors.As(err, &ae):
 		return fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", ae.n, p)
 	case errors.Is(err, errNoMatch):
-		msg := fmt.Sprintf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", p)
-		if hint := closestLines(content, oldText); hint != "" {
-			msg += "\nThe closest lines in the file are:\n" + hint
-		}
-		return errors.New(msg)
+		return errors.New(fmt.Sprintf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", p) +
+			closestLines(ctx, content, oldText))
 	case errors.Is(err, errNoChange):
 		return fmt.Errorf("No changes made to %s. The replacement produced identical content.", p)
 	case errors.Is(err, errEmptyOldText):

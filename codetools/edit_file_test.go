@@ -2,11 +2,13 @@ package codetools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/stretchr/testify/assert"
@@ -72,9 +74,112 @@ func TestEditFileDiffAndDisplay(t *testing.T) {
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "diff", res.Display.Kind)
 	assert.Equal(t, "f.txt", res.Display.Payload["path"])
-	assert.Equal(t, linesText(20), res.Display.Payload["before"])
-	assert.Equal(t, strings.Replace(linesText(20), "line 10\n", "ten\n", 1), res.Display.Payload["after"])
-	assert.Equal(t, 10, res.Display.Payload["first_changed_line"])
+	assert.Equal(t, map[string]any{
+		"path":      "f.txt",
+		"diff":      "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+ten\n line 11\n line 12\n line 13",
+		"truncated": false, "added": 1, "removed": 1, "first_changed_line": 10,
+	}, res.Display.Payload, "the whole texts are not in the payload")
+}
+
+// TestEditDisplayBounded: the Display of an edit holds a capped diff,
+// never the whole file. On main, a 9 MiB edit showed both texts (18 MiB
+// of JSON), past the 16 MiB frame of the MCP SDK.
+func TestEditDisplayBounded(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 9<<20; i++ {
+		fmt.Fprintf(&sb, "record %d: some payload text\n", i)
+	}
+	big := sb.String()
+	tests := []struct {
+		name            string
+		call            string
+		args            map[string]any
+		truncated       bool
+		maxJSON         int
+		added, removed  int
+		firstChangeLine int
+	}{
+		{"edit one line", "edit_file", map[string]any{"path": "f.txt", "oldText": "record 200000:", "newText": "RECORD 200000:"},
+			false, 1 << 10, 1, 1, 200_001},
+		{"edit the whole file", "edit_file", map[string]any{"path": "f.txt", "oldText": big, "newText": strings.ReplaceAll(big, "some", "other")},
+			true, 2 * maxDisplayDiffBytes, 0, 0, 1},
+		{"multi_edit", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "record 10:", "newText": "R10:"}, map[string]any{"oldText": "record 240000:", "newText": "R240000:"}}},
+			false, 2 << 10, 2, 2, 11},
+		{"write_file", "write_file", map[string]any{"path": "f.txt", "content": strings.ReplaceAll(big, "text", "words")},
+			true, 2 * maxDisplayDiffBytes, 0, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, c := newTestTools(t)
+			writeTestFile(t, dir, "f.txt", big)
+			res := execute(c, tt.call, tt.args)
+			require.False(t, res.IsError, res.Content)
+			require.NotNil(t, res.Display)
+			data, err := json.Marshal(res.Display)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(data), tt.maxJSON, "the Display as JSON, as MCP sends it")
+			p := res.Display.Payload
+			for _, key := range []string{"before", "after"} {
+				_, has := p[key]
+				assert.False(t, has, "the payload holds the whole text %q", key)
+			}
+			assert.Equal(t, tt.truncated, p["truncated"])
+			assert.Equal(t, tt.firstChangeLine, p["first_changed_line"])
+			diff, _ := p["diff"].(string)
+			assert.True(t, strings.HasPrefix(diff, "--- a/f.txt\n+++ b/f.txt\n@@ -"), diff[:min(len(diff), 200)])
+			if tt.truncated {
+				assert.True(t, strings.HasSuffix(diff, "\n... (diff cut at 64 KiB)"))
+				assert.LessOrEqual(t, len(diff), maxDisplayDiffBytes)
+				return
+			}
+			assert.Equal(t, tt.added, p["added"])
+			assert.Equal(t, tt.removed, p["removed"])
+		})
+	}
+}
+
+// TestEditsThatChangeNothing: edit_file and multi_edit say the same when
+// the file would stay as it was, and write nothing. On main, multi_edit
+// reported success and rewrote the file.
+func TestEditsThatChangeNothing(t *testing.T) {
+	const content = "alpha\r\nbeta\r\ngamma\r\n"
+	tests := []struct {
+		name string
+		call string
+		args map[string]any
+	}{
+		{"edit_file, same text", "edit_file", map[string]any{"path": "f.txt", "oldText": "beta", "newText": "beta"}},
+		{"multi_edit, same text", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "beta", "newText": "beta"}}}},
+		{"multi_edit, edits cancel out", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "beta", "newText": "BETA"},
+			map[string]any{"oldText": "BETA", "newText": "beta"}}}},
+		{"multi_edit, three edits cancel out", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
+			map[string]any{"oldText": "alpha\nbeta", "newText": "one"},
+			map[string]any{"oldText": "gamma", "newText": "two"},
+			map[string]any{"oldText": "one\r\ntwo", "newText": "alpha\nbeta\ngamma"}}}},
+	}
+	const want = "No changes made to f.txt. The replacement produced identical content."
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, c := newTestTools(t)
+			p := writeTestFile(t, dir, "f.txt", content)
+			old := time.Now().Add(-time.Hour).Truncate(time.Second)
+			require.NoError(t, os.Chtimes(p, old, old))
+			before, err := os.Stat(p)
+			require.NoError(t, err)
+			res := execute(c, tt.call, tt.args)
+			assert.True(t, res.IsError)
+			assert.True(t, strings.HasSuffix(res.Content, want), res.Content)
+			assert.Nil(t, res.Display)
+			assert.Equal(t, content, readTestFile(t, dir, "f.txt"))
+			after, err := os.Stat(p)
+			require.NoError(t, err)
+			assert.Equal(t, old, after.ModTime(), "not rewritten")
+			assert.True(t, os.SameFile(before, after), "not replaced")
+		})
+	}
 }
 
 func TestEditFileOtherErrors(t *testing.T) {

@@ -114,13 +114,18 @@ func (t *editText) find(oldText string) (editMatch, error) {
 	if n == 1 {
 		return editMatch{start: off + t.bodyOffset(pos), end: off + t.bodyOffset(pos+len(old))}, nil
 	}
+	if isTolerantForm(old) && isTolerantForm(t.lf) {
+		// Both are their own tolerant forms: the exact search was the
+		// tolerant one.
+		return editMatch{}, errNoMatch
+	}
 	tOld, _ := tolerantForm(old, false)
 	if tOld == "" {
 		return editMatch{}, errNoMatch
 	}
 	tText, origin := tolerantForm(t.lf, true)
 	aligned := func(s, e int) bool {
-		return (s == 0 || origin[s-1] != origin[s]) && (e == len(origin) || origin[e-1] != origin[e])
+		return (s == 0 || origin.at(s-1) != origin.at(s)) && (e == origin.len() || origin.at(e-1) != origin.at(e))
 	}
 	pos, n = findUnique(tText, tOld, aligned)
 	switch {
@@ -129,8 +134,8 @@ func (t *editText) find(oldText string) (editMatch, error) {
 	case n == 0:
 		return editMatch{}, errNoMatch
 	}
-	ls := int(origin[pos])
-	last := int(origin[pos+len(tOld)-1])
+	ls := origin.at(pos)
+	last := origin.at(pos + len(tOld) - 1)
 	le := last + segmentLen(t.lf, last)
 	return editMatch{start: off + t.bodyOffset(ls), end: off + t.bodyOffset(le), tolerant: true}, nil
 }
@@ -148,11 +153,10 @@ func applyEdit(content, oldText, newText string) (string, editMatch, error) {
 	if err != nil {
 		return "", m, err
 	}
-	out := t.apply(m, newText)
-	if out == content {
+	if t.styled(newText) == content[m.start:m.end] {
 		return "", m, errNoChange
 	}
-	return out, m, nil
+	return t.apply(m, newText), m, nil
 }
 
 // findUnique returns the position of the first occurrence of needle in
@@ -223,38 +227,78 @@ func segmentLen(s string, i int) int {
 }
 
 // tolerantForm returns s in the tolerant space and, when withOrigin, for
-// each byte of it the offset in s of the segment it comes from.
-func tolerantForm(s string, withOrigin bool) (string, []int32) {
-	out := make([]byte, 0, len(s))
-	var origin []int32
+// each byte of it the offset in s of the segment it comes from. It builds
+// the form once, without a final copy: the whitespace at the end of a line
+// is held back until something other than a line break follows it.
+func tolerantForm(s string, withOrigin bool) (string, *originMap) {
+	var out strings.Builder
+	out.Grow(len(s))
+	var origin *originMap
 	if withOrigin {
-		origin = make([]int32, 0, len(s))
+		origin = newOriginMap(len(s))
 	}
-	wsStart := -1 // start of the run of whitespace that ends out, or -1
-	emit := func(b byte, from int) {
-		switch {
-		case b == '\n':
-			if wsStart >= 0 {
-				out = out[:wsStart]
-				if withOrigin {
-					origin = origin[:wsStart]
-				}
+	var (
+		ws    []byte      // whitespace held back
+		wsAt  []originRun // where it comes from
+		wsRun = func(from int) {
+			if n := len(wsAt); n > 0 && int(wsAt[n-1].from+wsAt[n-1].n) == from {
+				wsAt[n-1].n++
+				return
 			}
-			wsStart = -1
-		case b == ' ' || b == '\t' || b == '\r' || b == '\f' || b == '\v':
-			if wsStart < 0 {
-				wsStart = len(out)
-			}
-		default:
-			wsStart = -1
+			wsAt = append(wsAt, originRun{from: int32(from), n: 1})
 		}
-		out = append(out, b)
+	)
+	emit := func(b byte, from int) {
+		switch b {
+		case '\n':
+			ws, wsAt = ws[:0], wsAt[:0]
+		case ' ', '\t', '\r', '\f', '\v': // isBlank
+			ws = append(ws, b)
+			if withOrigin {
+				wsRun(from)
+			}
+			return
+		default:
+			if len(ws) > 0 {
+				out.Write(ws)
+				if withOrigin {
+					for _, r := range wsAt {
+						origin.pushRun(int(r.from), int(r.n))
+					}
+				}
+				ws, wsAt = ws[:0], wsAt[:0]
+			}
+		}
+		out.WriteByte(b)
 		if withOrigin {
-			origin = append(origin, int32(from))
+			origin.push(from)
 		}
 	}
 	var buf [utf8.UTFMax]byte
 	for i := 0; i < len(s); {
+		if len(ws) == 0 {
+			// Fast path: a run of ASCII without whitespace held back
+			// (whitespace only before visible ASCII), each byte its own
+			// segment (the last one only if ASCII follows it).
+			j := i
+			for j < len(s) && s[j] < utf8.RuneSelf {
+				if isBlank(s[j]) && (j+1 == len(s) || s[j+1] <= ' ' || s[j+1] >= utf8.RuneSelf) {
+					break
+				}
+				j++
+			}
+			if j < len(s) && s[j] >= utf8.RuneSelf {
+				j--
+			}
+			if j > i {
+				out.WriteString(s[i:j])
+				if withOrigin {
+					origin.pushRun(i, j-i)
+				}
+				i = j
+				continue
+			}
+		}
 		n := segmentLen(s, i)
 		if n == 1 && s[i] < utf8.RuneSelf {
 			emit(s[i], i)
@@ -287,13 +331,100 @@ func tolerantForm(s string, withOrigin bool) (string, []int32) {
 		}
 		i += n
 	}
-	if wsStart >= 0 {
-		out = out[:wsStart]
-		if withOrigin {
-			origin = origin[:wsStart]
+	return out.String(), origin
+}
+
+// originRun is a run of n bytes whose origins follow from from.
+type originRun struct{ from, n int32 }
+
+// originMap maps each byte of a tolerant form to the offset, in the text
+// it comes from, of the segment it comes from. It takes about one byte a
+// byte of the form (a []int32 took four): the origin of the first byte of
+// each block of originBlock bytes, and for each byte its distance from
+// it, or originFar when the origin is kept aside in far.
+type originMap struct {
+	base []int32
+	off  []uint8
+	far  []farOrigin
+}
+
+// farOrigin is the origin of a byte too far from its block's base.
+type farOrigin struct{ i, origin int32 }
+
+const (
+	originBlock = 64
+	originFar   = 255
+)
+
+func newOriginMap(capacity int) *originMap {
+	return &originMap{base: make([]int32, 0, capacity/originBlock+1), off: make([]uint8, 0, capacity)}
+}
+
+// len is the number of bytes mapped.
+func (m *originMap) len() int { return len(m.off) }
+
+// push maps the next byte to origin, which is not less than the last one.
+func (m *originMap) push(origin int) {
+	i := len(m.off)
+	if i%originBlock == 0 {
+		m.base = append(m.base, int32(origin))
+	}
+	d := origin - int(m.base[i/originBlock])
+	if d >= originFar {
+		m.far = append(m.far, farOrigin{int32(i), int32(origin)})
+		d = originFar
+	}
+	m.off = append(m.off, uint8(d))
+}
+
+// pushRun maps the next n bytes to from, from+1, … (from not less than
+// the last origin).
+func (m *originMap) pushRun(from, n int) {
+	for k := 0; k < n; {
+		i := len(m.off)
+		if i%originBlock == 0 {
+			m.base = append(m.base, int32(from+k))
+		}
+		base := int(m.base[i/originBlock])
+		end := k + min(n-k, originBlock-i%originBlock)
+		for ; k < end; k++ {
+			d := from + k - base
+			if d >= originFar {
+				m.far = append(m.far, farOrigin{int32(len(m.off)), int32(from + k)})
+				d = originFar
+			}
+			m.off = append(m.off, uint8(d))
 		}
 	}
-	return string(out), origin
+}
+
+// at is the origin of byte i.
+func (m *originMap) at(i int) int {
+	if d := m.off[i]; d < originFar {
+		return int(m.base[i/originBlock]) + int(d)
+	}
+	k := sort.Search(len(m.far), func(k int) bool { return int(m.far[k].i) >= i })
+	return int(m.far[k].origin)
+}
+
+// isBlank reports whether c is whitespace that the tolerant space drops
+// at the end of a line.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' }
+
+// isTolerantForm reports, without allocating, whether s is ASCII without
+// whitespace at the end of a line: its own tolerant form.
+func isTolerantForm(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return false
+		case isBlank(c):
+			if i+1 == len(s) || s[i+1] == '\n' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // foldRune maps typographic quotes to ASCII quotes, Unicode dashes to "-"

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,12 +72,119 @@ func TestApplyEdit(t *testing.T) {
 func TestTolerantForm(t *testing.T) {
 	got, origin := tolerantForm("a “b”  \n\u00a0c–d\t\n", true)
 	assert.Equal(t, "a \"b\"\n c-d\n", got)
-	require.Len(t, origin, len(got))
-	assert.Equal(t, int32(0), origin[0])
+	require.Equal(t, len(got), origin.len())
+	assert.Equal(t, 0, origin.at(0))
 	// Every origin is the start of a segment, non-decreasing.
-	for i := 1; i < len(origin); i++ {
-		assert.LessOrEqual(t, origin[i-1], origin[i])
+	for i := 1; i < origin.len(); i++ {
+		assert.LessOrEqual(t, origin.at(i-1), origin.at(i))
 	}
+}
+
+func TestTolerantFormOrigins(t *testing.T) {
+	for _, s := range []string{
+		"",
+		"plain ascii\nwith lines\n",
+		"a" + strings.Repeat(" ", 300) + "\nb", // a jump past originFar
+		strings.Repeat("“q” ", 100) + "\n" + strings.Repeat("\u00a0", 400) + "x",
+		strings.Repeat("x", 1000) + strings.Repeat("ﬁ", 100) + "  \t\n",
+		"cafe\u0301\xff\xfe \n",
+	} {
+		wantForm, wantOrigin := denseTolerantForm(s)
+		got, origin := tolerantForm(s, true)
+		require.Equal(t, wantForm, got, "%q", s)
+		require.Equal(t, len(wantOrigin), origin.len(), "%q", s)
+		for i, o := range wantOrigin {
+			require.Equal(t, int(o), origin.at(i), "%q byte %d", s, i)
+		}
+	}
+}
+
+// FuzzTolerantForm checks the compact origins against the dense ones of
+// the first implementation, and isTolerantForm against tolerantForm.
+func FuzzTolerantForm(f *testing.F) {
+	f.Add("a “b”  \n\u00a0c–d\t\n")
+	f.Add("a" + strings.Repeat(" ", 300) + "\nb")
+	f.Add("plain\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		wantForm, wantOrigin := denseTolerantForm(s)
+		got, origin := tolerantForm(s, true)
+		if got != wantForm || origin.len() != len(wantOrigin) {
+			t.Fatalf("form %q (%d origins), want %q (%d)", got, origin.len(), wantForm, len(wantOrigin))
+		}
+		for i, o := range wantOrigin {
+			if origin.at(i) != int(o) {
+				t.Fatalf("origin of byte %d is %d, want %d", i, origin.at(i), o)
+			}
+		}
+		if plain, _ := tolerantForm(s, false); plain != got {
+			t.Fatalf("without origins %q, with %q", plain, got)
+		}
+		if isTolerantForm(s) && got != s {
+			t.Fatalf("isTolerantForm(%q) but its form is %q", s, got)
+		}
+	})
+}
+
+// denseTolerantForm is the first implementation of tolerantForm, with an
+// int32 origin per byte, kept to check the compact one.
+func denseTolerantForm(s string) (string, []int32) {
+	out := make([]byte, 0, len(s))
+	origin := make([]int32, 0, len(s))
+	wsStart := -1
+	emit := func(b byte, from int) {
+		switch {
+		case b == '\n':
+			if wsStart >= 0 {
+				out, origin = out[:wsStart], origin[:wsStart]
+			}
+			wsStart = -1
+		case b == ' ' || b == '\t' || b == '\r' || b == '\f' || b == '\v':
+			if wsStart < 0 {
+				wsStart = len(out)
+			}
+		default:
+			wsStart = -1
+		}
+		out = append(out, b)
+		origin = append(origin, int32(from))
+	}
+	var buf [utf8.UTFMax]byte
+	for i := 0; i < len(s); {
+		n := segmentLen(s, i)
+		if n == 1 && s[i] < utf8.RuneSelf {
+			emit(s[i], i)
+			i++
+			continue
+		}
+		seg := s[i : i+n]
+		if !utf8.ValidString(seg) {
+			for j := 0; j < len(seg); {
+				r, size := utf8.DecodeRuneInString(seg[j:])
+				if r == utf8.RuneError && size == 1 {
+					emit(seg[j], i)
+				} else {
+					k := utf8.EncodeRune(buf[:], foldRune(r))
+					for _, b := range buf[:k] {
+						emit(b, i)
+					}
+				}
+				j += size
+			}
+			i += n
+			continue
+		}
+		for _, r := range norm.NFKC.String(seg) {
+			k := utf8.EncodeRune(buf[:], foldRune(r))
+			for _, b := range buf[:k] {
+				emit(b, i)
+			}
+		}
+		i += n
+	}
+	if wsStart >= 0 {
+		out, origin = out[:wsStart], origin[:wsStart]
+	}
+	return string(out), origin
 }
 
 func TestFindUnique(t *testing.T) {

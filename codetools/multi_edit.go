@@ -18,7 +18,7 @@ func (c *CodeTools) multiEditSpec() toolSpec {
 	return makeSpec("multi_edit",
 		"Make several replacements in one file at once. The edits apply in order, each to the result of the previous one, each under edit_file's rules "+
 			"(oldText must occur exactly once; exact match first, then a tolerant one). "+
-			"If any edit fails, the file is not touched and the error says which edit failed and why. "+
+			"If any edit fails, the file is not touched and the error says which edit failed and why; if the edits together leave the file as it was, nothing is written and the error says so, as edit_file does. "+
 			"The file is written once, atomically. Returns a diff of all changes. For a single change use edit_file.",
 		schemaObject(map[string]any{
 			"path":  pathProperty("File to edit, relative to the working directory (an absolute path inside it works too)."),
@@ -46,12 +46,16 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	for i, e := range edits {
 		next, _, err := applyEdit(after, e[0], e[1])
 		if err != nil {
-			return "", fmt.Errorf("Edit %d of %d failed, nothing was written: %w", i+1, len(edits), editError(p, after, e[0], err))
+			return "", fmt.Errorf("Edit %d of %d failed, nothing was written: %w", i+1, len(edits), editError(ctx, p, after, e[0], err))
 		}
 		after = next
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
+	}
+	if after == before {
+		// The edits cancel out: as edit_file does, say so and write nothing.
+		return "", editError(ctx, p, before, "", errNoChange)
 	}
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err

@@ -88,11 +88,10 @@ func (c *CodeTools) writeAtomic(p, rel, content string) error {
 	return nil
 }
 
-// showDiff attaches a "diff" Display and returns the compact diff.
+// showDiff attaches a "diff" Display (see textDiff.payload) and returns the
+// compact diff.
 func (c *CodeTools) showDiff(ctx context.Context, rel, before, after string) string {
-	diff, first := compactDiff(before, after, c.cfg.diffContext, c.cfg.diffMaxLines)
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "diff", Payload: map[string]any{
-		"path": slashPath(rel), "before": before, "after": after, "first_changed_line": first,
-	}})
-	return diff
+	d := newTextDiff(before, after, c.cfg.diffContext)
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "diff", Payload: d.payload(slashPath(rel), c.cfg.diffContext)})
+	return d.compact(c.cfg.diffContext, c.cfg.diffMaxLines)
 }
