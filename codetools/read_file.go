@@ -40,49 +40,30 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	}
 	offset := max(intArg(args, "offset", 1), 1)
 	limit := intArg(args, "limit", 0)
-	// Stat first: opening a named pipe would block.
-	if info, err := c.root.Stat(rel); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%v); read_file reads files only.", p, info.Mode().Type())
-	}
-	f, err := c.root.Open(rel)
+	f, info, err := c.openChecked(p, rel, wantFile)
 	if err != nil {
-		return "", fileError(p, err)
+		return "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", fileError(p, err)
-	}
-	if info.IsDir() {
-		return "", fmt.Errorf("%s is a directory, not a file. Use list_directory or tree to see what it holds.", p)
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%v); read_file reads files only.", p, info.Mode().Type())
-	}
 	br := newReader(f)
 	head, _ := br.Peek(textutil.SniffLen)
 	if mime, binary := textutil.Sniff(head); binary {
 		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only. Use file_info for its details.",
 			p, mime, textutil.HumanSize(info.Size()))
 	}
-	r := lineReader{br: br, max: c.cfg.readMaxBytes}
+	r := lineReader{ctx: ctx, br: br, max: c.cfg.readMaxBytes}
 
 	// Skip to offset.
 	lineNo := 0
 	for lineNo < offset-1 {
 		n, _, err := r.next(false)
 		if err != nil {
-			return "", fileError(p, err)
+			return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 		}
 		if n < 0 {
 			return "", fmt.Errorf("offset %d is beyond end of file (%d lines total)", offset, lineNo)
 		}
 		lineNo++
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-		}
 	}
 
 	var out bytes.Buffer
@@ -100,7 +81,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		}
 		n, line, err := r.next(true)
 		if err != nil {
-			return "", fileError(p, err)
+			return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 		}
 		if n < 0 {
 			break
@@ -125,18 +106,13 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		}
 		out.Write(line)
 		shown++
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-		}
 	}
 	if offset > 1 && shown == 0 {
 		return "", fmt.Errorf("offset %d is beyond end of file (%d lines total)", offset, lineNo)
 	}
-	rest, err := r.countRest(ctx)
+	rest, err := r.countRest()
 	if err != nil {
-		return "", fileError(p, err)
+		return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 	}
 	if byBytes {
 		rest++ // the line that did not fit
@@ -180,16 +156,40 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 
 func newReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, readBufSize) }
 
-// lineReader reads lines in bounded memory.
+// Between two checks of the context, a scan reads at most ctxCheckBytes,
+// each line counted as at least lineCheckCost bytes, so that neither one
+// huge line (a sparse tail of NUL bytes) nor millions of empty ones outrun
+// the call's deadline.
+const (
+	ctxCheckBytes = 1 << 20
+	lineCheckCost = 64
+)
+
+// lineReader reads lines in bounded memory, checking its context as it
+// goes.
 type lineReader struct {
-	br   *bufio.Reader
-	max  int    // bytes of a line kept
-	line []byte // reused buffer
+	ctx       context.Context
+	br        *bufio.Reader
+	max       int    // bytes of a line kept
+	line      []byte // reused buffer
+	unchecked int    // bytes read since the context was last checked
+}
+
+// scanned counts n bytes read and returns the context's error once
+// ctxCheckBytes have been read since the last check.
+func (r *lineReader) scanned(n int) error {
+	r.unchecked += n
+	if r.unchecked < ctxCheckBytes {
+		return nil
+	}
+	r.unchecked = 0
+	return r.ctx.Err()
 }
 
 // next reads one line. It returns the line's length without its "\n"
 // (-1 at the end of the file) and, when keep, its first max+1 bytes at
-// most (so that a line longer than max is seen as such).
+// most (so that a line longer than max is seen as such). It stops with
+// the context's error when the context ends.
 func (r *lineReader) next(keep bool) (int64, []byte, error) {
 	r.line = r.line[:0]
 	var n int64
@@ -198,6 +198,9 @@ func (r *lineReader) next(keep bool) (int64, []byte, error) {
 		chunk, err := r.br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			started = true
+		}
+		if cerr := r.scanned(len(chunk) + lineCheckCost); cerr != nil {
+			return 0, nil, cerr
 		}
 		body := chunk
 		if err == nil {
@@ -224,12 +227,16 @@ func (r *lineReader) next(keep bool) (int64, []byte, error) {
 	}
 }
 
-// countRest counts the lines left, in bounded memory.
-func (r *lineReader) countRest(ctx context.Context) (int, error) {
+// countRest counts the lines left, in bounded memory, checking the
+// context after every read.
+func (r *lineReader) countRest() (int, error) {
 	buf := make([]byte, readBufSize)
 	lines := 0
 	var last byte = '\n'
-	for i := 0; ; i++ {
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return 0, err
+		}
 		n, err := r.br.Read(buf)
 		if n > 0 {
 			lines += bytes.Count(buf[:n], []byte{'\n'})
@@ -241,16 +248,24 @@ func (r *lineReader) countRest(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if i%64 == 63 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
 	}
 	if last != '\n' {
 		lines++
 	}
 	return lines, nil
+}
+
+// scanError reports why a scan of p stopped (where says at which point):
+// the call's deadline or cancellation (wrapped, for errors.Is), or a read
+// error.
+func scanError(p, where string, err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("reading %s timed out %s: %w", p, where, err)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("reading %s was cancelled %s: %w", p, where, err)
+	}
+	return fileError(p, err)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
