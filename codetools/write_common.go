@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/atomicfile"
@@ -32,7 +33,25 @@ func (c *CodeTools) writeTarget(p string) (string, error) {
 	if real == "." {
 		return "", fmt.Errorf("%s is the working directory itself, not a file", p)
 	}
+	if end, ok := folderEnding(p); ok {
+		return "", fmt.Errorf("path %q names a folder (it ends with %q), not a file; give the file's path, without the trailing %q", p, end, end)
+	}
 	return real, nil
+}
+
+// folderEnding reports whether p, as written, can only name a folder: it
+// ends with a separator, or its last element is "." or "..". It returns
+// that ending.
+func folderEnding(p string) (string, bool) {
+	native := filepath.FromSlash(p)
+	if strings.HasSuffix(native, string(filepath.Separator)) {
+		return p[len(p)-1:], true
+	}
+	switch filepath.Base(native) {
+	case ".", "..":
+		return filepath.Base(native), true
+	}
+	return "", false
 }
 
 // makeParents creates the folders above rel.
