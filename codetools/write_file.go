@@ -13,7 +13,8 @@ import (
 func (c *CodeTools) writeFileSpec() toolSpec {
 	return makeSpec("write_file",
 		"Write a file: create it, or replace all of its content. Creates missing parent folders. "+
-			"The write is atomic (a reader sees the old content or the new one, never a mix) and an existing file keeps its permissions. "+
+			"The write is atomic (a reader sees the old content or the new one, never a mix) and an existing file keeps its permissions; "+
+			"only regular files are replaced (a folder, named pipe, socket or device is refused). "+
 			"To change part of an existing file prefer edit_file or multi_edit, which need not repeat the rest; to add at the end use append_to_file.",
 		schemaObject(map[string]any{
 			"path":    pathProperty("File to write, relative to the working directory (an absolute path inside it works too)."),
