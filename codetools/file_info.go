@@ -76,7 +76,7 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return "", fileError(p, err)
 			}
-			r := lineReader{ctx: ctx, br: newReader(f)}
+			r := lineReader{br: newReader(ctx, f)}
 			n, err := r.countRest()
 			if err != nil {
 				return "", scanError(p, "while counting its lines", err)

@@ -45,13 +45,13 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		return "", err
 	}
 	defer f.Close()
-	br := newReader(f)
+	br := newReader(ctx, f)
 	head, _ := br.Peek(textutil.SniffLen)
 	if mime, binary := textutil.Sniff(head); binary {
 		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only. Use file_info for its details.",
 			p, mime, textutil.HumanSize(info.Size()))
 	}
-	r := lineReader{ctx: ctx, br: br, max: c.cfg.readMaxBytes}
+	r := lineReader{br: br, max: c.cfg.readMaxBytes}
 
 	// Skip to offset.
 	lineNo := 0
@@ -154,42 +154,38 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	return content + "\n\n" + notice, nil
 }
 
-func newReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, readBufSize) }
-
-// Between two checks of the context, a scan reads at most ctxCheckBytes,
-// each line counted as at least lineCheckCost bytes, so that neither one
-// huge line (a sparse tail of NUL bytes) nor millions of empty ones outrun
-// the call's deadline.
-const (
-	ctxCheckBytes = 1 << 20
-	lineCheckCost = 64
-)
-
-// lineReader reads lines in bounded memory, checking its context as it
-// goes.
-type lineReader struct {
-	ctx       context.Context
-	br        *bufio.Reader
-	max       int    // bytes of a line kept
-	line      []byte // reused buffer
-	unchecked int    // bytes read since the context was last checked
+// newReader buffers r and checks ctx before every read from it: a scan
+// through the reader stops within one buffer (64 KiB) of the context's
+// end, whatever its lines look like (one huge line of a sparse file's NUL
+// bytes, or millions of empty ones), at no cost per line.
+func newReader(ctx context.Context, r io.Reader) *bufio.Reader {
+	return bufio.NewReaderSize(ctxReader{ctx, r}, readBufSize)
 }
 
-// scanned counts n bytes read and returns the context's error once
-// ctxCheckBytes have been read since the last check.
-func (r *lineReader) scanned(n int) error {
-	r.unchecked += n
-	if r.unchecked < ctxCheckBytes {
-		return nil
+// ctxReader is a reader that returns its context's error, once the context
+// has ended, instead of reading.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
-	r.unchecked = 0
-	return r.ctx.Err()
+	return c.r.Read(p)
+}
+
+// lineReader reads lines in bounded memory.
+type lineReader struct {
+	br   *bufio.Reader
+	max  int    // bytes of a line kept
+	line []byte // reused buffer
 }
 
 // next reads one line. It returns the line's length without its "\n"
 // (-1 at the end of the file) and, when keep, its first max+1 bytes at
-// most (so that a line longer than max is seen as such). It stops with
-// the context's error when the context ends.
+// most (so that a line longer than max is seen as such).
 func (r *lineReader) next(keep bool) (int64, []byte, error) {
 	r.line = r.line[:0]
 	var n int64
@@ -198,9 +194,6 @@ func (r *lineReader) next(keep bool) (int64, []byte, error) {
 		chunk, err := r.br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			started = true
-		}
-		if cerr := r.scanned(len(chunk) + lineCheckCost); cerr != nil {
-			return 0, nil, cerr
 		}
 		body := chunk
 		if err == nil {
@@ -227,16 +220,12 @@ func (r *lineReader) next(keep bool) (int64, []byte, error) {
 	}
 }
 
-// countRest counts the lines left, in bounded memory, checking the
-// context after every read.
+// countRest counts the lines left, in bounded memory.
 func (r *lineReader) countRest() (int, error) {
 	buf := make([]byte, readBufSize)
 	lines := 0
 	var last byte = '\n'
 	for {
-		if err := r.ctx.Err(); err != nil {
-			return 0, err
-		}
 		n, err := r.br.Read(buf)
 		if n > 0 {
 			lines += bytes.Count(buf[:n], []byte{'\n'})

@@ -60,24 +60,25 @@ func callWithin(t *testing.T, c *CodeTools, deadline, grace time.Duration, name 
 
 // TestReadFileSparseTailHonoursDeadline: a file with a short text head
 // and a huge sparse tail (one line of NUL bytes) is scanned under the
-// call's deadline, in each of the three scans (skipping to offset, the
-// lines shown, the count of the remaining lines), and a deadline is
-// reported as a timeout.
+// call's deadline, in each of read_file's three scans (skipping to offset,
+// the lines shown, the count of the remaining lines) and in file_info's
+// count of lines, and a deadline is reported as a timeout.
 func TestReadFileSparseTailHonoursDeadline(t *testing.T) {
 	dir, c := newTestTools(t)
 	const headLines = 1500 // about 12 KiB: more than binary sniffing reads
 	writeSparseTail(t, dir, "sparse.txt", headLines, 1<<40)
 	for _, tt := range []struct {
-		name string
-		args map[string]any
+		name, tool string
+		args       map[string]any
 	}{
-		{"lines shown", map[string]any{"path": "sparse.txt"}},
-		{"skip to offset", map[string]any{"path": "sparse.txt", "offset": headLines + 2}},
-		{"count of the rest", map[string]any{"path": "sparse.txt", "limit": 1}},
+		{"lines shown", "read_file", map[string]any{"path": "sparse.txt"}},
+		{"skip to offset", "read_file", map[string]any{"path": "sparse.txt", "offset": headLines + 2}},
+		{"count of the rest", "read_file", map[string]any{"path": "sparse.txt", "limit": 1}},
+		{"file_info's count of lines", "file_info", map[string]any{"path": "sparse.txt"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			deadline := 300 * time.Millisecond
-			_, err, took := callWithin(t, c, deadline, 10*time.Second, "read_file", tt.args)
+			_, err, took := callWithin(t, c, deadline, 10*time.Second, tt.tool, tt.args)
 			t.Logf("returned after %v", took)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, context.DeadlineExceeded), "a timeout, not %v", err)
