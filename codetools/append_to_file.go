@@ -28,23 +28,21 @@ func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (stri
 		return "", err
 	}
 	defer c.locks.lock(rel)()
-	if info, err := c.root.Stat(rel); err == nil {
-		if info.IsDir() {
-			return "", fmt.Errorf("%s is a directory; append_to_file writes files", p)
-		}
-		if !info.Mode().IsRegular() {
-			return "", fmt.Errorf("%s is not a regular file (%v); append_to_file writes files", p, info.Mode().Type())
-		}
-	}
 	if err := c.makeParents(p, rel); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	f, err := c.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, newFileMode)
+	// Open without blocking and check the type on the opened descriptor: a
+	// named pipe (with or without a reader), a socket or a device is
+	// refused, never written to.
+	f, _, err := openCheckedIn(c.root, p, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, newFileMode, wantFile)
 	if err != nil {
-		return "", fileError(p, err)
+		if info, serr := c.root.Stat(rel); serr == nil && info.IsDir() {
+			return "", fmt.Errorf("%s is a directory; append_to_file writes files", p)
+		}
+		return "", err
 	}
 	if _, err := f.WriteString(content); err != nil {
 		_ = f.Close()

@@ -3,12 +3,14 @@ package codetools
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/stretchr/testify/assert"
@@ -195,10 +197,19 @@ func TestSymlinkSwapRace(t *testing.T) {
 }
 
 // FuzzConfinement runs every file tool with random paths over a tree full
-// of hostile links: nothing outside the root is ever read or written.
+// of hostile links and special files (named pipes, a socket, a device,
+// links to them): nothing outside the root is ever read or written, no
+// call outlives its deadline (none waits on a pipe), no special file is
+// replaced, and no temporary file is left.
 func FuzzConfinement(f *testing.F) {
+	names := []string{"read_file", "write_file", "edit_file", "multi_edit", "append_to_file", "list_directory", "tree", "file_info", "grep"}
 	for _, s := range []string{"a", "../secret.txt", "link/secret.txt", "loop/x", "a/../../outside", "/", "dirlink/../secret.txt", "chain/secret.txt", "sub/up/outside/secret.txt", "abs"} {
 		f.Add(s, uint8(0))
+	}
+	for _, s := range []string{"pipe", "sock", "dev", "pipelink", "sub/pipe", "sub/up/root/pipe", "pipe/", "sub"} {
+		for i := range names {
+			f.Add(s, uint8(i))
+		}
 	}
 	root, outside, c := outsideSetup(f)
 	writeTestFile(f, root, "a", "inside\n")
@@ -212,15 +223,27 @@ func FuzzConfinement(f *testing.F) {
 		"abs":        filepath.Join(outside, "secret.txt"),
 		"sub/secret": "../../outside/secret.txt",
 		"self":       ".",
+		"pipelink":   "pipe",
 	} {
 		require.NoError(f, os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))))
 	}
-	names := []string{"read_file", "write_file", "edit_file", "multi_edit", "append_to_file", "list_directory", "tree", "file_info"}
+	specials := makeSpecialFiles(f, root)
+	if len(specials) > 0 && specials[0].name == "pipe" {
+		require.NoError(f, mkfifo(filepath.Join(root, "sub", "pipe")))
+		specials = append(specials, specialFile{"sub/pipe", "named pipe", fs.ModeNamedPipe})
+	}
+	args := map[string]map[string]any{"grep": {"pattern": "SECRET"}}
+	for name, a := range fileTools {
+		args[name] = a
+	}
 	f.Fuzz(func(t *testing.T, p string, which uint8) {
 		name := names[int(which)%len(names)]
-		out, err := c.Resolve(context.Background(), llmtoolkit.Call{Name: name, Arguments: withPath(fileTools[name], p)})
+		out, err, _ := callWithin(t, c, 5*time.Second, 10*time.Second, name, withPath(args[name], p))
 		if strings.Contains(out, "SECRET") || (err != nil && strings.Contains(err.Error(), "SECRET")) {
 			t.Fatalf("%s %q read outside: %q %v", name, p, out, err)
+		}
+		if err != nil && errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s %q ran out its deadline: %v", name, p, err)
 		}
 		data, rerr := os.ReadFile(filepath.Join(outside, "secret.txt"))
 		require.NoError(t, rerr)
@@ -235,5 +258,9 @@ func FuzzConfinement(f *testing.F) {
 		if entries, _ := os.ReadDir(filepath.Dir(outside)); len(entries) != 2 {
 			t.Fatalf("%s %q created a file next to the root", name, p)
 		}
+		for _, s := range specials {
+			requireType(t, root, s.name, s.typ)
+		}
+		requireNoTempFiles(t, root)
 	})
 }

@@ -3,7 +3,9 @@ package codetools
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -48,15 +50,21 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	} else {
 		fmt.Fprintf(&sb, "type: %s\n", typeName(info))
 	}
+	var f *os.File
+	if info.Mode().IsRegular() {
+		// Open without blocking and take the facts from the opened
+		// descriptor: a named pipe renamed over the file since the stat
+		// above is refused, never opened for reading.
+		f, info, err = c.openChecked(p, rel, wantFile)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+	}
 	fmt.Fprintf(&sb, "size: %d bytes (%s)\n", info.Size(), textutil.HumanSize(info.Size()))
 	fmt.Fprintf(&sb, "mode: %s (%04o)\n", info.Mode().String(), info.Mode().Perm())
 	fmt.Fprintf(&sb, "modified: %s\n", info.ModTime().Format(time.RFC3339))
-	if info.Mode().IsRegular() {
-		f, err := c.root.Open(rel)
-		if err != nil {
-			return "", fileError(p, err)
-		}
-		defer f.Close()
+	if f != nil {
 		head, err := textutil.ReadHead(f)
 		if err != nil {
 			return "", fileError(p, err)
@@ -65,13 +73,13 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 		fmt.Fprintf(&sb, "mime: %s\n", mime)
 		fmt.Fprintf(&sb, "binary: %t\n", binary)
 		if !binary {
-			if _, err := f.Seek(0, 0); err != nil {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return "", fileError(p, err)
 			}
-			r := lineReader{br: newReader(f)}
-			n, err := r.countRest(ctx)
+			r := lineReader{br: newReader(ctx, f)}
+			n, err := r.countRest()
 			if err != nil {
-				return "", fileError(p, err)
+				return "", scanError(p, "while counting its lines", err)
 			}
 			fmt.Fprintf(&sb, "lines: %d\n", n)
 		}

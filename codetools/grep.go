@@ -113,12 +113,9 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		searchers[i] = fileSearcher{q: q, limit: limit}
 	}
 	if !info.IsDir() {
-		if !info.Mode().IsRegular() {
-			return "", fmt.Errorf("path %q is not a regular file or a folder", pathArg)
-		}
-		f, err := c.root.Open(start)
+		f, _, err := c.openChecked(pathArg, start, wantFile)
 		if err != nil {
-			return "", fmt.Errorf("path %q: %w", pathArg, err)
+			return "", err
 		}
 		lines, n, err := searchers[0].search(f)
 		f.Close()

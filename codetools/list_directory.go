@@ -64,23 +64,18 @@ func (c *CodeTools) listDirectory(ctx context.Context, args map[string]any) (str
 }
 
 // readDir reads a folder's entries through the root, sorted by name
-// case-insensitively.
+// case-insensitively. The folder is opened without blocking and its type
+// checked on the opened descriptor, so a named pipe is refused, never
+// waited on.
 func (c *CodeTools) readDir(p, rel string) ([]fs.DirEntry, error) {
-	f, err := c.root.Open(rel)
+	f, _, err := c.openChecked(p, rel, wantDir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := c.root.Stat(rel); errors.Is(serr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("Path not found: %s", p)
 		}
-		return nil, fileError(p, err)
+		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fileError(p, err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("Not a directory: %s", p)
-	}
 	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, fileError(p, err)

@@ -30,6 +30,11 @@ func openCheckedIn(root *os.Root, p, rel string, flag int, perm fs.FileMode, wan
 	f, err := root.OpenFile(rel, flag|openFlagNonBlock, perm)
 	if err != nil {
 		if isNoReader(err) {
+			// ENXIO: a named pipe opened for writing with no reader, or a
+			// socket (which open(2) always refuses so). Name which.
+			if info, serr := root.Stat(rel); serr == nil && info.Mode()&fs.ModeSocket != 0 {
+				return nil, nil, checkKind(p, info, want)
+			}
 			return nil, nil, fmt.Errorf("%s is a named pipe, not a regular file; refused", p)
 		}
 		return nil, nil, fileError(p, err)

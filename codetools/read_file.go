@@ -40,26 +40,12 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	}
 	offset := max(intArg(args, "offset", 1), 1)
 	limit := intArg(args, "limit", 0)
-	// Stat first: opening a named pipe would block.
-	if info, err := c.root.Stat(rel); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%v); read_file reads files only.", p, info.Mode().Type())
-	}
-	f, err := c.root.Open(rel)
+	f, info, err := c.openChecked(p, rel, wantFile)
 	if err != nil {
-		return "", fileError(p, err)
+		return "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", fileError(p, err)
-	}
-	if info.IsDir() {
-		return "", fmt.Errorf("%s is a directory, not a file. Use list_directory or tree to see what it holds.", p)
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%v); read_file reads files only.", p, info.Mode().Type())
-	}
-	br := newReader(f)
+	br := newReader(ctx, f)
 	head, _ := br.Peek(textutil.SniffLen)
 	if mime, binary := textutil.Sniff(head); binary {
 		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only. Use file_info for its details.",
@@ -72,17 +58,12 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	for lineNo < offset-1 {
 		n, _, err := r.next(false)
 		if err != nil {
-			return "", fileError(p, err)
+			return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 		}
 		if n < 0 {
 			return "", fmt.Errorf("offset %d is beyond end of file (%d lines total)", offset, lineNo)
 		}
 		lineNo++
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-		}
 	}
 
 	var out bytes.Buffer
@@ -100,7 +81,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		}
 		n, line, err := r.next(true)
 		if err != nil {
-			return "", fileError(p, err)
+			return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 		}
 		if n < 0 {
 			break
@@ -125,18 +106,13 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		}
 		out.Write(line)
 		shown++
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-		}
 	}
 	if offset > 1 && shown == 0 {
 		return "", fmt.Errorf("offset %d is beyond end of file (%d lines total)", offset, lineNo)
 	}
-	rest, err := r.countRest(ctx)
+	rest, err := r.countRest()
 	if err != nil {
-		return "", fileError(p, err)
+		return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 	}
 	if byBytes {
 		rest++ // the line that did not fit
@@ -178,7 +154,27 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	return content + "\n\n" + notice, nil
 }
 
-func newReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, readBufSize) }
+// newReader buffers r and checks ctx before every read from it: a scan
+// through the reader stops within one buffer (64 KiB) of the context's
+// end, whatever its lines look like (one huge line of a sparse file's NUL
+// bytes, or millions of empty ones), at no cost per line.
+func newReader(ctx context.Context, r io.Reader) *bufio.Reader {
+	return bufio.NewReaderSize(ctxReader{ctx, r}, readBufSize)
+}
+
+// ctxReader is a reader that returns its context's error, once the context
+// has ended, instead of reading.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
 
 // lineReader reads lines in bounded memory.
 type lineReader struct {
@@ -225,11 +221,11 @@ func (r *lineReader) next(keep bool) (int64, []byte, error) {
 }
 
 // countRest counts the lines left, in bounded memory.
-func (r *lineReader) countRest(ctx context.Context) (int, error) {
+func (r *lineReader) countRest() (int, error) {
 	buf := make([]byte, readBufSize)
 	lines := 0
 	var last byte = '\n'
-	for i := 0; ; i++ {
+	for {
 		n, err := r.br.Read(buf)
 		if n > 0 {
 			lines += bytes.Count(buf[:n], []byte{'\n'})
@@ -241,16 +237,24 @@ func (r *lineReader) countRest(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if i%64 == 63 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
 	}
 	if last != '\n' {
 		lines++
 	}
 	return lines, nil
+}
+
+// scanError reports why a scan of p stopped (where says at which point):
+// the call's deadline or cancellation (wrapped, for errors.Is), or a read
+// error.
+func scanError(p, where string, err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("reading %s timed out %s: %w", p, where, err)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("reading %s was cancelled %s: %w", p, where, err)
+	}
+	return fileError(p, err)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -1,11 +1,14 @@
 package codetools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/atomicfile"
@@ -30,7 +33,25 @@ func (c *CodeTools) writeTarget(p string) (string, error) {
 	if real == "." {
 		return "", fmt.Errorf("%s is the working directory itself, not a file", p)
 	}
+	if end, ok := folderEnding(p); ok {
+		return "", fmt.Errorf("path %q names a folder (it ends with %q), not a file; give the file's path, without the trailing %q", p, end, end)
+	}
 	return real, nil
+}
+
+// folderEnding reports whether p, as written, can only name a folder: it
+// ends with a separator, or its last element is "." or "..". It returns
+// that ending.
+func folderEnding(p string) (string, bool) {
+	native := filepath.FromSlash(p)
+	if strings.HasSuffix(native, string(filepath.Separator)) {
+		return p[len(p)-1:], true
+	}
+	switch filepath.Base(native) {
+	case ".", "..":
+		return filepath.Base(native), true
+	}
+	return "", false
 }
 
 // makeParents creates the folders above rel.
@@ -49,25 +70,28 @@ func (c *CodeTools) makeParents(p, rel string) error {
 }
 
 // loadText reads a file that an edit tool will change: it must exist, be
-// a regular text file and not exceed the size limit.
+// a regular text file and not exceed the size limit. It is opened without
+// blocking and checked on the opened descriptor, so a named pipe or a
+// device is refused, never read.
 func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
-	info, err := c.root.Stat(rel)
+	f, info, err := c.openChecked(p, rel, wantFile)
 	if err != nil {
-		return "", nil, fileError(p, err)
+		return "", nil, err
 	}
-	if info.IsDir() {
-		return "", nil, fmt.Errorf("%s is a directory, not a file", p)
-	}
-	if !info.Mode().IsRegular() {
-		return "", nil, fmt.Errorf("%s is not a regular file (%v)", p, info.Mode().Type())
+	defer f.Close()
+	tooLarge := func(size int64) error {
+		return fmt.Errorf("%s is %s, larger than the %s that edits load; use bash (sed) or write_file instead",
+			p, textutil.HumanSize(size), textutil.HumanSize(c.cfg.maxEditBytes))
 	}
 	if info.Size() > c.cfg.maxEditBytes {
-		return "", nil, fmt.Errorf("%s is %s, larger than the %s that edits load; use bash (sed) or write_file instead",
-			p, textutil.HumanSize(info.Size()), textutil.HumanSize(c.cfg.maxEditBytes))
+		return "", nil, tooLarge(info.Size())
 	}
-	data, err := c.root.ReadFile(rel)
+	data, err := readUpTo(f, info.Size(), c.cfg.maxEditBytes)
 	if err != nil {
 		return "", nil, fileError(p, err)
+	}
+	if int64(len(data)) > c.cfg.maxEditBytes { // it grew since the open
+		return "", nil, tooLarge(int64(len(data)))
 	}
 	if mime, binary := textutil.Sniff(data[:min(len(data), textutil.SniffLen)]); binary {
 		return "", nil, fmt.Errorf("%s is a binary file (%s, %s); only text files can be edited",
@@ -76,12 +100,24 @@ func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
 	return string(data), info, nil
 }
 
+// readUpTo reads f, whose size was size when it was opened, to its end or
+// to limit+1 bytes, whichever comes first: a file that grows is never read
+// past what the caller can tell is too much.
+func readUpTo(f io.Reader, size, limit int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, limit)+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(f, limit+1))
+	return buf.Bytes(), err
+}
+
 // writeAtomic writes a whole file atomically, keeping an existing file's
 // mode.
 func (c *CodeTools) writeAtomic(p, rel, content string) error {
 	if err := atomicfile.WriteFile(c.root, rel, []byte(content), newFileMode); err != nil {
 		if isEscape(errors.Unwrap(err)) || isEscape(err) {
 			return fmt.Errorf("path %q is %w (through a symbolic link)", p, ErrOutsideRoot)
+		}
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			return fmt.Errorf("write %s refused: %w", p, err)
 		}
 		return fmt.Errorf("write %s: %w", p, err)
 	}

@@ -2,7 +2,10 @@ package codetools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/llmtoolkit/llmtoolkit"
 )
@@ -10,7 +13,8 @@ import (
 func (c *CodeTools) writeFileSpec() toolSpec {
 	return makeSpec("write_file",
 		"Write a file: create it, or replace all of its content. Creates missing parent folders. "+
-			"The write is atomic (a reader sees the old content or the new one, never a mix) and an existing file keeps its permissions. "+
+			"The write is atomic (a reader sees the old content or the new one, never a mix) and an existing file keeps its permissions; "+
+			"only regular files are replaced (a folder, named pipe, socket or device is refused). "+
 			"To change part of an existing file prefer edit_file or multi_edit, which need not repeat the rest; to add at the end use append_to_file.",
 		schemaObject(map[string]any{
 			"path":    pathProperty("File to write, relative to the working directory (an absolute path inside it works too)."),
@@ -27,17 +31,9 @@ func (c *CodeTools) writeFile(ctx context.Context, args map[string]any) (string,
 		return "", err
 	}
 	defer c.locks.lock(rel)()
-	var before *string
-	if info, err := c.root.Stat(rel); err == nil {
-		if info.IsDir() {
-			return "", fmt.Errorf("%s is a directory; write_file writes files", p)
-		}
-		if info.Mode().IsRegular() && info.Size() <= c.cfg.maxEditBytes {
-			if data, err := c.root.ReadFile(rel); err == nil {
-				s := string(data)
-				before = &s
-			}
-		}
+	before, err := c.replacedText(p, rel)
+	if err != nil {
+		return "", err
 	}
 	if err := c.makeParents(p, rel); err != nil {
 		return "", err
@@ -52,4 +48,35 @@ func (c *CodeTools) writeFile(ctx context.Context, args map[string]any) (string,
 		c.showDiff(ctx, rel, *before, content)
 	}
 	return fmt.Sprintf("Wrote %d bytes to %s", len(content), p), nil
+}
+
+// replacedText returns the text of the file that write_file is about to
+// replace, for the diff: nil when there is none, or when it is too large
+// or unreadable (it is then replaced without a diff). A folder, a named
+// pipe, a socket or a device is refused: write_file replaces regular files
+// only. The file is opened without blocking and checked on the opened
+// descriptor, so a pipe renamed over it is never waited on.
+func (c *CodeTools) replacedText(p, rel string) (*string, error) {
+	f, info, err := openCheckedIn(c.root, p, rel, os.O_RDONLY, 0, wantEither)
+	if err != nil {
+		// Why it failed, now that it did: a missing file is a new one, an
+		// unreadable regular file is replaced without a diff.
+		if info, serr := c.root.Stat(rel); errors.Is(serr, fs.ErrNotExist) || (serr == nil && info.Mode().IsRegular()) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; write_file writes files", p)
+	}
+	if info.Size() > c.cfg.maxEditBytes {
+		return nil, nil
+	}
+	data, err := readUpTo(f, info.Size(), c.cfg.maxEditBytes)
+	if err != nil || int64(len(data)) > c.cfg.maxEditBytes {
+		return nil, nil
+	}
+	s := string(data)
+	return &s, nil
 }

@@ -14,27 +14,65 @@ import (
 	"path/filepath"
 )
 
+// ErrNotRegular is wrapped by the error for a name that exists and is not
+// a regular file (a folder, a named pipe, a socket, a device): WriteFile
+// replaces regular files only.
+var ErrNotRegular = errors.New("not a regular file")
+
 // keepBits are the mode bits carried over from a file being replaced.
 const keepBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
+// tempPrefix starts the name of every temporary file. The name does not
+// repeat the target's (a name of up to 255 bytes, the usual limit, must
+// stay writable): it is tempPrefix and 16 random hex digits, 21 bytes.
+const tempPrefix = ".tmp-"
+
+// testHookBeforeRename, when set by a test, runs between the temporary
+// file's creation and its rename.
+var testHookBeforeRename func()
+
 // WriteFile writes data to name (relative to root) atomically. The folder
 // must exist. An existing file keeps its mode; a new one is created with
-// perm (less the umask). When name is a symbolic link, the link itself is
-// replaced: resolve it first to write through it.
-func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+// perm (less the umask). An existing name that is not a regular file (a
+// folder, a named pipe, a socket, a device) is refused with an error
+// wrapping [ErrNotRegular]. When name is a symbolic link, the link itself
+// is replaced: resolve it first to write through it.
+//
+// The folder is opened once and the temporary file is created, renamed
+// and, on any error, removed through that one handle: a folder renamed or
+// swapped for a link during the write can neither strand the temporary
+// file nor send the rename elsewhere.
+func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(name)
+	if base == "" {
+		return fmt.Errorf("%s ends with a separator, so it names a folder: %w", name, ErrNotRegular)
+	}
+	if dir == "" {
+		return writeIn(root, name, base, data, perm)
+	}
+	d, err := root.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open folder: %w", err)
+	}
+	defer d.Close()
+	return writeIn(d, name, base, data, perm)
+}
+
+// writeIn writes base, a plain name in the folder d, atomically; name is
+// the path the caller gave, for messages.
+func writeIn(d *os.Root, name, base string, data []byte, perm fs.FileMode) (err error) {
 	mode, chmod := perm, false
-	if info, err := root.Stat(name); err == nil {
-		if info.IsDir() {
-			return fmt.Errorf("%s is a directory", name)
+	if info, err := d.Stat(base); err == nil {
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s is a %s: %w", name, kindName(info.Mode()), ErrNotRegular)
 		}
 		mode, chmod = info.Mode()&keepBits, true
 	}
-	dir, base := filepath.Split(name)
 	var tmp string
 	var f *os.File
 	for range 10 {
-		tmp = filepath.Join(dir, "."+base+".tmp-"+randomSuffix())
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
+		tmp = tempPrefix + randomSuffix()
+		f, err = d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
@@ -44,7 +82,7 @@ func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) (err e
 	}
 	defer func() {
 		if err != nil {
-			_ = root.Remove(tmp)
+			_ = d.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -65,25 +103,42 @@ func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) (err e
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close temporary file: %w", err)
 	}
-	if err = root.Rename(tmp, name); err != nil {
+	if testHookBeforeRename != nil {
+		testHookBeforeRename()
+	}
+	if err = d.Rename(tmp, base); err != nil {
 		return fmt.Errorf("rename temporary file: %w", err)
 	}
-	syncDir(root, dir)
+	syncDir(d)
 	return nil
 }
 
 // syncDir flushes the folder's entry for the renamed file, where the system
 // supports it; a failure there does not undo the write.
-func syncDir(root *os.Root, dir string) {
-	if dir == "" {
-		dir = "."
-	}
-	d, err := root.Open(dir)
+func syncDir(d *os.Root) {
+	f, err := d.Open(".")
 	if err != nil {
 		return
 	}
-	_ = d.Sync()
-	_ = d.Close()
+	_ = f.Sync()
+	_ = f.Close()
+}
+
+// kindName names the type of a file that is not a regular file.
+func kindName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 func randomSuffix() string {
