@@ -92,13 +92,21 @@ func readIgnoreData(r io.Reader, rel string) ([]byte, error) {
 	return data, fmt.Errorf("%s %w", rel, errIgnoreCut)
 }
 
-// logIgnoreProblem reports ignore files that were skipped or read in part
-// (err may join several); nil is ignored. The walk itself goes on.
+// logIgnoreProblem reports ignore files that were skipped or read in part,
+// one warning each (err may join several); nil is ignored. The walk itself
+// goes on.
 func logIgnoreProblem(err error) {
-	if err != nil {
-		slog.Warn("codetools: an ignore file was not fully read; the walk goes on without it",
-			slog.String("error", err.Error()))
+	if err == nil {
+		return
 	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			logIgnoreProblem(e)
+		}
+		return
+	}
+	slog.Warn("codetools: an ignore file was skipped or read in part; the walk goes on",
+		slog.String("error", err.Error()))
 }
 
 // ignoreAbove returns the rules of the .gitignore files of the root and of
