@@ -9,21 +9,17 @@ import (
 // ignoreState holds the .gitignore rules in force in one folder of a tree
 // walk. Paths are slash-separated and relative to the root of the tools,
 // so the .gitignore files of the folders above the walk's top apply too.
+// The files are read as every walk reads them (ignore_files.go).
 type ignoreState struct {
 	m *gitignore.Matcher
 }
 
-// readIgnoreFile reads a .gitignore through the root.
-func (c *CodeTools) readIgnoreFile(name string) ([]byte, error) {
-	return c.root.ReadFile(filepath.FromSlash(name))
-}
-
 // treeIgnore returns the rules in force in the folder rel: the .gitignore
 // files of the root and of every folder down to rel. A .gitignore that
-// cannot be read (a link to outside the root, say) is skipped.
+// cannot be read (a link, a pipe, a folder) is skipped with a logged event,
+// and those below it still apply.
 func (c *CodeTools) treeIgnore(rel string) (*ignoreState, error) {
-	m, _ := gitignore.LoadPath(c.readIgnoreFile, ignorePath(rel))
-	return &ignoreState{m: m}, nil
+	return &ignoreState{m: c.ignoreAbove(ignorePath(rel))}, nil
 }
 
 // ignored reports whether the entry at rel (relative to the root) is
@@ -34,7 +30,8 @@ func (s *ignoreState) ignored(rel string, isDir bool) bool {
 
 // child returns the rules in force in the folder rel, below s's.
 func (s *ignoreState) child(c *CodeTools, rel string) (*ignoreState, error) {
-	m, _ := gitignore.LoadDir(c.readIgnoreFile, ignorePath(rel), s.m)
+	m, err := gitignore.LoadDir(c.readIgnoreFile, ignorePath(rel), s.m)
+	logIgnoreProblem(err)
 	if m == s.m {
 		return s, nil
 	}

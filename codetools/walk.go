@@ -111,7 +111,7 @@ func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker in
 	if relStart != "" {
 		// The rules of the folders above start; start's own are read when
 		// it is listed.
-		matcher, _ = gitignore.LoadPath(c.root.ReadFile, path.Dir(relStart))
+		matcher = c.ignoreAbove(path.Dir(relStart))
 	}
 	q := &walkQueue{}
 	q.cond = sync.NewCond(&q.mu)
@@ -168,10 +168,8 @@ func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
 
 	m := it.matcher
 	for _, e := range entries {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			if data, err := d.readFile(".gitignore"); err == nil {
-				m = m.Child(it.rel, data)
-			}
+		if e.Name() == ".gitignore" {
+			m = d.loadIgnore(it.rel, e, m)
 			break
 		}
 	}

@@ -73,13 +73,10 @@ func (d *walkDir) open(name string) (io.ReadCloser, error) {
 	return rawFile(fd), nil
 }
 
-func (d *walkDir) readFile(name string) ([]byte, error) {
-	f, err := d.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<20))
+// readFile reads the ignore file name of the folder; rel names it in
+// errors. See ignore_files.go.
+func (d *walkDir) readFile(name, rel string) ([]byte, error) {
+	return readIgnoreFileAt(d.fd, name, rel)
 }
 
 func (d *walkDir) modTime(name string) (time.Time, error) {

@@ -8,7 +8,7 @@
 // child; a folder without a .gitignore costs nothing, because Child returns
 // its receiver unchanged. A nil *Matcher ignores nothing.
 //
-//	m, err := gitignore.LoadDir(root.ReadFile, "", nil) // root is an *os.Root
+//	m, err := gitignore.LoadDir(readFile, "", nil) // readFile: see LoadDir
 //	...
 //	for each entry of folder dir (whose matcher is m):
 //		rel := path.Join(dir, entry.Name())
@@ -16,9 +16,14 @@
 //			continue // skip the file, or do not descend into the folder
 //		}
 //		if entry.IsDir() {
-//			child, err := gitignore.LoadDir(root.ReadFile, rel, m)
+//			child, err := gitignore.LoadDir(readFile, rel, m)
 //			...
 //		}
+//
+// A .gitignore that cannot be read is skipped with an error the caller
+// reports, and the walk goes on, as in git. Which files may be read is the
+// readFile function's choice; git reads none through a symbolic link
+// (since git 2.32).
 //
 // Paths are relative to the walk root, slash-separated, without a leading
 // "./" or a trailing slash. Patterns follow gitignore(5):
@@ -47,6 +52,8 @@
 // Matching does not allocate and uses no regular expressions: each pattern
 // is compiled once, at parse time, to a literal comparison (for "name",
 // "*.o", "/build", "dir/**", "**/name", ...) or, for the remaining patterns,
-// to a port of git's wildmatch over the pattern's non-literal tail. Matching
-// is case-sensitive, as git's is by default (core.ignoreCase=false).
+// to a port of git's wildmatch over the pattern's non-literal tail, with the
+// early aborts of git 2.41 that keep it from backtracking for minutes on
+// patterns like "*a*a*a*a*a*a*a*a*ab*c". Matching is case-sensitive, as
+// git's is by default (core.ignoreCase=false).
 package gitignore

@@ -3,6 +3,7 @@ package gitignore
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParse feeds arbitrary .gitignore content and paths through parsing
@@ -20,11 +21,21 @@ func FuzzParse(f *testing.F) {
 		{"\xef\xbb\xbf# c\r\n\\#x  \r\n\\!y\\ \n", "#x", false},
 		{"a/**/b*[c]\n***/*\n/**/", "a/q/bx/bc", true},
 		{"\x00\n!\n/\n//\n", "", false},
+		// Patterns that backtracked for minutes before git 2.41's aborts.
+		{"*a*a*a*a*a*a*a*a*ab*c\n", "ab" + strings.Repeat("a", 60) + "c", false},
+		{"x/" + strings.Repeat("**/", 30) + "b\n", "x/" + strings.Repeat("y/", 40) + "zb", false},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.content), s.path, s.isDir)
 	}
 	f.Fuzz(func(t *testing.T, content []byte, relPath string, isDir bool) {
+		start := time.Now()
+		defer func() {
+			// Matching is polynomial: a fuzz input never takes long.
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("%d bytes of patterns against %q took %v", len(content), relPath, d)
+			}
+		}()
 		patterns := ParsePatterns("", content)
 		for _, p := range patterns {
 			if strings.ContainsAny(p.String(), "\n\x00") {
@@ -59,7 +70,9 @@ func FuzzParse(f *testing.F) {
 }
 
 // refMatch is git's match_basename/match_pathname for a root .gitignore,
-// done with wildmatch alone: no fast paths and no literal filters.
+// done with wildmatch alone: no fast paths and no literal filters. Short
+// inputs go through the exhaustive refWildmatch instead, so that its
+// early aborts are checked too.
 func refMatch(line, relPath string, isDir bool) bool {
 	s := strings.TrimPrefix(line, "!")
 	if strings.HasSuffix(s, "/") {
@@ -71,13 +84,17 @@ func refMatch(line, relPath string, isDir bool) bool {
 	if s == "" {
 		return false
 	}
+	match := wildmatch
+	if len(s) <= 64 && len(relPath) <= 64 {
+		match = refWildmatch
+	}
 	if !strings.Contains(s, "/") {
-		return wildmatch(s, relPath[strings.LastIndexByte(relPath, '/')+1:], false)
+		return match(s, relPath[strings.LastIndexByte(relPath, '/')+1:], false)
 	}
 	s = strings.TrimPrefix(s, "/")
 	n := literalLen(s)
 	if !strings.HasPrefix(relPath, s[:n]) {
 		return false
 	}
-	return wildmatch(s[n:], relPath[n:], true)
+	return match(s[n:], relPath[n:], true)
 }

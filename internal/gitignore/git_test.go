@@ -126,7 +126,9 @@ var (
 	patternBits = []string{"a", "b", "foo", "Foo", "build", "src", "sub", "d1", "e2", "b.txt", "c.go",
 		"*.txt", "*.go", "*.o", "*o", "*.log", "!keep.log", "e*", "a*", "?.go", "e?", "d?",
 		"[a-c]*", "[!a]*", "[^ab]*", "[[:alpha:]]", "[[:digit:]]*", "*[0-9]", "a?b",
-		`\#h`, `\!bang`, `q\*`, `sp\ `, `\[x]`, "x y", "a b", "*"}
+		`\#h`, `\!bang`, `q\*`, `sp\ `, `\[x]`, "x y", "a b", "*",
+		// Several stars, where wildmatch's aborts decide.
+		"*o*o*", "*.*t", "b*.*", "*b*/*", "*e*?", "?*1*"}
 )
 
 func randomPattern(r *rand.Rand) string {

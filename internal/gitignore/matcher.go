@@ -86,10 +86,15 @@ func (m *Matcher) IgnoredWithParents(relPath string, isDir bool) bool {
 // LoadDir reads the .gitignore of folder dir (slash-separated, relative to
 // the walk root; "" or "." for the root) with readFile and returns the
 // Matcher for dir, parent's child. readFile takes a slash-separated name
-// relative to the root: pass (*os.Root).ReadFile to keep reads confined to
-// the root, or wrap fs.ReadFile for an fs.FS. A missing .gitignore is not an
-// error: LoadDir then returns parent. On any other error LoadDir returns
-// parent too, with the error, so a caller may report it and walk on.
+// relative to the root. It decides what may be read: it should keep reads
+// inside the root, refuse anything but a regular file (a named pipe would
+// block the walk, a device never end it) and bound what it reads, as
+// codetools' reader does; a bare (*os.Root).ReadFile does none of the last
+// three. A missing .gitignore is not an error: LoadDir then returns parent.
+// On any other error LoadDir returns parent too, with the error, so that a
+// caller may report it and walk on, as git does. When readFile returns data
+// along with its error (a file it read only in part), LoadDir uses the data
+// and returns the error as well.
 func LoadDir(readFile func(name string) ([]byte, error), dir string, parent *Matcher) (*Matcher, error) {
 	dir = cleanBase(dir)
 	data, err := readFile(path.Join(dir, ".gitignore"))
@@ -97,7 +102,7 @@ func LoadDir(readFile func(name string) ([]byte, error), dir string, parent *Mat
 		if errors.Is(err, fs.ErrNotExist) {
 			return parent, nil
 		}
-		return parent, fmt.Errorf("gitignore: %w", err)
+		return parent.Child(dir, data), fmt.Errorf("gitignore: %w", err)
 	}
 	return parent.Child(dir, data), nil
 }
@@ -105,20 +110,25 @@ func LoadDir(readFile func(name string) ([]byte, error), dir string, parent *Mat
 // LoadPath returns the Matcher for folder dir as a walk from the root would
 // have built it: the .gitignore files of the root and of every folder down
 // to dir, dir included. Use it to start a walk in a subfolder of the root.
-// It stops at the first read error other than a missing file and returns
-// what it has loaded so far with the error.
+// A .gitignore that cannot be read (other than a missing one) is skipped,
+// as git skips it, and the ones below it still apply: LoadPath returns the
+// Matcher of all the others, with the errors of the skipped ones joined.
 func LoadPath(readFile func(name string) ([]byte, error), dir string) (*Matcher, error) {
 	dir = cleanBase(dir)
+	var errs []error
 	m, err := LoadDir(readFile, "", nil)
-	if err != nil || dir == "" {
-		return m, err
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if dir == "" {
+		return m, errors.Join(errs...)
 	}
 	for i := 0; i <= len(dir); i++ {
 		if i == len(dir) || dir[i] == '/' {
 			if m, err = LoadDir(readFile, dir[:i], m); err != nil {
-				return m, err
+				errs = append(errs, err)
 			}
 		}
 	}
-	return m, nil
+	return m, errors.Join(errs...)
 }

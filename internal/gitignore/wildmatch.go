@@ -2,13 +2,19 @@ package gitignore
 
 import "strings"
 
-// Results of wildmatch. The two abort results let a "*" stop trying longer
-// texts as soon as no longer text can match, which keeps matching linear for
-// ordinary patterns (the same pruning git's wildmatch does).
+// Results of dowild. The two abort results let a "*" stop trying other
+// alignments as soon as none can match, the pruning git's wildmatch does
+// since git 2.41. A "*" that fails never answers wmNoMatch: it has tried
+// every alignment of the text left to it, and an outer "*" can only hand it
+// a shorter text (a suffix of this one), which fails too. So each "*" gives
+// up at once when the one after it does, and matching takes time
+// proportional to the pattern's length times the text's, where the plain
+// backtracking of older ports took exponential time ("*a*a*a*a...b" against
+// "aaaa...").
 const (
 	wmMatch           = iota
 	wmNoMatch         // this alignment fails; a "*" may try another
-	wmAbortAll        // the text ran out: no longer text can match either
+	wmAbortAll        // no alignment of any suffix of the text can match
 	wmAbortToStarStar // a "*" cannot cross a "/"; only an outer "**" may retry
 )
 
@@ -112,9 +118,14 @@ func matchStar(p string, pi int, text string, ti int, pathname bool) (int, bool)
 		case (star == 0 || p[star-1] == '/') &&
 			(pi == len(p) || p[pi] == '/' || (p[pi] == '\\' && byteAt(p, pi+1) == '/')):
 			// A real "**": first let "**/" match no folder at all, so that
-			// "a/**/b" matches "a/b".
-			if byteAt(p, pi) == '/' && dowild(p[pi+1:], text[ti:], pathname) == wmMatch {
-				return wmMatch, true
+			// "a/**/b" matches "a/b". If the rest cannot match even from
+			// here, its earliest start, no later start can either: stop,
+			// rather than search the text again below, which would double
+			// the time with each "**/" of a chain like "a/**/**/**/b".
+			if byteAt(p, pi) == '/' {
+				if r := dowild(p[pi+1:], text[ti:], pathname); r == wmMatch || r == wmAbortAll {
+					return r, true
+				}
 			}
 			matchSlash = true
 		default:
@@ -126,7 +137,8 @@ func matchStar(p string, pi int, text string, ti int, pathname bool) (int, bool)
 		// A trailing "**" matches everything; a trailing "*" the rest of
 		// the current name only.
 		if !matchSlash && strings.IndexByte(text[ti:], '/') >= 0 {
-			return wmNoMatch, true
+			// Only an outer "**" can take the "/" left over.
+			return wmAbortToStarStar, true
 		}
 		return wmMatch, true
 	}
@@ -134,7 +146,8 @@ func matchStar(p string, pi int, text string, ti int, pathname bool) (int, bool)
 		// A single "*" before "/" matches the rest of this name.
 		j := strings.IndexByte(text[ti:], '/')
 		if j < 0 {
-			return wmNoMatch, true
+			// No "/" left, nor in any shorter text.
+			return wmAbortAll, true
 		}
 		return ti + j, false
 	}
@@ -147,7 +160,14 @@ func matchStar(p string, pi int, text string, ti int, pathname bool) (int, bool)
 				ti++
 			}
 			if byteAt(text, ti) != c {
-				return wmNoMatch, true
+				// The literal is not in the rest of the text (or, for a
+				// single "*", of this name): no later start can find it,
+				// so the whole match fails, or an outer "**" retries
+				// past the "/".
+				if matchSlash {
+					return wmAbortAll, true
+				}
+				return wmAbortToStarStar, true
 			}
 		}
 		r := dowild(rest, text[ti:], pathname)
