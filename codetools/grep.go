@@ -120,7 +120,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		if err != nil {
 			return "", fmt.Errorf("path %q: %w", pathArg, err)
 		}
-		lines, n, err := searchers[0].search(f)
+		lines, n, err := searchers[0].search(ctx, f)
 		f.Close()
 		if err != nil {
 			return "", fmt.Errorf("path %q: %w", pathArg, err)
@@ -144,7 +144,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			if err != nil {
 				return
 			}
-			lines, n, err := searchers[w].search(f)
+			lines, n, err := searchers[w].search(ctx, f)
 			f.Close()
 			if err == nil && n > 0 {
 				col.add(grepFileResult{rel: wf.rel, lines: lines, matches: n})
