@@ -36,6 +36,7 @@ type grepQuery struct {
 	re      *regexp.Regexp // nil when lit alone decides; never crosses a line break
 	line    *regexp.Regexp // the whole pattern for one line, always set: runs on lines too long for a block
 	lit     []byte         // a literal every matching line contains; nil if none
+	window  int            // bytes of whole lines per call of re: grepWindow
 	context int
 }
 
@@ -52,7 +53,7 @@ var errGrepNewline = errors.New("grep matches one line at a time, so a pattern c
 // never matches across a line break, so a block of lines is searched once
 // from end to end and every match lies inside the line it is reported on.
 func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQuery, error) {
-	q := &grepQuery{context: context}
+	q := &grepQuery{context: context, window: grepWindow}
 	if literal && strings.Contains(pattern, "\n") {
 		return nil, fmt.Errorf("pattern %q: %w: search for one line of it", pattern, errGrepNewline)
 	}
@@ -579,8 +580,8 @@ func (q *grepQuery) next(block []byte, from int) (ls, le int, ok bool) {
 	for from < len(block) {
 		if q.lit == nil {
 			end := len(block)
-			if from+grepWindow < end {
-				end = lineEnd(block, from+grepWindow)
+			if from+q.window < end {
+				end = lineEnd(block, from+q.window)
 			}
 			loc := q.re.FindIndex(block[from:end])
 			if loc == nil {

@@ -292,3 +292,23 @@ func TestGrepPatternWithLineBreak(t *testing.T) {
 		assert.Equal(t, want, got, "pattern %q", pattern)
 	}
 }
+
+// BenchmarkGrepNegatedClass is the x[^q]*y at three sizes: the
+// time per byte must stay flat (it grew with the size before).
+func BenchmarkGrepNegatedClass(b *testing.B) {
+	q, err := newGrepQuery("x[^q]*y", false, false, 0)
+	require.NoError(b, err)
+	for _, size := range []int{156 << 10, 1 << 20, 16 << 20} {
+		data := negatedClassFile(size)
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			s := &fileSearcher{q: q, limit: 100}
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				_, n, err := s.search(context.Background(), bytes.NewReader(data))
+				if err != nil || n != 0 {
+					b.Fatal(n, err)
+				}
+			}
+		})
+	}
+}

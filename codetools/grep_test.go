@@ -220,6 +220,7 @@ func FuzzGrepSearch(f *testing.F) {
 		C := int(ctxLines % 4)
 		q, err := newGrepQuery(pattern, literal, ignoreCase, C)
 		require.NoError(t, err)
+		q.window = 1 + int(block>>4)
 		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(block)%16)}
 		if k := int(maxBlock % 5); k < 4 { // else the default: lines grow the buffer
 			s.maxBlock = len(s.buf) << k // longer lines are streamed
@@ -234,7 +235,7 @@ func FuzzGrepSearch(f *testing.F) {
 			}
 		}
 		assert.Equal(t, matches, n)
-		assert.Equal(t, want, got, "pattern %q literal %v ignoreCase %v context %d block %d max %d data %q",
-			pattern, literal, ignoreCase, C, len(s.buf), s.maxBlock, data)
+		assert.Equal(t, want, got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
+			pattern, literal, ignoreCase, C, len(s.buf), s.maxBlock, q.window, data)
 	})
 }
