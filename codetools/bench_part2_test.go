@@ -47,6 +47,16 @@ func BenchmarkGrepRegexpGoroot(b *testing.B) {
 	benchTool(b, "grep", map[string]any{"pattern": `func \w+Error\(`, "limit": 1 << 30})
 }
 
+// Regular expressions without a literal to look for first: the regexp
+// itself scans every byte.
+func BenchmarkGrepAlternationGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": `Dial|Listen`, "limit": 1 << 30})
+}
+
+func BenchmarkGrepTrailingSpaceGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": `\s+$`, "limit": 1 << 30})
+}
+
 func BenchmarkGrepDefaultLimitGoroot(b *testing.B) {
 	benchTool(b, "grep", map[string]any{"pattern": "err"})
 }

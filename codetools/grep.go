@@ -18,7 +18,7 @@ const grepDefaultLimit = 100
 func (c *CodeTools) grepSpec() toolSpec {
 	return makeSpec("grep",
 		"Search file contents for a pattern and return the matching lines as `path:N: text` (context lines as `path-N- text`, `--` between groups), ordered by path then line. "+
-			"The pattern is a Go RE2 regular expression (no look-around or backreferences), or plain text with literal=true. "+
+			"The pattern is a Go RE2 regular expression (no look-around or backreferences), or plain text with literal=true; it matches within one line, like ripgrep: [^x], \\s and the like never match a line break, and a pattern holding a line break is refused. "+
 			"Searches a file or, recursively, a folder: honours .gitignore files, skips .git, searches hidden files, skips binary files and never follows symbolic links. "+
 			"Lines are cut at 500 characters and the answer at 50 KiB; at most `limit` matches (default 100) are shown. "+
 			"Use grep to find where something is written; use glob to find files by name, and read_file to read a file.",
@@ -117,7 +117,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		if err != nil {
 			return "", err
 		}
-		lines, n, err := searchers[0].search(f)
+		lines, n, err := searchers[0].search(ctx, f)
 		f.Close()
 		if err != nil {
 			return "", fmt.Errorf("path %q: %w", pathArg, err)
@@ -141,14 +141,14 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			if err != nil {
 				return
 			}
-			lines, n, err := searchers[w].search(f)
+			lines, n, err := searchers[w].search(ctx, f)
 			f.Close()
 			if err == nil && n > 0 {
 				col.add(grepFileResult{rel: wf.rel, lines: lines, matches: n})
 			}
 		})
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("grep stopped before searching every file: %w", err)
 		}
 	}
 	return c.formatGrep(ctx, pattern, col, limit, ctxLines > 0), nil

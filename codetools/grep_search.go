@@ -2,40 +2,60 @@ package codetools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
 // The search engine behind grep: whole-block reads, bytes.Index on a
-// literal every match must contain before any regular expression runs, and
-// line boundaries found only around hits.
+// literal every match must contain before any regular expression runs, a
+// regular expression that cannot cross a line break (so each block is
+// searched once, in time linear in its size), and line boundaries found only
+// around hits. A line longer than the largest block is streamed through the
+// regular expression whole, with the same memory.
 
 const (
 	grepLineMax   = 500     // characters kept of a line
 	grepBinaryWin = 8 << 10 // a NUL in the first 8 KiB makes a file binary
 	grepBlockMin  = 1 << 20 // read size: most source files fit in one block
-	grepBlockMax  = 8 << 20 // a longer line than this is searched in pieces
+	grepBlockMax  = 8 << 20 // a longer line than this is streamed (longLine)
+	// whole lines searched by one regexp call: short enough for Go's
+	// backtracker (programs up to 128 instructions), about twice as fast
+	// as its NFA, which runs on longer inputs
+	grepWindow = 2 << 10
 )
 
 // grepQuery is a compiled pattern.
 type grepQuery struct {
-	re      *regexp.Regexp // multi-line mode; nil when lit alone decides
+	re      *regexp.Regexp // nil when lit alone decides; never crosses a line break
+	line    *regexp.Regexp // the whole pattern for one line, always set: runs on lines too long for a block
 	lit     []byte         // a literal every matching line contains; nil if none
+	window  int            // bytes of whole lines per call of re: grepWindow
 	context int
 }
 
+// errGrepNewline is the error for a pattern that can only match a line
+// break: grep matches one line at a time, as ripgrep does by default.
+var errGrepNewline = errors.New("grep matches one line at a time, so a pattern cannot match a line break")
+
 // newGrepQuery compiles pattern. An invalid regular expression is an error
 // that says what is wrong with it.
+//
+// The regular expression is made line-oriented the way ripgrep does it: a
+// line break is removed from every class ([^q], \s, (?s).), \A and \z
+// become ^ and $, and a literal line break is refused. Such an expression
+// never matches across a line break, so a block of lines is searched once
+// from end to end and every match lies inside the line it is reported on.
 func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQuery, error) {
-	q := &grepQuery{context: context}
-	if literal && !ignoreCase {
-		q.lit = []byte(pattern)
-		return q, nil
+	q := &grepQuery{context: context, window: grepWindow}
+	if literal && strings.Contains(pattern, "\n") {
+		return nil, fmt.Errorf("pattern %q: %w: search for one line of it", pattern, errGrepNewline)
 	}
 	expr := pattern
 	if literal {
@@ -45,7 +65,7 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 	if ignoreCase {
 		flags = "(?mi)"
 	}
-	re, err := regexp.Compile(flags + expr)
+	parsed, err := syntax.Parse(flags+expr, syntax.Perl)
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) {
@@ -53,15 +73,76 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 		}
 		return nil, fmt.Errorf("pattern %q is not a valid regular expression: %w", pattern, err)
 	}
-	q.re = re
+	if !lineOnly(parsed) {
+		return nil, fmt.Errorf("pattern %q: %w: remove the \\n, or search for one line of the text", pattern, errGrepNewline)
+	}
+	re, err := regexp.Compile(parsed.String())
+	if err != nil { // not expected: String gives back what Parse accepts
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	q.re, q.line = re, re
+	if literal && !ignoreCase {
+		q.lit, q.re = []byte(pattern), nil
+		return q, nil
+	}
 	if !ignoreCase {
-		if lit, pure := requiredLiteral(expr); pure && lit != "" && !strings.Contains(lit, "\n") {
+		if lit, pure := requiredLiteral(expr); pure && lit != "" {
 			q.lit, q.re = []byte(lit), nil
 		} else if len(lit) >= 2 {
 			q.lit = []byte(lit)
 		}
 	}
 	return q, nil
+}
+
+// lineOnly rewrites re in place so that it never matches a line break: the
+// break leaves every class, (?s). becomes ., \A and \z become ^ and $ of
+// (?m). It reports false when re holds a literal line break, which no line
+// contains.
+func lineOnly(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, '\n') {
+			return false
+		}
+	case syntax.OpCharClass:
+		re.Rune = classWithoutNewline(re.Rune)
+		if len(re.Rune) == 0 {
+			*re = syntax.Regexp{Op: syntax.OpNoMatch}
+		}
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpBeginText:
+		re.Op = syntax.OpBeginLine
+	case syntax.OpEndText:
+		re.Op, re.Flags = syntax.OpEndLine, re.Flags&^syntax.WasDollar
+	}
+	for _, sub := range re.Sub {
+		if !lineOnly(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// classWithoutNewline returns the ranges of a class (lo, hi pairs) without
+// '\n'.
+func classWithoutNewline(ranges []rune) []rune {
+	out := make([]rune, 0, len(ranges)+2)
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if lo > '\n' || hi < '\n' {
+			out = append(out, lo, hi)
+			continue
+		}
+		if lo < '\n' {
+			out = append(out, lo, '\n'-1)
+		}
+		if hi > '\n' {
+			out = append(out, '\n'+1, hi)
+		}
+	}
+	return out
 }
 
 // requiredLiteral returns the longest case-sensitive literal that every
@@ -123,6 +204,7 @@ type fileSearcher struct {
 	// per-file state
 	lines     []grepLine
 	matches   int
+	head      []byte     // the start of a line too long for the buffer
 	lastOut   int        // number of the last line put out, 0 for none
 	afterLeft int        // context lines still owed after the last match
 	tail      []grepLine // the last context lines of the previous blocks, newest first
@@ -131,14 +213,18 @@ type fileSearcher struct {
 
 // search reads r (a file) and returns its matching lines with their
 // context, at most limit matches (plus one, to tell that there are more).
-// Binary files give nothing.
-func (s *fileSearcher) search(r io.Reader) ([]grepLine, int, error) {
+// Binary files give nothing. It checks ctx before every block and while it
+// reads a long line, and returns ctx's error, wrapped, when it ends first.
+func (s *fileSearcher) search(ctx context.Context, r io.Reader) ([]grepLine, int, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, grepBlockMin)
 	}
 	s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = nil, 0, 0, 0, s.tail[:0]
 	carry, line, first := 0, 1, true
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, fmt.Errorf("search stopped at line %d: %w", line, err)
+		}
 		n, err := io.ReadFull(r, s.buf[carry:])
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
@@ -160,7 +246,17 @@ func (s *fileSearcher) search(r io.Reader) ([]grepLine, int, error) {
 					carry = len(data)
 					continue
 				}
-				cut = len(data) // search it in pieces; the line number carries on
+				// longer than the largest block: read it through once
+				rest, more, full, err := s.longLine(ctx, r, line)
+				if err != nil {
+					return nil, 0, err
+				}
+				if full || !more {
+					break
+				}
+				line++
+				carry = rest
+				continue
 			}
 		}
 		block := data[:cut]
@@ -176,9 +272,181 @@ func (s *fileSearcher) search(r io.Reader) ([]grepLine, int, error) {
 	return s.lines, s.matches, nil
 }
 
+// grepHeadMax is how much of a line is kept to show it: enough for cutLine
+// to cut it as it would cut the whole line.
+const grepHeadMax = 4*grepLineMax + 8
+
+// longLine searches line number n, which starts at s.buf[0] and is longer
+// than the buffer, by streaming it through the line regular expression:
+// the line is matched whole, with the buffer's memory. It leaves the bytes
+// after the line's '\n' at the start of s.buf and returns their count;
+// more is false when the file ended with the line, full true when the
+// limit is reached.
+func (s *fileSearcher) longLine(ctx context.Context, r io.Reader, n int) (rest int, more, full bool, err error) {
+	lr := &grepLineReader{ctx: ctx, r: r, buf: s.buf, end: len(s.buf), head: s.head[:0]}
+	var match bool
+	if s.q.re == nil && len(s.q.lit) <= len(s.buf)/2 {
+		match = lr.contains(s.q.lit)
+	} else {
+		match = s.q.line.MatchReader(lr)
+	}
+	lr.finish()
+	s.head = lr.head
+	if lr.err != nil {
+		return 0, false, false, fmt.Errorf("search stopped at line %d: %w", n, lr.err)
+	}
+	if s.wholeLine(n, lr.head, match) {
+		return 0, false, true, nil
+	}
+	if !lr.nl {
+		return 0, false, false, nil
+	}
+	return copy(s.buf, s.buf[lr.pos+1:lr.end]), true, false, nil
+}
+
+// wholeLine puts out line n, found to match or not as a whole (its text
+// is its head), with its context, as scan does for the lines of a block.
+// It reports whether the limit is reached.
+func (s *fileSearcher) wholeLine(n int, text []byte, match bool) (full bool) {
+	C := s.q.context
+	switch {
+	case match:
+		if C > 0 {
+			s.before(nil, 0, n, C)
+		}
+		s.out(n, text, true)
+		s.matches++
+		if s.matches > s.limit {
+			return true
+		}
+		s.afterLeft = C
+	case s.afterLeft > 0:
+		s.out(n, text, false)
+		s.afterLeft--
+	}
+	if C > 0 { // the newest line of the before-context of what follows
+		next := append(s.spare[:0], grepLine{n: n, text: cutLine(text)})
+		next = append(next, s.tail[:min(len(s.tail), C-1)]...)
+		s.tail, s.spare = next, s.tail
+	}
+	return false
+}
+
+// grepLineReader reads one line, from buf[pos:end] then from r through buf,
+// as runes up to its '\n' (not included), keeping its first grepHeadMax
+// bytes in head. It stops at the context's end or a read error (err).
+type grepLineReader struct {
+	ctx      context.Context
+	r        io.Reader
+	buf      []byte
+	pos, end int
+	head     []byte
+	eof      bool // r is exhausted
+	done     bool // the line is over: at its '\n' (nl) or at the end of r
+	nl       bool // buf[pos] is the line's '\n'
+	err      error
+}
+
+// ReadRune implements [io.RuneReader]; the line's end is [io.EOF].
+func (lr *grepLineReader) ReadRune() (rune, int, error) {
+	for !lr.done {
+		if lr.pos < lr.end {
+			c := lr.buf[lr.pos]
+			switch {
+			case c == '\n':
+				lr.done, lr.nl = true, true
+				return 0, 0, io.EOF
+			case c < utf8.RuneSelf:
+				lr.pos++
+				return rune(c), 1, nil
+			case lr.eof || utf8.FullRune(lr.buf[lr.pos:lr.end]):
+				r, size := utf8.DecodeRune(lr.buf[lr.pos:lr.end])
+				lr.pos += size
+				return r, size, nil
+			}
+		} else if lr.eof {
+			lr.done = true
+			break
+		}
+		lr.fill()
+	}
+	return 0, 0, io.EOF
+}
+
+// fill keeps the head, moves an incomplete rune at the end of the buffer
+// to its start and reads more after it.
+func (lr *grepLineReader) fill() {
+	lr.keepHead()
+	if lr.err = lr.ctx.Err(); lr.err != nil {
+		lr.done = true
+		return
+	}
+	k := copy(lr.buf, lr.buf[lr.pos:lr.end])
+	n, err := io.ReadFull(lr.r, lr.buf[k:])
+	lr.pos, lr.end = 0, k+n
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		lr.eof = true
+	case err != nil:
+		lr.err, lr.done = err, true
+	}
+}
+
+func (lr *grepLineReader) keepHead() {
+	if k := grepHeadMax - len(lr.head); k > 0 {
+		lr.head = append(lr.head, lr.buf[:min(lr.pos, k)]...)
+	}
+}
+
+// contains reports whether the rest of the line holds lit, a literal
+// shorter than half the buffer: bytes.Index on each buffer, which keeps
+// the last len(lit)-1 bytes of the previous one.
+func (lr *grepLineReader) contains(lit []byte) bool {
+	for !lr.done {
+		seg := lr.buf[lr.pos:lr.end]
+		nl := bytes.IndexByte(seg, '\n')
+		if nl >= 0 {
+			seg = seg[:nl]
+		}
+		if bytes.Contains(seg, lit) {
+			return true
+		}
+		switch {
+		case nl >= 0:
+			lr.pos += nl
+			lr.done, lr.nl = true, true
+		case lr.eof:
+			lr.pos, lr.done = lr.end, true
+		default:
+			lr.pos = max(lr.pos, lr.end-len(lit)+1)
+			lr.fill()
+		}
+	}
+	return false
+}
+
+// finish skips the rest of the line, once the match is decided.
+func (lr *grepLineReader) finish() {
+	for !lr.done {
+		if i := bytes.IndexByte(lr.buf[lr.pos:lr.end], '\n'); i >= 0 {
+			lr.pos += i
+			lr.done, lr.nl = true, true
+			break
+		}
+		lr.pos = lr.end
+		if lr.eof {
+			lr.done = true
+			break
+		}
+		lr.fill()
+	}
+	lr.keepHead()
+}
+
+// blockMax is the largest buffer: at least a rune, for longLine.
 func (s *fileSearcher) blockMax() int {
 	if s.maxBlock > 0 {
-		return s.maxBlock
+		return max(s.maxBlock, utf8.UTFMax)
 	}
 	return grepBlockMax
 }
@@ -303,28 +571,35 @@ func (s *fileSearcher) out(n int, text []byte, match bool) {
 	s.lastOut = n
 }
 
-// next finds the first matching line at or after offset from, as the
-// offsets of its start and of its end (its '\n', or len(block)).
+// next finds the first matching line at or after offset from (the start
+// of a line), as the offsets of its start and of its end (its '\n', or
+// len(block)). The regular expression never crosses a line break, so the
+// block is searched window by window, each byte once, and a match lies in
+// the line it is found in.
 func (q *grepQuery) next(block []byte, from int) (ls, le int, ok bool) {
 	for from < len(block) {
-		var at int
-		switch {
-		case q.lit != nil:
-			i := bytes.Index(block[from:], q.lit)
-			if i < 0 {
-				return 0, 0, false
+		if q.lit == nil {
+			end := len(block)
+			if from+q.window < end {
+				end = lineEnd(block, from+q.window)
 			}
-			at = from + i
-		default:
-			loc := q.re.FindIndex(block[from:])
+			loc := q.re.FindIndex(block[from:end])
 			if loc == nil {
-				return 0, 0, false
+				from = end + 1
+				continue
 			}
-			at = from + loc[0]
-			if at == len(block) { // an empty match at the very end
-				return 0, 0, false
+			at := from + loc[0]
+			if at == len(block) && block[at-1] == '\n' {
+				return 0, 0, false // an empty match after the last line's '\n' is no line
 			}
+			ls = bytes.LastIndexByte(block[:at], '\n') + 1
+			return ls, lineEnd(block, at), true
 		}
+		i := bytes.Index(block[from:], q.lit)
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i
 		ls = bytes.LastIndexByte(block[:at], '\n') + 1
 		le = lineEnd(block, at)
 		if q.re == nil || q.re.Match(block[ls:le]) {

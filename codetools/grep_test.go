@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,22 +188,46 @@ func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
 	return out
 }
 
+// grepFuzzPatterns are the patterns FuzzGrepSearch tries, each as a
+// regular expression, as literal text and ignoring case: empty matches at
+// line ends, negated classes and classes holding a line break, \A and \z.
+var grepFuzzPatterns = []string{
+	"a", "ab", "a.c", "^b", "c$", "[ab]+c", "x*", `\bfoo\b`, "(?i)AB", "b\\s*a", "abc|ca",
+	"$", `\s*$`, "^", "^$", "x[^q]*y", "[^a]+", `a[^b]*$`, `a\s`, `\s+`, `(?s)a.b`, `(?s).*`,
+	`\Aa`, `b\z`, `\Bb`, "é", `[[:space:]]a`, `\pCa`, "a{2,}", "(a|)$",
+}
+
 func FuzzGrepSearch(f *testing.F) {
-	patterns := []string{"a", "ab", "a.c", "^b", "c$", "[ab]+c", "x*", `\bfoo\b`, "(?i)AB", "b\\s*a", "abc|ca"}
-	f.Add([]byte("abc\nfoo bar\n\nca\nb\n"), uint8(0), uint8(1), uint8(3))
-	f.Add([]byte("aaaa\nbbbb\ncccc\nabab\nxx\n\n\nac"), uint8(5), uint8(2), uint8(1))
-	f.Fuzz(func(t *testing.T, data []byte, pat, ctxLines, block uint8) {
+	idx := func(p string) uint8 { return uint8(slices.Index(grepFuzzPatterns, p)) }
+	f.Add([]byte("abc\nfoo bar\n\nca\nb\n"), uint8(0), uint8(1), uint8(3), uint8(4))
+	f.Add([]byte("aaaa\nbbbb\ncccc\nabab\nxx\n\n\nac"), uint8(5), uint8(2), uint8(1), uint8(4))
+	f.Add([]byte("hello"), idx("$"), uint8(0), uint8(15), uint8(4))
+	f.Add([]byte("hello  "), idx(`\s*$`), uint8(1), uint8(2), uint8(0))
+	f.Add([]byte("ax\nxb\nx y\nyx q y\n"), idx("x[^q]*y"), uint8(1), uint8(3), uint8(0))
+	f.Add([]byte("a a a\nb\naab b b b\nbb"), idx(`a[^b]*$`), uint8(2), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, pat, ctxLines, block, maxBlock uint8) {
 		if bytes.IndexByte(data, 0) >= 0 {
 			return
 		}
-		pattern := patterns[int(pat)%len(patterns)]
+		pattern := grepFuzzPatterns[int(pat)%len(grepFuzzPatterns)]
+		literal, ignoreCase, ref := false, false, pattern
+		switch int(pat) / len(grepFuzzPatterns) % 3 {
+		case 1:
+			literal, ref = true, regexp.QuoteMeta(pattern)
+		case 2:
+			ignoreCase, ref = true, "(?i)"+pattern
+		}
 		C := int(ctxLines % 4)
-		q, err := newGrepQuery(pattern, false, false, C)
+		q, err := newGrepQuery(pattern, literal, ignoreCase, C)
 		require.NoError(t, err)
+		q.window = 1 + int(block>>4)
 		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(block)%16)}
-		got, n, err := s.search(bytes.NewReader(data))
+		if k := int(maxBlock % 5); k < 4 { // else the default: lines grow the buffer
+			s.maxBlock = len(s.buf) << k // longer lines are streamed
+		}
+		got, n, err := s.search(context.Background(), bytes.NewReader(data))
 		require.NoError(t, err)
-		want := naiveGrep(data, regexp.MustCompile(pattern), C)
+		want := naiveGrep(data, regexp.MustCompile(ref), C)
 		matches := 0
 		for _, l := range want {
 			if l.match {
@@ -210,6 +235,7 @@ func FuzzGrepSearch(f *testing.F) {
 			}
 		}
 		assert.Equal(t, matches, n)
-		assert.Equal(t, want, got, "pattern %q context %d data %q", pattern, C, data)
+		assert.Equal(t, want, got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
+			pattern, literal, ignoreCase, C, len(s.buf), s.maxBlock, q.window, data)
 	})
 }
