@@ -66,9 +66,9 @@ func FuzzFromSDKTool(f *testing.F) {
 }
 
 // FuzzCheckMessage checks arbitrary lines as the stdio transport does: a
-// line it passes on is one JSON-RPC message the SDK decodes (so the
-// session goes on), and a line it refuses gets a valid JSON-RPC error
-// answer whose id is null, a string or a number.
+// line it passes on is one JSON-RPC message, decoded as the SDK decodes
+// it, and a line it refuses gets a valid JSON-RPC error answer whose id is
+// null, a string or a number.
 func FuzzCheckMessage(f *testing.F) {
 	for _, b := range badLines() {
 		f.Add([]byte(b.line))
@@ -85,14 +85,16 @@ func FuzzCheckMessage(f *testing.F) {
 		if len(line) == 0 || bytes.ContainsAny(line, "\r\n") {
 			return
 		}
-		code, id, msg := checkMessage(line)
+		decoded, code, id, msg := checkMessage(line)
 		if code == 0 {
 			require.True(t, json.Valid(line))
 			require.Equal(t, byte('{'), line[0])
-			_, err := jsonrpc.DecodeMessage(line)
+			want, err := jsonrpc.DecodeMessage(line)
 			require.NoError(t, err)
+			require.Equal(t, want, decoded)
 			return
 		}
+		require.Nil(t, decoded)
 		require.NotEmpty(t, msg)
 		answer := errorAnswer(id, code, msg)
 		var a struct {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -70,7 +69,7 @@ func StdioTransport() *LineTransport { return &LineTransport{} }
 
 // Connect starts reading Reader and returns the session's connection; it
 // implements [sdk.Transport].
-func (t *LineTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 	src, dst := t.Reader, t.Writer
 	if src == nil {
 		src = os.Stdin
@@ -86,38 +85,26 @@ func (t *LineTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	out := &lockedWriter{w: dst}
+	c := &lineConn{
+		out:      &lockedWriter{w: dst},
+		src:      src,
+		incoming: make(chan jsonrpc.Message),
+		done:     make(chan struct{}),
+		closed:   make(chan struct{}),
+	}
 	if t.closeWriter {
-		out.closer, _ = dst.(io.Closer)
+		c.dst, _ = dst.(io.Closer)
 	}
-	pr, pw := io.Pipe()
-	in := &filteredInput{pipe: pr, src: src}
-	// Good lines go on to the SDK's own connection through a pipe: it keeps
-	// its handling of the session (including the negotiated protocol
-	// version). The filter enforces the line limit, so the SDK's is off.
-	conn, err := (&sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}).Connect(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: connecting the line transport: %w", err)
-	}
-	f := &lineFilter{src: src, out: out, pipe: pw, in: in, limit: limit, log: log}
+	f := &lineFilter{src: src, conn: c, limit: limit, log: log}
 	go f.run()
-	return conn, nil
+	return c, nil
 }
 
-// lockedWriter serializes whole-line writes: the SDK writes each message
-// with one Write, and so does the filter for its error answers.
+// lockedWriter serializes whole-line writes: the session's messages and
+// the filter's error answers.
 type lockedWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closer io.Closer // closed with the session, when not nil
-}
-
-// Close closes the underlying writer when the transport owns it.
-func (w *lockedWriter) Close() error {
-	if w.closer == nil {
-		return nil
-	}
-	return w.closer.Close()
+	mu sync.Mutex
+	w  io.Writer
 }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
@@ -126,62 +113,118 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
-// filteredInput is what the SDK's connection reads: the lines the filter
-// passes on. Closing it closes the source too, to stop the filter.
-type filteredInput struct {
-	pipe   *io.PipeReader
-	src    io.Reader
-	closed atomic.Bool
+// lineConn is the session's connection: Read returns the messages the
+// filter decoded, Write sends one message per line.
+type lineConn struct {
+	out *lockedWriter
+	src io.Reader // closed with the connection when it is an io.Closer
+	dst io.Closer // closed with the connection, when not nil
+
+	incoming chan jsonrpc.Message
+	done     chan struct{} // closed when the filter stops, after readErr is set
+	readErr  error         // why the filter stopped: nil at the input's end
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	closeErr  error
 }
 
-func (in *filteredInput) Read(p []byte) (int, error) { return in.pipe.Read(p) }
-
-func (in *filteredInput) Close() error {
-	in.closed.Store(true)
-	err := in.pipe.Close()
-	if c, ok := in.src.(io.Closer); ok {
-		err = errors.Join(err, c.Close())
+// Read returns the next good message; it implements [sdk.Connection].
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case msg := <-c.incoming:
+		return msg, nil
+	case <-c.done:
+		if c.readErr != nil {
+			return nil, c.readErr
+		}
+		return nil, io.EOF
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write sends msg on one line; it implements [sdk.Connection].
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("mcp: encoding a message: %w", err)
+	}
+	_, err = c.out.Write(append(data, '\n'))
 	return err
 }
 
+// Close ends the connection and closes the input (and the output when the
+// transport owns it); it implements [sdk.Connection].
+func (c *lineConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if r, ok := c.src.(io.Closer); ok {
+			c.closeErr = r.Close()
+		}
+		if c.dst != nil {
+			c.closeErr = errors.Join(c.closeErr, c.dst.Close())
+		}
+	})
+	return c.closeErr
+}
+
+// SessionID is empty: a stream has one session.
+func (c *lineConn) SessionID() string { return "" }
+
+func (c *lineConn) isClosed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
 // lineFilter reads the source line by line, answers malformed lines and
-// passes good ones on to the SDK.
+// hands the good messages to the connection.
 type lineFilter struct {
 	src     io.Reader
-	out     io.Writer
-	pipe    *io.PipeWriter
-	in      *filteredInput
+	conn    *lineConn
 	limit   int
 	log     *slog.Logger
 	buf     []byte
 	refused int
 }
 
-// run is the filter's goroutine. It ends the SDK's input with the source's
-// end or error, or with its own panic, recovered.
+// run is the filter's goroutine. It stops at the source's end or error,
+// when the connection closes, or on its own panic, recovered: the session
+// then ends with an error.
 func (f *lineFilter) run() {
+	defer close(f.conn.done)
 	defer func() {
 		if p := recover(); p != nil {
 			f.log.Error("mcp: reading the input panicked; the session ends",
 				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-			_ = f.pipe.CloseWithError(fmt.Errorf("mcp: reading the input panicked: %v", p))
+			f.conn.readErr = fmt.Errorf("mcp: reading the input panicked: %v", p)
 		}
 	}()
 	br := bufio.NewReaderSize(f.src, 64<<10)
 	for {
 		line, tooLong, readErr := f.readLine(br)
 		if readErr != nil && !errors.Is(readErr, io.EOF) {
-			_ = f.pipe.CloseWithError(readErr)
+			f.conn.readErr = fmt.Errorf("mcp: reading the input: %w", readErr)
 			return
 		}
 		// A last line without its newline is a line too.
 		if err := f.handle(line, tooLong); err != nil {
-			_ = f.pipe.CloseWithError(err)
+			f.conn.readErr = err
 			return
 		}
 		if readErr != nil {
-			_ = f.pipe.Close()
 			return
 		}
 	}
@@ -211,8 +254,8 @@ func (f *lineFilter) readLine(br *bufio.Reader) (line []byte, tooLong bool, err 
 	}
 }
 
-// handle answers or passes on one line. An error ends the session: the SDK
-// or the output has gone.
+// handle answers one line or hands its message on. An error ends the
+// session: the connection or the output has gone.
 func (f *lineFilter) handle(line []byte, tooLong bool) error {
 	line = bytes.Trim(line, " \t\r\n")
 	if tooLong || len(line) > f.limit {
@@ -222,13 +265,16 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 	if len(line) == 0 {
 		return nil
 	}
-	if code, id, msg := checkMessage(line); code != 0 {
-		return f.refuse(id, code, msg)
+	msg, code, id, text := checkMessage(line)
+	if code != 0 {
+		return f.refuse(id, code, text)
 	}
-	if _, err := f.pipe.Write(append(line, '\n')); err != nil {
-		return err
+	select {
+	case f.conn.incoming <- msg:
+		return nil
+	case <-f.conn.closed:
+		return sdk.ErrConnectionClosed
 	}
-	return nil
 }
 
 // refuse answers a malformed line with a JSON-RPC error and logs it.
@@ -236,10 +282,10 @@ func (f *lineFilter) refuse(id json.RawMessage, code int64, msg string) error {
 	f.refused++
 	f.log.Warn("mcp: malformed message answered with an error",
 		slog.Int64("code", code), slog.String("error", msg), slog.Int("refused_so_far", f.refused))
-	if f.in.closed.Load() {
-		return io.ErrClosedPipe
+	if f.conn.isClosed() {
+		return sdk.ErrConnectionClosed
 	}
-	if _, err := f.out.Write(errorAnswer(id, code, msg)); err != nil {
+	if _, err := f.conn.out.Write(errorAnswer(id, code, msg)); err != nil {
 		return fmt.Errorf("mcp: answering a malformed message: %w", err)
 	}
 	return nil
@@ -252,56 +298,57 @@ type messageHead struct {
 	Method  json.RawMessage `json:"method"`
 }
 
-// checkMessage tells whether line (not empty, trimmed) is a JSON-RPC
-// message the SDK will take without ending the session. When it is not,
-// code is the JSON-RPC error code, id the line's id when it is a valid one,
-// and msg says what is wrong and what to send instead.
-func checkMessage(line []byte) (code int64, id json.RawMessage, msg string) {
+// checkMessage decodes line (not empty, trimmed) as one JSON-RPC message
+// the SDK can handle. When it is not one, code is the JSON-RPC error code,
+// id the line's id when it is a valid one, and text says what is wrong and
+// what to send instead.
+func checkMessage(line []byte) (msg jsonrpc.Message, code int64, id json.RawMessage, text string) {
 	var head messageHead
 	err := json.Unmarshal(line, &head)
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &syntaxErr) {
-		return jsonrpc.CodeParseError, nil, fmt.Sprintf("parse error: the line is not one JSON value (%v); send one JSON-RPC message per line", err)
+		return nil, jsonrpc.CodeParseError, nil, fmt.Sprintf("parse error: the line is not one JSON value (%v); send one JSON-RPC message per line", err)
 	}
 	switch {
 	case line[0] == '[':
-		return jsonrpc.CodeInvalidRequest, nil, "invalid request: JSON-RPC batches are not supported; send one message per line"
+		return nil, jsonrpc.CodeInvalidRequest, nil, "invalid request: JSON-RPC batches are not supported; send one message per line"
 	case line[0] != '{':
-		return jsonrpc.CodeInvalidRequest, nil, "invalid request: a JSON-RPC message must be a JSON object"
+		return nil, jsonrpc.CodeInvalidRequest, nil, "invalid request: a JSON-RPC message must be a JSON object"
 	case err != nil:
-		return jsonrpc.CodeInvalidRequest, nil, "invalid request: " + err.Error()
+		return nil, jsonrpc.CodeInvalidRequest, nil, "invalid request: " + err.Error()
 	}
 	switch id = head.ID; {
 	case len(id) == 0 || string(id) == "null":
 		id = nil
 	case len(id) > maxIDLength:
-		return jsonrpc.CodeInvalidRequest, nil, fmt.Sprintf("invalid request: the id is longer than %d bytes", maxIDLength)
+		return nil, jsonrpc.CodeInvalidRequest, nil, fmt.Sprintf("invalid request: the id is longer than %d bytes", maxIDLength)
 	case id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9'):
-		return jsonrpc.CodeInvalidRequest, nil, fmt.Sprintf(`invalid request: "id" must be a string, a number or null, not %s`, jsonKind(id))
+		return nil, jsonrpc.CodeInvalidRequest, nil, fmt.Sprintf(`invalid request: "id" must be a string, a number or null, not %s`, jsonKind(id))
 	case id[0] != '"' && json.Unmarshal(id, new(float64)) != nil:
-		return jsonrpc.CodeInvalidRequest, nil, fmt.Sprintf(`invalid request: the id %.40s is out of range`, id)
+		return nil, jsonrpc.CodeInvalidRequest, nil, fmt.Sprintf(`invalid request: the id %.40s is out of range`, id)
 	}
 	var version string
 	switch {
 	case len(head.JSONRPC) == 0:
-		return jsonrpc.CodeInvalidRequest, id, `invalid request: "jsonrpc": "2.0" is missing`
+		return nil, jsonrpc.CodeInvalidRequest, id, `invalid request: "jsonrpc": "2.0" is missing`
 	case json.Unmarshal(head.JSONRPC, &version) != nil:
-		return jsonrpc.CodeInvalidRequest, id, fmt.Sprintf(`invalid request: "jsonrpc" must be the string "2.0", not %s`, jsonKind(head.JSONRPC))
+		return nil, jsonrpc.CodeInvalidRequest, id, fmt.Sprintf(`invalid request: "jsonrpc" must be the string "2.0", not %s`, jsonKind(head.JSONRPC))
 	case version != "2.0":
-		return jsonrpc.CodeInvalidRequest, id, fmt.Sprintf(`invalid request: "jsonrpc" must be "2.0", not %q`, textutil.CutUTF8(version, 40))
+		return nil, jsonrpc.CodeInvalidRequest, id, fmt.Sprintf(`invalid request: "jsonrpc" must be "2.0", not %q`, textutil.CutUTF8(version, 40))
 	}
 	switch {
 	case len(head.Method) > 0 && head.Method[0] != '"':
-		return jsonrpc.CodeInvalidRequest, id, fmt.Sprintf(`invalid request: "method" must be a string, not %s`, jsonKind(head.Method))
+		return nil, jsonrpc.CodeInvalidRequest, id, fmt.Sprintf(`invalid request: "method" must be a string, not %s`, jsonKind(head.Method))
 	case len(head.Method) == 0 && id == nil:
-		return jsonrpc.CodeInvalidRequest, nil, `invalid request: a message needs a "method" (a request or notification) or an "id" (a response)`
+		return nil, jsonrpc.CodeInvalidRequest, nil, `invalid request: a message needs a "method" (a request or notification) or an "id" (a response)`
 	}
 	// The SDK's own decoding is the last word (it also bounds the nesting
-	// depth): what it refuses would end the session.
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return jsonrpc.CodeInvalidRequest, id, "invalid request: " + err.Error()
+	// depth).
+	msg, err = jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, jsonrpc.CodeInvalidRequest, id, "invalid request: " + err.Error()
 	}
-	return 0, nil, ""
+	return msg, 0, nil, ""
 }
 
 // jsonKind names the kind of a JSON value for an error message.

@@ -5,13 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -233,21 +235,50 @@ func TestLineTransportSkipsBlankLinesAndCRLF(t *testing.T) {
 	require.NoError(t, s.end())
 }
 
-// TestLineFilterPassesLastLineWithoutNewline passes on a last message
-// that has no final newline, with one, and then the input's end.
-func TestLineFilterPassesLastLineWithoutNewline(t *testing.T) {
-	const last = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	pr, pw := io.Pipe()
+// TestLineTransportLastLineWithoutNewline reads a last message that has
+// no final newline, then the input's end.
+func TestLineTransportLastLineWithoutNewline(t *testing.T) {
 	var out bytes.Buffer
-	f := &lineFilter{
-		src: strings.NewReader("\r\n" + last), out: &out, pipe: pw, in: &filteredInput{pipe: pr},
-		limit: 1024, log: slog.New(slog.DiscardHandler),
-	}
-	go f.run()
-	got, err := io.ReadAll(pr)
+	tr := &LineTransport{Reader: strings.NewReader("\r\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}`), Writer: &out}
+	conn, err := tr.Connect(testContext(t))
 	require.NoError(t, err)
-	assert.Equal(t, last+"\n", string(got))
+	defer conn.Close()
+	msg, err := conn.Read(testContext(t))
+	require.NoError(t, err)
+	req, ok := msg.(*jsonrpc.Request)
+	require.True(t, ok, "got %T", msg)
+	assert.Equal(t, "ping", req.Method)
+	assert.Equal(t, int64(1), req.ID.Raw())
+	_, err = conn.Read(testContext(t))
+	assert.ErrorIs(t, err, io.EOF)
 	assert.Empty(t, out.String(), "nothing to answer")
+}
+
+// TestLineTransportReadError ends the session with the input's error.
+func TestLineTransportReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	tr := &LineTransport{Reader: io.MultiReader(strings.NewReader("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"), iotest.ErrReader(boom)), Writer: io.Discard}
+	conn, err := tr.Connect(testContext(t))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Read(testContext(t))
+	require.NoError(t, err)
+	_, err = conn.Read(testContext(t))
+	assert.ErrorIs(t, err, boom)
+}
+
+// TestLineTransportCloseStopsReading closes the input with the connection,
+// which stops the reading goroutine.
+func TestLineTransportCloseStopsReading(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	conn, err := (&LineTransport{Reader: pr, Writer: io.Discard}).Connect(testContext(t))
+	require.NoError(t, err)
+	require.NoError(t, conn.Close())
+	_, err = conn.Read(testContext(t))
+	assert.ErrorIs(t, err, io.EOF)
+	_, err = pw.Write([]byte("{}\n"))
+	assert.ErrorIs(t, err, io.ErrClosedPipe, "the input is closed")
 }
 
 // TestServeStdioTransportKeepsServing runs the test binary as an MCP server
