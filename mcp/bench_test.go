@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"testing"
 
@@ -35,4 +36,31 @@ func BenchmarkToolHandler(b *testing.B) {
 			b.Fatal(res.Content)
 		}
 	}
+}
+
+// BenchmarkCallOverPipe measures one tools/call round trip through the
+// SDK's client and [Serve] over newline-delimited JSON on pipes, as
+// `llmtoolkit mcp` serves stdio.
+func BenchmarkCallOverPipe(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, newFixture(), &sdk.IOTransport{Reader: inR, Writer: outW}) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).
+		Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+	b.StopTimer()
+	_ = cs.Close()
+	<-done
 }

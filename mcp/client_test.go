@@ -18,13 +18,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// serverEnv makes the test binary serve the fixture over stdio, for the
-// CommandTransport test.
+// serverEnv makes the test binary serve over stdio, for the tests that
+// run a server as a process: "1" serves the fixture, "hostile" the
+// hostile fixture.
 const serverEnv = "LLMTOOLKIT_MCP_TEST_SERVE_STDIO"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(serverEnv) == "1" {
-		if err := Serve(context.Background(), newFixture(), &sdk.StdioTransport{}, WithName("subprocess")); err != nil {
+	var serve llmtoolkit.Resolver
+	switch os.Getenv(serverEnv) {
+	case "1":
+		serve = newFixture()
+	case "hostile":
+		serve = newHostileFixture()
+	}
+	if serve != nil {
+		if err := Serve(context.Background(), serve, &sdk.StdioTransport{}, WithName("subprocess")); err != nil {
 			fmt.Fprintln(os.Stderr, "serve:", err)
 			os.Exit(1)
 		}

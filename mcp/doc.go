@@ -16,7 +16,12 @@
 //     tools through [llmtoolkit.Compose].
 //
 // [CommandTransport] runs an MCP server as a subprocess over stdio, and
-// [HTTPTransport] reaches one over streamable HTTP.
+// [HTTPTransport] reaches one over streamable HTTP. A server on stdio uses
+// [StdioTransport] (a [LineTransport]), which answers a malformed line with
+// a JSON-RPC error and goes on serving, where the SDK's transport would end
+// the session; [Serve] uses it for the SDK's stdio and io transports too.
+// Every answer fits in one message a Go SDK client accepts (16 MiB): a tool
+// result's text and Display are cut to fit, with a marker.
 //
 // The SDK's package is also named mcp; this package imports it as sdk, and
 // its transports ([sdk.Transport]) are accepted as they are.

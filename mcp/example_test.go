@@ -62,7 +62,7 @@ func Example() {
 // and output.
 func ExampleServe() {
 	tools := llmtoolkittest.NewFake(map[string]string{"ping": "pong"})
-	if err := mcp.Serve(context.Background(), tools, &sdk.StdioTransport{}, mcp.WithName("my-tools")); err != nil {
+	if err := mcp.Serve(context.Background(), tools, mcp.StdioTransport(), mcp.WithName("my-tools")); err != nil {
 		log.Fatal(err)
 	}
 }

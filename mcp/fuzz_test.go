@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -59,6 +61,52 @@ func FuzzFromSDKTool(f *testing.F) {
 		tool, err := fromSDKTool(&st, "fuzz")
 		if err == nil {
 			require.NoError(t, tool.Validate())
+		}
+	})
+}
+
+// FuzzCheckMessage checks arbitrary lines as the stdio transport does: a
+// line it passes on is one JSON-RPC message, decoded as the SDK decodes
+// it, and a line it refuses gets a valid JSON-RPC error answer whose id is
+// null, a string or a number.
+func FuzzCheckMessage(f *testing.F) {
+	for _, b := range badLines() {
+		f.Add([]byte(b.line))
+	}
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`, `{"jsonrpc":"2.0","id":1.5,"method":"x","params":{"s":"\xff"}}`,
+		`{"JSONRPC":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		line = bytes.Trim(line, " \t\r\n")
+		if len(line) == 0 || bytes.ContainsAny(line, "\r\n") {
+			return
+		}
+		decoded, code, id, msg := checkMessage(line)
+		if code == 0 {
+			require.True(t, json.Valid(line))
+			require.Equal(t, byte('{'), line[0])
+			want, err := jsonrpc.DecodeMessage(line)
+			require.NoError(t, err)
+			require.Equal(t, want, decoded)
+			return
+		}
+		require.Nil(t, decoded)
+		require.NotEmpty(t, msg)
+		answer := errorAnswer(id, code, msg)
+		var a struct {
+			ID    any            `json:"id"`
+			Error map[string]any `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal(answer, &a), "%s", answer)
+		require.Equal(t, float64(code), a.Error["code"])
+		switch a.ID.(type) {
+		case nil, string, float64:
+		default:
+			t.Fatalf("id %v in %s", a.ID, answer)
 		}
 	})
 }

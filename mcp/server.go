@@ -3,10 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,6 +29,15 @@ import (
 // with a result marked isError whose text says what went wrong, never a
 // protocol error. A [llmtoolkit.Display] the tool shows is sent as
 // structuredContent: {"kind": ..., "payload": {...}}.
+//
+// An answer always fits in one MCP message (the Go SDK's clients read at
+// most 16 MiB a line): a text longer than 8 MiB once encoded in JSON is
+// cut, with a note saying so, and a Display over 4 MiB has its longest
+// strings cut, each ending with "... [truncated]", or, when that is not
+// enough (or it is nested more than 500 levels deep), is replaced by
+// {"truncated": true, "reason": ...}. A call that succeeded stays a
+// success. Each cut is logged as a warning, and a panic while answering
+// (say in a Display's MarshalJSON) is an error result, not a crash.
 //
 // The server's name and version are set with [WithName] and [WithVersion].
 // Run it with [sdk.Server.Run] on any transport, or use [Serve] and
@@ -63,9 +75,35 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 // Serve runs an MCP server for r (see [NewServer]) on transport until the
 // client ends the session or ctx is cancelled, in which case it returns
 // ctx's error. For a command serving its standard input and output, pass
-// &sdk.StdioTransport{}.
+// [StdioTransport]().
+//
+// The SDK's *sdk.StdioTransport and *sdk.IOTransport are served as a
+// [LineTransport] on the same input and output (an IOTransport's reader
+// and writer are closed with the session, as the SDK does), so that a
+// malformed line is answered with a JSON-RPC error instead of ending the
+// session; their MaxLineLength applies, a negative one meaning the
+// default, 16 MiB. Other transports are used as they are.
 func Serve(ctx context.Context, r llmtoolkit.Resolver, transport sdk.Transport, opts ...Option) error {
-	return NewServer(r, opts...).Run(ctx, transport)
+	cfg := newConfig(opts)
+	return NewServer(r, opts...).Run(ctx, lineTransportFor(transport, cfg.warnLogger()))
+}
+
+// lineTransportFor returns the LineTransport that serves the SDK's stream
+// transports, or transport itself.
+func lineTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
+	switch t := transport.(type) {
+	case *sdk.StdioTransport:
+		return &LineTransport{MaxLineLength: t.MaxLineLength, Logger: log}
+	case *sdk.IOTransport:
+		return &LineTransport{Reader: t.Reader, Writer: t.Writer, MaxLineLength: t.MaxLineLength, Logger: log, closeWriter: true}
+	case *LineTransport:
+		if t.Logger == nil {
+			c := *t
+			c.Logger = log
+			return &c
+		}
+	}
+	return transport
 }
 
 // Handler returns an http.Handler that serves the tools of r over MCP's
@@ -79,8 +117,20 @@ func Handler(r llmtoolkit.Resolver, opts ...Option) http.Handler {
 }
 
 // toolHandler answers tools/call for one tool through llmtoolkit.Execute.
+// The answer fits in one MCP frame (see maxTextBytes). The handler runs on
+// the SDK's goroutines, which recover nothing: a panic outside the tool
+// (Execute rescues the tool's own) becomes an error result, not the end of
+// the process.
 func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolHandler {
-	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (out *sdk.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				log.ErrorContext(ctx, "mcp: answering a tool call panicked",
+					slog.String("tool", name), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				msg := textutil.CutUTF8(fmt.Sprint(p), 1024)
+				out, err = textResult(fmt.Sprintf("internal error of the MCP server while answering tool %q: %s", name, msg), true), nil
+			}
+		}()
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
@@ -90,14 +140,24 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 			return textResult(err.Error(), true), nil
 		}
 		res := llmtoolkit.Execute(ctx, r, call)
-		out := textResult(res.Content, res.IsError)
+		text, cut := capResultText(res.Content)
+		if cut {
+			log.WarnContext(ctx, "mcp: tool answer cut to fit in one MCP message",
+				slog.String("tool", name), slog.Int("bytes", len(res.Content)), slog.Int("sent", len(text)))
+		}
+		out = textResult(text, res.IsError)
 		if res.Display != nil {
-			data, err := json.Marshal(res.Display)
-			if err != nil {
+			data, cut, err := displayJSON(*res.Display, maxDisplayBytes)
+			switch {
+			case err != nil:
 				log.WarnContext(ctx, "mcp: display not sent: it cannot be encoded as JSON",
 					slog.String("tool", name), slog.String("kind", res.Display.Kind), slog.Any("error", err))
-			} else {
-				out.StructuredContent = json.RawMessage(data)
+			case cut:
+				log.WarnContext(ctx, "mcp: display cut to fit in one MCP message",
+					slog.String("tool", name), slog.String("kind", res.Display.Kind), slog.Int("sent", len(data)))
+				fallthrough
+			default:
+				out.StructuredContent = data
 			}
 		}
 		return out, nil

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 
 	"github.com/google/uuid"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
@@ -21,13 +20,16 @@ const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db F
 
 Serves the code tools confined to DIR over the Model Context Protocol on
 stdin/stdout, until the client disconnects or the process is interrupted.
-Logs go to stderr; stdout carries only the protocol. With --trace-db, every
+Logs go to stderr; stdout carries only the protocol, one JSON-RPC message
+per line: a malformed line is answered with a JSON-RPC error and the
+session goes on. A tool's answer is cut to fit in one message (16 MiB for
+the Go SDK's clients), with a note saying so. With --trace-db, every
 call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
 under the given tenant (default the nil UUID) and conversation (default a
 new UUID for each run, printed in the log).
 `
 
-func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp")
 	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
 	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
@@ -87,7 +89,10 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 
 	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
 		"trace_db", *traceDB, "conversation", *conversation)
-	err = mcp.Serve(ctx, r, &sdk.StdioTransport{}, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
+	// One line per message; a malformed line is answered with a JSON-RPC
+	// error and the session goes on.
+	transport := &mcp.LineTransport{Reader: stdin, Writer: stdout, Logger: log}
+	err = mcp.Serve(ctx, r, transport, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
 		log.Info("MCP session ended")
