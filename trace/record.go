@@ -259,7 +259,7 @@ type pending struct {
 	id, tool, parent string
 	conv             conversation
 	fe               []FieldError
-	table            table
+	table            *table // rec.table unless TableFrom picked another
 	unwritable       error // why the row cannot be written (unattributed, no table), or nil
 	args             JSON
 	secrets          []string
@@ -280,10 +280,12 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	}
 	if err := checkConversation(p.conv, p.fe); err != nil {
 		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.DefaultConversation to trace.Record, or opt into trace.BestEffort", ErrUnattributed, err)
+	} else if rec.cfg.tableFrom == nil && rec.tableErr == nil {
+		p.table = &rec.table
 	} else if t, err := rec.cfg.chooseTable(ctx, rec.table, rec.tableErr); err != nil {
 		p.unwritable = err
 	} else {
-		p.table = t
+		p.table = &t
 	}
 	p.args, p.secrets = rec.arguments(call, def)
 	return p
@@ -305,7 +307,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
-		berr = rec.write(ctx, p.table, t)
+		berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {
 		rec.failed.Add(1)
