@@ -177,11 +177,12 @@ type Stats struct {
 	// Recorded is the number of rows written (with [Async]: queued).
 	Recorded int64
 	// Refused is the number of calls refused before the tool ran because
-	// they could not be attributed ([ErrUnattributed]).
+	// they could not be attributed ([ErrUnattributed]) or their table could
+	// not be chosen ([InTable], [TableFrom]).
 	Refused int64
 	// Dropped is the number of rows not written because the call could not
-	// be attributed: with [BestEffort], or for a call refused before it
-	// reached the Recorder.
+	// be attributed or its table chosen: with [BestEffort], or for a call
+	// refused before it reached the Recorder.
 	Dropped int64
 	// Failed is the number of rows whose write failed (logged and given to
 	// [OnError]); with [Async], counted when the batch fails.

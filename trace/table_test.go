@@ -403,3 +403,11 @@ func TestTableFromFailures(t *testing.T) {
 		assert.ErrorContains(t, err, "trace.InTable")
 	})
 }
+
+func TestMigrateNeedsTheSchema(t *testing.T) {
+	db, _ := postgresSchemas(t, 0)
+	err := trace.Migrate(db, trace.InTable("trace_no_such_schema.tool_traces"))
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "trace: migrating trace_no_such_schema.tool_traces")
+	assert.ErrorContains(t, err, `schema "trace_no_such_schema" does not exist`)
+}
