@@ -261,7 +261,7 @@ type pending struct {
 	conv             conversation
 	fe               []FieldError
 	table            *table // rec.table unless TableFrom picked another
-	unwritable       error // why the row cannot be written (unattributed, no table), or nil
+	unwritable       error  // why the row cannot be written (unattributed, no table), or nil
 	args             JSON
 	secrets          []string
 }
