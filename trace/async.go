@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -36,12 +37,20 @@ func (rec *Recorder) Close() error {
 // sqliteRowsPerInsert caps the rows of one INSERT statement on SQLite.
 const sqliteRowsPerInsert = 100
 
+// queued is a trace waiting for the async writer, with its table.
+type queued struct {
+	t     *Trace
+	table table
+}
+
 // run is the async writer: it gathers traces into batches of up to
 // BatchSize, waiting at most FlushInterval for a batch to fill, and inserts
-// each batch in one statement. It ends when the queue is closed and empty.
+// each batch's traces, table by table, in one statement per table. It ends
+// when the queue is closed and empty.
 func (rec *Recorder) run() {
 	defer close(rec.done)
-	batch := make([]*Trace, 0, rec.cfg.batchSize)
+	batch := make([]queued, 0, rec.cfg.batchSize)
+	var w batchWriter
 	timer := time.NewTimer(rec.cfg.flushInterval)
 	timer.Stop()
 	for {
@@ -66,7 +75,7 @@ func (rec *Recorder) run() {
 			}
 		}
 		timer.Stop()
-		rec.flush(batch)
+		w.flush(rec, batch)
 		clear(batch)
 		batch = batch[:0]
 		if !open {
@@ -75,13 +84,60 @@ func (rec *Recorder) run() {
 	}
 }
 
-// flush inserts a batch in one transaction; if that fails, it inserts the
-// traces one by one so that one bad trace does not lose the others, and
-// reports those that still fail.
-func (rec *Recorder) flush(batch []*Trace) {
+// batchWriter groups a batch's traces by table; its buffers are reused
+// from batch to batch.
+type batchWriter struct {
+	traces []*Trace
+	tables []table    // the batch's tables, in order of first appearance
+	groups [][]*Trace // the traces of each table
+}
+
+// flush writes a batch, one insert per table.
+func (w *batchWriter) flush(rec *Recorder, batch []queued) {
+	first := batch[0].table
+	same := true
+	for _, q := range batch[1:] {
+		if q.table != first {
+			same = false
+			break
+		}
+	}
+	if same { // the usual case: one table
+		w.traces = w.traces[:0]
+		for _, q := range batch {
+			w.traces = append(w.traces, q.t)
+		}
+		rec.flush(first, w.traces)
+		clear(w.traces)
+		return
+	}
+	w.tables = w.tables[:0]
+	for _, q := range batch {
+		i := slices.Index(w.tables, q.table)
+		if i < 0 {
+			i = len(w.tables)
+			w.tables = append(w.tables, q.table)
+			if i < len(w.groups) {
+				w.groups[i] = w.groups[i][:0]
+			} else {
+				w.groups = append(w.groups, nil)
+			}
+		}
+		w.groups[i] = append(w.groups[i], q.t)
+	}
+	for i, tbl := range w.tables {
+		rec.flush(tbl, w.groups[i])
+		clear(w.groups[i])
+	}
+}
+
+// flush inserts traces into tbl in one transaction; if that fails, it
+// inserts them one by one so that one bad trace does not lose the others,
+// and reports those that still fail.
+func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	if rec.db != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
-		db := rec.batch.WithContext(ctx)
+		db := into(rec.batch.WithContext(ctx), tbl)
 		var err error
 		if len(batch) <= rec.rowsPerInsert {
 			err = db.Create(batch).Error // one statement: atomic as it is
@@ -96,7 +152,7 @@ func (rec *Recorder) flush(batch []*Trace) {
 		}
 	}
 	for _, t := range batch {
-		if err := rec.insert(context.Background(), t); err != nil {
+		if err := rec.insert(context.Background(), tbl, t); err != nil {
 			rec.failed.Add(1)
 			rec.report(context.Background(), t, err)
 			rec.failMu.Lock()

@@ -79,3 +79,27 @@ func BenchmarkAsyncThroughput(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRecordOverheadTenantTable measures the same call written to a
+// tenant's table chosen per call by TableFrom (SQLite: a plain table;
+// PostgreSQL: a schema of its own).
+func BenchmarkRecordOverheadTenantTable(b *testing.B) {
+	run := func(b *testing.B, db *gorm.DB, tbl string) {
+		if err := trace.Migrate(db, trace.InTable(tbl)); err != nil {
+			b.Fatal(err)
+		}
+		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
+		rec := trace.Record(benchResolver{}, db, trace.Strict(),
+			trace.TableFrom(func(context.Context) (string, error) { return tbl, nil }))
+		for b.Loop() {
+			if _, err := rec.Resolve(ctx, benchCall); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("sqlite", func(b *testing.B) { run(b, openSQLite(b), "tenant_a_traces") })
+	b.Run("postgres", func(b *testing.B) {
+		db, schemas := postgresSchemas(b, 1)
+		run(b, db, schemas[0]+".tool_traces")
+	})
+}

@@ -6,6 +6,14 @@
 // changeset), [Migrate] creates the table, its indexes and the guards that
 // make it insert-only, and [List] reads it back, newest first.
 //
+// The host decides where the table lives: [DefaultTable] unless [InTable]
+// names another, schema-qualified where the database has schemas
+// ("tenant_42.tool_traces"); Migrate, Record and List all take it. With
+// [TableFrom], a Recorder picks the table of each call from its context (a
+// tenant's schema, say), so one Recorder and one pool serve many tenants.
+// Names are validated and quoted ([ErrInvalidTable]): a table name can never
+// become SQL.
+//
 // [Record] wraps any [llmtoolkit.Resolver] in a [Recorder] that times each
 // call and writes it as one trace, with the conversation's IDs taken from
 // the context ([WithConversation], or the session map's tenant_id,

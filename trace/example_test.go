@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,4 +56,57 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// trace: invalid trace: tenant_id must be a UUID like 123e4567-e89b-12d3-a456-426614174000 (got "acme"); conversation_id is required (a UUID); result_type must be "ok" or "error" (got "done"); duration_ms must not be negative (got -1)
+}
+
+// One Recorder writes each tenant's calls to the tenant's own table, picked
+// from the session (on PostgreSQL, a schema per tenant:
+// "tenant_42.tool_traces").
+func ExampleTableFrom() {
+	dir, _ := os.MkdirTemp("", "traces")
+	defer os.RemoveAll(dir)
+	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tables := map[string]string{
+		"0b6d3c1e-3f4a-4c2b-9f1e-1a2b3c4d5e6f": "acme_traces",
+		"11111111-2222-4333-8444-555555555555": "globex_traces",
+	}
+	for _, table := range tables {
+		if err := trace.Migrate(db, trace.InTable(table)); err != nil { // one call per new tenant
+			fmt.Println(err)
+			return
+		}
+	}
+	byTenant := trace.TableFrom(func(ctx context.Context) (string, error) {
+		tenant, _ := llmtoolkit.SessionFrom(ctx)[trace.SessionTenantID].(string)
+		if table, ok := tables[tenant]; ok {
+			return table, nil
+		}
+		return "", fmt.Errorf("unknown tenant %q", tenant)
+	})
+	rec := trace.Record(llmtoolkittest.NewFake(map[string]string{"ping": "pong"}), db, byTenant)
+	defer rec.Close()
+
+	for tenant := range tables {
+		ctx := llmtoolkit.WithSession(context.Background(), map[string]any{
+			trace.SessionTenantID: tenant, trace.SessionConversationID: "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718",
+		})
+		llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "ping"})
+	}
+	traces, err := trace.List(context.Background(), db, trace.Filter{}, trace.InTable("globex_traces"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range traces {
+		fmt.Println(t.TenantID, t.ToolName)
+	}
+
+	_, err = trace.List(context.Background(), db, trace.Filter{}, trace.InTable("x; DROP TABLE acme_traces"))
+	fmt.Println(errors.Is(err, trace.ErrInvalidTable))
+	// Output:
+	// 11111111-2222-4333-8444-555555555555 ping
+	// true
 }

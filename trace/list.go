@@ -30,9 +30,22 @@ type Filter struct {
 // List returns the traces that match f, newest first. Traces made in the
 // same microsecond are ordered by ID, which for generated (version 7) IDs is
 // the order in which they were made.
-func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
+//
+// It reads [DefaultTable], the table named by [InTable], or the one that
+// [TableFrom]'s function picks for ctx; the other options are ignored.
+func List(ctx context.Context, db *gorm.DB, f Filter, opts ...Option) ([]Trace, error) {
 	if db == nil {
 		return nil, errors.New("trace: List needs a *gorm.DB, got nil")
+	}
+	var tbl table
+	if len(opts) > 0 {
+		c := newConfig(opts)
+		static, err := c.staticTable()
+		if tbl, err = c.chooseTable(ctx, static, err); err != nil {
+			return nil, fmt.Errorf("trace: List: %w", err)
+		}
+	} else {
+		tbl = defaultTable
 	}
 	var fe []FieldError
 	if msg := uuidField(&f.TenantID, false); msg != "" {
@@ -55,6 +68,9 @@ func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
 	}
 
 	q := db.WithContext(ctx).Model(&Trace{})
+	if !tbl.isDefault() {
+		q = q.Table(tbl.String()) // validated: gorm quotes each part
+	}
 	if f.TenantID != "" {
 		q = q.Where("tenant_id = ?", f.TenantID)
 	}
@@ -81,7 +97,7 @@ func List(ctx context.Context, db *gorm.DB, f Filter) ([]Trace, error) {
 	}
 	var out []Trace
 	if err := q.Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("trace: listing traces: %w", err)
+		return nil, fmt.Errorf("trace: listing traces in %s: %w", tbl, err)
 	}
 	return out, nil
 }

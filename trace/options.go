@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -23,6 +24,9 @@ type config struct {
 	flushInterval       time.Duration
 	writeTimeout        time.Duration
 	logger              *slog.Logger
+	table               string // named by InTable
+	tableNamed          bool   // InTable was given
+	tableFrom           func(context.Context) (string, error)
 }
 
 // Defaults of the [Async] writer and of writes.

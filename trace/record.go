@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // ErrUnattributed is wrapped by the error of a call that a [Recorder]
@@ -40,6 +41,8 @@ type Recorder struct {
 	batch         *gorm.DB // batch inserts
 	rowsPerInsert int
 	cfg           config
+	table         table // InTable's, or the default
+	tableErr      error // why InTable's name is invalid
 
 	recorded, dropped, refused, failed atomic.Int64
 
@@ -48,7 +51,7 @@ type Recorder struct {
 	// Async writer.
 	mu     sync.RWMutex // held for reading while enqueueing, for writing by Close
 	closed bool
-	queue  chan *Trace
+	queue  chan queued
 	done   chan struct{}
 
 	failMu   sync.Mutex
@@ -81,11 +84,16 @@ type Recorder struct {
 //     [MaxResultBytes]) and marked when cut.
 //   - The iteration is the agent loop's ([llmtoolkit.IterationFrom]), else
 //     the one given with the conversation.
+//   - The row goes to [DefaultTable], to the table named by [InTable], or
+//     to the one [TableFrom] picks for the call; a call whose table cannot
+//     be chosen is refused before the tool runs, as an unattributed one
+//     (with [BestEffort]: run, its row dropped, counted and logged).
 //
 // Writes are synchronous unless [Async] is given. Call [Recorder.Close]
 // when done: with Async it flushes the queue.
 func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	rec := &Recorder{r: r, cfg: newConfig(opts), byName: map[string]int{}}
+	rec.table, rec.tableErr = rec.cfg.staticTable()
 	if r != nil {
 		for _, t := range r.Tools() {
 			if _, dup := rec.byName[t.Name]; dup {
@@ -109,7 +117,7 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 		}
 	}
 	if rec.cfg.async {
-		rec.queue = make(chan *Trace, rec.cfg.queueSize)
+		rec.queue = make(chan queued, rec.cfg.queueSize)
 		rec.done = make(chan struct{})
 		go rec.run()
 	}
@@ -169,11 +177,12 @@ type Stats struct {
 	// Recorded is the number of rows written (with [Async]: queued).
 	Recorded int64
 	// Refused is the number of calls refused before the tool ran because
-	// they could not be attributed ([ErrUnattributed]).
+	// they could not be attributed ([ErrUnattributed]) or their table could
+	// not be chosen ([InTable], [TableFrom]).
 	Refused int64
 	// Dropped is the number of rows not written because the call could not
-	// be attributed: with [BestEffort], or for a call refused before it
-	// reached the Recorder.
+	// be attributed or its table chosen: with [BestEffort], or for a call
+	// refused before it reached the Recorder.
 	Dropped int64
 	// Failed is the number of rows whose write failed (logged and given to
 	// [OnError]); with [Async], counted when the batch fails.
@@ -194,11 +203,11 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
 	row := rec.begin(ctx, call, rec.definition(call.Name))
-	if row.unattributed != nil {
+	if row.unwritable != nil {
 		if !rec.cfg.bestEffort {
 			rec.refused.Add(1)
-			rec.logUnattributed(ctx, call.Name, row.unattributed, "refused before it ran")
-			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unattributed)
+			rec.logUnwritable(ctx, call.Name, row.unwritable, "refused before it ran")
+			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
 		}
 	}
 	start := time.Now()
@@ -251,12 +260,13 @@ type pending struct {
 	id, tool, parent string
 	conv             conversation
 	fe               []FieldError
-	unattributed     error // why the row cannot be written, or nil
+	table            *table // rec.table unless TableFrom picked another
+	unwritable       error  // why the row cannot be written (unattributed, no table), or nil
 	args             JSON
 	secrets          []string
 }
 
-// begin attributes a call and redacts its arguments.
+// begin attributes a call, chooses its table and redacts its arguments.
 func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
 	p := &pending{tool: call.Name}
 	p.conv, p.fe = conversationFrom(ctx)
@@ -270,7 +280,13 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 		p.parent = run.ID
 	}
 	if err := checkConversation(p.conv, p.fe); err != nil {
-		p.unattributed = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.DefaultConversation to trace.Record, or opt into trace.BestEffort", ErrUnattributed, err)
+		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.DefaultConversation to trace.Record, or opt into trace.BestEffort", ErrUnattributed, err)
+	} else if rec.cfg.tableFrom == nil && rec.tableErr == nil {
+		p.table = &rec.table
+	} else if t, err := rec.cfg.chooseTable(ctx, rec.table, rec.tableErr); err != nil {
+		p.unwritable = err
+	} else {
+		p.table = &t
 	}
 	p.args, p.secrets = rec.arguments(call, def)
 	return p
@@ -278,9 +294,9 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 
 // finish writes the row of a call that ended, or counts it as dropped.
 func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err error, elapsed time.Duration) error {
-	if p.unattributed != nil {
+	if p.unwritable != nil {
 		rec.dropped.Add(1)
-		rec.logUnattributed(ctx, p.tool, p.unattributed, "its row was dropped")
+		rec.logUnwritable(ctx, p.tool, p.unwritable, "its row was dropped")
 		return nil
 	}
 	if p.parent != "" {
@@ -292,7 +308,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
-		berr = rec.write(ctx, t)
+		berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {
 		rec.failed.Add(1)
@@ -303,10 +319,13 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	return nil
 }
 
-// logUnattributed logs a call whose row cannot be written.
-func (rec *Recorder) logUnattributed(ctx context.Context, tool string, err error, what string) {
-	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "trace: a tool call could not be attributed; "+what,
-		slog.String("tool", tool), slog.Any("error", err))
+// logUnwritable logs a call whose row cannot be written.
+func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, what string) {
+	msg := "trace: a tool call could not be attributed; "
+	if !errors.Is(err, ErrUnattributed) {
+		msg = "trace: the table of a tool call could not be chosen; "
+	}
+	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, msg+what, slog.String("tool", tool), slog.Any("error", err))
 }
 
 // checkConversation reports missing or malformed IDs.
@@ -353,31 +372,42 @@ func stripNULs(res JSON) JSON {
 	return res
 }
 
-// write inserts t now, or queues it for the async writer.
-func (rec *Recorder) write(ctx context.Context, t *Trace) error {
+// write inserts t into tbl now, or queues it for the async writer.
+func (rec *Recorder) write(ctx context.Context, tbl table, t *Trace) error {
 	if rec.queue != nil {
 		rec.mu.RLock()
 		if !rec.closed {
-			rec.queue <- t // waits while the queue is full: never drops
+			rec.queue <- queued{t, tbl} // waits while the queue is full: never drops
 			rec.mu.RUnlock()
 			return nil
 		}
 		rec.mu.RUnlock()
 	}
-	return rec.insert(context.WithoutCancel(ctx), t)
+	return rec.insert(context.WithoutCancel(ctx), tbl, t)
 }
 
-// insert writes one trace now.
-func (rec *Recorder) insert(ctx context.Context, t *Trace) error {
+// insert writes one trace into tbl now.
+func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) error {
 	if rec.db == nil {
 		return errors.New("trace: cannot write the trace: trace.Record was given a nil *gorm.DB")
 	}
 	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
 	defer cancel()
-	if err := rec.db.WithContext(ctx).Create(t).Error; err != nil {
-		return fmt.Errorf("trace: writing the trace of %q: %w", t.ToolName, err)
+	if err := into(rec.db.WithContext(ctx), tbl).Create(t).Error; err != nil {
+		return fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
 	}
 	return nil
+}
+
+// into points db at tbl; the default table is the model's own.
+func into(db *gorm.DB, tbl table) *gorm.DB {
+	if tbl.isDefault() {
+		return db
+	}
+	name := tbl.String() // validated: gorm quotes each part
+	// The INSERT clause names the table too: the SQLite driver's builder of
+	// that clause would write it without its schema.
+	return db.Table(name).Clauses(clause.Insert{Table: clause.Table{Name: name}})
 }
 
 // report logs a failed write and tells OnError.

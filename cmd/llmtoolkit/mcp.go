@@ -16,7 +16,7 @@ import (
 )
 
 const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
-                      [--tenant UUID] [--conversation UUID]
+                      [--trace-table NAME] [--tenant UUID] [--conversation UUID]
 
 Serves the code tools confined to DIR over the Model Context Protocol on
 stdin/stdout, until the client disconnects or the process is interrupted.
@@ -26,7 +26,8 @@ session goes on. A tool's answer is cut to fit in one message (16 MiB for
 the Go SDK's clients), with a note saying so. With --trace-db, every
 call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
 under the given tenant (default the nil UUID) and conversation (default a
-new UUID for each run, printed in the log).
+new UUID for each run, printed in the log), in the table NAME (default
+tool_traces; created if missing).
 `
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -34,6 +35,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
 	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
 	traceDB := fs.String("trace-db", "", "record every call in this SQLite database (e.g. "+defaultDB+")")
+	traceTable := fs.String("trace-table", trace.DefaultTable, "the traces table in the --trace-db database: a name, or schema.name")
 	tenant := fs.String("tenant", uuid.Nil.String(), "tenant UUID written in the traces")
 	conversation := fs.String("conversation", "", "conversation UUID written in the traces (default: a new one per run)")
 	pos, code, ok := parseArgs(fs, mcpUsage, args, stdout, stderr)
@@ -47,6 +49,12 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if _, err := uuid.Parse(f.value); f.value != "" && err != nil {
 			return usageError(stderr, fs.Name(), fmt.Sprintf("--%s %q is not a UUID", f.name, f.value))
 		}
+	}
+	if err := trace.ValidateTable(*traceTable); err != nil {
+		return usageError(stderr, fs.Name(), fmt.Sprintf("--trace-table: %v", err))
+	}
+	if *traceTable != trace.DefaultTable && *traceDB == "" {
+		return usageError(stderr, fs.Name(), "--trace-table needs --trace-db FILE")
 	}
 	if *conversation == "" {
 		*conversation = uuid.NewString()
@@ -72,13 +80,13 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if sqlDB, err := db.DB(); err == nil {
 			defer sqlDB.Close()
 		}
-		if err := trace.Migrate(db); err != nil {
+		if err := trace.Migrate(db, trace.InTable(*traceTable)); err != nil {
 			fmt.Fprintf(stderr, "llmtoolkit mcp: preparing the trace database %s: %v\n", *traceDB, err)
 			return exitError
 		}
 		// MCP requests carry no conversation: one server run is one
 		// conversation, given to every call (refused ones included).
-		rec := trace.Record(r, db, trace.WithLogger(log), trace.DefaultConversation(*tenant, *conversation))
+		rec := trace.Record(r, db, trace.WithLogger(log), trace.DefaultConversation(*tenant, *conversation), trace.InTable(*traceTable))
 		defer func() {
 			if err := rec.Close(); err != nil {
 				log.Error("closing the trace recorder", "err", err)

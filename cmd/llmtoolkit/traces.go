@@ -13,11 +13,13 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
-const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--conversation ID] [--limit N]
+const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--table NAME] [--conversation ID] [--limit N]
 
 Prints the most recent tool calls recorded in the SQLite database FILE
 (by 'llmtoolkit mcp --trace-db FILE'), newest first, as a table: time,
 tool, result type, duration in ms, iteration, conversation and arguments.
+--table reads the table NAME (as given to 'llmtoolkit mcp --trace-table')
+instead of tool_traces.
 `
 
 // maxArgsWidth is how many characters of the arguments the table shows.
@@ -26,6 +28,7 @@ const maxArgsWidth = 60
 func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("traces")
 	dbPath := fs.String("db", defaultDB, "SQLite trace database")
+	table := fs.String("table", trace.DefaultTable, "the traces table: a name, or schema.name")
 	conversation := fs.String("conversation", "", "show only this conversation's calls")
 	limit := fs.Int("limit", 50, "show at most this many calls (0: all)")
 	pos, code, ok := parseArgs(fs, tracesUsage, args, stdout, stderr)
@@ -37,6 +40,9 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if *limit < 0 {
 		return usageError(stderr, fs.Name(), fmt.Sprintf("--limit %d is negative", *limit))
+	}
+	if err := trace.ValidateTable(*table); err != nil {
+		return usageError(stderr, fs.Name(), fmt.Sprintf("--table: %v", err))
 	}
 	// OpenSQLite would create a missing file: say it is missing instead.
 	if _, err := os.Stat(*dbPath); err != nil {
@@ -51,7 +57,7 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if sqlDB, err := db.DB(); err == nil {
 		defer sqlDB.Close()
 	}
-	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, Limit: *limit})
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, Limit: *limit}, trace.InTable(*table))
 	if err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: listing %s: %v\n", *dbPath, err)
 		return exitError

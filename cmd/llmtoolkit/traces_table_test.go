@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/mcp"
+)
+
+// TestMCPTraceTable records into a named table and reads it back with
+// traces --table; the default table stays empty.
+func TestMCPTraceTable(t *testing.T) {
+	dir := projectDir(t)
+	db := filepath.Join(t.TempDir(), "t.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	cmd := exec.Command(bin, "mcp", "--root", dir, "--trace-db", db, "--trace-table", "audit_traces")
+	var serverLog lockedBuffer
+	cmd.Stderr = &serverLog
+	client, err := mcp.Connect(ctx, mcp.CommandTransport(cmd))
+	if err != nil {
+		t.Fatalf("connecting: %v\nserver log: %s", err, serverLog.String())
+	}
+	got, err := client.Resolve(ctx, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}})
+	require.NoError(t, err)
+	assert.Contains(t, got, "hello from a")
+	require.NoError(t, client.Close())
+	assert.NotContains(t, serverLog.String(), "level=ERROR")
+
+	res := runBin(t, "", "traces", "--db", db, "--table", "audit_traces")
+	require.Equal(t, 0, res.code, res.stderr)
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.Len(t, lines, 2, res.stdout)
+	assert.Regexp(t, `read_file\s+ok\s.*a\.txt`, lines[1])
+
+	res = runBin(t, "", "traces", "--db", db, "--table", "main.audit_traces")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Len(t, strings.Split(strings.TrimSpace(res.stdout), "\n"), 2, "schema-qualified: %s", res.stdout)
+
+	res = runBin(t, "", "traces", "--db", db)
+	assert.NotEqual(t, 0, res.code, "no tool_traces table was made: %s", res.stdout)
+	assert.Contains(t, res.stderr, "tool_traces")
+}
+
+func TestTraceTableUsageErrors(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"traces", "--db", db, "--table", "x; DROP TABLE y"}, "--table: trace: invalid table name"},
+		{[]string{"traces", "--table", "a.b.c"}, "2 dots"},
+		{[]string{"traces", "--table", ""}, "empty"},
+		{[]string{"mcp", "--trace-db", db, "--trace-table", `x"y`}, "--trace-table: trace: invalid table name"},
+		{[]string{"mcp", "--trace-table", "audit_traces"}, "--trace-table needs --trace-db"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr.String(), tt.want)
+			assert.Empty(t, stdout.String())
+		})
+	}
+	assert.NoFileExists(t, db, "nothing was opened")
+}
