@@ -64,7 +64,9 @@ func TestExecuteTellsObserversOfRefusedCalls(t *testing.T) {
 			ob := &recordingObserver{}
 			r := observed(ob)
 			var res Result
-			require.NotPanics(t, func() { res = Execute(context.Background(), Compose(r), Call{ID: "c1", Name: "count", Arguments: tc.args}) })
+			require.NotPanics(t, func() {
+				res = Execute(context.Background(), Compose(r), Call{ID: "c1", Name: "count", Arguments: tc.args})
+			})
 			assert.True(t, res.IsError)
 			assert.ErrorIs(t, res.Err, tc.wantErr)
 			assert.Contains(t, res.Content, tc.want)
@@ -135,7 +137,9 @@ func (panickyObserver) ObserveCall(context.Context, Observation) { panic("observ
 func TestObserverPanicIsContained(t *testing.T) {
 	r := observed(panickyObserver{})
 	var res Result
-	require.NotPanics(t, func() { res = Execute(context.Background(), r, Call{Name: "count", Arguments: map[string]any{"n": 99.0}}) })
+	require.NotPanics(t, func() {
+		res = Execute(context.Background(), r, Call{Name: "count", Arguments: map[string]any{"n": 99.0}})
+	})
 	assert.ErrorIs(t, res.Err, ErrInvalidArguments)
 }
 
