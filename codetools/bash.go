@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // ErrCommandFailed is wrapped by bash's error for a command that exited
@@ -30,10 +31,11 @@ func (c *CodeTools) bashSpec() toolSpec {
 		fmt.Sprintf("Run a shell command with bash -c in the working directory and return its output (stdout and stderr merged, in the order written). "+
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
 			"The command is killed with all its child processes after timeout seconds (default %d, at most %d); background processes it leaves are killed when it ends. "+
-			"Only the last %d lines or %d KiB of output are shown, with the path of a temporary file holding all of it. "+
+			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
+			"(at most %s: when longer, its first and last parts, the answer says so; kept for a limited time). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
-			defSec, maxSec, bashMaxLines, bashMaxBytes/1024),
+			defSec, maxSec, bashMaxLines, bashMaxBytes/1024, textutil.HumanSize(c.cfg.part2.spillMaxBytes)),
 		map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -72,6 +74,9 @@ func (c *CodeTools) bashEnv() []string {
 }
 
 func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, error) {
+	if c.spills.isClosed() {
+		return "", fmt.Errorf("bash: %w", errToolsClosed)
+	}
 	command := stringArg(args, "command", "")
 	timeout := c.cfg.part2.bashTimeout
 	if s := intArg(args, "timeout", 0); s > 0 {
@@ -95,7 +100,15 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		return "", fmt.Errorf("bash: cannot start %s: %w", cmd.Path, err)
 	}
 	pw.Close()
-	out := &outputCapture{}
+	out := &outputCapture{
+		create: func() (*os.File, error) { return c.spills.create(c.cfg.part2.spillDir) },
+		limit:  c.cfg.part2.spillMaxBytes,
+	}
+	defer func() { // also when something below panics: the file is tracked either way
+		if path := out.finish(); path != "" {
+			c.spills.keep(path, c.cfg.part2.spillMaxAge, c.cfg.part2.spillMaxFiles)
+		}
+	}()
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -136,9 +149,13 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if waitErr != nil {
 		code = exitCode(waitErr)
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "process", Payload: map[string]any{
+	payload := map[string]any{
 		"command": command, "exitCode": code, "output": text, "durationMs": elapsed.Milliseconds(),
-	}})
+	}
+	if out.path != "" {
+		payload["outputFile"], payload["outputFileCut"] = out.path, out.cut
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "process", Payload: payload})
 	prefix := text + "\n\n"
 	if out.total == 0 {
 		prefix = ""
