@@ -290,3 +290,53 @@ func TestBashAfterClose(t *testing.T) {
 	_, err = p2Call(t, ct, "bash", map[string]any{"command": "echo hi"})
 	require.ErrorIs(t, err, os.ErrClosed)
 }
+
+// A panic in any goroutine bash starts becomes the call's error, and the
+// command's processes are still killed; so does a panic in the call itself.
+func TestBashGoroutinePanics(t *testing.T) {
+	stages := []string{"copy", "wait", "run"}
+	if runtime.GOOS == "linux" {
+		stages = append(stages, "watch")
+	}
+	for _, stage := range stages {
+		t.Run(stage, func(t *testing.T) {
+			ct := p2Tools(t)
+			pidFile := filepath.Join(ct.Root(), "pid")
+			bashTestHook = func(s string) {
+				if s == stage {
+					for i := 0; i < 500 && !fileHasLine(pidFile); i++ { // panic once the command runs
+						time.Sleep(10 * time.Millisecond)
+					}
+					panic("boom in " + s)
+				}
+			}
+			t.Cleanup(func() { bashTestHook = nil })
+			done := make(chan llmtoolkit.Result, 1)
+			go func() {
+				done <- llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{
+					"command": "echo $$ > pid; echo hi; sleep 30"}})
+			}()
+			var res llmtoolkit.Result
+			select {
+			case res = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatal("bash did not return after a panic")
+			}
+			require.True(t, res.IsError)
+			require.ErrorIs(t, res.Err, llmtoolkit.ErrToolPanic)
+			assert.Contains(t, res.Content, "boom in "+stage)
+			data, err := os.ReadFile(pidFile)
+			require.NoError(t, err)
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			require.NoError(t, err)
+			assert.Eventually(t, func() bool { return !groupAlive(pid) }, 10*time.Second, 20*time.Millisecond,
+				"the command's processes are left")
+		})
+	}
+}
+
+// fileHasLine reports whether the file holds a complete line.
+func fileHasLine(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && strings.HasSuffix(string(data), "\n")
+}
