@@ -35,7 +35,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
 			bashKillScope+" "+
 			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
-			"(at most %s: when longer, its first and last parts, the answer says so; kept for a limited time). "+
+			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
 			defSec, maxSec, bashMaxLines, bashMaxBytes/1024, textutil.HumanSize(c.cfg.part2.spillMaxBytes)),
@@ -136,6 +136,7 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 			<-exited
 			_ = guard.reap()
 			pr.Close()
+			<-copied
 		}
 	}()
 	if h := bashTestHook; h != nil {

@@ -207,3 +207,22 @@ func TestSpillFilesCloseReportsFailures(t *testing.T) {
 	require.NoError(t, s3.close())
 	assert.False(t, exists(d))
 }
+
+// BenchmarkSpillFile1GiB writes 1 GiB in 32 KiB pieces (what bash's output
+// reader does) to a spill file with the default cap.
+func BenchmarkSpillFile1GiB(b *testing.B) {
+	p := bytes.Repeat([]byte("y\n"), 16<<10)
+	b.SetBytes(1 << 30)
+	for b.Loop() {
+		f, err := os.CreateTemp(b.TempDir(), spillPattern)
+		require.NoError(b, err)
+		s := newSpillFile(f, defaultSpillMaxBytes)
+		for range (1 << 30) / len(p) {
+			_, _ = s.Write(p)
+		}
+		require.NoError(b, s.finish())
+		info, err := os.Stat(f.Name())
+		require.NoError(b, err)
+		require.LessOrEqual(b, info.Size(), int64(defaultSpillMaxBytes))
+	}
+}

@@ -5,6 +5,7 @@ package codetools
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -52,6 +53,8 @@ type procGuard struct {
 	reaped  bool
 
 	seen     map[int]uint64 // descendants seen while polling (pid -> start time); poll's, then killAll's
+	pids     []int          // scan's, reused
+	dirBuf   [8 << 10]byte  // scan's, reused
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	stopOnce sync.Once
@@ -148,7 +151,7 @@ func (g *procGuard) killAll() string {
 		if time.Now().After(deadline) {
 			left := make([]string, len(procs))
 			for i, p := range procs {
-				left[i] = fmt.Sprintf("%d (%s)", p.pid, p.name)
+				left[i] = fmt.Sprintf("%d (%s)", p.pid, procName(p.pid))
 			}
 			return fmt.Sprintf("%d processes the command started could not be killed: %s", len(left), strings.Join(left, ", "))
 		}
@@ -176,29 +179,23 @@ func killProc(p procStat) {
 // procStat is what /proc/PID/stat says of a live process.
 type procStat struct {
 	pid, ppid, pgrp, sid int
-	start                uint64
-	state                byte
-	name                 string
+	start                uint64 // clock ticks since boot
+	state                byte   // R, S, D, Z, ...
 }
 
 // scan lists the live processes of the call. Without full it skips the
 // costly checks (environment and open files) and is what polling uses.
 func (g *procGuard) scan(full bool) ([]procStat, error) {
-	d, err := os.Open("/proc")
+	pids, err := listPids(g.dirBuf[:], g.pids[:0])
 	if err != nil {
 		return nil, err
 	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return nil, fmt.Errorf("list /proc: %w", err)
-	}
+	g.pids = pids
 	self := os.Getpid()
 	// Only processes started after the shell can belong to the call.
 	cand := map[int]procStat{}
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil || pid == self {
+	for _, pid := range pids {
+		if pid == self {
 			continue
 		}
 		st, ok := readProcStat(pid)
@@ -233,6 +230,51 @@ func (g *procGuard) scan(full bool) ([]procStat, error) {
 	}
 	slices.SortFunc(out, func(a, b procStat) int { return a.pid - b.pid })
 	return out, nil
+}
+
+// listPids appends the pids listed in /proc to pids. It reads the folder
+// into buf with getdents and decodes the names itself: scans run every
+// procPollEvery, and os.File.Readdirnames allocates a string per entry.
+func listPids(buf []byte, pids []int) ([]int, error) {
+	fd, err := syscall.Open("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", &os.PathError{Op: "open", Path: "/proc", Err: err})
+	}
+	defer syscall.Close(fd)
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list processes: %w", &os.PathError{Op: "getdents", Path: "/proc", Err: err})
+		}
+		if n <= 0 {
+			return pids, nil
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name (NUL-terminated)
+		for rec := buf[:n]; len(rec) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(rec[16:18]))
+			if reclen < 19 || reclen > len(rec) {
+				return nil, fmt.Errorf("list processes: bad directory entry in /proc")
+			}
+			pid, ok := 0, false
+			for _, c := range rec[19:reclen] {
+				if c == 0 {
+					break
+				}
+				if c < '0' || c > '9' || pid > 1<<30 {
+					ok = false
+					break
+				}
+				pid, ok = pid*10+int(c-'0'), true
+			}
+			if ok {
+				pids = append(pids, pid)
+			}
+			rec = rec[reclen:]
+		}
+	}
 }
 
 // hasToken reports whether the process's environment holds the call's token.
@@ -311,28 +353,64 @@ func readProcStat(pid int) (procStat, bool) {
 
 // parseProcStat reads "PID (NAME) STATE PPID PGRP SID ... STARTTIME ...";
 // NAME may hold spaces and parentheses, so fields count from the last ')'.
+// It runs for every process at each scan, so it does not allocate: the
+// name is left to procName.
 func parseProcStat(pid int, b []byte) (procStat, bool) {
 	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
 		return procStat{}, false
 	}
-	f := bytes.Fields(b[end+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
-		return procStat{}, false
-	}
-	st := procStat{pid: pid, state: f[0][0], name: string(b[open+1 : end])}
-	var err error
-	num := func(s []byte) int {
-		v, e := strconv.Atoi(string(s))
-		if e != nil {
-			err = e
+	st := procStat{pid: pid}
+	rest := b[end+1:]
+	for i := 0; i < 20; i++ { // fields 3 (state) to 22 (starttime)
+		rest = bytes.TrimLeft(rest, " ")
+		n := bytes.IndexByte(rest, ' ')
+		if n < 0 {
+			n = len(rest)
 		}
-		return v
-	}
-	st.ppid, st.pgrp, st.sid = num(f[1]), num(f[2]), num(f[3])
-	st.start, _ = strconv.ParseUint(string(f[19]), 10, 64) // field 22, starttime
-	if err != nil || st.start == 0 && string(f[19]) != "0" {
-		return procStat{}, false
+		field := bytes.TrimRight(rest[:n], "\n")
+		rest = rest[n:]
+		if len(field) == 0 {
+			return procStat{}, false
+		}
+		var v int64
+		if i > 0 {
+			var err error
+			if v, err = strconv.ParseInt(string(field), 10, 64); err != nil { // no allocation: the conversion is only for the call
+				return procStat{}, false
+			}
+		}
+		switch i {
+		case 0:
+			if len(field) != 1 {
+				return procStat{}, false
+			}
+			st.state = field[0]
+		case 1:
+			st.ppid = int(v)
+		case 2:
+			st.pgrp = int(v)
+		case 3:
+			st.sid = int(v)
+		case 19:
+			if v < 0 {
+				return procStat{}, false
+			}
+			st.start = uint64(v)
+		}
 	}
 	return st, true
+}
+
+// procName returns the process's name, "?" if it is gone.
+func procName(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "?"
+	}
+	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+	if open < 0 || end < open {
+		return "?"
+	}
+	return string(data[open+1 : end])
 }
