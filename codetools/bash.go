@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
+	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // ErrCommandFailed is wrapped by bash's error for a command that exited
@@ -29,11 +33,12 @@ func (c *CodeTools) bashSpec() toolSpec {
 	return makeSpec("bash",
 		fmt.Sprintf("Run a shell command with bash -c in the working directory and return its output (stdout and stderr merged, in the order written). "+
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
-			"The command is killed with all its child processes after timeout seconds (default %d, at most %d); background processes it leaves are killed when it ends. "+
-			"Only the last %d lines or %d KiB of output are shown, with the path of a temporary file holding all of it. "+
+			bashKillScope+" "+
+			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
+			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
-			defSec, maxSec, bashMaxLines, bashMaxBytes/1024),
+			defSec, maxSec, bashMaxLines, bashMaxBytes/1024, textutil.HumanSize(c.cfg.part2.spillMaxBytes)),
 		map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -72,6 +77,9 @@ func (c *CodeTools) bashEnv() []string {
 }
 
 func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, error) {
+	if c.spills.isClosed() {
+		return "", fmt.Errorf("bash: %w", errToolsClosed)
+	}
 	command := stringArg(args, "command", "")
 	timeout := c.cfg.part2.bashTimeout
 	if s := intArg(args, "timeout", 0); s > 0 {
@@ -86,7 +94,8 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	cmd.Dir = c.dir
 	cmd.Env = c.bashEnv()
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
-	startInOwnGroup(cmd)
+	trap := newPanicTrap()
+	guard := newProcGuard(cmd, pw, trap)
 
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -95,52 +104,94 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		return "", fmt.Errorf("bash: cannot start %s: %w", cmd.Path, err)
 	}
 	pw.Close()
-	out := &outputCapture{}
+	guard.started()
+	out := &outputCapture{
+		create: func() (*os.File, error) { return c.spills.create(c.cfg.part2.spillDir) },
+		limit:  c.cfg.part2.spillMaxBytes,
+	}
+	defer func() { // also when something below panics: the file is tracked either way
+		if path := out.finish(); path != "" {
+			c.spills.keep(path, c.cfg.part2.spillMaxAge, c.cfg.part2.spillMaxFiles)
+		}
+	}()
 	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
+	trap.goRecover("output reader", func() {
+		if h := bashTestHook; h != nil {
+			h("copy")
+		}
 		buf := make([]byte, 32*1024)
 		_, _ = io.CopyBuffer(out, pr, buf)
+	}, func() { close(copied) })
+	exited := make(chan struct{})
+	trap.goRecover("exit waiter", func() {
+		if h := bashTestHook; h != nil {
+			h("wait")
+		}
+		guard.waitExited()
+	}, func() { close(exited) })
+	settled := false
+	defer func() {
+		if !settled { // something below panicked: still kill, reap and drain
+			guard.killAll()
+			<-exited
+			_ = guard.reap()
+			pr.Close()
+			<-copied
+		}
 	}()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	if h := bashTestHook; h != nil {
+		h("run")
+	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var (
-		waitErr  error
-		timedOut bool
-	)
+	timedOut := false
 	select {
-	case waitErr = <-waited:
+	case <-exited:
 	case <-timer.C:
 		timedOut = true
-		killGroup(cmd)
-		waitErr = <-waited
+		guard.killAll()
+		<-exited
 	case <-ctx.Done():
-		killGroup(cmd)
-		waitErr = <-waited
+		guard.killAll()
+		<-exited
+	case <-trap.failed: // the call fails: do not let the command run on
+		guard.killAll()
+		<-exited
 	}
-	// Background processes the command left would hold the pipe open.
-	killGroup(cmd)
+	// Background processes the command left must not outlive the call (and
+	// would hold the pipe open).
+	left := guard.killAll()
+	waitErr := guard.reap()
 	select {
 	case <-copied:
-	case <-time.After(2 * time.Second): // a process escaped the group (setsid)
+	case <-time.After(2 * time.Second): // a process escaped and holds the pipe
 	}
 	pr.Close()
 	<-copied
+	settled = true
 	elapsed := time.Since(began)
 
 	text := out.text()
+	if left != "" {
+		text += "\n\n[" + left + "]"
+	}
 	code := 0
 	if waitErr != nil {
 		code = exitCode(waitErr)
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "process", Payload: map[string]any{
+	payload := map[string]any{
 		"command": command, "exitCode": code, "output": text, "durationMs": elapsed.Milliseconds(),
-	}})
+	}
+	if out.path != "" {
+		payload["outputFile"], payload["outputFileCut"] = out.path, out.cut
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "process", Payload: payload})
+	if err := trap.error(); err != nil {
+		return "", err
+	}
 	prefix := text + "\n\n"
-	if out.total == 0 {
+	if out.total == 0 && left == "" {
 		prefix = ""
 	}
 	switch {
@@ -154,4 +205,50 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		return "", &commandError{fmt.Sprintf("%sCommand exited with code %d", prefix, code)}
 	}
 	return text, nil
+}
+
+// bashTestHook, when set by a test, is called at the start of each
+// goroutine bash runs, with its name ("copy", "wait", "watch"), and by the
+// call itself once they run ("run").
+var bashTestHook func(stage string)
+
+// panicTrap turns panics in the goroutines of one bash call into the
+// call's error, so that they never crash the host.
+type panicTrap struct {
+	failed chan struct{} // closed at the first panic
+	mu     sync.Mutex
+	err    error // the first panic
+}
+
+func newPanicTrap() *panicTrap { return &panicTrap{failed: make(chan struct{})} }
+
+// goRecover runs f on a new goroutine, then finally (if not nil), even
+// when f panics; the panic is logged with its stack and kept as the error.
+func (p *panicTrap) goRecover(name string, f, finally func()) {
+	go func() {
+		if finally != nil {
+			defer finally()
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				pe := &llmtoolkit.PanicError{Value: v, Stack: debug.Stack()}
+				slog.Error("codetools: bash goroutine panicked",
+					slog.String("goroutine", name), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+				p.mu.Lock()
+				if p.err == nil {
+					p.err = fmt.Errorf("bash: %s: %w", name, pe)
+					close(p.failed)
+				}
+				p.mu.Unlock()
+			}
+		}()
+		f()
+	}()
+}
+
+// error returns the first panic, nil without one.
+func (p *panicTrap) error() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }

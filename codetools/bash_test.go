@@ -3,6 +3,7 @@
 package codetools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -148,12 +149,11 @@ func TestBashMemoryBounded(t *testing.T) {
 	got, err := p2Call(t, ct, "bash", map[string]any{"command": "yes | head -c 100000000"})
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
-	m := regexp.MustCompile(`Full output: (.+)\]$`).FindStringSubmatch(got)
-	require.NotNil(t, m)
+	m := regexp.MustCompile(`Output cut to its first 8\.0MB and last 8\.0MB of 95\.4MB: (.+)\]$`).FindStringSubmatch(got)
+	require.NotNil(t, m, got[max(0, len(got)-200):])
 	info, err := os.Stat(m[1])
 	require.NoError(t, err)
-	os.Remove(m[1])
-	assert.EqualValues(t, 100000000, info.Size())
+	assert.LessOrEqual(t, info.Size(), int64(defaultSpillMaxBytes))
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "allocated bytes")
 }
 
@@ -188,9 +188,155 @@ func BenchmarkBashOutputMemory(b *testing.B) {
 		got, err := p2Call(b, ct, "bash", map[string]any{"command": "yes | head -c 1G"})
 		runtime.ReadMemStats(&after)
 		require.NoError(b, err)
-		if m := regexp.MustCompile(`Full output: (.+)\]$`).FindStringSubmatch(got); m != nil {
+		if m := regexp.MustCompile(`: (/.+)\]$`).FindStringSubmatch(got); m != nil {
 			os.Remove(m[1])
 		}
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "MiB-allocated/op")
 	}
+}
+
+// BenchmarkBashEcho measures the cost of one short call: starting the shell,
+// and on Linux finding and killing what it left.
+func BenchmarkBashEcho(b *testing.B) {
+	ct := p2Tools(b)
+	for b.Loop() {
+		got, err := p2Call(b, ct, "bash", map[string]any{"command": "echo hi"})
+		require.NoError(b, err)
+		require.Equal(b, "hi", got)
+	}
+}
+
+// spillPathRE finds the spill file named in bash's answer.
+var spillPathRE = regexp.MustCompile(`\[Showing lines \d+-\d+ of \d+\. (Full output|Output cut to its first \S+ and last \S+ of \S+): (/[^\]\n]+)\]`)
+
+// A command that prints without end (yes for a few seconds) leaves a spill
+// file no bigger than the cap, where the host says, and Close removes it.
+func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
+	tests := []struct {
+		name  string
+		dir   func(t *testing.T) string // "" is the system temp folder
+		limit int64
+	}{
+		{"default folder and cap", func(*testing.T) string { return "" }, 0},
+		{"host's folder, 1 MiB cap", func(t *testing.T) string { return filepath.Join(t.TempDir(), "spill") }, 1 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tt.dir(t)
+			ct, err := New(t.TempDir(), WithBashSpillDir(dir), WithBashSpillLimit(tt.limit))
+			require.NoError(t, err)
+			closed := false
+			t.Cleanup(func() {
+				if !closed {
+					ct.Close()
+				}
+			})
+			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "yes", "timeout": 2}})
+			require.True(t, res.IsError)
+			require.ErrorIs(t, res.Err, ErrCommandFailed)
+			m := spillPathRE.FindStringSubmatch(res.Content)
+			require.NotNil(t, m, res.Content[max(0, len(res.Content)-300):])
+			assert.Contains(t, m[1], "Output cut to its first")
+			path := m[2]
+			if dir == "" {
+				dir = os.TempDir()
+			}
+			assert.Equal(t, dir, filepath.Dir(path))
+			limit := cmp.Or(tt.limit, defaultSpillMaxBytes)
+			t.Cleanup(func() { os.Remove(path) })
+			info, err := os.Stat(path)
+			require.NoError(t, err)
+			require.LessOrEqual(t, info.Size(), limit, "the spill file outgrew its cap")
+			assert.Greater(t, info.Size(), limit/2)
+			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(string(data), "y\ny\ny\n"))
+			assert.True(t, strings.Contains(string(data), " cut here: this file keeps the first "), "the marker")
+			assert.True(t, strings.HasSuffix(string(data), "y\n"))
+			assert.Equal(t, path, res.Display.Payload["outputFile"])
+			assert.Equal(t, true, res.Display.Payload["outputFileCut"])
+
+			closed = true
+			require.NoError(t, ct.Close())
+			_, err = os.Stat(path)
+			assert.ErrorIs(t, err, os.ErrNotExist, "Close must remove the spill file")
+		})
+	}
+}
+
+func TestBashSpillRetention(t *testing.T) {
+	ct := p2Tools(t, WithBashSpillDir(t.TempDir()), WithBashSpillRetention(500*time.Millisecond, 2))
+	var paths []string
+	for range 3 {
+		got, err := p2Call(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
+		require.NoError(t, err)
+		m := spillPathRE.FindStringSubmatch(got)
+		require.NotNil(t, m)
+		assert.Equal(t, "Full output", m[1])
+		paths = append(paths, m[2])
+	}
+	assert.NoFileExists(t, paths[0], "only the last 2 files are kept")
+	for _, p := range paths[1:] {
+		assert.Eventually(t, func() bool { _, err := os.Stat(p); return errors.Is(err, os.ErrNotExist) },
+			20*time.Second, 20*time.Millisecond, "%s outlived its retention", p)
+	}
+}
+
+func TestBashAfterClose(t *testing.T) {
+	ct, err := New(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, ct.Close())
+	_, err = p2Call(t, ct, "bash", map[string]any{"command": "echo hi"})
+	require.ErrorIs(t, err, os.ErrClosed)
+}
+
+// A panic in any goroutine bash starts becomes the call's error, and the
+// command's processes are still killed; so does a panic in the call itself.
+func TestBashGoroutinePanics(t *testing.T) {
+	stages := []string{"copy", "wait", "run"}
+	if runtime.GOOS == "linux" {
+		stages = append(stages, "watch")
+	}
+	for _, stage := range stages {
+		t.Run(stage, func(t *testing.T) {
+			ct := p2Tools(t)
+			pidFile := filepath.Join(ct.Root(), "pid")
+			bashTestHook = func(s string) {
+				if s == stage {
+					for i := 0; i < 500 && !fileHasLine(pidFile); i++ { // panic once the command runs
+						time.Sleep(10 * time.Millisecond)
+					}
+					panic("boom in " + s)
+				}
+			}
+			t.Cleanup(func() { bashTestHook = nil })
+			done := make(chan llmtoolkit.Result, 1)
+			go func() {
+				done <- llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{
+					"command": "echo $$ > pid; echo hi; sleep 30"}})
+			}()
+			var res llmtoolkit.Result
+			select {
+			case res = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatal("bash did not return after a panic")
+			}
+			require.True(t, res.IsError)
+			require.ErrorIs(t, res.Err, llmtoolkit.ErrToolPanic)
+			assert.Contains(t, res.Content, "boom in "+stage)
+			data, err := os.ReadFile(pidFile)
+			require.NoError(t, err)
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			require.NoError(t, err)
+			assert.Eventually(t, func() bool { return !groupAlive(pid) }, 10*time.Second, 20*time.Millisecond,
+				"the command's processes are left")
+		})
+	}
+}
+
+// fileHasLine reports whether the file holds a complete line.
+func fileHasLine(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && strings.HasSuffix(string(data), "\n")
 }

@@ -20,7 +20,8 @@ type CodeTools struct {
 	tools    []llmtoolkit.Tool
 	handlers map[string]handler
 	byName   map[string]int
-	locks    pathLocks // serialises the write tools per file
+	locks    pathLocks  // serialises the write tools per file
+	spills   spillFiles // bash's spill files, removed by Close
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -99,8 +100,13 @@ func (c *CodeTools) specs() []toolSpec {
 // Root returns the absolute path of the root folder.
 func (c *CodeTools) Root() string { return c.dir }
 
-// Close releases the root folder's handle. Calls after Close fail.
-func (c *CodeTools) Close() error { return c.root.Close() }
+// Close releases the root folder's handle and removes the spill files bash
+// made (see [WithBashSpillDir]); a file whose command is still running is
+// removed when it ends. The error reports every file that could not be
+// removed. Calls after Close fail.
+func (c *CodeTools) Close() error {
+	return errors.Join(c.spills.close(), c.root.Close())
+}
 
 // Tools lists the tools. The slice is shared: do not modify it.
 func (c *CodeTools) Tools() []llmtoolkit.Tool { return c.tools }

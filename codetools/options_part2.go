@@ -13,6 +13,10 @@ type part2Config struct {
 	bashCleanEnv   bool          // start from an empty environment (plus PATH, HOME)
 	bashTimeout    time.Duration // default timeout
 	bashMaxTimeout time.Duration // largest timeout a call may ask for
+	spillDir       string        // folder of the spill files; "" is the system temp folder
+	spillMaxBytes  int64         // cap of one spill file
+	spillMaxAge    time.Duration // spill files are removed this long after their command; 0: at Close
+	spillMaxFiles  int           // spill files kept at most, oldest removed first
 
 	// grep and glob
 	grepMaxBytes int // cap of grep's answer in bytes
@@ -28,6 +32,8 @@ func defaultPart2Config() part2Config {
 	return part2Config{
 		bashTimeout:      120 * time.Second,
 		bashMaxTimeout:   600 * time.Second,
+		spillMaxBytes:    defaultSpillMaxBytes,
+		spillMaxFiles:    defaultSpillMaxFiles,
 		grepMaxBytes:     50 * 1024,
 		httpTimeout:      30 * time.Second,
 		httpMaxRedirects: 5,
@@ -66,6 +72,48 @@ func WithBashTimeout(def, maximum time.Duration) Option {
 		}
 		if c.part2.bashTimeout > c.part2.bashMaxTimeout {
 			c.part2.bashTimeout = c.part2.bashMaxTimeout
+		}
+	}
+}
+
+// WithBashSpillDir sets the folder where bash keeps the output of commands
+// that print more than it shows (the "spill files", named
+// llmtoolkit-bash-*.log, readable by the host's user only). By default it is
+// the system temp folder ([os.TempDir]); the folder is created if missing. A
+// folder inside the root lets the model read the files with read_file and
+// grep. The files are removed by [CodeTools.Close] and after the limits of
+// [WithBashSpillRetention].
+func WithBashSpillDir(dir string) Option {
+	return func(c *config) { c.part2.spillDir = dir }
+}
+
+// WithBashSpillLimit caps each spill file at maxBytes (16 MiB unless set;
+// at least 64 KiB). When a command prints more, the file keeps the first
+// half of the cap and the last bytes of the output, with a marker line where
+// the middle was cut, and the answer says so. While a cut file is put in
+// order it briefly takes up to half the cap more. A value <= 0 keeps the
+// current setting.
+func WithBashSpillLimit(maxBytes int64) Option {
+	return func(c *config) {
+		if maxBytes > 0 {
+			c.part2.spillMaxBytes = max(maxBytes, minSpillMaxBytes)
+		}
+	}
+}
+
+// WithBashSpillRetention limits how long bash's spill files are kept:
+// maxAge after its command ended a file is removed (by default files stay
+// until [CodeTools.Close]), and at most maxFiles are kept, the oldest
+// removed first (16 unless set), so that their total size is bounded by
+// maxFiles times the cap of [WithBashSpillLimit]. A zero value keeps the
+// current setting.
+func WithBashSpillRetention(maxAge time.Duration, maxFiles int) Option {
+	return func(c *config) {
+		if maxAge > 0 {
+			c.part2.spillMaxAge = maxAge
+		}
+		if maxFiles > 0 {
+			c.part2.spillMaxFiles = maxFiles
 		}
 	}
 }

@@ -4,17 +4,49 @@ package codetools
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 )
 
-func startInOwnGroup(cmd *exec.Cmd) {}
+// bashKillScope tells the model, in bash's description, what is killed.
+const bashKillScope = "The command is killed after timeout seconds (default %d, at most %d); " +
+	"on this system processes it started may survive it."
 
-// killGroup kills the command; without process groups its children may
-// survive it.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
+// procGuard kills a bash call's command. Without process groups its
+// children may survive it.
+type procGuard struct {
+	cmd     *exec.Cmd
+	trap    *panicTrap
+	waitErr error
+	reaped  bool
+}
+
+func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
+	return &procGuard{cmd: cmd, trap: trap}
+}
+
+func (g *procGuard) started() {}
+
+// waitExited returns when the command has exited (and reaps it).
+func (g *procGuard) waitExited() {
+	g.waitErr, g.reaped = g.cmd.Wait(), true
+}
+
+func (g *procGuard) reap() error {
+	if !g.reaped {
+		g.waitErr, g.reaped = g.cmd.Wait(), true
 	}
+	return g.waitErr
+}
+
+// killAll kills the command and returns a note for the answer if that
+// failed.
+func (g *procGuard) killAll() string {
+	if err := g.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Sprintf("the command could not be killed: %v", err)
+	}
+	return ""
 }
 
 func exitCode(err error) int {

@@ -1,0 +1,267 @@
+package codetools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+)
+
+// Defaults and bounds of bash's spill files (see [WithBashSpillLimit] and
+// [WithBashSpillRetention]).
+const (
+	defaultSpillMaxBytes = 16 << 20
+	minSpillMaxBytes     = 64 << 10
+	defaultSpillMaxFiles = 16
+	spillMarkerMax       = 256 // room kept for the marker where the middle is cut
+	spillPattern         = "llmtoolkit-bash-*.log"
+)
+
+// errToolsClosed is returned by a call made after [CodeTools.Close].
+var errToolsClosed = fmt.Errorf("codetools: the tools are closed: %w", os.ErrClosed)
+
+// spillFile holds a command's output on disk in at most limit bytes: the
+// first half as written, then a ring holding the latest bytes. finish turns
+// the ring back into order and puts a marker where the middle was cut, so the
+// file reads as head, marker, tail.
+type spillFile struct {
+	f     *os.File
+	limit int64 // the largest size of the finished file
+	head  int64 // bytes kept from the start
+	ring  int64 // bytes kept from the end
+	n     int64 // bytes written in all
+	err   error // the first write error; later writes are dropped
+	cut   bool  // set by finish: the middle was cut out
+}
+
+func newSpillFile(f *os.File, limit int64) *spillFile {
+	head := limit / 2
+	return &spillFile{f: f, limit: limit, head: head, ring: limit - head - spillMarkerMax}
+}
+
+// Write stores p: into the head while it has room, then into the ring,
+// overwriting the oldest bytes there.
+func (s *spillFile) Write(p []byte) (int, error) {
+	written := len(p)
+	if s.err != nil {
+		return written, nil
+	}
+	if s.n < s.head {
+		k := int(min(int64(len(p)), s.head-s.n))
+		if _, err := s.f.WriteAt(p[:k], s.n); err != nil {
+			s.err = err
+			return written, nil
+		}
+		s.n += int64(k)
+		p = p[k:]
+	}
+	if int64(len(p)) > s.ring { // only the last ring bytes of p survive
+		skip := int64(len(p)) - s.ring
+		s.n += skip
+		p = p[skip:]
+	}
+	for len(p) > 0 {
+		pos := (s.n - s.head) % s.ring
+		k := int(min(int64(len(p)), s.ring-pos))
+		if _, err := s.f.WriteAt(p[:k], s.head+pos); err != nil {
+			s.err = err
+			return written, nil
+		}
+		s.n += int64(k)
+		p = p[k:]
+	}
+	return written, nil
+}
+
+// finish puts the file in reading order and closes it. When the output did
+// not fit, the ring is rotated in place (the file briefly grows by at most
+// the ring's size) and a marker line replaces the middle.
+func (s *spillFile) finish() error {
+	if s.err == nil && s.n > s.head+s.ring {
+		s.cut = true
+		s.err = s.rotate()
+	}
+	if err := s.f.Close(); err != nil && s.err == nil {
+		s.err = err
+	}
+	return s.err
+}
+
+func (s *spillFile) rotate() error {
+	oldest := (s.n - s.head) % s.ring // the ring is [oldest, ring) then [0, oldest)
+	marker := fmt.Sprintf("\n\n[... %s cut here: this file keeps the first %s and the last %s of %s (%d bytes) ...]\n\n",
+		textutil.HumanSize(s.n-s.head-s.ring), textutil.HumanSize(s.head), textutil.HumanSize(s.ring), textutil.HumanSize(s.n), s.n)
+	m := int64(len(marker))
+	buf := make([]byte, 64<<10)
+	// [head][new: 0..oldest][old: oldest..ring] -> append new -> move old+new down after the marker.
+	if err := moveWithin(s.f, buf, s.head+s.ring, s.head, oldest); err != nil {
+		return err
+	}
+	if err := moveWithin(s.f, buf, s.head+m, s.head+oldest, s.ring); err != nil {
+		return err
+	}
+	if _, err := s.f.WriteAt([]byte(marker), s.head); err != nil {
+		return err
+	}
+	return s.f.Truncate(s.head + m + s.ring)
+}
+
+// moveWithin copies n bytes of f from offset src to offset dst, like
+// memmove: the regions may overlap.
+func moveWithin(f *os.File, buf []byte, dst, src, n int64) error {
+	if n == 0 || dst == src {
+		return nil
+	}
+	step := int64(len(buf))
+	for done := int64(0); done < n; {
+		k := min(step, n-done)
+		off := done // front to back when moving down
+		if dst > src {
+			off = n - done - k // back to front when moving up
+		}
+		if _, err := f.ReadAt(buf[:k], src+off); err != nil {
+			return err
+		}
+		if _, err := f.WriteAt(buf[:k], dst+off); err != nil {
+			return err
+		}
+		done += k
+	}
+	return nil
+}
+
+// spillFiles keeps track of the spill files of one CodeTools, so that they
+// are removed after the retention limits and by [CodeTools.Close].
+type spillFiles struct {
+	mu     sync.Mutex
+	closed bool
+	live   map[string]bool // being written
+	kept   []*keptSpill    // finished, oldest first
+	failed []error         // removals that failed, retried by close
+}
+
+type keptSpill struct {
+	path  string
+	timer *time.Timer // removes it after the age limit; nil without one
+}
+
+// create makes a new spill file in dir (the system temp folder when empty),
+// creating dir if needed.
+func (s *spillFiles) create(dir string) (*os.File, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errToolsClosed
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("spill folder: %w", err)
+	}
+	f, err := os.CreateTemp(dir, spillPattern)
+	if err != nil {
+		return nil, fmt.Errorf("spill file: %w", err)
+	}
+	if s.live == nil {
+		s.live = map[string]bool{}
+	}
+	s.live[f.Name()] = true
+	return f, nil
+}
+
+// keep records that path is finished: it is removed after maxAge (when > 0)
+// and when more than maxFiles are kept, oldest first. A file finished after
+// close is removed at once.
+func (s *spillFiles) keep(path string, maxAge time.Duration, maxFiles int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.live, path)
+	if s.closed {
+		s.removeLocked(path)
+		return
+	}
+	k := &keptSpill{path: path}
+	if maxAge > 0 {
+		k.timer = time.AfterFunc(maxAge, func() { s.expire(k) })
+	}
+	s.kept = append(s.kept, k)
+	for maxFiles > 0 && len(s.kept) > maxFiles {
+		old := s.kept[0]
+		s.kept = s.kept[1:]
+		if old.timer != nil {
+			old.timer.Stop()
+		}
+		s.removeLocked(old.path)
+	}
+}
+
+// expire removes a file whose age limit passed. It runs on its own
+// goroutine: a panic is recorded for close instead of crashing the host.
+func (s *spillFiles) expire(k *keptSpill) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			s.failed = append(s.failed, fmt.Errorf("remove spill file %s: panic: %v", k.path, v))
+		}
+	}()
+	for i, kk := range s.kept {
+		if kk == k {
+			s.kept = append(s.kept[:i], s.kept[i+1:]...)
+			s.removeLocked(k.path)
+			return
+		}
+	}
+}
+
+// removeLocked removes path; a failure is kept for close, which retries it.
+func (s *spillFiles) removeLocked(path string) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.failed = append(s.failed, err)
+	}
+}
+
+// close removes every spill file still kept and refuses new ones. Files
+// still being written are removed when their command ends. It returns the
+// removals that failed, including earlier ones that fail again.
+func (s *spillFiles) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	failed := s.failed
+	s.failed = nil
+	var errs []error
+	for _, err := range failed {
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Op == "remove" {
+			if err = os.Remove(pe.Path); err == nil || errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+		}
+		errs = append(errs, err)
+	}
+	for _, k := range s.kept {
+		if k.timer != nil {
+			k.timer.Stop()
+		}
+		if err := os.Remove(k.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	s.kept = nil
+	if len(errs) > 0 {
+		return fmt.Errorf("codetools: bash spill files: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// isClosed reports whether close ran.
+func (s *spillFiles) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}

@@ -1,0 +1,54 @@
+//go:build unix && !linux
+
+package codetools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// bashKillScope tells the model, in bash's description, what is killed.
+const bashKillScope = "The command is killed with its child processes after timeout seconds (default %d, at most %d); " +
+	"background processes it leaves are killed when it ends, except those that leave its process group (setsid, set -m)."
+
+// procGuard kills a bash call's processes. Without /proc it only reaches
+// the shell's process group: processes that start their own group or
+// session survive on this system.
+type procGuard struct {
+	cmd     *exec.Cmd
+	trap    *panicTrap
+	waitErr error
+	reaped  bool
+}
+
+func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return &procGuard{cmd: cmd, trap: trap}
+}
+
+func (g *procGuard) started() {}
+
+// waitExited returns when the shell has exited (and reaps it).
+func (g *procGuard) waitExited() {
+	g.waitErr, g.reaped = g.cmd.Wait(), true
+}
+
+func (g *procGuard) reap() error {
+	if !g.reaped {
+		g.waitErr, g.reaped = g.cmd.Wait(), true
+	}
+	return g.waitErr
+}
+
+// killAll kills the shell's process group and returns a note for the
+// answer if that failed. Processes outside the group are not seen.
+func (g *procGuard) killAll() string {
+	err := syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Sprintf("the command's processes could not be killed: %v", err)
+	}
+	return ""
+}
