@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -170,17 +169,4 @@ func TestHTTPGetErrors(t *testing.T) {
 	slow := p2Server(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	_, err = p2Call(t, ct, "http_get", map[string]any{"url": slow.URL})
 	require.Error(t, err)
-}
-
-func TestBlockedReason(t *testing.T) {
-	for _, tt := range []struct{ ip, want string }{
-		{"127.0.0.1", "loopback"}, {"::1", "loopback"}, {"10.1.2.3", "private"}, {"172.16.0.1", "private"},
-		{"192.168.1.1", "private"}, {"169.254.169.254", "link-local"}, {"fe80::1", "link-local"},
-		{"0.0.0.0", "unspecified"}, {"::", "unspecified"}, {"224.0.0.1", "link-local"}, {"239.1.1.1", "multicast"}, {"ff02::1", "link-local"},
-		{"ff0e::1", "multicast"}, {"100.64.0.1", "carrier-grade NAT"}, {"fd00::1", "private"}, {"::ffff:127.0.0.1", "loopback"},
-		{"0.1.2.3", "unspecified"}, {"255.255.255.255", "broadcast"},
-		{"8.8.8.8", ""}, {"2606:4700::1111", ""}, {"100.128.0.1", ""},
-	} {
-		assert.Equal(t, tt.want, blockedReason(netip.MustParseAddr(tt.ip)), tt.ip)
-	}
 }
