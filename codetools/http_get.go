@@ -11,9 +11,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -97,18 +99,23 @@ func (c *CodeTools) httpClient() *http.Client {
 }
 
 func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, error) {
+	out, err := c.fetch(ctx, args)
+	if err != nil {
+		// Passwords in URLs are secrets: none reaches an error, even one
+		// quoted from the server (a Location header) or from the net stack.
+		return "", scrubbedError{msg: scrubURLPasswords(err.Error()), err: err}
+	}
+	return out, nil
+}
+
+// fetch is http_get without the final scrub of its error.
+func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, error) {
 	raw := strings.TrimSpace(stringArg(args, "url", ""))
 	maxBytes := min(max(intArg(args, "maxBytes", httpDefaultMaxBytes), 1), httpHardMaxBytes)
 	format := stringArg(args, "format", "markdown")
-	u, err := url.Parse(raw)
+	u, err := parseFetchURL(raw)
 	if err != nil {
-		return "", fmt.Errorf("url %q is not a valid URL: %w", raw, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("url %q: only http:// and https:// URLs can be fetched", raw)
-	}
-	if u.Host == "" {
-		return "", fmt.Errorf("url %q has no host", raw)
+		return "", err
 	}
 	// The timeout covers the whole call: the request, the body and the
 	// conversion.
@@ -147,7 +154,6 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 	mediatype, params, _ := mime.ParseMediaType(ctype)
 	final := resp.Request.URL
 	finalText := textutil.CutUTF8(final.Redacted(), httpMaxURLChars)
-	shownURL := final.String()
 
 	sizeText := textutil.HumanSize(int64(len(body)))
 	if truncated {
@@ -157,7 +163,7 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 	}
 	isHTML := mediatype == "text/html" || mediatype == "application/xhtml+xml"
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		showWebpage(ctx, shownURL, resp.StatusCode, truncated)
+		showWebpage(ctx, finalText, resp.StatusCode, truncated)
 		start := ""
 		if isTextual(mediatype, body) {
 			start = toUTF8(body, params["charset"])
@@ -182,7 +188,7 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 		header += " · from " + finalText
 	}
 	if !isTextual(mediatype, body) {
-		showWebpage(ctx, shownURL, resp.StatusCode, truncated)
+		showWebpage(ctx, finalText, resp.StatusCode, truncated)
 		return fmt.Sprintf("%s\nBinary content (%s, %s) is not shown. Download it with bash (curl -o FILE URL) to work with it.", header, orUnknown(mediatype), sizeText), nil
 	}
 	var content string
@@ -219,7 +225,7 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 	if len(content) > maxBytes {
 		content, truncated = textutil.CutUTF8(content, maxBytes), true
 	}
-	showWebpage(ctx, shownURL, resp.StatusCode, truncated)
+	showWebpage(ctx, finalText, resp.StatusCode, truncated)
 	out := header + "\n\n" + content
 	if truncated {
 		out += fmt.Sprintf("\n\n[truncated at %d bytes]", maxBytes)
@@ -567,6 +573,113 @@ func (g *markdownGuard) render(ctx converter.Context, w converter.Writer, n *htm
 		panic(markdownAbort{errMarkdownTooLarge})
 	}
 	return converter.RenderSuccess
+}
+
+// parseFetchURL parses http_get's url argument. Its errors show the URL
+// with the password, if any, replaced by "xxxxx" (as url.URL.Redacted does).
+func parseFetchURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		shown := scrubRawURL(raw)
+		// The reason comes from the scrubbed text too, since url.Parse
+		// quotes what it stumbled on, which may be part of the password.
+		if _, err := url.Parse(shown); err != nil {
+			return nil, fmt.Errorf("url %q is not a valid URL: %w", shown, unwrapURLError(err))
+		}
+		return nil, fmt.Errorf("url %q is not a valid URL: its user name or password holds characters a URL cannot (percent-encode them, for example @ as %%40)", shown)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("url %q: only http:// and https:// URLs can be fetched", redactURL(u))
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("url %q has no host", redactURL(u))
+	}
+	return u, nil
+}
+
+// redactURL is u.Redacted, which also covers opaque URLs such as
+// "user:password@host" that have no user info for url.URL.
+func redactURL(u *url.URL) string {
+	if u.Opaque != "" {
+		return scrubRawURL(u.String())
+	}
+	return u.Redacted()
+}
+
+// scrubRawURL replaces with "xxxxx" what may be a password in s, a URL that
+// may not parse: all from the first ":" after the scheme's "//" (or after
+// the start when there is none) to the last "@". It errs towards hiding too
+// much.
+func scrubRawURL(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 && i == strings.IndexByte(s, ':') {
+		start = i + len("://")
+	}
+	at := strings.LastIndexByte(s[start:], '@')
+	if at < 0 {
+		return s
+	}
+	colon := strings.IndexByte(s[start:start+at], ':')
+	if colon < 0 {
+		return s
+	}
+	return s[:start+colon+1] + "xxxxx" + s[start+at:]
+}
+
+// scrubURLPasswords replaces with "xxxxx" the password of every URL in msg
+// written as scheme://user:password@host, where the user info ends at the
+// last "@" before a "/", "\", "?", "#", quote, angle bracket or space.
+func scrubURLPasswords(msg string) string {
+	var b strings.Builder
+	rest := msg
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		a := i + len("://")
+		e := a + strings.IndexFunc(rest[a:], func(r rune) bool {
+			return strings.ContainsRune("/\\?#\"'`<>", r) || unicode.IsSpace(r)
+		})
+		if e < a {
+			e = len(rest)
+		}
+		authority := rest[a:e]
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+			if colon := strings.IndexByte(authority[:at], ':'); colon >= 0 {
+				authority = authority[:colon+1] + "xxxxx" + authority[at:]
+			}
+		}
+		b.WriteString(rest[:a])
+		b.WriteString(authority)
+		rest = rest[e:]
+	}
+	if b.Len() == 0 {
+		return msg
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// scrubbedError stands for an error whose text held a URL password: it
+// carries the scrubbed text, and unwraps to what the original wrapped, so
+// errors.Is and errors.As work as before.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e scrubbedError) Error() string { return e.msg }
+
+func (e scrubbedError) Unwrap() []error {
+	var errs []error
+	switch w := e.err.(type) {
+	case interface{ Unwrap() error }:
+		errs = []error{w.Unwrap()}
+	case interface{ Unwrap() []error }:
+		errs = w.Unwrap()
+	}
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
 }
 
 func orUnknown(s string) string {

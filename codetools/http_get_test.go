@@ -529,6 +529,134 @@ func treeDepth(n *html.Node) int {
 	return depth + 1
 }
 
+// TestHTTPGetErrorsHidePasswords: no error or answer of http_get shows the
+// password of a URL (issue 11: the URL-parse and bad-scheme errors did,
+// and they are traced).
+func TestHTTPGetErrorsHidePasswords(t *testing.T) {
+	const secret = "s3cr3t"
+	var srvURL string
+	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bad-location":
+			w.Header().Set("Location", "http://u:"+secret+"@h:bad/")
+			w.WriteHeader(http.StatusFound)
+		case "/to-userinfo":
+			http.Redirect(w, r, strings.Replace(srvURL, "http://", "http://u:"+secret+"@", 1)+"/plain", http.StatusFound)
+		case "/plain":
+			fmt.Fprint(w, "hello")
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srvURL = srv.URL
+	withPassword := strings.Replace(srv.URL, "http://", "http://user:"+secret+"@", 1)
+	open := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(5*time.Second))
+	guarded := p2Tools(t, WithHTTPTimeout(5*time.Second))
+
+	for _, tt := range []struct {
+		name, url string
+		ct        *CodeTools
+		want      string // in the error
+	}{
+		{"unparsable port", "http://user:" + secret + "@host:bad/", open, `url "http://user:xxxxx@host:bad/" is not a valid URL: invalid port ":bad" after host`},
+		{"bad escape in the password", "http://user:s3%zzcr3t@host/", open, `url "http://user:xxxxx@host/" is not a valid URL: its user name or password`},
+		{"space in the password", "http://user:s3 cr3t@host/", open, `url "http://user:xxxxx@host/" is not a valid URL`},
+		{"control character", "http://user:" + secret + "@host/\x7f", open, "invalid control character"},
+		{"bad scheme", "ftp://user:" + secret + "@host/", open, `url "ftp://user:xxxxx@host/": only http:// and https://`},
+		{"opaque", "user:" + secret + "@host/x", open, `url "user:xxxxx@host/x": only http:// and https://`},
+		{"no host", "http:user:" + secret + "@host", open, `url "http:xxxxx@host" has no host`},
+		{"refused address", withPassword + "/", guarded, "http_get http://user:xxxxx@127.0.0.1:"},
+		{"HTTP error", withPassword + "/missing", open, "HTTP 404 Not Found"},
+		{"unparsable redirect", withPassword + "/bad-location", open, `failed to parse Location header "http://u:xxxxx@h:bad/"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p2Call(t, tt.ct, "http_get", map[string]any{"url": tt.url})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			for _, part := range []string{secret, "s3", "cr3t"} {
+				assert.NotContains(t, err.Error(), part)
+			}
+		})
+	}
+
+	_, err := p2Call(t, guarded, "http_get", map[string]any{"url": withPassword + "/"})
+	assert.ErrorIs(t, err, ErrBlockedAddress, "the scrubbed error still wraps the sentinel")
+
+	res := llmtoolkit.Execute(context.Background(), open, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL + "/to-userinfo"}})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "hello")
+	assert.Contains(t, res.Content, "from http://u:xxxxx@127.0.0.1:")
+	assert.NotContains(t, res.Content, secret)
+	require.NotNil(t, res.Display)
+	assert.NotContains(t, fmt.Sprint(res.Display.Payload), secret)
+}
+
+func TestScrubRawURL(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://user:s3cr3t@host/", "http://user:xxxxx@host/"},
+		{"http://user:s3cr3t@host:bad/", "http://user:xxxxx@host:bad/"},
+		{"http://user:s3:cr@t@host/p", "http://user:xxxxx@host/p"},
+		{"http://user:pa//ss@host", "http://user:xxxxx@host"},
+		{"http://user:pa?ss@host", "http://user:xxxxx@host"},
+		{"user:s3cr3t@host/x", "user:xxxxx@host/x"},
+		{"http:user:s3cr3t@host", "http:xxxxx@host"},
+		{`http:\\user:s3cr3t@host`, "http:xxxxx@host"},
+		{"http://user@host/", "http://user@host/"},
+		{"http://host/a:b", "http://host/a:b"},
+		{"::not a url", "::not a url"},
+		{"", ""},
+	} {
+		assert.Equal(t, tt.want, scrubRawURL(tt.in), tt.in)
+	}
+}
+
+func TestScrubURLPasswords(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`failed to parse Location header "http://u:s3cr3t@h:bad/": parse "http://u:s3cr3t@h:bad/": invalid port`,
+			`failed to parse Location header "http://u:xxxxx@h:bad/": parse "http://u:xxxxx@h:bad/": invalid port`},
+		{"see http://a:b@c and https://d:e@f/x", "see http://a:xxxxx@c and https://d:xxxxx@f/x"},
+		{"http://u:p@ss@h?q", "http://u:xxxxx@h?q"},
+		{"admin@example.com wrote http://host/x", "admin@example.com wrote http://host/x"},
+		{"http://host:8080/x, mail me@x", "http://host:8080/x, mail me@x"},
+		{"http://user@host/", "http://user@host/"},
+		{"no URL here", "no URL here"},
+		{"://", "://"},
+	} {
+		assert.Equal(t, tt.want, scrubURLPasswords(tt.in), tt.in)
+	}
+}
+
+// FuzzHTTPGetURLHidesPassword: whatever the user name, password and rest of
+// an http URL, the password shows neither in parseFetchURL's error nor in
+// the URL it shows.
+func FuzzHTTPGetURLHidesPassword(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"user", "s3cr3t", "host/"}, {"user", "s3%zzcr3t", "host/"}, {"", "s3 cr3t", "host:bad/"},
+		{"u", "p@ss:w0rd", "h/x?y#z"}, {"u", "pa\x7fss", "h"}, {"u", "[pass]", "h"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, user, pass, rest string) {
+		// A password runs to the last "@" before the first "/", "?" or
+		// "#"; user and rest must not move that end.
+		if strings.ContainsAny(pass, `/?#\`) || strings.ContainsAny(user, `/?#\@`) || strings.Contains(rest, "@") {
+			return
+		}
+		pass = "Q7" + pass + "Z9" // a password that nothing else in a message looks like
+		quoted := strings.Trim(strconv.Quote(pass), `"`)
+		raw := "http://" + user + ":" + pass + "@" + rest
+		u, err := parseFetchURL(raw)
+		if err != nil {
+			for _, msg := range []string{err.Error(), scrubURLPasswords(err.Error())} {
+				assert.NotContains(t, msg, pass, raw)
+				assert.NotContains(t, msg, quoted, raw)
+			}
+			return
+		}
+		assert.NotContains(t, redactURL(u), pass, raw)
+	})
+}
+
 // BenchmarkHTTPGetMarkdown fetches the Go specification (about 290 KB of
 // HTML) from a local server and converts it to Markdown.
 func BenchmarkHTTPGetMarkdown(b *testing.B) {
