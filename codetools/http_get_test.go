@@ -1,17 +1,28 @@
 package codetools
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"go/build"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"github.com/llmtoolkit/llmtoolkit"
 )
@@ -172,15 +183,500 @@ func TestHTTPGetErrors(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestBlockedReason(t *testing.T) {
-	for _, tt := range []struct{ ip, want string }{
-		{"127.0.0.1", "loopback"}, {"::1", "loopback"}, {"10.1.2.3", "private"}, {"172.16.0.1", "private"},
-		{"192.168.1.1", "private"}, {"169.254.169.254", "link-local"}, {"fe80::1", "link-local"},
-		{"0.0.0.0", "unspecified"}, {"::", "unspecified"}, {"224.0.0.1", "link-local"}, {"239.1.1.1", "multicast"}, {"ff02::1", "link-local"},
-		{"ff0e::1", "multicast"}, {"100.64.0.1", "carrier-grade NAT"}, {"fd00::1", "private"}, {"::ffff:127.0.0.1", "loopback"},
-		{"0.1.2.3", "unspecified"}, {"255.255.255.255", "broadcast"},
-		{"8.8.8.8", ""}, {"2606:4700::1111", ""}, {"100.128.0.1", ""},
+// httpGetChildEnv carries a httpGetChildSpec to the test binary re-executed
+// by runHTTPGetChild.
+const httpGetChildEnv = "LLMTOOLKIT_TEST_HTTP_GET_CHILD"
+
+// httpGetChildSpec is one http_get call run in a child process, so that a
+// blow-up is measured and killed instead of taking the test run down.
+type httpGetChildSpec struct {
+	Kind        string // see hostilePage
+	Size        int    // page size in bytes
+	MaxBytes    int
+	HTTPTimeout time.Duration
+	CtxTimeout  time.Duration // 0: none
+}
+
+type httpGetChildReport struct {
+	AnswerLen  int
+	HeaderLen  int    // the answer's first lines, before its first blank line
+	ContentLen int    // the answer after them, truncation marker excepted
+	Marker     string // the truncation marker ending the answer, if any
+	Answer     string // head and tail of the answer
+	Err        string
+	Elapsed    time.Duration
+	HWMKiB     int64 // peak resident memory of the child (VmHWM)
+}
+
+// hostilePage builds a page of about size bytes that costs the converter much
+// more than its size: empty links (made absolute with the page's long host),
+// links to a long host, or many short lines at the bottom of lists and
+// quotes nested as deep as the HTML parser allows (each line indented at
+// every level).
+func hostilePage(kind string, size int) string {
+	var head, unit string
+	switch kind {
+	case "empty-links":
+		unit = `<a></a>`
+	case "host-links":
+		unit = `<a href="http://` + strings.Repeat("h", 240) + `.example/"></a>`
+	case "deep-list":
+		head, unit = strings.Repeat("<ul><li>", 250), "x<br>"
+	case "deep-quote":
+		head, unit = strings.Repeat("<blockquote>", 500), "x<br>"
+	case "text-comments": // text nodes the converter merges once the comments are gone
+		unit = "x<!---->"
+	case "spans":
+		unit = "<span>x</span>"
+	default:
+		panic("unknown page kind " + kind)
+	}
+	head = "<!DOCTYPE html><html><body>" + head
+	return head + strings.Repeat(unit, max(0, size-len(head))/len(unit))
+}
+
+// TestHTTPGetChild is the child half of runHTTPGetChild; it is skipped in a
+// normal run.
+func TestHTTPGetChild(t *testing.T) {
+	raw := os.Getenv(httpGetChildEnv)
+	if raw == "" {
+		t.Skip("runs only as a child of runHTTPGetChild")
+	}
+	var spec httpGetChildSpec
+	require.NoError(t, json.Unmarshal([]byte(raw), &spec))
+	page := hostilePage(spec.Kind, spec.Size)
+	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, page)
+	})
+	u := srv.URL + "/"
+	if spec.Kind == "empty-links" { // a long host: the port, with 600 leading zeros
+		port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+		u = "http://127.0.0.1:" + strings.Repeat("0", 600) + port + "/"
+	}
+	ct := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(spec.HTTPTimeout))
+	ctx := context.Background()
+	if spec.CtxTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, spec.CtxTimeout)
+		defer cancel()
+	}
+	start := time.Now()
+	got, err := ct.Resolve(ctx, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": u, "maxBytes": spec.MaxBytes}})
+	rep := httpGetChildReport{AnswerLen: len(got), Elapsed: time.Since(start), HWMKiB: procStatusKiB("self", "VmHWM")}
+	if err != nil {
+		rep.Err = err.Error()
+	}
+	if marker := fmt.Sprintf("\n\n[truncated at %d bytes]", spec.MaxBytes); strings.HasSuffix(got, marker) {
+		rep.Marker = marker
+	}
+	if header, content, ok := strings.Cut(strings.TrimSuffix(got, rep.Marker), "\n\n"); ok {
+		rep.HeaderLen, rep.ContentLen = len(header), len(content)
+	}
+	rep.Answer = got
+	if len(got) > 400 {
+		rep.Answer = got[:200] + "…" + got[len(got)-200:]
+	}
+	out, err := json.Marshal(rep)
+	require.NoError(t, err)
+	fmt.Printf("\nHTTPGETREPORT %s\n", out)
+}
+
+// procStatusKiB reads a "Vm…: N kB" line of /proc/PID/status; 0 when it
+// cannot (not Linux, process gone).
+func procStatusKiB(pid, field string) int64 {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// runHTTPGetChild runs spec in a child process, killed after killAfter or
+// once its resident memory passes memLimitKiB. killed says why it was killed
+// ("" when it finished).
+func runHTTPGetChild(t *testing.T, spec httpGetChildSpec, killAfter time.Duration, memLimitKiB int64) (rep httpGetChildReport, killed string) {
+	t.Helper()
+	raw, err := json.Marshal(spec)
+	require.NoError(t, err)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHTTPGetChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), httpGetChildEnv+"="+string(raw))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var peakKiB int64
+	pid := strconv.Itoa(cmd.Process.Pid)
+	for killed == "" {
+		select {
+		case err := <-done:
+			line := stdout.String()
+			i := strings.LastIndex(line, "HTTPGETREPORT ")
+			require.GreaterOrEqual(t, i, 0, "child failed: %v\n%s\n%s", err, line, stderr.String())
+			line = line[i+len("HTTPGETREPORT "):]
+			line = line[:strings.IndexByte(line, '\n')]
+			require.NoError(t, json.Unmarshal([]byte(line), &rep))
+			return rep, ""
+		case <-tick.C:
+			peakKiB = max(peakKiB, procStatusKiB(pid, "VmRSS"))
+			switch {
+			case time.Since(start) > killAfter:
+				killed = fmt.Sprintf("still running after %v", killAfter)
+			case memLimitKiB > 0 && peakKiB > memLimitKiB:
+				killed = fmt.Sprintf("resident memory %d MiB passed %d MiB after %v", peakKiB>>10, memLimitKiB>>10, time.Since(start).Round(time.Millisecond))
+			}
+		}
+	}
+	_ = cmd.Process.Kill()
+	<-done
+	rep.Elapsed, rep.HWMKiB = time.Since(start), peakKiB
+	return rep, killed
+}
+
+// TestHTTPGetHostilePagesBounded fetches pages whose Markdown is far larger
+// or far costlier than their HTML (issue 12: a 1 MiB page of empty links
+// under a long host gave an 89 MiB answer and took 726 MiB). The answer must
+// stay within maxBytes, and the child's memory and time within bounds.
+func TestHTTPGetHostilePagesBounded(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("measures memory through /proc")
+	}
+	const MiB = 1 << 20
+	for _, tt := range []struct {
+		kind string
+		size int
+		// The page's Markdown is larger than maxBytes: the answer must end
+		// with the truncation marker, or say it shows the page's text.
+		cut bool
+	}{
+		{"empty-links", MiB, true}, {"empty-links", 10 * MiB, true},
+		{"host-links", MiB, false}, {"host-links", 10 * MiB, false},
+		{"deep-list", MiB, true}, {"deep-list", 10 * MiB, true},
+		{"deep-quote", MiB, true},
+		{"text-comments", MiB, false},
+		{"spans", MiB, false},
 	} {
-		assert.Equal(t, tt.want, blockedReason(netip.MustParseAddr(tt.ip)), tt.ip)
+		t.Run(fmt.Sprintf("%s/%dMiB", tt.kind, tt.size/MiB), func(t *testing.T) {
+			if testing.Short() && tt.size > MiB {
+				t.Skip("large page")
+			}
+			spec := httpGetChildSpec{Kind: tt.kind, Size: tt.size, MaxBytes: tt.size, HTTPTimeout: time.Minute}
+			memLimitKiB := int64(64<<10 + 48*tt.size>>10) // 112 MiB for 1 MiB, 544 MiB for 10 MiB
+			timeLimit := 15 * time.Second                 // generous: the machine may be loaded
+			if tt.size > MiB {
+				timeLimit = time.Minute
+			}
+			rep, killed := runHTTPGetChild(t, spec, 90*time.Second, 2<<20)
+			t.Logf("answer %d bytes (header %d, content %d), %v, peak %d MiB", rep.AnswerLen, rep.HeaderLen, rep.ContentLen, rep.Elapsed.Round(time.Millisecond), rep.HWMKiB>>10)
+			require.Empty(t, killed, "child killed")
+			require.Empty(t, rep.Err)
+			assert.LessOrEqual(t, rep.ContentLen, spec.MaxBytes, "content beyond maxBytes")
+			assert.Less(t, rep.HeaderLen, 512, rep.Answer)
+			assert.Equal(t, rep.AnswerLen, rep.HeaderLen+len("\n\n")+rep.ContentLen+len(rep.Marker))
+			if tt.cut && !strings.Contains(rep.Answer[:min(len(rep.Answer), 200)], "Shown as plain text") {
+				assert.NotEmpty(t, rep.Marker, "no truncation marker: %s", rep.Answer)
+			}
+			assert.LessOrEqual(t, rep.HWMKiB, memLimitKiB, "peak memory")
+			assert.Less(t, rep.Elapsed, timeLimit)
+		})
+	}
+}
+
+// TestHTTPGetConversionStopsAtDeadline: the conversion of a costly page
+// ends with the call, whether the caller's deadline or the HTTP timeout
+// runs out first (issue 12: it ran 46 s past the timeout).
+func TestHTTPGetConversionStopsAtDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large page")
+	}
+	const deadline, grace = time.Second, 5 * time.Second
+	for name, spec := range map[string]httpGetChildSpec{
+		"http timeout": {HTTPTimeout: deadline},
+		"ctx deadline": {HTTPTimeout: time.Minute, CtxTimeout: deadline},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec.Kind, spec.Size, spec.MaxBytes = "deep-quote", 10<<20, 10<<20
+			rep, killed := runHTTPGetChild(t, spec, 30*time.Second, 2<<20)
+			t.Logf("%v, answer %d bytes, err %.200q", rep.Elapsed.Round(time.Millisecond), rep.AnswerLen, rep.Err)
+			require.Empty(t, killed, "child killed")
+			assert.Less(t, rep.Elapsed, deadline+grace)
+			if rep.Err != "" {
+				assert.Contains(t, rep.Err, "deadline exceeded")
+			}
+		})
+	}
+}
+
+// TestPageMarkdownStopsWhenCancelled cancels a conversion under way, and
+// one whose context has already ended.
+func TestPageMarkdownStopsWhenCancelled(t *testing.T) {
+	page := hostilePage("deep-quote", 2<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	_, _, _, err := pageMarkdown(ctx, page, "http://example.com", len(page))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, _, _, err := pageMarkdown(ctx, page, "http://example.com", len(page))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	start = time.Now()
+	select {
+	case err := <-done:
+		if err != nil { // it may have finished before the cancellation
+			assert.ErrorIs(t, err, context.Canceled)
+		}
+		assert.Less(t, time.Since(start), 2*time.Second)
+	case <-time.After(30 * time.Second):
+		t.Fatal("pageMarkdown went on after its context was cancelled")
+	}
+}
+
+// TestPageMarkdownBudget converts hostile pages in process, with maxBytes
+// far below their Markdown: the Markdown returned stays within the budget,
+// and a note says what was done.
+func TestPageMarkdownBudget(t *testing.T) {
+	const maxBytes = 16 << 10
+	for _, kind := range []string{"empty-links", "host-links", "deep-list", "deep-quote", "text-comments", "spans"} {
+		t.Run(kind, func(t *testing.T) {
+			page := hostilePage(kind, 256<<10)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			md, cut, note, err := pageMarkdown(ctx, page, "http://"+strings.Repeat("h", 200)+".example", maxBytes)
+			require.NoError(t, err)
+			t.Logf("%d bytes; %s", len(md), note)
+			if strings.HasPrefix(note, "Shown as plain text") { // the page's text, at most its size
+				assert.LessOrEqual(t, len(md), len(page))
+				return
+			}
+			assert.LessOrEqual(t, len(md), 2*maxBytes+markdownSlack)
+			if cut {
+				assert.Contains(t, note, "Markdown of the first")
+			}
+		})
+	}
+}
+
+// TestPageMarkdownMatchesConverter: on ordinary pages the guarded
+// conversion gives exactly what the converter gives alone.
+func TestPageMarkdownMatchesConverter(t *testing.T) {
+	pages := map[string]string{
+		"small": `<html><head><title>T</title><style>p{}</style></head><body><h1>Title</h1><p>Some <b>bold</b> text and <a href="/x">a link</a>.</p><!-- c --><p>a<!-- x -->b<script>s()</script>c</p><ul><li>one<ul><li>two</li></ul></li></ul><blockquote>q<br>r</blockquote><pre><code>code</code></pre></body></html>`,
+		"deep":  strings.Repeat("<div><blockquote><ul><li>", 15) + "x<br>y" + strings.Repeat("</li></ul></blockquote></div>", 15),
+	}
+	if b, err := os.ReadFile(filepath.Join(build.Default.GOROOT, "doc", "go_spec.html")); err == nil {
+		pages["go_spec.html"] = string(b)
+	}
+	for name, page := range pages {
+		t.Run(name, func(t *testing.T) {
+			want, err := htmltomarkdown.ConvertString(page, converter.WithDomain("https://go.dev"))
+			require.NoError(t, err)
+			got, cut, note, err := pageMarkdown(context.Background(), page, "https://go.dev", httpDefaultMaxBytes)
+			require.NoError(t, err)
+			assert.False(t, cut)
+			assert.Empty(t, note)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// FuzzPageMarkdown: on any page nested no deeper than markdownMaxDepth,
+// pageMarkdown gives what the converter gives alone, and never panics.
+func FuzzPageMarkdown(f *testing.F) {
+	for _, seed := range []string{
+		"<p>a<!---->b</p>", "<a></a><a href=x>y</a>", "<ul><li>x<ul><li>y", "<blockquote>q<br>r",
+		"<table><tr><td>a<td>b</table>", "<pre>x\n\ny</pre>", "<b><i>x</b>y</i>", "<p>x<script>y</script>z<style>w</style>v",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			return
+		}
+		if depth := treeDepth(doc); depth > markdownMaxDepth {
+			return
+		}
+		want, wantErr := htmltomarkdown.ConvertString(page, converter.WithDomain("http://h"))
+		got, _, note, err := pageMarkdown(context.Background(), page, "http://h", 1<<20)
+		require.NoError(t, err)
+		if wantErr == nil && note == "" {
+			assert.Equal(t, want, got)
+		}
+	})
+}
+
+func treeDepth(n *html.Node) int {
+	depth := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		depth = max(depth, treeDepth(c))
+	}
+	return depth + 1
+}
+
+// TestHTTPGetErrorsHidePasswords: no error or answer of http_get shows the
+// password of a URL (issue 11: the URL-parse and bad-scheme errors did,
+// and they are traced).
+func TestHTTPGetErrorsHidePasswords(t *testing.T) {
+	const secret = "s3cr3t"
+	var srvURL string
+	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bad-location":
+			w.Header().Set("Location", "http://u:"+secret+"@h:bad/")
+			w.WriteHeader(http.StatusFound)
+		case "/to-userinfo":
+			http.Redirect(w, r, strings.Replace(srvURL, "http://", "http://u:"+secret+"@", 1)+"/plain", http.StatusFound)
+		case "/plain":
+			fmt.Fprint(w, "hello")
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srvURL = srv.URL
+	withPassword := strings.Replace(srv.URL, "http://", "http://user:"+secret+"@", 1)
+	open := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(5*time.Second))
+	guarded := p2Tools(t, WithHTTPTimeout(5*time.Second))
+
+	for _, tt := range []struct {
+		name, url string
+		ct        *CodeTools
+		want      string // in the error
+	}{
+		{"unparsable port", "http://user:" + secret + "@host:bad/", open, `url "http://user:xxxxx@host:bad/" is not a valid URL: invalid port ":bad" after host`},
+		{"bad escape in the password", "http://user:s3%zzcr3t@host/", open, `url "http://user:xxxxx@host/" is not a valid URL: its user name or password`},
+		{"space in the password", "http://user:s3 cr3t@host/", open, `url "http://user:xxxxx@host/" is not a valid URL`},
+		{"control character", "http://user:" + secret + "@host/\x7f", open, "invalid control character"},
+		{"bad scheme", "ftp://user:" + secret + "@host/", open, `url "ftp://user:xxxxx@host/": only http:// and https://`},
+		{"opaque", "user:" + secret + "@host/x", open, `url "user:xxxxx@host/x": only http:// and https://`},
+		{"no host", "http:user:" + secret + "@host", open, `url "http:xxxxx@host" has no host`},
+		{"refused address", withPassword + "/", guarded, "http_get http://user:xxxxx@127.0.0.1:"},
+		{"HTTP error", withPassword + "/missing", open, "HTTP 404 Not Found"},
+		{"unparsable redirect", withPassword + "/bad-location", open, `failed to parse Location header "http://u:xxxxx@h:bad/"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p2Call(t, tt.ct, "http_get", map[string]any{"url": tt.url})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			for _, part := range []string{secret, "s3", "cr3t"} {
+				assert.NotContains(t, err.Error(), part)
+			}
+		})
+	}
+
+	_, err := p2Call(t, guarded, "http_get", map[string]any{"url": withPassword + "/"})
+	assert.ErrorIs(t, err, ErrBlockedAddress, "the scrubbed error still wraps the sentinel")
+
+	res := llmtoolkit.Execute(context.Background(), open, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL + "/to-userinfo"}})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "hello")
+	assert.Contains(t, res.Content, "from http://u:xxxxx@127.0.0.1:")
+	assert.NotContains(t, res.Content, secret)
+	require.NotNil(t, res.Display)
+	assert.NotContains(t, fmt.Sprint(res.Display.Payload), secret)
+}
+
+func TestScrubRawURL(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://user:s3cr3t@host/", "http://user:xxxxx@host/"},
+		{"http://user:s3cr3t@host:bad/", "http://user:xxxxx@host:bad/"},
+		{"http://user:s3:cr@t@host/p", "http://user:xxxxx@host/p"},
+		{"http://user:pa//ss@host", "http://user:xxxxx@host"},
+		{"http://user:pa?ss@host", "http://user:xxxxx@host"},
+		{"user:s3cr3t@host/x", "user:xxxxx@host/x"},
+		{"http:user:s3cr3t@host", "http:xxxxx@host"},
+		{`http:\\user:s3cr3t@host`, "http:xxxxx@host"},
+		{"http://user@host/", "http://user@host/"},
+		{"http://host/a:b", "http://host/a:b"},
+		{"::not a url", "::not a url"},
+		{"", ""},
+	} {
+		assert.Equal(t, tt.want, scrubRawURL(tt.in), tt.in)
+	}
+}
+
+func TestScrubURLPasswords(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`failed to parse Location header "http://u:s3cr3t@h:bad/": parse "http://u:s3cr3t@h:bad/": invalid port`,
+			`failed to parse Location header "http://u:xxxxx@h:bad/": parse "http://u:xxxxx@h:bad/": invalid port`},
+		{"see http://a:b@c and https://d:e@f/x", "see http://a:xxxxx@c and https://d:xxxxx@f/x"},
+		{"http://u:p@ss@h?q", "http://u:xxxxx@h?q"},
+		{"admin@example.com wrote http://host/x", "admin@example.com wrote http://host/x"},
+		{"http://host:8080/x, mail me@x", "http://host:8080/x, mail me@x"},
+		{"http://user@host/", "http://user@host/"},
+		{"no URL here", "no URL here"},
+		{"://", "://"},
+	} {
+		assert.Equal(t, tt.want, scrubURLPasswords(tt.in), tt.in)
+	}
+}
+
+// FuzzHTTPGetURLHidesPassword: whatever the user name, password and rest of
+// an http URL, the password shows neither in parseFetchURL's error nor in
+// the URL it shows.
+func FuzzHTTPGetURLHidesPassword(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"user", "s3cr3t", "host/"}, {"user", "s3%zzcr3t", "host/"}, {"", "s3 cr3t", "host:bad/"},
+		{"u", "p@ss:w0rd", "h/x?y#z"}, {"u", "pa\x7fss", "h"}, {"u", "[pass]", "h"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, user, pass, rest string) {
+		// A password runs to the last "@" before the first "/", "?" or
+		// "#"; user and rest must not move that end.
+		if strings.ContainsAny(pass, `/?#\`) || strings.ContainsAny(user, `/?#\@`) || strings.Contains(rest, "@") {
+			return
+		}
+		pass = "Q7" + pass + "Z9" // a password that nothing else in a message looks like
+		quoted := strings.Trim(strconv.Quote(pass), `"`)
+		raw := "http://" + user + ":" + pass + "@" + rest
+		u, err := parseFetchURL(raw)
+		if err != nil {
+			for _, msg := range []string{err.Error(), scrubURLPasswords(err.Error())} {
+				assert.NotContains(t, msg, pass, raw)
+				assert.NotContains(t, msg, quoted, raw)
+			}
+			return
+		}
+		assert.NotContains(t, redactURL(u), pass, raw)
+	})
+}
+
+// BenchmarkHTTPGetMarkdown fetches the Go specification (about 290 KB of
+// HTML) from a local server and converts it to Markdown.
+func BenchmarkHTTPGetMarkdown(b *testing.B) {
+	page, err := os.ReadFile(filepath.Join(build.Default.GOROOT, "doc", "go_spec.html"))
+	if err != nil {
+		b.Skip("no go_spec.html in GOROOT")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	}))
+	b.Cleanup(srv.Close)
+	ct := p2Tools(b, WithAllowPrivateNetworks())
+	call := llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ct.Resolve(context.Background(), call); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -162,20 +162,6 @@ func newReader(ctx context.Context, r io.Reader) *bufio.Reader {
 	return bufio.NewReaderSize(ctxReader{ctx, r}, readBufSize)
 }
 
-// ctxReader is a reader that returns its context's error, once the context
-// has ended, instead of reading.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // lineReader reads lines in bounded memory.
 type lineReader struct {
 	br   *bufio.Reader
