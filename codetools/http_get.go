@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 	"io"
 	"math"
 	"mime"
@@ -15,7 +16,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -663,40 +663,9 @@ func scrubRawURL(s string) string {
 	return s[:start+colon+1] + "xxxxx" + s[start+at:]
 }
 
-// scrubURLPasswords replaces with "xxxxx" the password of every URL in msg
-// written as scheme://user:password@host, where the user info ends at the
-// last "@" before a "/", "\", "?", "#", quote, angle bracket or space.
-func scrubURLPasswords(msg string) string {
-	var b strings.Builder
-	rest := msg
-	for {
-		i := strings.Index(rest, "://")
-		if i < 0 {
-			break
-		}
-		a := i + len("://")
-		e := a + strings.IndexFunc(rest[a:], func(r rune) bool {
-			return strings.ContainsRune("/\\?#\"'`<>", r) || unicode.IsSpace(r)
-		})
-		if e < a {
-			e = len(rest)
-		}
-		authority := rest[a:e]
-		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-			if colon := strings.IndexByte(authority[:at], ':'); colon >= 0 {
-				authority = authority[:colon+1] + "xxxxx" + authority[at:]
-			}
-		}
-		b.WriteString(rest[:a])
-		b.WriteString(authority)
-		rest = rest[e:]
-	}
-	if b.Len() == 0 {
-		return msg
-	}
-	b.WriteString(rest)
-	return b.String()
-}
+// scrubURLPasswords replaces with "xxxxx" (as url.URL.Redacted does) the
+// password of every URL in msg; see redact.URLPasswords.
+func scrubURLPasswords(msg string) string { return redact.URLPasswords(msg, "xxxxx") }
 
 // scrubbedError stands for an error whose text held a URL password: it
 // carries the scrubbed text, and unwraps to what the original wrapped, so

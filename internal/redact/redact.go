@@ -7,10 +7,10 @@
 package redact
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // MinSecretLen is the shortest secret value searched for in free text
@@ -140,17 +140,41 @@ func Scrub(s string, secrets []string, replacement string) string {
 	return URLPasswords(s, replacement)
 }
 
-// urlPassword finds the password of a URL's user information.
-var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.\-]*://[^/?#@\s:]*):([^/?#@\s]*)@`)
-
-// URLPasswords replaces the password of every URL's user information in s
-// with replacement ("https://ada:secret@host" becomes
-// "https://ada:REPLACEMENT@host").
+// URLPasswords replaces the password of every URL in s written as
+// scheme://user:password@host with replacement ("https://ada:secret@host"
+// becomes "https://ada:REPLACEMENT@host"). The user information ends at the
+// last "@" before a "/", "\\", "?", "#", quote, angle bracket or space, so a
+// password holding "@" goes whole.
 func URLPasswords(s, replacement string) string {
-	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		a := i + len("://")
+		e := a + strings.IndexFunc(rest[a:], func(r rune) bool {
+			return strings.ContainsRune("/\\?#\"'`<>", r) || unicode.IsSpace(r)
+		})
+		if e < a {
+			e = len(rest)
+		}
+		authority := rest[a:e]
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+			if colon := strings.IndexByte(authority[:at], ':'); colon >= 0 {
+				authority = authority[:colon+1] + replacement + authority[at:]
+			}
+		}
+		b.WriteString(rest[:a])
+		b.WriteString(authority)
+		rest = rest[e:]
+	}
+	if b.Len() == 0 {
 		return s
 	}
-	return urlPassword.ReplaceAllString(s, "${1}:"+strings.ReplaceAll(replacement, "$", "$$")+"@")
+	b.WriteString(rest)
+	return b.String()
 }
 
 // ScrubJSON applies [Scrub] to every string of v (a fresh copy in JSON

@@ -114,3 +114,8 @@ func overlaps(secret, repl string) bool {
 	}
 	return false
 }
+
+func TestURLPasswordWithAt(t *testing.T) {
+	assert.Equal(t, "dial https://ada:[REDACTED]@example.com/x", URLPasswords("dial https://ada:p@ss@example.com/x", r))
+	assert.Equal(t, `"ftp://u:[REDACTED]@h" and http://v:[REDACTED]@k`, URLPasswords(`"ftp://u:x@h" and http://v:w@k`, r))
+}
