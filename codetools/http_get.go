@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 	"io"
 	"math"
 	"mime"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
 )
 
@@ -46,7 +47,7 @@ func ignoreKindError(rel string, m fs.FileMode) error {
 	}
 	kind := "folder"
 	if !m.IsDir() {
-		kind = describeMode(m)
+		kind = fsmode.Name(m)
 	}
 	return fmt.Errorf("%s (%s) %w", rel, kind, errIgnoreNotRegular)
 }

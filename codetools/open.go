@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 )
 
 // fileKind says what an open of a user-named path expects to find.
@@ -63,26 +65,7 @@ func checkKind(p string, info fs.FileInfo, want fileKind) error {
 			return fmt.Errorf("Not a directory: %s", p)
 		}
 	default:
-		return fmt.Errorf("%s is not a regular file or folder (%s); refused", p, describeMode(info.Mode()))
+		return fmt.Errorf("%s is not a regular file or folder (%s); refused", p, fsmode.Name(info.Mode()))
 	}
 	return nil
-}
-
-// describeMode names a special file's type for an error message.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeIrregular != 0:
-		return "irregular file"
-	}
-	return m.Type().String()
 }

@@ -17,30 +17,11 @@ const bashKillScope = "The command is killed with its child processes after time
 // procGuard kills a bash call's processes. Without /proc it only reaches
 // the shell's process group: processes that start their own group or
 // session survive on this system.
-type procGuard struct {
-	cmd     *exec.Cmd
-	trap    *panicTrap
-	waitErr error
-	reaped  bool
-}
+type procGuard struct{ reaper }
 
 func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	return &procGuard{cmd: cmd, trap: trap}
-}
-
-func (g *procGuard) started() {}
-
-// waitExited returns when the shell has exited (and reaps it).
-func (g *procGuard) waitExited() {
-	g.waitErr, g.reaped = g.cmd.Wait(), true
-}
-
-func (g *procGuard) reap() error {
-	if !g.reaped {
-		g.waitErr, g.reaped = g.cmd.Wait(), true
-	}
-	return g.waitErr
+	return &procGuard{reaper{cmd: cmd, trap: trap}}
 }
 
 // killAll kills the shell's process group and returns a note for the

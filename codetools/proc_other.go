@@ -15,29 +15,10 @@ const bashKillScope = "The command is killed after timeout seconds (default %d, 
 
 // procGuard kills a bash call's command. Without process groups its
 // children may survive it.
-type procGuard struct {
-	cmd     *exec.Cmd
-	trap    *panicTrap
-	waitErr error
-	reaped  bool
-}
+type procGuard struct{ reaper }
 
 func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
-	return &procGuard{cmd: cmd, trap: trap}
-}
-
-func (g *procGuard) started() {}
-
-// waitExited returns when the command has exited (and reaps it).
-func (g *procGuard) waitExited() {
-	g.waitErr, g.reaped = g.cmd.Wait(), true
-}
-
-func (g *procGuard) reap() error {
-	if !g.reaped {
-		g.waitErr, g.reaped = g.cmd.Wait(), true
-	}
-	return g.waitErr
+	return &procGuard{reaper{cmd: cmd, trap: trap}}
 }
 
 // killAll kills the command and returns a note for the answer if that

@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 )
 
 // ErrNotRegular is wrapped by the error for a name that exists and is not
@@ -64,7 +66,7 @@ func writeIn(d *os.Root, name, base string, data []byte, perm fs.FileMode) (err 
 	mode, chmod := perm, false
 	if info, err := d.Stat(base); err == nil {
 		if !info.Mode().IsRegular() {
-			return fmt.Errorf("%s is a %s: %w", name, kindName(info.Mode()), ErrNotRegular)
+			return fmt.Errorf("%s is a %s: %w", name, fsmode.Name(info.Mode()), ErrNotRegular)
 		}
 		mode, chmod = info.Mode()&keepBits, true
 	}
@@ -122,23 +124,6 @@ func syncDir(d *os.Root) {
 	}
 	_ = f.Sync()
 	_ = f.Close()
-}
-
-// kindName names the type of a file that is not a regular file.
-func kindName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file (" + m.Type().String() + ")"
 }
 
 func randomSuffix() string {
