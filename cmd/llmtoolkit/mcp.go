@@ -25,6 +25,11 @@ Logs go to stderr; stdout carries only the protocol. With --trace-db, every
 call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
 under the given tenant (default the nil UUID) and conversation (default a
 new UUID for each run, printed in the log).
+
+When OTEL_EXPORTER_OTLP_ENDPOINT is set, every call is exported as an
+OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
+variables), continuing the trace of the client's request when its _meta
+carries a traceparent.
 `
 
 func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -85,9 +90,21 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		r = rec
 	}
 
+	tel, err := startTelemetry(ctx, func(err error) { log.Error("OpenTelemetry", "err", err) })
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit mcp: %v\n", err)
+		return exitError
+	}
+	defer func() {
+		if err := tel.close(); err != nil {
+			log.Error("OpenTelemetry", "err", err)
+		}
+	}()
+	r = tel.instrument(r)
+
 	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
-		"trace_db", *traceDB, "conversation", *conversation)
-	err = mcp.Serve(ctx, r, &sdk.StdioTransport{}, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
+		"trace_db", *traceDB, "conversation", *conversation, "otlp", tel.sdk != nil)
+	err = mcp.Serve(ctx, r, &sdk.StdioTransport{}, append(tel.mcpOptions(), mcp.WithLogger(log), mcp.WithName("llmtoolkit"))...)
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
 		log.Info("MCP session ended")
