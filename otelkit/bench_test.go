@@ -11,6 +11,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/otelkit"
 )
 
@@ -83,6 +84,46 @@ func BenchmarkResolve(b *testing.B) {
 			for b.Loop() {
 				if _, err := tc.r.Resolve(ctx, okCall); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAgentRun measures a run of 2 iterations (2 tool calls, then an
+// answer) without a tracer, with an Agent and no provider set, and with
+// the SDK exporting to an in-memory exporter (tools instrumented too).
+func BenchmarkAgentRun(b *testing.B) {
+	ctx := context.Background()
+	calls := []llmtoolkit.Call{{ID: "1", Name: "ok"}, {ID: "2", Name: "ok"}}
+	send := func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+		if len(msgs) > 1 {
+			return agentloop.Response{Content: "done", StopReason: "stop"}, nil
+		}
+		return agentloop.Response{ToolCalls: calls, StopReason: "tool_calls", Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 2}}, nil
+	}
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	b.Cleanup(func() { _ = tp.Shutdown(ctx) })
+	cases := []struct {
+		name string
+		opts agentloop.Options
+	}{
+		{"no-tracer", agentloop.Options{Resolver: newOKResolver(), MaxParallel: 1, Logger: quiet}},
+		{"no-provider", agentloop.Options{Resolver: otelkit.Instrument(newOKResolver()), Tracer: otelkit.Agent("a"), MaxParallel: 1, Logger: quiet}},
+		{"sdk-inmemory", agentloop.Options{Resolver: otelkit.Instrument(newOKResolver(), otelkit.WithTracerProvider(tp)),
+			Tracer: otelkit.Agent("a", otelkit.WithTracerProvider(tp)), MaxParallel: 1, Logger: quiet}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				if _, _, err := agentloop.Run(ctx, prompt(), send, tc.opts); err != nil {
+					b.Fatal(err)
+				}
+				if n++; n%1024 == 0 {
+					exp.Reset()
 				}
 			}
 		})
