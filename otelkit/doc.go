@@ -31,8 +31,8 @@
 // configures the SDK and exporters (the tests and the llmtoolkit command
 // use them). Spans and measurements go to the global providers unless
 // [WithTracerProvider] or [WithMeterProvider] say otherwise; while no
-// provider is set, a wrapped call costs a few nanoseconds and no
-// allocation. The root package, agentloop and mcp do not import
+// provider is set, a wrapped call costs about 20 ns more and no
+// allocation (BenchmarkResolve). The root package, agentloop and mcp do not import
 // OpenTelemetry: agentloop reports to any [agentloop.Tracer], mcp carries
 // the trace context through any mcp.MetaPropagator, so hosts that do not
 // want OpenTelemetry never import it.

@@ -63,8 +63,8 @@ type Resolver struct {
 //
 // Spans go to the global tracer provider unless [WithTracerProvider] says
 // otherwise, and measurements to the global meter provider unless
-// [WithMeterProvider] does. While neither has been set, a call costs a few
-// nanoseconds and no allocation more than the wrapped resolver's.
+// [WithMeterProvider] does. While neither has been set, a call costs about
+// 20 ns and no allocation more than the wrapped resolver's.
 //
 // Wrap the top of the stack the model's calls go through (a call a
 // [llmtoolkit.Composition] offers in turn to resolvers that do not list its
