@@ -55,6 +55,10 @@ type Options struct {
 	// Logger receives the one record Run writes when it finishes. Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Tracer, when set, is told of the run and of each model call, and puts
+	// its spans on their contexts (see [Tracer]; package otelkit provides
+	// one for OpenTelemetry). Nil: no tracing, at no cost.
+	Tracer Tracer
 }
 
 // Iteration describes one round of the loop: a model call and the tool

@@ -33,7 +33,8 @@ import (
 // context says its iteration ([llmtoolkit.IterationFrom]).
 //
 // Run does not modify messages. When it finishes it writes one log record
-// with the iteration count, the tool call count and the duration.
+// with the iteration count, the tool call count and the duration. With
+// [Options.Tracer], the run and each model call are also traced.
 func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (Response, []Message, error) {
 	history := slices.Clone(messages)
 	if send == nil {
@@ -45,8 +46,15 @@ func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (
 	}
 	l := newLoop(opts, history)
 	start := time.Now()
+	var endRun func(RunEnd)
+	if opts.Tracer != nil {
+		ctx, endRun = opts.Tracer.StartRun(ctx)
+	}
 	resp, err := l.run(ctx, send)
 	l.log(ctx, time.Since(start), err)
+	if endRun != nil {
+		endRun(RunEnd{Response: resp, Iterations: l.iteration, ToolCalls: l.toolCalls, Err: err})
+	}
 	return resp, l.history, err
 }
 
@@ -135,6 +143,11 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 // send calls the model, turning a panic of the SendFunc into a
 // *ModelPanicError (logged with its stack).
 func (l *loop) send(ctx context.Context, send SendFunc) (resp Response, err error) {
+	if l.opts.Tracer != nil {
+		var end func(Response, error)
+		ctx, end = l.opts.Tracer.StartModelCall(ctx, l.iteration)
+		defer func() { end(resp, err) }() // runs last: after the panic is turned into err
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &ModelPanicError{Value: v, Stack: debug.Stack()}

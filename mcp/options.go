@@ -14,6 +14,7 @@ type config struct {
 	version      string
 	instructions string
 	logger       *slog.Logger
+	propagator   MetaPropagator // see WithPropagator
 }
 
 // WithName sets the implementation name announced to the peer: the

@@ -50,6 +50,7 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 		// Advertise tools even when r has none, so clients know to ask.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
+	extractTraceContext(srv, cfg.propagator)
 	if r == nil {
 		return srv
 	}

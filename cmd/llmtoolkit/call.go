@@ -21,6 +21,10 @@ Flags may come before or after the arguments.
 Exit status: 0 on success; 1 when the tool fails, with the error message
 printed to stdout (it is what a model would see), or when the arguments
 are not valid JSON (message on stderr); 2 on a wrong command line.
+
+When OTEL_EXPORTER_OTLP_ENDPOINT is set, the call is exported as an
+OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
+variables).
 `
 
 func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -62,7 +66,17 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitError
 	}
 	defer ct.Close()
-	res := llmtoolkit.Execute(ctx, ct, call)
+	tel, err := startTelemetry(ctx, func(err error) { fmt.Fprintf(stderr, "llmtoolkit call: OpenTelemetry: %v\n", err) })
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit call: %v\n", err)
+		return exitError
+	}
+	defer func() {
+		if err := tel.close(); err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit call: %v\n", err)
+		}
+	}()
+	res := llmtoolkit.Execute(ctx, tel.instrument(ct), call)
 	fmt.Fprint(stdout, res.Content)
 	if !strings.HasSuffix(res.Content, "\n") {
 		fmt.Fprintln(stdout)

@@ -26,6 +26,13 @@
 // traces prints the recent calls recorded in such a database (default
 // llmtoolkit-traces.db), newest first, as an aligned table.
 //
+// call and mcp export each tool call as an OpenTelemetry span (GenAI
+// conventions, see package otelkit) with OTLP over HTTP when
+// OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set,
+// configured by the standard OTEL_* variables; mcp continues the trace of
+// a client that sends a traceparent in the request's _meta. Without the
+// variable they export nothing and say nothing about it.
+//
 // Flags may come before or after positional arguments. Every command
 // accepts -h/--help. A wrong command line prints a one-line error on stderr
 // and exits 2.

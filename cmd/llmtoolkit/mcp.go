@@ -28,6 +28,11 @@ call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
 under the given tenant (default the nil UUID) and conversation (default a
 new UUID for each run, printed in the log), in the table NAME (default
 tool_traces; created if missing).
+
+When OTEL_EXPORTER_OTLP_ENDPOINT is set, every call is exported as an
+OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
+variables), continuing the trace of the client's request when its _meta
+carries a traceparent.
 `
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -95,12 +100,24 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		r = rec
 	}
 
+	tel, err := startTelemetry(ctx, func(err error) { log.Error("OpenTelemetry", "err", err) })
+	if err != nil {
+		fmt.Fprintf(stderr, "llmtoolkit mcp: %v\n", err)
+		return exitError
+	}
+	defer func() {
+		if err := tel.close(); err != nil {
+			log.Error("OpenTelemetry", "err", err)
+		}
+	}()
+	r = tel.instrument(r)
+
 	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
-		"trace_db", *traceDB, "conversation", *conversation)
+		"trace_db", *traceDB, "conversation", *conversation, "otlp", tel.sdk != nil)
 	// One line per message; a malformed line is answered with a JSON-RPC
 	// error and the session goes on.
 	transport := &mcp.LineTransport{Reader: stdin, Writer: stdout, Logger: log}
-	err = mcp.Serve(ctx, r, transport, mcp.WithLogger(log), mcp.WithName("llmtoolkit"))
+	err = mcp.Serve(ctx, r, transport, append(tel.mcpOptions(), mcp.WithLogger(log), mcp.WithName("llmtoolkit"))...)
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
 		log.Info("MCP session ended")

@@ -1,0 +1,60 @@
+package otelkit
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/redact"
+)
+
+// redacted is a call's arguments as they may be exported, and the secret
+// values taken out of them, to scrub from the result and the error text.
+type redacted struct {
+	args    string // JSON, redacted and scrubbed, not yet capped
+	secrets []string
+}
+
+// redactCall redacts a call's arguments as package trace does: a JSON copy
+// in which the fields named by the tool's SensitiveFields and by
+// RedactFields are Redacted, and the values taken out, as well as every
+// URL's password, are scrubbed from every string.
+func (c *config) redactCall(call llmtoolkit.Call, def llmtoolkit.Tool) redacted {
+	args := map[string]any{}
+	if len(call.Arguments) > 0 {
+		data, err := json.Marshal(call.Arguments)
+		if err == nil {
+			err = json.Unmarshal(data, &args)
+		}
+		if err != nil {
+			return redacted{args: `{"_error":"the arguments could not be encoded as JSON"}`}
+		}
+	}
+	secrets := redact.NewFields(def.SensitiveFields, c.fields).Apply(args, Redacted)
+	redact.ScrubJSON(args, secrets, Redacted)
+	data, err := json.Marshal(args)
+	if err != nil { // a decoded JSON value always encodes
+		return redacted{args: `{"_error":"the arguments could not be encoded as JSON"}`, secrets: secrets}
+	}
+	return redacted{args: string(data), secrets: secrets}
+}
+
+// scrub removes the call's secret values and every URL password from s,
+// then caps it.
+func (c *config) scrub(s string, secrets []string) string {
+	return c.capText(redact.Scrub(s, secrets, Redacted))
+}
+
+// capText cuts s to the content cap on a UTF-8 boundary, noting how many
+// bytes were cut.
+func (c *config) capText(s string) string {
+	if len(s) <= c.maxContent {
+		return s
+	}
+	i := c.maxContent
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…[" + strconv.Itoa(len(s)-i) + " bytes cut]"
+}

@@ -1,0 +1,108 @@
+package otelkit
+
+import (
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"sync"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// globalDefault is the global tracer provider the otel package starts with:
+// a delegate whose spans record nothing until the host sets a provider
+// with otel.SetTracerProvider. Nil if it could not be recognised (then
+// every call is traced through the global provider, which is correct, only
+// slower when nothing is set).
+var globalDefault = initialGlobal()
+
+// globalPkg is the package of the otel package's delegating providers.
+const globalPkg = "go.opentelemetry.io/otel/internal/global"
+
+func initialGlobal() trace.TracerProvider {
+	tp := otel.GetTracerProvider()
+	if t := reflect.TypeOf(tp); t != nil && t.Kind() == reflect.Pointer && t.Elem().PkgPath() == globalPkg {
+		return tp
+	}
+	return nil // already set by a package initialised before this one
+}
+
+// tracing is where one instrumentation's spans go, and whether anything
+// listens.
+type tracing struct {
+	tracer trace.Tracer
+	global bool // tracer comes from the global provider
+	off    bool // a no-op provider was given
+}
+
+func newTracing(tp trace.TracerProvider) tracing {
+	global := tp == nil
+	if global {
+		tp = otel.GetTracerProvider()
+	}
+	_, off := tp.(noop.TracerProvider)
+	return tracing{
+		tracer: tp.Tracer(scopeName, trace.WithInstrumentationVersion(version()), trace.WithSchemaURL(schemaURL)),
+		global: global,
+		off:    off,
+	}
+}
+
+// active reports whether spans started now may be recorded. It costs an
+// atomic load: with no provider set, callers skip all span work, so that
+// the instrumentation costs nothing.
+func (t *tracing) active() bool {
+	if t.off {
+		return false
+	}
+	if t.global && globalDefault != nil {
+		// The delegate's identity, compared with a pointer: never panics.
+		return otel.GetTracerProvider() != globalDefault
+	}
+	return true
+}
+
+// newToolHistogram makes the gen_ai.execute_tool.duration histogram on mp,
+// or on the global meter provider when mp is nil. An instrument the
+// provider refuses is reported to otel.Handle and replaced by a no-op one.
+func newToolHistogram(mp metric.MeterProvider) metric.Float64Histogram {
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	meter := mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL))
+	h, err := meter.Float64Histogram(metricToolDuration,
+		metric.WithUnit(metricToolDurationUnit),
+		metric.WithDescription(metricToolDurationDesc),
+		metric.WithExplicitBucketBoundaries(toolDurationBuckets...))
+	if err != nil {
+		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", metricToolDuration, err))
+		if h == nil {
+			return metricnoop.Float64Histogram{}
+		}
+	}
+	return h
+}
+
+const modulePath = "github.com/llmtoolkit/llmtoolkit"
+
+// version returns the llmtoolkit module version this binary was built
+// with, or "dev", as the instrumentation scope's version.
+var version = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if info.Main.Path == modulePath && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	for _, d := range info.Deps {
+		if d.Path == modulePath && d.Version != "" {
+			return d.Version
+		}
+	}
+	return "dev"
+})

@@ -1,0 +1,97 @@
+package otelkit
+
+import "go.opentelemetry.io/otel/attribute"
+
+// This file holds every name the package emits, so that following a change
+// of the conventions is one edit here. The conventions followed are the
+// GenAI semantic conventions of OpenTelemetry semantic conventions v1.41.0
+// (status: Development), plus the gen_ai.execute_tool.duration metric of the
+// GenAI conventions that continue in the semantic-conventions-genai
+// repository.
+
+// SemConvVersion is the version of the OpenTelemetry semantic conventions
+// whose GenAI spans and attributes this package emits.
+const SemConvVersion = "1.41.0"
+
+// schemaURL is the telemetry schema of SemConvVersion.
+const schemaURL = "https://opentelemetry.io/schemas/" + SemConvVersion
+
+// scopeName names the instrumentation scope of every tracer and meter.
+const scopeName = "github.com/llmtoolkit/llmtoolkit/otelkit"
+
+// Operation names (gen_ai.operation.name), which also begin span names.
+const (
+	opExecuteTool = "execute_tool"
+	opInvokeAgent = "invoke_agent"
+	opChat        = "chat"
+)
+
+// Attribute keys.
+const (
+	keyOperationName  = attribute.Key("gen_ai.operation.name")
+	keyToolName       = attribute.Key("gen_ai.tool.name")
+	keyToolCallID     = attribute.Key("gen_ai.tool.call.id")
+	keyToolDesc       = attribute.Key("gen_ai.tool.description")
+	keyToolType       = attribute.Key("gen_ai.tool.type")
+	keyToolArguments  = attribute.Key("gen_ai.tool.call.arguments")
+	keyToolResult     = attribute.Key("gen_ai.tool.call.result")
+	keyAgentName      = attribute.Key("gen_ai.agent.name")
+	keyProviderName   = attribute.Key("gen_ai.provider.name")
+	keyRequestModel   = attribute.Key("gen_ai.request.model")
+	keyInputTokens    = attribute.Key("gen_ai.usage.input_tokens")
+	keyOutputTokens   = attribute.Key("gen_ai.usage.output_tokens")
+	keyFinishReasons  = attribute.Key("gen_ai.response.finish_reasons")
+	keyErrorType      = attribute.Key("error.type")
+	toolTypeFunction  = "function" // gen_ai.tool.type of every llmtoolkit tool
+	errorTypeFallback = "_OTHER"   // error.type when no class applies
+)
+
+// The execute_tool duration histogram.
+const (
+	metricToolDuration     = "gen_ai.execute_tool.duration"
+	metricToolDurationUnit = "s"
+	metricToolDurationDesc = "Duration of tool executions."
+)
+
+// toolDurationBuckets are the histogram's advised bucket boundaries, in
+// seconds: the GenAI duration buckets, from a millisecond (file tools are
+// fast) to 82 s.
+var toolDurationBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+
+// Error classes, the values of error.type on tool spans and on the
+// duration metric (see [ErrorClass]).
+const (
+	// ClassValidation: the arguments did not satisfy the tool's schema
+	// (llmtoolkit.ErrInvalidArguments, llmtoolkit.ErrInvalidCall); the tool
+	// did not run.
+	ClassValidation = "validation"
+	// ClassUnknownTool: no resolver has the tool (llmtoolkit.ErrUnknownTool).
+	ClassUnknownTool = "unknown_tool"
+	// ClassTimeout: the call's deadline expired (context.DeadlineExceeded).
+	ClassTimeout = "timeout"
+	// ClassCanceled: the call was cancelled (context.Canceled).
+	ClassCanceled = "canceled"
+	// ClassPanic: the tool panicked (llmtoolkit.ErrToolPanic).
+	ClassPanic = "panic"
+	// ClassDenied: the tool refused to act (fs.ErrPermission, or an error
+	// classed so with [ErrorClass]).
+	ClassDenied = "denied"
+	// ClassHalt: the tool asked the agent loop to stop (llmtoolkit.ErrHalt).
+	ClassHalt = "halt"
+	// ClassToolError: any other failure of the tool.
+	ClassToolError = "tool_error"
+)
+
+// Error classes of agent runs, the values of error.type on invoke_agent
+// spans (model calls use ClassTimeout, ClassCanceled, ClassPanic, or the
+// error's type).
+const (
+	// ClassMaxIterations: agentloop.ErrMaxIterations.
+	ClassMaxIterations = "max_iterations"
+	// ClassCircuitBreaker: agentloop.ErrCircuitBreaker.
+	ClassCircuitBreaker = "circuit_breaker"
+	// ClassHalted: agentloop.ErrHalted (a tool asked to stop).
+	ClassHalted = "halted"
+	// ClassModelError: an *agentloop.LLMError (the model call failed).
+	ClassModelError = "model_error"
+)
