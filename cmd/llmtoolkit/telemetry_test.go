@@ -80,8 +80,9 @@ func (c *collector) span(t *testing.T, name string) (*tracepb.Span, string) {
 		c.mu.Lock()
 		for i, s := range c.spans {
 			if s.GetName() == name {
+				service := c.services[i]
 				c.mu.Unlock()
-				return s, c.services[i]
+				return s, service
 			}
 		}
 		got := len(c.spans)
