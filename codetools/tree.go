@@ -97,11 +97,15 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 		name = "."
 	}
 	fmt.Fprintf(&sb, "%s/ (%s)\n", name, textutil.HumanSize(root.size))
-	r := treeRenderer{sb: &sb, limit: limit}
+	r := treeRenderer{sb: &sb, limit: limit, maxBytes: treeMaxBytes}
 	r.render(root, "")
 	fmt.Fprintf(&sb, "\n%d %s, %d %s", r.dirs, plural(r.dirs, "directory", "directories"), r.files, plural(r.files, "file", "files"))
 	var notices []string
-	if r.shown < w.nodes {
+	switch {
+	case r.cut:
+		notices = append(notices, fmt.Sprintf("[Output cut at %s after %d of %d entries. Use a smaller depth or limit, or call tree on a subfolder.]",
+			textutil.HumanSize(treeMaxBytes), r.shown, w.nodes))
+	case r.shown < w.nodes:
 		notices = append(notices, fmt.Sprintf("[Entry limit %d reached: %d more entries not shown. Use limit=%d, or call tree on a subfolder.]",
 			limit, w.nodes-r.shown, w.nodes))
 	}
@@ -206,7 +210,12 @@ func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (k
 		}
 		name := e.Name()
 		isDir := e.IsDir()
-		if name == ".git" || st.ignored(string(w.join(plen, name)), isDir) {
+		if name == ".git" {
+			continue
+		}
+		// The path is only built where there are rules to match it: in a
+		// deep tree it is long.
+		if st.m != nil && st.ignored(string(w.join(plen, name)), isDir) {
 			continue
 		}
 		k := treeEntry{name: name, isDir: isDir}
@@ -260,12 +269,18 @@ func (w *treeWalker) join(plen int, name string) []byte {
 	return w.path
 }
 
-// treeRenderer draws the tree.
+// treeMaxBytes caps the drawing: in a deep tree each line is longer than
+// the one above it (a 30,000-deep chain drawn whole would take 1.8 GB).
+const treeMaxBytes = 64 << 10
+
+// treeRenderer draws the tree, at most limit entries and maxBytes bytes.
 type treeRenderer struct {
 	sb           *strings.Builder
 	limit, shown int
+	maxBytes     int
 	dirs, files  int
 	stopped      bool
+	cut          bool // stopped by maxBytes
 }
 
 func (r *treeRenderer) render(n *treeNode, prefix string) {
@@ -274,12 +289,17 @@ func (r *treeRenderer) render(n *treeNode, prefix string) {
 			r.stopped = true
 			return
 		}
-		r.shown++
 		branch, next := "├── ", "│   "
 		if i == len(n.children)-1 {
 			branch, next = "└── ", "    "
 		}
-		r.sb.WriteString(prefix + branch + ch.label() + "\n")
+		label := ch.label()
+		if r.sb.Len()+len(prefix)+len(branch)+len(label)+1 > r.maxBytes {
+			r.stopped, r.cut = true, true
+			return
+		}
+		r.shown++
+		r.sb.WriteString(prefix + branch + label + "\n")
 		if ch.dir {
 			r.dirs++
 			r.render(ch, prefix+next)

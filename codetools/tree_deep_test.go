@@ -174,3 +174,19 @@ func TestTreeDirsStayUnderLimit(t *testing.T) {
 	}
 	assert.Equal(t, 1, s.held, "only the top is left")
 }
+
+// TestTreeOutputCapped: drawn whole, a deep chain makes each line longer
+// than the one above (2,000 levels gave 8 MB, 30,000 would give 1.8 GB):
+// the drawing stops at treeMaxBytes, with a notice.
+func TestTreeOutputCapped(t *testing.T) {
+	const depth = 2_000
+	dir, c := newTestTools(t)
+	makeChain(t, dir, depth)
+	out := mustRun(t, c, "tree", map[string]any{"path": "chain", "depth": 2 * depth, "limit": 2 * depth})
+	assert.LessOrEqual(t, len(out), treeMaxBytes+300)
+	assert.Regexp(t, `\[Output cut at 64(\.0)?KB after \d+ of 2000 entries\. Use a smaller depth or limit, or call tree on a subfolder\.\]$`, out)
+	assert.NotContains(t, out, "Entry limit")
+
+	out = mustRun(t, c, "tree", map[string]any{"path": "chain", "depth": 50, "limit": 20})
+	assert.Contains(t, out, "[Entry limit 20 reached", "the entry limit still comes first when it is lower")
+}
