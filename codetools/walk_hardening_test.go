@@ -52,7 +52,7 @@ func inChild(t *testing.T, timeout time.Duration, body func(t *testing.T)) {
 func TestGlobPatternClimbingAbovePath(t *testing.T) {
 	inChild(t, 2*time.Minute, func(t *testing.T) {
 		_, c := newTestTools(t)
-		p2Write(t, c.Root(), map[string]string{"a.go": "a", "sub/b.go": "b", "sub/x/c.go": "c", "other/d.go": "d"})
+		p2Write(t, c.Root(), map[string]string{"z": "z", "a.go": "a", "sub/b.go": "b", "sub/x/c.go": "c", "other/d.go": "d"})
 		refused := []struct {
 			pattern, path string
 		}{
