@@ -17,8 +17,9 @@ import (
 // The walker behind grep and glob: a parallel walk of a folder inside the
 // root that honours .gitignore files, always skips .git folders, and never
 // follows symbolic links (nor opens devices, sockets or pipes). Every folder
-// is opened as an [os.Root] below its parent's, so a file is opened with a
-// single confined openat of its own name, however deep it lies.
+// is opened from its parent's handle (walk_linux.go, walk_other.go), so a
+// file or folder is opened with a single confined step of its own name,
+// however deep it lies; tree walks with the same handles (tree_dirs.go).
 
 // walkDir is an open folder shared by the items listed in it; the last one
 // to finish closes it. Its platform part (walk_linux.go, walk_other.go)
