@@ -40,7 +40,8 @@ type globHit struct {
 }
 
 func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, error) {
-	pattern := strings.TrimPrefix(stringArg(args, "pattern", ""), "./")
+	given := stringArg(args, "pattern", "")
+	pattern := strings.TrimPrefix(given, "./")
 	pathArg := stringArg(args, "path", ".")
 	limit := max(intArg(args, "limit", globDefaultLimit), 1)
 	if !doublestar.ValidatePattern(pattern) {
@@ -61,26 +62,34 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		prefix = ""
 	}
 	// Walk from the pattern's fixed leading folders only.
+	match, base, err := splitGlob(given, pattern)
+	if err != nil {
+		return "", err
+	}
 	walkFrom := start
-	if base, _ := doublestar.SplitPattern(pattern); base != "." && base != "" {
-		if bi, err := c.root.Stat(path.Join(prefix, base)); err != nil || !bi.IsDir() {
+	if base != "" {
+		bi, err := c.root.Stat(path.Join(prefix, base))
+		if err != nil && isEscape(err) {
+			return "", fmt.Errorf("pattern %q leads outside the working directory through a symbolic link: %w", given, ErrOutsideRoot)
+		}
+		if err != nil || !bi.IsDir() {
 			return c.globAnswer(ctx, pattern, nil, limit), nil
 		}
 		walkFrom = path.Join(prefix, base)
-		if walkFrom == "" {
-			walkFrom = "."
-		}
 	}
 	var (
 		mu   sync.Mutex
 		hits []globHit
 	)
 	err = c.walk(ctx, walkFrom, func(_ int, f walkFile) {
-		rel := f.rel
-		if prefix != "" {
-			rel = rel[len(prefix)+1:]
+		rel, ok := strings.CutPrefix(f.rel, prefix)
+		if !ok {
+			return // never: the walk starts inside prefix
 		}
-		if ok, _ := doublestar.Match(pattern, rel); !ok {
+		if prefix != "" {
+			rel = strings.TrimPrefix(rel, "/")
+		}
+		if ok, _ := doublestar.Match(match, rel); !ok {
 			return
 		}
 		mod, err := f.dir.modTime(f.name)
@@ -122,4 +131,32 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 		out += fmt.Sprintf("\n\n[Showing %d of %d files (newest first). Use limit=%d for more, or refine pattern]", limit, len(hits), min(limit*2, len(hits)))
 	}
 	return out
+}
+
+// splitGlob cleans the fixed leading folders of a glob pattern (the part
+// before its first wildcard, where "." and ".." are plain path steps) and
+// returns the pattern with them cleaned, and those folders ("" for none).
+// A pattern whose fixed folders climb above path, or with a ".." after a
+// wildcard (which no path below path can match), is an error naming given,
+// the pattern as the model wrote it.
+func splitGlob(given, pattern string) (clean, base string, err error) {
+	base, rest := doublestar.SplitPattern(pattern)
+	if base == "." || base == "" {
+		base, rest = "", pattern
+	} else {
+		base = path.Clean(base)
+		if base == ".." || strings.HasPrefix(base, "../") {
+			return "", "", fmt.Errorf("pattern %q climbs above path with \"..\": patterns match below path; put the folder in path instead", given)
+		}
+		if base == "." {
+			base = ""
+		}
+	}
+	if slices.Contains(strings.Split(rest, "/"), "..") {
+		return "", "", fmt.Errorf("pattern %q has \"..\" after a wildcard, which matches nothing: patterns match below path; put the folder in path instead", given)
+	}
+	if base == "" {
+		return rest, "", nil
+	}
+	return base + "/" + rest, base, nil
 }

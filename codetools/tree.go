@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -38,7 +39,9 @@ type treeNode struct {
 	problem  string // why the folder could not be read
 }
 
-// treeWalker walks a folder through the root.
+// treeWalker walks a folder with folder handles: each folder is opened
+// with one confined step from its parent's handle, never by its whole path,
+// so the walk is linear in the number of entries however deep they lie.
 type treeWalker struct {
 	c        *CodeTools
 	ctx      context.Context
@@ -48,6 +51,8 @@ type treeWalker struct {
 	partial  bool
 	nodes    int // nodes kept
 	depthCut bool
+	dirs     treeDirs
+	path     []byte // the path from the root to the folder being listed
 }
 
 func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, error) {
@@ -64,16 +69,25 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	if limit <= 0 {
 		limit = c.cfg.treeLimit
 	}
-	if _, err := c.readDir(p, rel); err != nil {
+	top, err := openWalkStart(c.root, p, rel)
+	if err != nil {
+		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
+			return "", fmt.Errorf("Path not found: %s", p)
+		}
 		return "", err
 	}
 	w := &treeWalker{c: c, ctx: ctx, depth: depth, maxScan: c.cfg.treeMaxScan}
+	w.dirs.push("", top)
+	defer w.dirs.closeAll()
 	walkState, err := c.treeIgnore(rel)
 	if err != nil {
 		return "", err
 	}
+	if rel != "." {
+		w.path = append(w.path, rel...)
+	}
 	root := &treeNode{name: p, dir: true}
-	if err := w.walk(root, rel, 0, walkState); err != nil {
+	if err := w.walk(root, 0, walkState); err != nil {
 		return "", err
 	}
 
@@ -83,11 +97,15 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 		name = "."
 	}
 	fmt.Fprintf(&sb, "%s/ (%s)\n", name, textutil.HumanSize(root.size))
-	r := treeRenderer{sb: &sb, limit: limit}
+	r := treeRenderer{sb: &sb, limit: limit, maxBytes: treeMaxBytes}
 	r.render(root, "")
 	fmt.Fprintf(&sb, "\n%d %s, %d %s", r.dirs, plural(r.dirs, "directory", "directories"), r.files, plural(r.files, "file", "files"))
 	var notices []string
-	if r.shown < w.nodes {
+	switch {
+	case r.cut:
+		notices = append(notices, fmt.Sprintf("[Output cut at %s after %d of %d entries. Use a smaller depth or limit, or call tree on a subfolder.]",
+			textutil.HumanSize(treeMaxBytes), r.shown, w.nodes))
+	case r.shown < w.nodes:
 		notices = append(notices, fmt.Sprintf("[Entry limit %d reached: %d more entries not shown. Use limit=%d, or call tree on a subfolder.]",
 			limit, w.nodes-r.shown, w.nodes))
 	}
@@ -104,57 +122,61 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	return sb.String(), nil
 }
 
-// walk fills n, the folder at rel, level folders below the tree's top.
-func (w *treeWalker) walk(n *treeNode, rel string, level int, st *ignoreState) error {
+// treeEntry is an entry of a folder that the tree counts.
+type treeEntry struct {
+	name  string
+	isDir bool
+	link  string // a symbolic link's target
+	size  int64
+}
+
+// walk fills n, the folder at w.path whose handle is w.dirs' top, level
+// folders below the tree's top; st holds the .gitignore rules of the
+// folders above it.
+func (w *treeWalker) walk(n *treeNode, level int, st *ignoreState) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	f, err := w.c.root.Open(rel)
+	d, err := w.dirs.get(level)
 	if err != nil {
 		n.problem = "unreadable"
 		return nil
 	}
-	entries, err := f.ReadDir(-1)
-	_ = f.Close()
+	entries, err := d.entries()
 	if err != nil {
 		n.problem = "unreadable"
 	}
 	sortEntries(entries)
+	if level > 0 { // the top's own rules came with treeIgnore
+		for _, e := range entries {
+			if e.Name() == ".gitignore" { // without one, child would find nothing
+				if st, err = st.child(w.c, string(w.path)); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	kept, lastDir, err := w.keep(d, entries, st)
+	if err != nil {
+		return err
+	}
 	n.expanded = level < w.depth
-	for _, e := range entries {
+	plen := len(w.path)
+	for i, k := range kept {
 		if w.partial {
 			return nil
-		}
-		name := e.Name()
-		childRel := filepath.Join(rel, name)
-		isDir := e.IsDir()
-		if name == ".git" || st.ignored(childRel, isDir) {
-			continue
 		}
 		if w.scanned++; w.scanned > w.maxScan {
 			w.partial = true
 			return nil
 		}
-		child := &treeNode{name: name, dir: isDir}
-		switch {
-		case isDir:
-			sub, err := st.child(w.c, childRel)
-			if err != nil {
-				return err
-			}
-			if err := w.walk(child, childRel, level+1, sub); err != nil {
+		child := &treeNode{name: k.name, dir: k.isDir, link: k.link, size: k.size}
+		if k.isDir {
+			if err := w.enter(child, level, plen, k.name, i == lastDir, st); err != nil {
 				return err
 			}
 			n.entries += child.entries
-		case e.Type()&fs.ModeSymlink != 0:
-			child.link, _ = w.c.root.Readlink(childRel)
-			if child.link == "" {
-				child.link = "?"
-			}
-		default:
-			if info, err := e.Info(); err == nil {
-				child.size = info.Size()
-			}
 		}
 		n.size += child.size
 		n.entries++
@@ -169,12 +191,96 @@ func (w *treeWalker) walk(n *treeNode, rel string, level int, st *ignoreState) e
 	return nil
 }
 
-// treeRenderer draws the tree.
+// keep returns the entries of folder d that the tree counts (not .git, not
+// ignored), at most as many as the scan has room for, with the sizes of
+// files and the targets of links, and the index of the last folder among
+// them (-1 when there is none).
+func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (kept []treeEntry, lastDir int, err error) {
+	room := w.maxScan - w.scanned + 1 // one more marks the walk partial
+	plen := len(w.path)
+	lastDir = -1
+	for i, e := range entries {
+		if len(kept) == room {
+			break
+		}
+		if i%256 == 255 {
+			if err := w.ctx.Err(); err != nil {
+				return nil, -1, err
+			}
+		}
+		name := e.Name()
+		isDir := e.IsDir()
+		if name == ".git" {
+			continue
+		}
+		// The path is only built where there are rules to match it: in a
+		// deep tree it is long.
+		if st.m != nil && st.ignored(string(w.join(plen, name)), isDir) {
+			continue
+		}
+		k := treeEntry{name: name, isDir: isDir}
+		switch {
+		case isDir:
+			lastDir = len(kept)
+		case e.Type()&fs.ModeSymlink != 0:
+			if k.link, _ = d.readlink(name); k.link == "" {
+				k.link = "?"
+			}
+		default:
+			k.size, _ = d.size(name)
+		}
+		kept = append(kept, k)
+	}
+	w.path = w.path[:plen]
+	return kept, lastDir, nil
+}
+
+// enter walks child, the subfolder name of the folder at level whose path
+// is w.path[:plen]. When it is the folder's last subfolder, the folder's
+// handle is closed first: a chain of folders holds two handles at most.
+func (w *treeWalker) enter(child *treeNode, level, plen int, name string, last bool, st *ignoreState) error {
+	d, err := w.dirs.get(level)
+	var sub *walkDir
+	if err == nil {
+		sub, err = d.openSub(name)
+	}
+	if last {
+		w.dirs.drop(level)
+	}
+	if err != nil {
+		child.problem = "unreadable"
+		return nil
+	}
+	w.path = w.join(plen, name)
+	w.dirs.push(name, sub)
+	err = w.walk(child, level+1, st)
+	w.dirs.pop()
+	w.path = w.path[:plen]
+	return err
+}
+
+// join sets w.path to its first plen bytes, then name below them.
+func (w *treeWalker) join(plen int, name string) []byte {
+	w.path = w.path[:plen]
+	if plen > 0 {
+		w.path = append(w.path, filepath.Separator)
+	}
+	w.path = append(w.path, name...)
+	return w.path
+}
+
+// treeMaxBytes caps the drawing: in a deep tree each line is longer than
+// the one above it (a 30,000-deep chain drawn whole would take 1.8 GB).
+const treeMaxBytes = 64 << 10
+
+// treeRenderer draws the tree, at most limit entries and maxBytes bytes.
 type treeRenderer struct {
 	sb           *strings.Builder
 	limit, shown int
+	maxBytes     int
 	dirs, files  int
 	stopped      bool
+	cut          bool // stopped by maxBytes
 }
 
 func (r *treeRenderer) render(n *treeNode, prefix string) {
@@ -183,12 +289,17 @@ func (r *treeRenderer) render(n *treeNode, prefix string) {
 			r.stopped = true
 			return
 		}
-		r.shown++
 		branch, next := "├── ", "│   "
 		if i == len(n.children)-1 {
 			branch, next = "└── ", "    "
 		}
-		r.sb.WriteString(prefix + branch + ch.label() + "\n")
+		label := ch.label()
+		if r.sb.Len()+len(prefix)+len(branch)+len(label)+1 > r.maxBytes {
+			r.stopped, r.cut = true, true
+			return
+		}
+		r.shown++
+		r.sb.WriteString(prefix + branch + label + "\n")
 		if ch.dir {
 			r.dirs++
 			r.render(ch, prefix+next)

@@ -17,8 +17,9 @@ import (
 // The walker behind grep and glob: a parallel walk of a folder inside the
 // root that honours .gitignore files, always skips .git folders, and never
 // follows symbolic links (nor opens devices, sockets or pipes). Every folder
-// is opened as an [os.Root] below its parent's, so a file is opened with a
-// single confined openat of its own name, however deep it lies.
+// is opened from its parent's handle (walk_linux.go, walk_other.go), so a
+// file or folder is opened with a single confined step of its own name,
+// however deep it lies; tree walks with the same handles (tree_dirs.go).
 
 // walkDir is an open folder shared by the items listed in it; the last one
 // to finish closes it. Its platform part (walk_linux.go, walk_other.go)
@@ -37,6 +38,7 @@ func (d *walkDir) release() {
 // walkItem is a folder to list or a file to hand to the visitor.
 type walkItem struct {
 	parent  *walkDir           // folder holding the item (nil for the start folder)
+	dir     *walkDir           // the start folder, already open (nil for the others)
 	name    string             // name in parent
 	rel     string             // slash-separated path from the CodeTools root
 	isDir   bool               // a folder to list
@@ -100,12 +102,19 @@ func walkWorkers() int { return max(2, runtime.GOMAXPROCS(0)) }
 // from the root, "." for the root itself) that no .gitignore ignores, from
 // walkWorkers goroutines at once; worker is the caller's index (0 to
 // walkWorkers()-1), for per-goroutine buffers. The order is unspecified.
-// Folders that cannot be read are skipped. walk returns ctx's error when it
-// was cancelled, after every worker has stopped.
+// Folders below start that cannot be read are skipped; start itself must
+// be a folder that can be opened, or walk returns an error naming it. A
+// panic in a walker goroutine (in visit too) stops the walk and is returned
+// as a *llmtoolkit.PanicError. walk returns ctx's error when it was
+// cancelled, after every worker has stopped.
 func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker int, f walkFile)) error {
 	relStart := ""
 	if start != "." {
 		relStart = path.Clean(filepath.ToSlash(start))
+	}
+	top, err := openWalkStart(c.root, slashPath(start), start)
+	if err != nil {
+		return err
 	}
 	var matcher *gitignore.Matcher
 	if relStart != "" {
@@ -113,56 +122,76 @@ func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker in
 		// it is listed.
 		matcher = c.ignoreAbove(path.Dir(relStart))
 	}
+	// A panicking worker cancels wctx: the others then drain the queue
+	// without listing or visiting anything more.
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
 	q := &walkQueue{}
 	q.cond = sync.NewCond(&q.mu)
-	q.push(walkItem{rel: relStart, isDir: true, matcher: matcher})
+	top.refs.Store(1)
+	q.push(walkItem{dir: top, rel: relStart, isDir: true, matcher: matcher})
 
 	n := walkWorkers()
-	var wg sync.WaitGroup
+	results := make([]<-chan error, n)
 	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		results[w] = goGuarded("walk", func() error {
 			for {
 				it, ok := q.pop()
 				if !ok {
-					return
+					return nil
 				}
-				if ctx.Err() == nil {
-					if it.isDir {
-						c.listDir(q, it)
-					} else {
-						visit(w, walkFile{dir: it.parent, name: it.name, rel: it.rel})
-					}
-				}
-				if it.parent != nil {
-					it.parent.release()
-				}
-				q.done()
+				c.walkOne(wctx, stop, q, it, w, visit)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	var panicErr error
+	for _, r := range results {
+		if err := <-r; err != nil && panicErr == nil {
+			panicErr = err
+		}
+	}
+	if panicErr != nil {
+		return fmt.Errorf("walk of %s: %w", slashPath(start), panicErr)
+	}
 	return ctx.Err()
+}
+
+// walkOne lists or visits one item and marks it done, even when it panics
+// (the panic then stops the walk and goes on to the worker's guard).
+func (c *CodeTools) walkOne(ctx context.Context, stop func(), q *walkQueue, it walkItem, w int, visit func(int, walkFile)) {
+	finished := false
+	defer func() {
+		if !finished {
+			stop()
+		}
+		if it.parent != nil {
+			it.parent.release()
+		}
+		if it.dir != nil {
+			it.dir.release()
+		}
+		q.done()
+	}()
+	if ctx.Err() == nil {
+		if it.isDir {
+			c.listDir(q, it)
+		} else {
+			visit(w, walkFile{dir: it.parent, name: it.name, rel: it.rel})
+		}
+	}
+	finished = true
 }
 
 // listDir opens folder it, reads its .gitignore and queues its entries.
 func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
-	var (
-		d   *walkDir
-		err error
-	)
-	if it.parent == nil {
-		name := it.rel
-		if name == "" {
-			name = "."
+	d := it.dir // the start folder, opened by walk
+	if d == nil {
+		var err error
+		if d, err = it.parent.openSub(it.name); err != nil {
+			return
 		}
-		d, err = openWalkStart(c.root, name)
-	} else {
-		d, err = it.parent.openSub(it.name)
-	}
-	if err != nil {
-		return
+		d.refs.Store(1)
+		defer d.release()
 	}
 	entries, _ := d.entries() // a partial listing is still worth walking
 
@@ -173,7 +202,6 @@ func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
 			break
 		}
 	}
-	d.refs.Store(1)
 	items := make([]walkItem, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
@@ -193,12 +221,12 @@ func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
 	}
 	d.refs.Add(int64(len(items)))
 	q.push(items...)
-	d.release()
 }
 
 // startPoint resolves a path argument to where a walk starts: the clean
-// relative path and whether it is a folder. A missing path is an error that
-// names the argument.
+// relative path and whether it is a folder. A missing path, or one that a
+// symbolic link leads outside the root (an error wrapping [ErrOutsideRoot]),
+// is an error that names the argument.
 func (c *CodeTools) startPoint(arg, p string) (rel string, info fs.FileInfo, err error) {
 	rel, err = c.rel(arg, p, true)
 	if err != nil {
@@ -208,6 +236,9 @@ func (c *CodeTools) startPoint(arg, p string) (rel string, info fs.FileInfo, err
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("%s %q does not exist: %w", arg, p, err)
+		}
+		if isEscape(err) {
+			return "", nil, fmt.Errorf("%s %q is %w (through a symbolic link)", arg, p, ErrOutsideRoot)
 		}
 		return "", nil, fmt.Errorf("%s %q: %w", arg, p, err)
 	}

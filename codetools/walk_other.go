@@ -8,23 +8,35 @@ import (
 	"time"
 )
 
-// Elsewhere the walker opens every folder as an [os.Root] below its parent,
-// so a file is opened with a single confined step of its own name.
+// Elsewhere the walkers open every folder as an [os.Root] below its parent,
+// so a file or a subfolder is opened with a single confined step of its own
+// name, and the type of every file is checked on the opened handle.
+// Windows has no named pipes in folders; on the other Unix systems
+// os.Root.OpenRoot opens a folder without O_NONBLOCK, so a pipe renamed over
+// a subfolder between the Lstat and the open can still block there.
 
 type walkDirOS struct {
 	root *os.Root
 }
 
-func openWalkStart(root *os.Root, name string) (*walkDir, error) {
-	r, err := root.OpenRoot(name)
+// openWalkStart opens the folder rel of root (p names it in errors) where a
+// walk starts.
+func openWalkStart(root *os.Root, p, rel string) (*walkDir, error) {
+	f, _, err := openCheckedIn(root, p, rel, os.O_RDONLY, 0, wantDir)
 	if err != nil {
 		return nil, err
+	}
+	f.Close()
+	r, err := root.OpenRoot(rel)
+	if err != nil {
+		return nil, fileError(p, err)
 	}
 	d := &walkDir{}
 	d.root = r
 	return d, nil
 }
 
+// openSub opens the subfolder name; a symbolic link is refused.
 func (d *walkDir) openSub(name string) (*walkDir, error) {
 	if fi, err := d.root.Lstat(name); err != nil || !fi.IsDir() {
 		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrInvalid}
@@ -49,11 +61,17 @@ func (d *walkDir) entries() ([]os.DirEntry, error) {
 
 func (d *walkDir) close() { d.root.Close() }
 
+// open opens a regular file of the folder for reading; the type is checked
+// on the opened file.
 func (d *walkDir) open(name string) (io.ReadCloser, error) {
 	if fi, err := d.root.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrInvalid}
 	}
-	return d.root.Open(name)
+	f, _, err := openCheckedIn(d.root, name, name, os.O_RDONLY, 0, wantFile)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // readFile reads the ignore file name of the folder; rel names it in
@@ -69,3 +87,15 @@ func (d *walkDir) modTime(name string) (time.Time, error) {
 	}
 	return fi.ModTime(), nil
 }
+
+// size returns the size of the entry name, without following a link.
+func (d *walkDir) size(name string) (int64, error) {
+	fi, err := d.root.Lstat(name)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// readlink returns the target of the symbolic link name.
+func (d *walkDir) readlink(name string) (string, error) { return d.root.Readlink(name) }
