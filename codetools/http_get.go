@@ -295,25 +295,21 @@ var (
 // own, which stops at its next check of ctx (each element, at most a few
 // times maxBytes of work).
 func pageMarkdown(ctx context.Context, page, domain string, maxBytes int) (md string, cut bool, note string, err error) {
-	type result struct {
+	// Written by the goroutine only, read only once it has sent its error.
+	var r struct {
 		md, note string
 		cut      bool
-		err      error
 	}
-	done := make(chan result, 1)
-	go func() {
-		var r result
-		defer func() {
-			if p := recover(); p != nil {
-				r = result{err: fmt.Errorf("converting the page to Markdown: panic: %v", p)}
-			}
-			done <- r
-		}()
-		r.md, r.cut, r.note, r.err = convertPage(ctx, page, domain, maxBytes)
-	}()
+	done := goGuarded("http_get conversion", func() (err error) {
+		r.md, r.cut, r.note, err = convertPage(ctx, page, domain, maxBytes)
+		return err
+	})
 	select {
-	case r := <-done:
-		return r.md, r.cut, r.note, r.err
+	case err := <-done:
+		if err != nil {
+			return "", false, "", err
+		}
+		return r.md, r.cut, r.note, nil
 	case <-ctx.Done():
 		return "", false, "", ctx.Err()
 	}

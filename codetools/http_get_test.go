@@ -386,8 +386,10 @@ func TestHTTPGetHostilePagesBounded(t *testing.T) {
 			if tt.cut && !strings.Contains(rep.Answer[:min(len(rep.Answer), 200)], "Shown as plain text") {
 				assert.NotEmpty(t, rep.Marker, "no truncation marker: %s", rep.Answer)
 			}
-			assert.LessOrEqual(t, rep.HWMKiB, memLimitKiB, "peak memory")
-			assert.Less(t, rep.Elapsed, timeLimit)
+			if !raceEnabled {
+				assert.LessOrEqual(t, rep.HWMKiB, memLimitKiB, "peak memory")
+				assert.Less(t, rep.Elapsed, timeLimit)
+			}
 		})
 	}
 }
