@@ -2,7 +2,7 @@ package provider
 
 import (
 	"encoding/json"
-
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -67,15 +67,15 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 	}
 	c.nodes++
 	if depth > maxSchemaDepth || c.nodes > maxSchemaNodes {
-		return map[string]any{"type": "object", "description": "(nested too deeply or too large; definition omitted)"}
+		return map[string]any{"type": "OBJECT", "description": "(nested too deeply or too large; definition omitted)"}
 	}
 	if ref, ok := s["$ref"].(string); ok {
 		if slices.Contains(refs, ref) {
-			return map[string]any{"type": "object", "description": "(recursive definition of " + ref + " omitted)"}
+			return map[string]any{"type": "OBJECT", "description": "(recursive definition of " + ref + " omitted)"}
 		}
 		target, ok := c.resolve(ref)
 		if !ok {
-			return map[string]any{"type": "object", "description": "(unresolved reference " + ref + ")"}
+			return map[string]any{"type": "OBJECT", "description": "(unresolved reference " + ref + ")"}
 		}
 		merged := maps.Clone(target)
 		for k, v := range s { // siblings of $ref (a description, say) win
@@ -125,14 +125,25 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 		default:
 			branches := make([]any, len(types))
 			for i, name := range types {
-				b := maps.Clone(s)
-				b["type"] = name
-				delete(b, "description")
-				delete(b, "title")
+				b := map[string]any{"type": name}
+				for _, k := range geminiTypeKeys[name] {
+					if v, ok := s[k]; ok {
+						b[k] = v
+					}
+				}
 				branches[i] = c.convert(b, depth+1, refs)
 			}
 			out["anyOf"] = branches
 			return withNotes(out, notes)
+		}
+	}
+	if _, typed := out["type"]; !typed {
+		// Gemini reads properties and items only under their type.
+		switch {
+		case s["properties"] != nil:
+			out["type"] = "object"
+		case s["items"] != nil, s["prefixItems"] != nil:
+			out["type"] = "array"
 		}
 	}
 
@@ -207,6 +218,11 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 			out["items"] = c.union(prefix, depth, refs)
 		}
 	}
+	if _, ok := out["items"]; !ok && out["type"] == "array" {
+		// Gemini requires items; JSON Schema's default is any value.
+		out["items"] = map[string]any{"type": "string"}
+		notes = append(notes, "Items: any value, given as text.")
+	}
 
 	// anyOf / oneOf.
 	var branches []any
@@ -249,7 +265,42 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 			}
 		}
 	}
-	return withNotes(out, notes)
+	return withNotes(geminiTyped(out), notes)
+}
+
+// geminiTypeKeys are, for each JSON Schema type, the keywords that apply to
+// it: a branch of a type list gets only its own.
+var geminiTypeKeys = map[string][]string{
+	"string":  {"enum", "const", "format", "minLength", "maxLength", "pattern"},
+	"number":  {"format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+	"integer": {"format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+	"array":   {"items", "prefixItems", "minItems", "maxItems"},
+	"object":  {"properties", "required", "minProperties", "maxProperties", "propertyOrdering"},
+}
+
+// geminiTypeNames are the spellings of Gemini's Type enum, as the official
+// SDK writes them (the REST API accepts them).
+var geminiTypeNames = map[string]string{
+	"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
+	"array": "ARRAY", "object": "OBJECT",
+}
+
+// geminiTyped writes out's type in Gemini's spelling; a type Gemini has no
+// name for is dropped and named in the description.
+func geminiTyped(out map[string]any) map[string]any {
+	t, ok := out["type"].(string)
+	if !ok {
+		return out
+	}
+	if name, known := geminiTypeNames[t]; known {
+		out["type"] = name
+		return out
+	}
+	if slices.Contains(slices.Collect(maps.Values(geminiTypeNames)), t) {
+		return out // already converted (merged from a branch)
+	}
+	delete(out, "type")
+	return withNotes(out, []string{"Type: " + t + "."})
 }
 
 // union converts a list of schemas to one: the single schema, or an anyOf.
@@ -271,13 +322,19 @@ func (c *geminiConverter) union(list []any, depth int, refs []string) map[string
 
 // resolve follows a local JSON pointer reference ("#/$defs/X").
 func (c *geminiConverter) resolve(ref string) (map[string]any, bool) {
+	return resolvePointer(c.root, ref)
+}
+
+// resolvePointer follows a local JSON pointer reference ("#", "#/$defs/X")
+// from root.
+func resolvePointer(root map[string]any, ref string) (map[string]any, bool) {
 	if ref == "#" {
-		return c.root, c.root != nil
+		return root, root != nil
 	}
 	if !strings.HasPrefix(ref, "#/") {
 		return nil, false
 	}
-	var cur any = c.root
+	var cur any = root
 	for _, tok := range strings.Split(ref[2:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		m, ok := cur.(map[string]any)
@@ -290,6 +347,15 @@ func (c *geminiConverter) resolve(ref string) (map[string]any, bool) {
 	}
 	m, ok := cur.(map[string]any)
 	return m, ok
+}
+
+// compactJSON encodes v for a note in a description.
+func compactJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
 }
 
 // requiredIn keeps the names of req that are in props, in order.
