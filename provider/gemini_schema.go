@@ -36,10 +36,18 @@ const maxSchemaDepth = 32
 //   - Local references ("#/$defs/X", "#/definitions/X", any "#/..." pointer)
 //     are inlined; a recursive reference becomes an object described as
 //     recursive.
-//   - A type list such as ["string", "null"] becomes "type": "string" with
-//     "nullable": true; several non-null types become an anyOf. oneOf
-//     becomes anyOf; a {"type": "null"} branch becomes "nullable".
-//     allOf is merged into one schema.
+//   - Types are written in the spelling of Gemini's Type enum, as the
+//     official SDK writes them: "OBJECT", "STRING", "NUMBER", "INTEGER",
+//     "BOOLEAN", "ARRAY". A schema with properties but no type is an
+//     OBJECT, one with items but no type an ARRAY; a type Gemini has no
+//     name for is dropped and named in the description.
+//   - A type list such as ["string", "null"] becomes "type": "STRING" with
+//     "nullable": true; several non-null types become an anyOf whose
+//     branches each keep only their own type's keywords. oneOf becomes
+//     anyOf; a {"type": "null"} branch becomes "nullable". allOf is merged
+//     into one schema.
+//   - An array without items (any items, in JSON Schema) gets STRING items,
+//     since Gemini requires items, and says so in its description.
 //   - "const" becomes a one-value "enum". Gemini takes enums of strings
 //     only: other enums are dropped and their values listed in the
 //     description.
@@ -134,6 +142,11 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 				branches[i] = c.convert(b, depth+1, refs)
 			}
 			out["anyOf"] = branches
+			for _, keys := range geminiTypeKeys { // each branch has its own
+				for _, k := range keys {
+					delete(out, k)
+				}
+			}
 			return withNotes(out, notes)
 		}
 	}
@@ -220,7 +233,7 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 	}
 	if _, ok := out["items"]; !ok && out["type"] == "array" {
 		// Gemini requires items; JSON Schema's default is any value.
-		out["items"] = map[string]any{"type": "string"}
+		out["items"] = map[string]any{"type": "STRING"}
 		notes = append(notes, "Items: any value, given as text.")
 	}
 

@@ -201,6 +201,31 @@ func TestGeminiSchema(t *testing.T) {
 			want: `{"type":"ARRAY","items":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"example":["a",1],"minItems":2}`,
 		},
 		{
+			name: "array without items gets items",
+			in:   `{"type":"object","properties":{"tags":{"type":"array","description":"Tags."}}}`,
+			want: `{"type":"OBJECT","properties":{"tags":{"type":"ARRAY","items":{"type":"STRING"},"description":"Tags. Items: any value, given as text."}}}`,
+		},
+		{
+			name: "properties without type is an object",
+			in:   `{"properties":{"a":{"properties":{"b":{"type":"string"}},"required":["b"]}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"OBJECT","properties":{"b":{"type":"STRING"}},"required":["b"]}}}`,
+		},
+		{
+			name: "items without type is an array",
+			in:   `{"items":{"type":"integer"}}`,
+			want: `{"type":"ARRAY","items":{"type":"INTEGER"}}`,
+		},
+		{
+			name: "type list branches keep only their own keywords",
+			in:   `{"type":["string","array","null"],"items":{"type":"string"},"maxLength":5,"minItems":1,"description":"d"}`,
+			want: `{"description":"d","nullable":true,"anyOf":[{"type":"STRING","maxLength":5},{"type":"ARRAY","items":{"type":"STRING"},"minItems":1}]}`,
+		},
+		{
+			name: "type Gemini has no name for",
+			in:   `{"type":"file"}`,
+			want: `{"description":"Type: file."}`,
+		},
+		{
 			name: "boolean property schema",
 			in:   `{"type":"object","properties":{"any":true}}`,
 			want: `{"type":"OBJECT","properties":{"any":{}}}`,
