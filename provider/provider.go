@@ -25,8 +25,7 @@ func objectCall(provider, id, name string, raw json.RawMessage) llmtoolkit.Call 
 	}
 	var m map[string]any
 	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return llmtoolkit.MalformedCall(id, name, string(trimmed),
-			fmt.Errorf("%s tool call %q: arguments must be a JSON object: %w", provider, name, err))
+		return malformedObjectCall(provider, id, name, string(trimmed))
 	}
 	if m == nil {
 		m = map[string]any{}
@@ -106,4 +105,15 @@ func callArguments(provider string, c llmtoolkit.Call) (json.RawMessage, error) 
 		return nil, fmt.Errorf("provider: %s: arguments of call %q (%s) cannot be encoded: %w", provider, c.ID, c.Name, err)
 	}
 	return data, nil
+}
+
+// malformedObjectCall is the call for arguments raw that are not a JSON
+// object.
+func malformedObjectCall(provider, id, name, raw string) llmtoolkit.Call {
+	var m map[string]any
+	err := json.Unmarshal([]byte(raw), &m)
+	if err == nil {
+		err = errors.New("null")
+	}
+	return llmtoolkit.MalformedCall(id, name, raw, fmt.Errorf("%s tool call %q: arguments must be a JSON object: %w", provider, name, err))
 }
