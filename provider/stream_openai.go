@@ -139,7 +139,6 @@ func (s *OpenAIStream) Response() (agentloop.Response, error) {
 	return out, nil
 }
 
-
 // isJSONObject reports whether raw is a JSON object.
 func isJSONObject(raw []byte) bool {
 	var m map[string]json.RawMessage
