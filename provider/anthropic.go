@@ -257,7 +257,7 @@ func AnthropicAssistantMessage(m agentloop.Message) (msg AnthropicMessage, ok bo
 	msg = AnthropicMessage{Role: "assistant"}
 	var st anthropicState
 	if stateGet(m.Provider, StateAnthropic, &st) {
-		if turn, err := anthropicBlocks(st.Content); err == nil && sameTurn(turn.text, turn.calls, m) {
+		if anthropicMatches(st.Content, m) {
 			for _, raw := range st.Content {
 				msg.Content = append(msg.Content, AnthropicContentBlock{Raw: raw})
 			}
@@ -279,19 +279,35 @@ func AnthropicAssistantMessage(m agentloop.Message) (msg AnthropicMessage, ok bo
 	return msg, len(msg.Content) > 0
 }
 
-// sameTurn reports whether text and calls, read from a provider's state,
-// are still what message m says: same text, same calls (ids and names) in
-// the same order.
-func sameTurn(text string, calls []llmtoolkit.Call, m agentloop.Message) bool {
-	if text != m.Content || len(calls) != len(m.ToolCalls) {
-		return false
-	}
-	for i, c := range calls {
-		if c.ID != m.ToolCalls[i].ID || c.Name != m.ToolCalls[i].Name {
+// anthropicMatches reports whether the blocks of an answer still say what
+// message m says: the same text, and the same calls (ids and names) in the
+// same order. It reads no more of the blocks than that.
+func anthropicMatches(raws []json.RawMessage, m agentloop.Message) bool {
+	rest, n := m.Content, 0
+	for _, raw := range raws {
+		var b struct{ Type, Text, ID, Name string }
+		if json.Unmarshal(raw, &b) != nil {
 			return false
 		}
+		switch b.Type {
+		case "text":
+			if !strings.HasPrefix(rest, b.Text) {
+				return false
+			}
+			rest = rest[len(b.Text):]
+		case "tool_use":
+			if !sameCall(m, n, b.ID, b.Name) {
+				return false
+			}
+			n++
+		}
 	}
-	return true
+	return rest == "" && n == len(m.ToolCalls)
+}
+
+// sameCall reports whether m's call number n has this id and name.
+func sameCall(m agentloop.Message, n int, id, name string) bool {
+	return n < len(m.ToolCalls) && m.ToolCalls[n].ID == id && m.ToolCalls[n].Name == name
 }
 
 // AnthropicMessages converts an agentloop conversation to the Messages

@@ -302,7 +302,7 @@ func GeminiModelContent(m agentloop.Message) (content GeminiContent, ok bool) {
 	content = GeminiContent{Role: "model"}
 	var st geminiState
 	if stateGet(m.Provider, StateGemini, &st) {
-		if turn, err := geminiParts(st.Parts); err == nil && sameTurn(turn.text, turn.calls, m) {
+		if geminiMatches(st.Parts, m) {
 			for _, raw := range st.Parts {
 				content.Parts = append(content.Parts, GeminiPart{Raw: raw})
 			}
@@ -318,16 +318,55 @@ func GeminiModelContent(m agentloop.Message) (content GeminiContent, ok bool) {
 	return content, len(content.Parts) > 0
 }
 
+// geminiMatches reports whether the parts of a model turn still say what
+// message m says: the same text (thoughts aside), and the same calls (ids
+// and names) in the same order.
+func geminiMatches(raws []json.RawMessage, m agentloop.Message) bool {
+	rest, n := m.Content, 0
+	for _, raw := range raws {
+		var p struct {
+			Text         *string `json:"text"`
+			Thought      bool    `json:"thought"`
+			FunctionCall *struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			} `json:"functionCall"`
+		}
+		if json.Unmarshal(raw, &p) != nil {
+			return false
+		}
+		switch {
+		case p.FunctionCall != nil:
+			id := p.FunctionCall.ID
+			if id == "" {
+				id = fmt.Sprintf("%s%d", GeminiCallIDPrefix, n+1)
+			}
+			if !sameCall(m, n, id, p.FunctionCall.Name) {
+				return false
+			}
+			n++
+		case p.Thought:
+		case p.Text != nil:
+			if !strings.HasPrefix(rest, *p.Text) {
+				return false
+			}
+			rest = rest[len(*p.Text):]
+		}
+	}
+	return rest == "" && n == len(m.ToolCalls)
+}
+
 // GeminiContents converts an agentloop conversation to a generateContent
 // request's "systemInstruction" (nil without system messages) and
 // "contents": assistant turns have role "model" (written by
 // [GeminiModelContent]: thought signatures replayed, an empty turn left
 // out), and the tool messages that follow one are grouped in one "user"
-// turn of functionResponse parts. Consecutive turns of the same role are
-// merged into one.
+// turn of functionResponse parts. Consecutive user turns of the same kind
+// (text, or function responses) are merged into one.
 func GeminiContents(history []agentloop.Message) (system *GeminiContent, contents []GeminiContent, err error) {
+	responses := func(c GeminiContent) bool { return len(c.Parts) > 0 && c.Parts[0].FunctionResponse != nil }
 	add := func(c GeminiContent) {
-		if n := len(contents); n > 0 && contents[n-1].Role == c.Role {
+		if n := len(contents); n > 0 && contents[n-1].Role == c.Role && responses(contents[n-1]) == responses(c) {
 			contents[n-1].Parts = append(contents[n-1].Parts, c.Parts...)
 			return
 		}

@@ -279,7 +279,7 @@ func OpenAIResponsesAssistantItems(m agentloop.Message) ([]OpenAIResponsesItem, 
 	var items []OpenAIResponsesItem
 	var st openAIResponsesState
 	if stateGet(m.Provider, StateOpenAIResponses, &st) {
-		if turn, err := openAIResponsesItems(st.Output); err == nil && sameTurn(turn.text, turn.calls, m) {
+		if openAIResponsesMatches(st.Output, m) {
 			for _, raw := range st.Output {
 				items = append(items, OpenAIResponsesItem{Raw: raw})
 			}
@@ -303,6 +303,49 @@ func OpenAIResponsesAssistantItems(m agentloop.Message) ([]OpenAIResponsesItem, 
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// openAIResponsesMatches reports whether the output items of a response
+// still say what message m says: the same text, and the same calls
+// (call_ids and names) in the same order.
+func openAIResponsesMatches(raws []json.RawMessage, m agentloop.Message) bool {
+	rest, n := m.Content, 0
+	for _, raw := range raws {
+		var it struct {
+			Type    string `json:"type"`
+			CallID  string `json:"call_id"`
+			Name    string `json:"name"`
+			Content []struct {
+				Type    string `json:"type"`
+				Text    string `json:"text"`
+				Refusal string `json:"refusal"`
+			} `json:"content"`
+		}
+		if json.Unmarshal(raw, &it) != nil {
+			return false
+		}
+		switch it.Type {
+		case "message":
+			for _, c := range it.Content {
+				t := c.Text
+				if c.Type == "refusal" {
+					t = c.Refusal
+				} else if c.Type != "output_text" {
+					continue
+				}
+				if !strings.HasPrefix(rest, t) {
+					return false
+				}
+				rest = rest[len(t):]
+			}
+		case "function_call":
+			if !sameCall(m, n, it.CallID, it.Name) {
+				return false
+			}
+			n++
+		}
+	}
+	return rest == "" && n == len(m.ToolCalls)
 }
 
 // OpenAIResponsesInput converts an agentloop conversation to a Responses
