@@ -1,8 +1,11 @@
 package llmtoolkit
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +74,52 @@ func FuzzParseCallValidate(f *testing.F) {
 		_, err = json.Marshal(call)
 		assert.NoError(t, err)
 	})
+}
+
+func TestParseCallLenient(t *testing.T) {
+	call := ParseCallLenient("c1", "read_file", `{"path": "a.go"}`)
+	assert.Equal(t, Call{ID: "c1", Name: "read_file", Arguments: map[string]any{"path": "a.go"}}, call)
+
+	call = ParseCallLenient("c2", "read_file", `{"path": "a.go",, }`)
+	assert.Equal(t, map[string]any{}, call.Arguments)
+	require.NotNil(t, call.Malformed)
+	assert.Equal(t, `{"path": "a.go",, }`, call.Malformed.Raw)
+	assert.Contains(t, call.Malformed.Reason, "not valid JSON at byte 17")
+
+	data, err := json.Marshal(call)
+	require.NoError(t, err)
+	var back Call
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, call, back, "a malformed call survives storage")
+}
+
+// TestExecuteRefusesMalformedCalls: the tool does not run, the result
+// quotes the arguments and the parse error, and the tool's observers are
+// told, as for any refused call.
+func TestExecuteRefusesMalformedCalls(t *testing.T) {
+	ob := &recordingObserver{}
+	s := observed(ob)
+	ran := false
+	s.fns["count"] = func(context.Context, Call) (string, error) { ran = true; return "", nil }
+
+	res := Execute(t.Context(), s, ParseCallLenient("c1", "count", `{"n": 1`))
+	assert.False(t, ran)
+	assert.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, ErrInvalidCall)
+	assert.Equal(t, "c1", res.ToolCallID)
+	assert.Contains(t, res.Content, `"count" was not run`)
+	assert.Contains(t, res.Content, `{\"n\": 1`)
+	assert.Contains(t, res.Content, "unexpected end of JSON input")
+	assert.NotContains(t, res.Content, `invalid tool call "count": `, "the reason is not repeated")
+	obs := ob.all()
+	require.Len(t, obs, 1)
+	assert.Equal(t, ObservedRefused, obs[0].Kind)
+	assert.Equal(t, res.Content, obs[0].Result.Content)
+
+	// Long garbage is quoted in part, cut on a character boundary.
+	long := "{" + strings.Repeat("é", 3000)
+	res = Execute(t.Context(), s, ParseCallLenient("c2", "count", long))
+	assert.Less(t, len(res.Content), 3000)
+	assert.Contains(t, res.Content, "bytes in all")
+	assert.True(t, utf8.ValidString(res.Content))
 }

@@ -64,9 +64,11 @@ func (e *PanicError) Unwrap() error { return ErrToolPanic }
 // unknown tool lists the available ones, invalid arguments give the
 // validation message (the tool is not called), a panic (of the tool, of r, or
 // while validating) is rescued and logged with its stack through log/slog,
-// and a cancelled or expired ctx says so. A call answered without reaching
-// r.Resolve (refused, or run as a recipe) is told to the definition's
-// [Tool.Observers].
+// and a cancelled or expired ctx says so. A [Call.Malformed] call (its
+// arguments were not a JSON object) never runs: its result quotes the
+// arguments and the parse error, and Err wraps [ErrInvalidCall]. A call
+// answered without reaching r.Resolve (refused, or run as a recipe) is told
+// to the definition's [Tool.Observers].
 func Execute(ctx context.Context, r Resolver, call Call) Result {
 	start := time.Now()
 	if r == nil {
@@ -78,6 +80,14 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 	tool, found, err := guardedLookup(r, call.Name)
 	if err != nil {
 		return panicResult(ctx, "resolver", call, err)
+	}
+	if call.Malformed != nil {
+		merr := malformedError(call)
+		res := errorResult(call, merr, merr.Error())
+		if found {
+			observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
+		}
+		return res
 	}
 	if found {
 		if res, refused := admit(ctx, tool, call); refused {

@@ -32,6 +32,12 @@ type Message struct {
 	ToolName string `json:"tool_name,omitempty"`
 	// IsError marks a tool message that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
+	// Provider is, in an assistant message, the provider state of the
+	// answer it records ([Response.Provider]): reasoning blocks, thought
+	// signatures, reasoning items. Package provider's history converters
+	// send it back to the provider that wrote it and ignore another's. Keep
+	// it when storing a conversation.
+	Provider llmtoolkit.ProviderState `json:"provider,omitempty"`
 }
 
 // SystemMessage returns a system message.
@@ -74,6 +80,17 @@ type Response struct {
 	// StopReason is the provider's reason for stopping ("stop", "end_turn",
 	// "tool_calls", "tool_use", "STOP", ...), passed through as is.
 	StopReason string `json:"stop_reason,omitempty"`
+	// Provider is what the provider returned beside the text and the calls
+	// that it needs back in the next request (see
+	// [llmtoolkit.ProviderState]), filled by package provider's response
+	// parsers. [Run] keeps it on the assistant message it appends.
+	Provider llmtoolkit.ProviderState `json:"provider,omitempty"`
+}
+
+// Message returns the assistant message that records r in the history:
+// its text, calls and provider state.
+func (r Response) Message() Message {
+	return Message{Role: RoleAssistant, Content: r.Content, ToolCalls: r.ToolCalls, Provider: r.Provider}
 }
 
 // SendFunc sends the conversation and the available tools to a model and

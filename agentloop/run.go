@@ -104,7 +104,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		l.emit(Event{Kind: EventResponse, Iteration: n, Response: &resp, Duration: modelDur})
 		it := Iteration{N: n, Response: resp, Calls: resp.ToolCalls, ModelDuration: modelDur}
 		if len(resp.ToolCalls) == 0 {
-			l.history = append(l.history, AssistantMessage(resp.Content))
+			l.history = append(l.history, resp.Message())
 			l.iterationDone(it)
 			return resp, nil
 		}
@@ -120,7 +120,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		results, durs := l.dispatch(ctx, n, calls)
 		it.Results, it.CallDurations, it.ToolsDuration = results, durs, time.Since(t1)
 		l.toolCalls += len(calls)
-		l.history = append(l.history, AssistantMessage(resp.Content, calls...))
+		answer := resp
+		answer.ToolCalls = calls
+		l.history = append(l.history, answer.Message())
 		for _, res := range results {
 			l.history = append(l.history, ToolMessage(res))
 		}

@@ -20,9 +20,15 @@ type AnthropicTool struct {
 }
 
 // AnthropicContentBlock is a content block of a Messages conversation:
-// "text", "tool_use" or "tool_result". Only the fields of its Type are set.
+// "text", "tool_use", "tool_result", "thinking" or "redacted_thinking".
+// Only the fields of its Type are written, each type with the fields the
+// API requires (a tool_use's "input" and a thinking block's "thinking" even
+// when empty). A block with Raw set is written as Raw, unchanged: that is
+// how blocks replayed from a response (thinking with its signature, server
+// tool blocks, text with citations) go back exactly as they came.
 type AnthropicContentBlock struct {
-	// Type is "text", "tool_use" or "tool_result".
+	// Type is "text", "tool_use", "tool_result", "thinking" or
+	// "redacted_thinking".
 	Type string `json:"type"`
 	// Text is a text block's text.
 	Text string `json:"text,omitempty"`
@@ -39,6 +45,60 @@ type AnthropicContentBlock struct {
 	Content string `json:"content,omitempty"`
 	// IsError marks a tool_result block that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
+	// Thinking is a thinking block's text.
+	Thinking string `json:"thinking,omitempty"`
+	// Signature is a thinking block's signature.
+	Signature string `json:"signature,omitempty"`
+	// Data is a redacted_thinking block's encrypted content.
+	Data string `json:"data,omitempty"`
+	// Raw, when set, is the whole block as the API sent it; it is written
+	// instead of the fields above.
+	Raw json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes Raw when set, else the fields of the block's type.
+func (b AnthropicContentBlock) MarshalJSON() ([]byte, error) {
+	if len(b.Raw) > 0 {
+		return b.Raw, nil
+	}
+	switch b.Type {
+	case "text":
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{b.Type, b.Text})
+	case "tool_use":
+		input := b.Input
+		if input == nil {
+			input = map[string]any{}
+		}
+		return json.Marshal(struct {
+			Type  string `json:"type"`
+			ID    string `json:"id"`
+			Name  string `json:"name"`
+			Input any    `json:"input"`
+		}{b.Type, b.ID, b.Name, input})
+	case "tool_result":
+		return json.Marshal(struct {
+			Type      string `json:"type"`
+			ToolUseID string `json:"tool_use_id"`
+			Content   string `json:"content"`
+			IsError   bool   `json:"is_error,omitempty"`
+		}{b.Type, b.ToolUseID, b.Content, b.IsError})
+	case "thinking":
+		return json.Marshal(struct {
+			Type      string `json:"type"`
+			Thinking  string `json:"thinking"`
+			Signature string `json:"signature"`
+		}{b.Type, b.Thinking, b.Signature})
+	case "redacted_thinking":
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Data string `json:"data"`
+		}{b.Type, b.Data})
+	}
+	type plain AnthropicContentBlock
+	return json.Marshal(plain(b))
 }
 
 // AnthropicMessage is one message of a Messages conversation.
@@ -79,56 +139,84 @@ type anthropicResponse struct {
 	} `json:"usage"`
 }
 
-// AnthropicToolCalls reads the tool_use blocks of an assistant message,
-// given the whole Messages response, the message ({"role": "assistant",
-// "content": [...]}) or its content array. Other blocks are skipped.
-func AnthropicToolCalls(assistantMessage json.RawMessage) ([]llmtoolkit.Call, error) {
-	_, calls, _, err := anthropicRead(assistantMessage)
-	return calls, err
+// anthropicState is the value of [StateAnthropic] on an assistant message.
+type anthropicState struct {
+	Content []json.RawMessage `json:"content"`
 }
 
-func anthropicRead(raw json.RawMessage) (anthropicResponse, []llmtoolkit.Call, string, error) {
+// anthropicTurn is what one assistant message holds.
+type anthropicTurn struct {
+	text  string
+	calls []llmtoolkit.Call
+	state llmtoolkit.ProviderState // nil unless the blocks need replaying
+}
+
+// AnthropicToolCalls reads the tool_use blocks of an assistant message,
+// given the whole Messages response, the message ({"role": "assistant",
+// "content": [...]}) or its content array. Other blocks are skipped. A
+// tool_use whose input is not an object gives a [llmtoolkit.MalformedCall].
+func AnthropicToolCalls(assistantMessage json.RawMessage) ([]llmtoolkit.Call, error) {
+	_, turn, err := anthropicRead(assistantMessage)
+	return turn.calls, err
+}
+
+func anthropicRead(raw json.RawMessage) (anthropicResponse, anthropicTurn, error) {
 	var resp anthropicResponse
 	content := raw
 	if !isArray(raw) {
 		if err := decode("Anthropic", raw, &resp); err != nil {
-			return resp, nil, "", err
+			return resp, anthropicTurn{}, err
 		}
 		if resp.Content == nil {
-			return resp, nil, "", fmt.Errorf("%w: Anthropic: the message has no \"content\"", ErrInvalidPayload)
+			return resp, anthropicTurn{}, fmt.Errorf("%w: Anthropic: the message has no \"content\"", ErrInvalidPayload)
 		}
 		content = resp.Content
 	}
-	var blocks []anthropicBlock
-	if isArray(content) {
-		if err := decode("Anthropic", content, &blocks); err != nil {
-			return resp, nil, "", err
-		}
-	} else {
+	if !isArray(content) {
 		var s string // a plain-text content string has no tool calls
 		if err := decode("Anthropic", content, &s); err != nil {
-			return resp, nil, "", fmt.Errorf("%w: Anthropic: \"content\" must be an array of blocks or a string", ErrInvalidPayload)
+			return resp, anthropicTurn{}, fmt.Errorf("%w: Anthropic: \"content\" must be an array of blocks or a string", ErrInvalidPayload)
 		}
-		return resp, nil, s, nil
+		return resp, anthropicTurn{text: s}, nil
 	}
-	var calls []llmtoolkit.Call
+	var raws []json.RawMessage
+	if err := decode("Anthropic", content, &raws); err != nil {
+		return resp, anthropicTurn{}, err
+	}
+	turn, err := anthropicBlocks(raws)
+	return resp, turn, err
+}
+
+// anthropicBlocks reads an assistant turn from its content blocks. The
+// blocks are kept as state when any of them is more than text or tool_use
+// (thinking, redacted_thinking, server tools), so that the turn can be
+// replayed exactly.
+func anthropicBlocks(raws []json.RawMessage) (anthropicTurn, error) {
+	var turn anthropicTurn
 	var text []string
-	for i, b := range blocks {
+	keep := false
+	for i, raw := range raws {
+		var b anthropicBlock
+		if err := decode("Anthropic", raw, &b); err != nil {
+			return anthropicTurn{}, fmt.Errorf("content[%d]: %w", i, err)
+		}
 		switch b.Type {
 		case "text":
 			text = append(text, b.Text)
 		case "tool_use":
 			if b.Name == "" {
-				return resp, nil, "", fmt.Errorf("%w: Anthropic: content[%d] is a tool_use block without a name", ErrInvalidPayload, i)
+				return anthropicTurn{}, fmt.Errorf("%w: Anthropic: content[%d] is a tool_use block without a name", ErrInvalidPayload, i)
 			}
-			args, err := argumentsMap("Anthropic", b.Name, b.Input)
-			if err != nil {
-				return resp, nil, "", err
-			}
-			calls = append(calls, llmtoolkit.Call{ID: b.ID, Name: b.Name, Arguments: args})
+			turn.calls = append(turn.calls, objectCall("Anthropic", b.ID, b.Name, b.Input))
+		default:
+			keep = true
 		}
 	}
-	return resp, calls, strings.Join(text, ""), nil
+	turn.text = strings.Join(text, "")
+	if keep {
+		turn.state = stateWith(nil, StateAnthropic, anthropicState{Content: raws})
+	}
+	return turn, nil
 }
 
 // AnthropicToolResult converts a result to the tool_result block that
@@ -149,19 +237,85 @@ func AnthropicToolResultsMessage(results []llmtoolkit.Result) AnthropicMessage {
 }
 
 // AnthropicToolUse converts a call to a tool_use block, to replay a
-// conversation.
+// conversation. A malformed call's input is {}: the API takes objects only.
 func AnthropicToolUse(c llmtoolkit.Call) AnthropicContentBlock {
 	args := c.Arguments
-	if args == nil {
+	if args == nil || c.Malformed != nil {
 		args = map[string]any{}
 	}
 	return AnthropicContentBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: args}
 }
 
+// AnthropicAssistantMessage builds the assistant message that replays m.
+// When m carries the answer's blocks ([StateAnthropic]) and they still
+// agree with its text and calls, they are written back unchanged, thinking
+// and redacted_thinking blocks with their signatures in their place. When
+// m was edited since, its thinking blocks come first, in order, then the
+// text and the calls. A message with nothing to send gives ok false: leave
+// it out (the API refuses an empty assistant turn).
+func AnthropicAssistantMessage(m agentloop.Message) (msg AnthropicMessage, ok bool) {
+	msg = AnthropicMessage{Role: "assistant"}
+	var st anthropicState
+	if stateGet(m.Provider, StateAnthropic, &st) {
+		if anthropicMatches(st.Content, m) {
+			for _, raw := range st.Content {
+				msg.Content = append(msg.Content, AnthropicContentBlock{Raw: raw})
+			}
+			return msg, len(msg.Content) > 0
+		}
+		for _, raw := range st.Content {
+			var b anthropicBlock
+			if json.Unmarshal(raw, &b) == nil && (b.Type == "thinking" || b.Type == "redacted_thinking") {
+				msg.Content = append(msg.Content, AnthropicContentBlock{Type: b.Type, Raw: raw})
+			}
+		}
+	}
+	if m.Content != "" {
+		msg.Content = append(msg.Content, AnthropicContentBlock{Type: "text", Text: m.Content})
+	}
+	for _, c := range m.ToolCalls {
+		msg.Content = append(msg.Content, AnthropicToolUse(c))
+	}
+	return msg, len(msg.Content) > 0
+}
+
+// anthropicMatches reports whether the blocks of an answer still say what
+// message m says: the same text, and the same calls (ids and names) in the
+// same order. It reads no more of the blocks than that.
+func anthropicMatches(raws []json.RawMessage, m agentloop.Message) bool {
+	rest, n := m.Content, 0
+	for _, raw := range raws {
+		var b struct{ Type, Text, ID, Name string }
+		if json.Unmarshal(raw, &b) != nil {
+			return false
+		}
+		switch b.Type {
+		case "text":
+			if !strings.HasPrefix(rest, b.Text) {
+				return false
+			}
+			rest = rest[len(b.Text):]
+		case "tool_use":
+			if !sameCall(m, n, b.ID, b.Name) {
+				return false
+			}
+			n++
+		}
+	}
+	return rest == "" && n == len(m.ToolCalls)
+}
+
+// sameCall reports whether m's call number n has this id and name.
+func sameCall(m agentloop.Message, n int, id, name string) bool {
+	return n < len(m.ToolCalls) && m.ToolCalls[n].ID == id && m.ToolCalls[n].Name == name
+}
+
 // AnthropicMessages converts an agentloop conversation to the Messages
 // API's "system" text (system messages joined by blank lines) and
 // "messages": the tool messages that follow an assistant message are
-// grouped in one user message, as the API requires.
+// grouped in one user message, as the API requires. Assistant messages are
+// written by [AnthropicAssistantMessage] (thinking blocks replayed; an
+// empty one left out).
 func AnthropicMessages(history []agentloop.Message) (system string, messages []AnthropicMessage, err error) {
 	var sys []string
 	for i, m := range history {
@@ -171,14 +325,9 @@ func AnthropicMessages(history []agentloop.Message) (system string, messages []A
 		case agentloop.RoleUser:
 			messages = append(messages, AnthropicMessage{Role: "user", Content: []AnthropicContentBlock{{Type: "text", Text: m.Content}}})
 		case agentloop.RoleAssistant:
-			am := AnthropicMessage{Role: "assistant"}
-			if m.Content != "" {
-				am.Content = append(am.Content, AnthropicContentBlock{Type: "text", Text: m.Content})
+			if am, ok := AnthropicAssistantMessage(m); ok {
+				messages = append(messages, am)
 			}
-			for _, c := range m.ToolCalls {
-				am.Content = append(am.Content, AnthropicToolUse(c))
-			}
-			messages = append(messages, am)
 		case agentloop.RoleTool:
 			block := AnthropicToolResult(llmtoolkit.Result{ToolCallID: m.ToolCallID, Content: m.Content, IsError: m.IsError})
 			if n := len(messages); n > 0 && messages[n-1].Role == "user" && len(messages[n-1].Content) > 0 &&
@@ -196,13 +345,15 @@ func AnthropicMessages(history []agentloop.Message) (system string, messages []A
 
 // AnthropicResponse reads a Messages response body into an
 // agentloop.Response: the text blocks joined, the tool_use blocks as
-// calls, stop_reason and usage.
+// calls, stop_reason and usage. When the answer has thinking,
+// redacted_thinking or other blocks, all its blocks are kept in
+// Response.Provider ([StateAnthropic]) for [AnthropicMessages] to replay.
 func AnthropicResponse(body json.RawMessage) (agentloop.Response, error) {
-	resp, calls, text, err := anthropicRead(body)
+	resp, turn, err := anthropicRead(body)
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: text, ToolCalls: calls, StopReason: resp.StopReason}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: resp.StopReason, Provider: turn.state}
 	if resp.Usage != nil {
 		out.Usage = agentloop.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
 	}

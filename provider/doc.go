@@ -1,22 +1,58 @@
 // Package provider converts between llmtoolkit's types and the wire formats
-// of the OpenAI Chat Completions, Anthropic Messages and Gemini
-// generateContent APIs, with no SDK dependency: build the request with
-// net/http and encoding/json, and use these functions for the tool parts.
+// of the OpenAI Chat Completions and Responses APIs, the Anthropic Messages
+// API and the Gemini generateContent API, with no SDK dependency: build the
+// request with net/http and encoding/json, and use these functions for the
+// tool parts.
 //
-// For each provider there is the same trio: the tool definitions
-// ([OpenAITools], [AnthropicTools], [GeminiTools]), the tool calls of a
-// model's answer ([OpenAIToolCalls], [AnthropicToolCalls], [GeminiToolCalls])
-// and a tool's result ([OpenAIToolMessage], [AnthropicToolResult],
-// [GeminiFunctionResponse]). Definitions and results are small exported
-// structs with the providers' JSON tags: put them in a request as they are,
-// and json.Marshal writes exactly the provider's shape. Answers are read
-// from json.RawMessage, either the whole response body or the message in it.
+// For each format there is the same trio: the tool definitions
+// ([OpenAITools], [OpenAIResponsesTools], [AnthropicTools], [GeminiTools]),
+// the tool calls of a model's answer ([OpenAIToolCalls],
+// [OpenAIResponsesToolCalls], [AnthropicToolCalls], [GeminiToolCalls]) and
+// a tool's result ([OpenAIToolMessage], [OpenAIResponsesToolOutput],
+// [AnthropicToolResult], [GeminiFunctionResponse]). Definitions and results
+// are small exported structs with the providers' JSON tags: put them in a
+// request as they are, and json.Marshal writes exactly the provider's
+// shape. Answers are read from json.RawMessage, either the whole response
+// body or the message in it.
 //
-// For hosts of package agentloop, [OpenAIMessages], [AnthropicMessages] and
-// [GeminiContents] convert a whole conversation, and [OpenAIResponse],
-// [AnthropicResponse] and [GeminiResponse] turn a response body into an
-// [agentloop.Response], which is all a SendFunc needs.
+// For hosts of package agentloop, [OpenAIMessages], [OpenAIResponsesInput],
+// [AnthropicMessages] and [GeminiContents] convert a whole conversation,
+// and [OpenAIResponse], [OpenAIResponsesResponse], [AnthropicResponse] and
+// [GeminiResponse] turn a response body into an [agentloop.Response],
+// which is all a SendFunc needs. Streaming hosts feed each event to
+// [OpenAIStream], [OpenAIResponsesStream], [AnthropicStream] or
+// [GeminiStream] ([ReadSSE] reads the events) and take the same Response
+// at the end.
+//
+// # Reasoning state
+//
+// Reasoning models return state beside the text and the calls that must
+// come back, unchanged, in the next request: Anthropic's thinking and
+// redacted_thinking blocks with their signatures, Gemini's thought
+// signatures (on a functionCall part, and sometimes on text), OpenAI's
+// reasoning items with their encrypted_content. The response parsers put it
+// in [agentloop.Response.Provider] (and, for a signature that belongs to
+// one call, in [llmtoolkit.Call.Provider]); agentloop keeps it on the
+// assistant message; the history converters of the same format write it
+// back, in its place; the other formats ignore it. Keys: [StateAnthropic],
+// [StateGemini], [StateOpenAIResponses]. A turn that still says what the
+// answer said is replayed exactly as it came; one a host edited keeps its
+// reasoning blocks first and its calls' signatures on the calls.
+//
+// # Malformed calls
+//
+// A call whose arguments are not a JSON object does not fail the parse: it
+// is returned as a [llmtoolkit.MalformedCall], which [llmtoolkit.Execute]
+// answers with an error result quoting the arguments, so the model can
+// send it again.
+//
+// # Schemas
 //
 // Gemini accepts only a subset of JSON Schema (OpenAPI 3.0 style):
-// [GeminiSchema] converts a tool's parameters to it.
+// [GeminiSchema] converts a tool's parameters to it. OpenAI's strict mode
+// needs closed objects with every property required: [OpenAIStrictSchema]
+// converts a schema or says why it cannot, [OpenAIStrictTool] and
+// [OpenAIResponsesStrictTool] build strict tools, and
+// [OpenAIStrictArguments] turns the nulls a strict model sends for
+// optional properties back into absent ones.
 package provider

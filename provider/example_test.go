@@ -56,5 +56,5 @@ func ExampleGeminiSchema() {
 	data, _ := json.Marshal(provider.GeminiSchema(schema))
 	fmt.Println(string(data))
 	// Output:
-	// {"properties":{"note":{"nullable":true,"type":"string"},"unit":{"enum":["celsius"],"type":"string"}},"type":"object"}
+	// {"properties":{"note":{"nullable":true,"type":"STRING"},"unit":{"enum":["celsius"],"type":"STRING"}},"type":"OBJECT"}
 }

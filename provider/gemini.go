@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -41,14 +42,33 @@ type GeminiContent struct {
 }
 
 // GeminiPart is one part of a [GeminiContent]: text, a function call or a
-// function response.
+// function response, possibly with a thought signature. A part with Raw set
+// is written as Raw, unchanged: that is how the parts of a model turn are
+// replayed exactly as they came, thought signatures in place.
 type GeminiPart struct {
 	// Text is a text part's text.
 	Text string `json:"text,omitempty"`
+	// Thought marks a text part that is a summary of the model's thoughts.
+	Thought bool `json:"thought,omitempty"`
+	// ThoughtSignature is the opaque signature (base64) the model attached
+	// to this part; it must go back on the same part.
+	ThoughtSignature string `json:"thoughtSignature,omitempty"`
 	// FunctionCall is a model's call.
 	FunctionCall *GeminiFunctionCall `json:"functionCall,omitempty"`
 	// FunctionResponse answers a call.
 	FunctionResponse *GeminiFunctionResult `json:"functionResponse,omitempty"`
+	// Raw, when set, is the whole part as the API sent it; it is written
+	// instead of the fields above.
+	Raw json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes Raw when set, else the part's fields.
+func (p GeminiPart) MarshalJSON() ([]byte, error) {
+	if len(p.Raw) > 0 {
+		return p.Raw, nil
+	}
+	type plain GeminiPart
+	return json.Marshal(plain(p))
 }
 
 // GeminiFunctionCall is a "functionCall" part.
@@ -93,9 +113,10 @@ func GeminiTools(tools []llmtoolkit.Tool) []GeminiTool {
 }
 
 type geminiPartIn struct {
-	Text         string `json:"text"`
-	Thought      bool   `json:"thought"`
-	FunctionCall *struct {
+	Text             *string `json:"text"`
+	Thought          bool    `json:"thought"`
+	ThoughtSignature string  `json:"thoughtSignature"`
+	FunctionCall     *struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
@@ -113,26 +134,47 @@ type geminiResponse struct {
 	UsageMetadata *struct {
 		PromptTokenCount     int `json:"promptTokenCount"`
 		CandidatesTokenCount int `json:"candidatesTokenCount"`
+		ThoughtsTokenCount   int `json:"thoughtsTokenCount"`
 	} `json:"usageMetadata"`
 	// Parts is set when the payload is a Content rather than a response.
 	Parts json.RawMessage `json:"parts"`
 }
 
-// GeminiToolCalls reads the functionCall parts of a model turn, given the
-// whole generateContent response (its first candidate), the Content
-// ({"role": "model", "parts": [...]}) or its parts array. A call without an
-// id gets one made up from [GeminiCallIDPrefix] and its position.
-func GeminiToolCalls(content json.RawMessage) ([]llmtoolkit.Call, error) {
-	_, calls, _, err := geminiRead(content)
-	return calls, err
+// geminiState is the value of [StateGemini] on an assistant message.
+type geminiState struct {
+	Parts []json.RawMessage `json:"parts"`
 }
 
-func geminiRead(raw json.RawMessage) (geminiResponse, []llmtoolkit.Call, string, error) {
+// geminiCallState is the value of [StateGemini] on a call.
+type geminiCallState struct {
+	ThoughtSignature string `json:"thoughtSignature"`
+}
+
+// geminiTurn is what one model turn holds.
+type geminiTurn struct {
+	text  string
+	calls []llmtoolkit.Call
+	state llmtoolkit.ProviderState // nil unless the parts need replaying
+}
+
+// GeminiToolCalls reads the functionCall parts of a model turn, given the
+// whole generateContent response (its first candidate), the Content
+// ({"role": "model", "parts": [...]}) or its parts array. A call keeps the
+// id the API gave it, or gets one made up from [GeminiCallIDPrefix] and its
+// position; a call's thoughtSignature is kept in its Provider state
+// ([StateGemini]). Args that are not an object give a
+// [llmtoolkit.MalformedCall].
+func GeminiToolCalls(content json.RawMessage) ([]llmtoolkit.Call, error) {
+	_, turn, err := geminiRead(content)
+	return turn.calls, err
+}
+
+func geminiRead(raw json.RawMessage) (geminiResponse, geminiTurn, error) {
 	var resp geminiResponse
 	parts := raw
 	if !isArray(raw) {
 		if err := decode("Gemini", raw, &resp); err != nil {
-			return resp, nil, "", err
+			return resp, geminiTurn{}, err
 		}
 		switch {
 		case resp.Candidates != nil:
@@ -141,55 +183,76 @@ func geminiRead(raw json.RawMessage) (geminiResponse, []llmtoolkit.Call, string,
 				if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
 					reason = "blockReason " + resp.PromptFeedback.BlockReason
 				}
-				return resp, nil, "", fmt.Errorf("%w: Gemini: the response has no candidates (%s)", ErrInvalidPayload, reason)
+				return resp, geminiTurn{}, fmt.Errorf("%w: Gemini: the response has no candidates (%s)", ErrInvalidPayload, reason)
 			}
 			var c struct {
 				Parts json.RawMessage `json:"parts"`
 			}
 			if len(resp.Candidates[0].Content) > 0 {
 				if err := decode("Gemini", resp.Candidates[0].Content, &c); err != nil {
-					return resp, nil, "", err
+					return resp, geminiTurn{}, err
 				}
 			}
 			parts = c.Parts
 		case resp.Parts != nil:
 			parts = resp.Parts
 		default:
-			return resp, nil, "", fmt.Errorf("%w: Gemini: expected a response with \"candidates\", a content with \"parts\", or a parts array", ErrInvalidPayload)
+			return resp, geminiTurn{}, fmt.Errorf("%w: Gemini: expected a response with \"candidates\", a content with \"parts\", or a parts array", ErrInvalidPayload)
 		}
 	}
-	var ps []geminiPartIn
-	if len(parts) > 0 {
-		if err := decode("Gemini", parts, &ps); err != nil {
-			return resp, nil, "", err
+	var raws []json.RawMessage
+	if len(parts) > 0 && string(bytes.TrimSpace(parts)) != "null" {
+		if err := decode("Gemini", parts, &raws); err != nil {
+			return resp, geminiTurn{}, err
 		}
 	}
-	var calls []llmtoolkit.Call
+	turn, err := geminiParts(raws)
+	return resp, turn, err
+}
+
+// geminiParts reads a model turn from its parts. The parts are kept as
+// state when any of them carries a thought or a thought signature, or is
+// more than text and function calls, so that the turn can be replayed
+// exactly.
+func geminiParts(raws []json.RawMessage) (geminiTurn, error) {
+	var turn geminiTurn
 	var text []string
-	n := 0
-	for i, p := range ps {
+	keep := false
+	for i, raw := range raws {
+		var p geminiPartIn
+		if err := decode("Gemini", raw, &p); err != nil {
+			return geminiTurn{}, fmt.Errorf("parts[%d]: %w", i, err)
+		}
+		if p.ThoughtSignature != "" || p.Thought {
+			keep = true
+		}
 		switch {
 		case p.FunctionCall != nil:
-			n++
 			fc := p.FunctionCall
 			if fc.Name == "" {
-				return resp, nil, "", fmt.Errorf("%w: Gemini: parts[%d] is a functionCall without a name", ErrInvalidPayload, i)
-			}
-			args, err := argumentsMap("Gemini", fc.Name, fc.Args)
-			if err != nil {
-				return resp, nil, "", err
+				return geminiTurn{}, fmt.Errorf("%w: Gemini: parts[%d] is a functionCall without a name", ErrInvalidPayload, i)
 			}
 			id := fc.ID
 			if id == "" {
-				id = fmt.Sprintf("%s%d", GeminiCallIDPrefix, n)
+				id = fmt.Sprintf("%s%d", GeminiCallIDPrefix, len(turn.calls)+1)
 			}
-			calls = append(calls, llmtoolkit.Call{ID: id, Name: fc.Name, Arguments: args})
+			call := objectCall("Gemini", id, fc.Name, fc.Args)
+			if p.ThoughtSignature != "" {
+				call.Provider = stateWith(nil, StateGemini, geminiCallState{ThoughtSignature: p.ThoughtSignature})
+			}
+			turn.calls = append(turn.calls, call)
 		case p.Thought:
+		case p.Text != nil:
+			text = append(text, *p.Text)
 		default:
-			text = append(text, p.Text)
+			keep = true // inline data, executable code, ...
 		}
 	}
-	return resp, calls, strings.Join(text, ""), nil
+	turn.text = strings.Join(text, "")
+	if keep {
+		turn.state = stateWith(nil, StateGemini, geminiState{Parts: raws})
+	}
+	return turn, nil
 }
 
 // GeminiFunctionResponse converts a result to the functionResponse part
@@ -207,13 +270,19 @@ func GeminiFunctionResponse(r llmtoolkit.Result) GeminiPart {
 }
 
 // GeminiFunctionCallPart converts a call to a functionCall part, to replay
-// a conversation.
+// a conversation, with the thoughtSignature the call came with
+// ([StateGemini] in its Provider state). A malformed call's args are {}.
 func GeminiFunctionCallPart(c llmtoolkit.Call) GeminiPart {
 	args := c.Arguments
-	if args == nil {
+	if args == nil || c.Malformed != nil {
 		args = map[string]any{}
 	}
-	return GeminiPart{FunctionCall: &GeminiFunctionCall{ID: realGeminiID(c.ID), Name: c.Name, Args: args}}
+	part := GeminiPart{FunctionCall: &GeminiFunctionCall{ID: realGeminiID(c.ID), Name: c.Name, Args: args}}
+	var st geminiCallState
+	if stateGet(c.Provider, StateGemini, &st) {
+		part.ThoughtSignature = st.ThoughtSignature
+	}
+	return part
 }
 
 func realGeminiID(id string) string {
@@ -223,11 +292,86 @@ func realGeminiID(id string) string {
 	return id
 }
 
+// GeminiModelContent builds the "model" content that replays m. When m
+// carries the turn's parts ([StateGemini]) and they still agree with its
+// text and calls, they are written back unchanged, with every thought
+// signature on the part it came on. Otherwise the text comes first, then
+// the calls, each with its own signature. A message with nothing to send
+// gives ok false: leave it out (the API refuses an empty part).
+func GeminiModelContent(m agentloop.Message) (content GeminiContent, ok bool) {
+	content = GeminiContent{Role: "model"}
+	var st geminiState
+	if stateGet(m.Provider, StateGemini, &st) {
+		if geminiMatches(st.Parts, m) {
+			for _, raw := range st.Parts {
+				content.Parts = append(content.Parts, GeminiPart{Raw: raw})
+			}
+			return content, len(content.Parts) > 0
+		}
+	}
+	if m.Content != "" {
+		content.Parts = append(content.Parts, GeminiPart{Text: m.Content})
+	}
+	for _, call := range m.ToolCalls {
+		content.Parts = append(content.Parts, GeminiFunctionCallPart(call))
+	}
+	return content, len(content.Parts) > 0
+}
+
+// geminiMatches reports whether the parts of a model turn still say what
+// message m says: the same text (thoughts aside), and the same calls (ids
+// and names) in the same order.
+func geminiMatches(raws []json.RawMessage, m agentloop.Message) bool {
+	rest, n := m.Content, 0
+	for _, raw := range raws {
+		var p struct {
+			Text         *string `json:"text"`
+			Thought      bool    `json:"thought"`
+			FunctionCall *struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			} `json:"functionCall"`
+		}
+		if json.Unmarshal(raw, &p) != nil {
+			return false
+		}
+		switch {
+		case p.FunctionCall != nil:
+			id := p.FunctionCall.ID
+			if id == "" {
+				id = fmt.Sprintf("%s%d", GeminiCallIDPrefix, n+1)
+			}
+			if !sameCall(m, n, id, p.FunctionCall.Name) {
+				return false
+			}
+			n++
+		case p.Thought:
+		case p.Text != nil:
+			if !strings.HasPrefix(rest, *p.Text) {
+				return false
+			}
+			rest = rest[len(*p.Text):]
+		}
+	}
+	return rest == "" && n == len(m.ToolCalls)
+}
+
 // GeminiContents converts an agentloop conversation to a generateContent
 // request's "systemInstruction" (nil without system messages) and
-// "contents": assistant turns have role "model", and the tool messages that
-// follow one are grouped in one "user" turn of functionResponse parts.
+// "contents": assistant turns have role "model" (written by
+// [GeminiModelContent]: thought signatures replayed, an empty turn left
+// out), and the tool messages that follow one are grouped in one "user"
+// turn of functionResponse parts. Consecutive user turns of the same kind
+// (text, or function responses) are merged into one.
 func GeminiContents(history []agentloop.Message) (system *GeminiContent, contents []GeminiContent, err error) {
+	responses := func(c GeminiContent) bool { return len(c.Parts) > 0 && c.Parts[0].FunctionResponse != nil }
+	add := func(c GeminiContent) {
+		if n := len(contents); n > 0 && contents[n-1].Role == c.Role && responses(contents[n-1]) == responses(c) {
+			contents[n-1].Parts = append(contents[n-1].Parts, c.Parts...)
+			return
+		}
+		contents = append(contents, c)
+	}
 	for i, m := range history {
 		switch m.Role {
 		case agentloop.RoleSystem:
@@ -236,24 +380,15 @@ func GeminiContents(history []agentloop.Message) (system *GeminiContent, content
 			}
 			system.Parts = append(system.Parts, GeminiPart{Text: m.Content})
 		case agentloop.RoleUser:
-			contents = append(contents, GeminiContent{Role: "user", Parts: []GeminiPart{{Text: m.Content}}})
+			add(GeminiContent{Role: "user", Parts: []GeminiPart{{Text: m.Content}}})
 		case agentloop.RoleAssistant:
-			c := GeminiContent{Role: "model"}
-			if m.Content != "" || len(m.ToolCalls) == 0 {
-				c.Parts = append(c.Parts, GeminiPart{Text: m.Content})
+			if c, ok := GeminiModelContent(m); ok {
+				add(c)
 			}
-			for _, call := range m.ToolCalls {
-				c.Parts = append(c.Parts, GeminiFunctionCallPart(call))
-			}
-			contents = append(contents, c)
 		case agentloop.RoleTool:
-			part := GeminiFunctionResponse(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError})
-			if n := len(contents); n > 0 && contents[n-1].Role == "user" && len(contents[n-1].Parts) > 0 &&
-				contents[n-1].Parts[0].FunctionResponse != nil {
-				contents[n-1].Parts = append(contents[n-1].Parts, part)
-			} else {
-				contents = append(contents, GeminiContent{Role: "user", Parts: []GeminiPart{part}})
-			}
+			add(GeminiContent{Role: "user", Parts: []GeminiPart{
+				GeminiFunctionResponse(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError}),
+			}})
 		default:
 			return nil, nil, fmt.Errorf("provider: Gemini: message %d has unknown role %q", i, m.Role)
 		}
@@ -263,18 +398,21 @@ func GeminiContents(history []agentloop.Message) (system *GeminiContent, content
 
 // GeminiResponse reads a generateContent response body into an
 // agentloop.Response: the first candidate's text (thoughts left out) and
-// function calls, its finishReason and the usage.
+// function calls, its finishReason and the usage (thought tokens counted
+// as output). When the turn carries thoughts or thought signatures, its
+// parts are kept in Response.Provider ([StateGemini]) for [GeminiContents]
+// to replay.
 func GeminiResponse(body json.RawMessage) (agentloop.Response, error) {
-	resp, calls, text, err := geminiRead(body)
+	resp, turn, err := geminiRead(body)
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: text, ToolCalls: calls}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, Provider: turn.state}
 	if len(resp.Candidates) > 0 {
 		out.StopReason = resp.Candidates[0].FinishReason
 	}
-	if resp.UsageMetadata != nil {
-		out.Usage = agentloop.Usage{InputTokens: resp.UsageMetadata.PromptTokenCount, OutputTokens: resp.UsageMetadata.CandidatesTokenCount}
+	if u := resp.UsageMetadata; u != nil {
+		out.Usage = agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
 	}
 	return out, nil
 }

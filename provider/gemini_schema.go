@@ -2,7 +2,7 @@ package provider
 
 import (
 	"encoding/json"
-
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -36,10 +36,18 @@ const maxSchemaDepth = 32
 //   - Local references ("#/$defs/X", "#/definitions/X", any "#/..." pointer)
 //     are inlined; a recursive reference becomes an object described as
 //     recursive.
-//   - A type list such as ["string", "null"] becomes "type": "string" with
-//     "nullable": true; several non-null types become an anyOf. oneOf
-//     becomes anyOf; a {"type": "null"} branch becomes "nullable".
-//     allOf is merged into one schema.
+//   - Types are written in the spelling of Gemini's Type enum, as the
+//     official SDK writes them: "OBJECT", "STRING", "NUMBER", "INTEGER",
+//     "BOOLEAN", "ARRAY". A schema with properties but no type is an
+//     OBJECT, one with items but no type an ARRAY; a type Gemini has no
+//     name for is dropped and named in the description.
+//   - A type list such as ["string", "null"] becomes "type": "STRING" with
+//     "nullable": true; several non-null types become an anyOf whose
+//     branches each keep only their own type's keywords. oneOf becomes
+//     anyOf; a {"type": "null"} branch becomes "nullable". allOf is merged
+//     into one schema.
+//   - An array without items (any items, in JSON Schema) gets STRING items,
+//     since Gemini requires items, and says so in its description.
 //   - "const" becomes a one-value "enum". Gemini takes enums of strings
 //     only: other enums are dropped and their values listed in the
 //     description.
@@ -67,15 +75,15 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 	}
 	c.nodes++
 	if depth > maxSchemaDepth || c.nodes > maxSchemaNodes {
-		return map[string]any{"type": "object", "description": "(nested too deeply or too large; definition omitted)"}
+		return map[string]any{"type": "OBJECT", "description": "(nested too deeply or too large; definition omitted)"}
 	}
 	if ref, ok := s["$ref"].(string); ok {
 		if slices.Contains(refs, ref) {
-			return map[string]any{"type": "object", "description": "(recursive definition of " + ref + " omitted)"}
+			return map[string]any{"type": "OBJECT", "description": "(recursive definition of " + ref + " omitted)"}
 		}
 		target, ok := c.resolve(ref)
 		if !ok {
-			return map[string]any{"type": "object", "description": "(unresolved reference " + ref + ")"}
+			return map[string]any{"type": "OBJECT", "description": "(unresolved reference " + ref + ")"}
 		}
 		merged := maps.Clone(target)
 		for k, v := range s { // siblings of $ref (a description, say) win
@@ -125,14 +133,30 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 		default:
 			branches := make([]any, len(types))
 			for i, name := range types {
-				b := maps.Clone(s)
-				b["type"] = name
-				delete(b, "description")
-				delete(b, "title")
+				b := map[string]any{"type": name}
+				for _, k := range geminiTypeKeys[name] {
+					if v, ok := s[k]; ok {
+						b[k] = v
+					}
+				}
 				branches[i] = c.convert(b, depth+1, refs)
 			}
 			out["anyOf"] = branches
+			for _, keys := range geminiTypeKeys { // each branch has its own
+				for _, k := range keys {
+					delete(out, k)
+				}
+			}
 			return withNotes(out, notes)
+		}
+	}
+	if _, typed := out["type"]; !typed {
+		// Gemini reads properties and items only under their type.
+		switch {
+		case s["properties"] != nil:
+			out["type"] = "object"
+		case s["items"] != nil, s["prefixItems"] != nil:
+			out["type"] = "array"
 		}
 	}
 
@@ -207,6 +231,11 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 			out["items"] = c.union(prefix, depth, refs)
 		}
 	}
+	if _, ok := out["items"]; !ok && out["type"] == "array" {
+		// Gemini requires items; JSON Schema's default is any value.
+		out["items"] = map[string]any{"type": "STRING"}
+		notes = append(notes, "Items: any value, given as text.")
+	}
 
 	// anyOf / oneOf.
 	var branches []any
@@ -249,7 +278,42 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 			}
 		}
 	}
-	return withNotes(out, notes)
+	return withNotes(geminiTyped(out), notes)
+}
+
+// geminiTypeKeys are, for each JSON Schema type, the keywords that apply to
+// it: a branch of a type list gets only its own.
+var geminiTypeKeys = map[string][]string{
+	"string":  {"enum", "const", "format", "minLength", "maxLength", "pattern"},
+	"number":  {"format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+	"integer": {"format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+	"array":   {"items", "prefixItems", "minItems", "maxItems"},
+	"object":  {"properties", "required", "minProperties", "maxProperties", "propertyOrdering"},
+}
+
+// geminiTypeNames are the spellings of Gemini's Type enum, as the official
+// SDK writes them (the REST API accepts them).
+var geminiTypeNames = map[string]string{
+	"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
+	"array": "ARRAY", "object": "OBJECT",
+}
+
+// geminiTyped writes out's type in Gemini's spelling; a type Gemini has no
+// name for is dropped and named in the description.
+func geminiTyped(out map[string]any) map[string]any {
+	t, ok := out["type"].(string)
+	if !ok {
+		return out
+	}
+	if name, known := geminiTypeNames[t]; known {
+		out["type"] = name
+		return out
+	}
+	if slices.Contains(slices.Collect(maps.Values(geminiTypeNames)), t) {
+		return out // already converted (merged from a branch)
+	}
+	delete(out, "type")
+	return withNotes(out, []string{"Type: " + t + "."})
 }
 
 // union converts a list of schemas to one: the single schema, or an anyOf.
@@ -271,13 +335,19 @@ func (c *geminiConverter) union(list []any, depth int, refs []string) map[string
 
 // resolve follows a local JSON pointer reference ("#/$defs/X").
 func (c *geminiConverter) resolve(ref string) (map[string]any, bool) {
+	return resolvePointer(c.root, ref)
+}
+
+// resolvePointer follows a local JSON pointer reference ("#", "#/$defs/X")
+// from root.
+func resolvePointer(root map[string]any, ref string) (map[string]any, bool) {
 	if ref == "#" {
-		return c.root, c.root != nil
+		return root, root != nil
 	}
 	if !strings.HasPrefix(ref, "#/") {
 		return nil, false
 	}
-	var cur any = c.root
+	var cur any = root
 	for _, tok := range strings.Split(ref[2:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		m, ok := cur.(map[string]any)
@@ -290,6 +360,15 @@ func (c *geminiConverter) resolve(ref string) (map[string]any, bool) {
 	}
 	m, ok := cur.(map[string]any)
 	return m, ok
+}
+
+// compactJSON encodes v for a note in a description.
+func compactJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
 }
 
 // requiredIn keeps the names of req that are in props, in order.

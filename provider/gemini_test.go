@@ -53,7 +53,6 @@ func TestGeminiToolCalls(t *testing.T) {
 func TestGeminiToolCallsErrors(t *testing.T) {
 	tests := []struct{ name, payload, want string }{
 		{"blocked prompt", `{"candidates":[],"promptFeedback":{"blockReason":"SAFETY"}}`, "blockReason SAFETY"},
-		{"args not an object", `{"parts":[{"functionCall":{"name":"f","args":"x"}}]}`, `"f": arguments must be a JSON object`},
 		{"no name", `{"parts":[{"functionCall":{"args":{}}}]}`, "parts[0]"},
 		{"neither response nor content", `{"foo":1}`, `"candidates"`},
 		{"not JSON", `{`, "Gemini"},
@@ -129,82 +128,107 @@ func TestGeminiSchema(t *testing.T) {
 		{
 			name: "unsupported keywords are dropped",
 			in:   `{"$schema":"x","$id":"y","type":"object","additionalProperties":false,"properties":{"n":{"type":"integer","exclusiveMinimum":0,"multipleOf":2,"minimum":1}},"required":["n"]}`,
-			want: `{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`,
+			want: `{"type":"OBJECT","properties":{"n":{"type":"INTEGER","minimum":1}},"required":["n"]}`,
 		},
 		{
 			name: "nullable type list",
 			in:   `{"type":["string","null"],"description":"d"}`,
-			want: `{"type":"string","nullable":true,"description":"d"}`,
+			want: `{"type":"STRING","nullable":true,"description":"d"}`,
 		},
 		{
 			name: "several types become anyOf",
 			in:   `{"type":["string","integer"],"description":"d"}`,
-			want: `{"description":"d","anyOf":[{"type":"string"},{"type":"integer"}]}`,
+			want: `{"description":"d","anyOf":[{"type":"STRING"},{"type":"INTEGER"}]}`,
 		},
 		{
 			name: "const becomes enum",
 			in:   `{"const":"on"}`,
-			want: `{"type":"string","enum":["on"]}`,
+			want: `{"type":"STRING","enum":["on"]}`,
 		},
 		{
 			name: "non-string enum goes to the description",
 			in:   `{"type":"integer","enum":[1,2,3],"description":"Level."}`,
-			want: `{"type":"integer","description":"Level. One of: 1, 2, 3."}`,
+			want: `{"type":"INTEGER","description":"Level. One of: 1, 2, 3."}`,
 		},
 		{
 			name: "null in enum means nullable",
 			in:   `{"type":["string","null"],"enum":["a","b",null]}`,
-			want: `{"type":"string","enum":["a","b"],"nullable":true}`,
+			want: `{"type":"STRING","enum":["a","b"],"nullable":true}`,
 		},
 		{
 			name: "formats",
 			in:   `{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"string","format":"email"},"c":{"type":"integer","format":"int64"}}}`,
-			want: `{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"string","description":"Format: email."},"c":{"type":"integer","format":"int64"}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING","format":"date-time"},"b":{"type":"STRING","description":"Format: email."},"c":{"type":"INTEGER","format":"int64"}}}`,
 		},
 		{
 			name: "refs are inlined, siblings win",
 			in:   `{"type":"object","$defs":{"P":{"type":"object","description":"a point","properties":{"x":{"type":"number"}},"required":["x"]}},"properties":{"p":{"$ref":"#/$defs/P","description":"where"},"q":{"$ref":"#/definitions/Q"}},"definitions":{"Q":{"type":"boolean"}}}`,
-			want: `{"type":"object","properties":{"p":{"type":"object","description":"where","properties":{"x":{"type":"number"}},"required":["x"]},"q":{"type":"boolean"}}}`,
+			want: `{"type":"OBJECT","properties":{"p":{"type":"OBJECT","description":"where","properties":{"x":{"type":"NUMBER"}},"required":["x"]},"q":{"type":"BOOLEAN"}}}`,
 		},
 		{
 			name: "recursive ref is cut",
 			in:   `{"type":"object","properties":{"child":{"$ref":"#"}}}`,
-			want: `{"type":"object","properties":{"child":{"type":"object","properties":{"child":{"type":"object","description":"(recursive definition of # omitted)"}}}}}`,
+			want: `{"type":"OBJECT","properties":{"child":{"type":"OBJECT","properties":{"child":{"type":"OBJECT","description":"(recursive definition of # omitted)"}}}}}`,
 		},
 		{
 			name: "unresolved ref",
 			in:   `{"$ref":"https://example.com/s.json"}`,
-			want: `{"type":"object","description":"(unresolved reference https://example.com/s.json)"}`,
+			want: `{"type":"OBJECT","description":"(unresolved reference https://example.com/s.json)"}`,
 		},
 		{
 			name: "oneOf with null becomes nullable",
 			in:   `{"oneOf":[{"type":"string"},{"type":"null"}]}`,
-			want: `{"type":"string","nullable":true}`,
+			want: `{"type":"STRING","nullable":true}`,
 		},
 		{
 			name: "oneOf becomes anyOf",
 			in:   `{"oneOf":[{"type":"string"},{"type":"number"}]}`,
-			want: `{"anyOf":[{"type":"string"},{"type":"number"}]}`,
+			want: `{"anyOf":[{"type":"STRING"},{"type":"NUMBER"}]}`,
 		},
 		{
 			name: "allOf is merged",
 			in:   `{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"number"}},"required":["b"]}]}`,
-			want: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}},"required":["a","b"]}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"},"b":{"type":"NUMBER"}},"required":["a","b"]}`,
 		},
 		{
 			name: "required keeps only known properties; empty properties dropped",
 			in:   `{"type":"object","properties":{"a":{"type":"string"},"o":{"type":"object","properties":{}}},"required":["a","ghost"]}`,
-			want: `{"type":"object","properties":{"a":{"type":"string"},"o":{"type":"object"}},"required":["a"]}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"},"o":{"type":"OBJECT"}},"required":["a"]}`,
 		},
 		{
 			name: "tuple items and examples",
 			in:   `{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"examples":[["a",1]],"minItems":2}`,
-			want: `{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"integer"}]},"example":["a",1],"minItems":2}`,
+			want: `{"type":"ARRAY","items":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"example":["a",1],"minItems":2}`,
+		},
+		{
+			name: "array without items gets items",
+			in:   `{"type":"object","properties":{"tags":{"type":"array","description":"Tags."}}}`,
+			want: `{"type":"OBJECT","properties":{"tags":{"type":"ARRAY","items":{"type":"STRING"},"description":"Tags. Items: any value, given as text."}}}`,
+		},
+		{
+			name: "properties without type is an object",
+			in:   `{"properties":{"a":{"properties":{"b":{"type":"string"}},"required":["b"]}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"OBJECT","properties":{"b":{"type":"STRING"}},"required":["b"]}}}`,
+		},
+		{
+			name: "items without type is an array",
+			in:   `{"items":{"type":"integer"}}`,
+			want: `{"type":"ARRAY","items":{"type":"INTEGER"}}`,
+		},
+		{
+			name: "type list branches keep only their own keywords",
+			in:   `{"type":["string","array","null"],"items":{"type":"string"},"maxLength":5,"minItems":1,"description":"d"}`,
+			want: `{"description":"d","nullable":true,"anyOf":[{"type":"STRING","maxLength":5},{"type":"ARRAY","items":{"type":"STRING"},"minItems":1}]}`,
+		},
+		{
+			name: "type Gemini has no name for",
+			in:   `{"type":"file"}`,
+			want: `{"description":"Type: file."}`,
 		},
 		{
 			name: "boolean property schema",
 			in:   `{"type":"object","properties":{"any":true}}`,
-			want: `{"type":"object","properties":{"any":{}}}`,
+			want: `{"type":"OBJECT","properties":{"any":{}}}`,
 		},
 	}
 	for _, tc := range tests {

@@ -3,7 +3,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
@@ -26,6 +25,10 @@ type OpenAIFunction struct {
 	Description string `json:"description,omitempty"`
 	// Parameters is the JSON Schema of the arguments.
 	Parameters map[string]any `json:"parameters,omitempty"`
+	// Strict, when true, asks the API to hold the model's arguments to
+	// Parameters exactly; the schema must then be strict-compatible (see
+	// [OpenAIStrictSchema] and [OpenAIStrictTool]). Nil leaves it out.
+	Strict *bool `json:"strict,omitempty"`
 }
 
 // OpenAIMessage is one message of a Chat Completions conversation: system,
@@ -104,8 +107,10 @@ type openAIAssistant struct {
 // either the message ({"role": "assistant", "tool_calls": [...]}) or a whole
 // chat completion (its first choice's message). The arguments, a JSON
 // string on the wire, are decoded with [llmtoolkit.ParseCall]; a call whose
-// arguments are not a JSON object is an error wrapping
-// [llmtoolkit.ErrInvalidCall]. A message without tool calls gives none.
+// arguments are not a JSON object is returned as a
+// [llmtoolkit.MalformedCall] (raw text and parse error kept), which
+// [llmtoolkit.Execute] answers with an error result so that the model can
+// try again. A message without tool calls gives none.
 func OpenAIToolCalls(assistantMessage json.RawMessage) ([]llmtoolkit.Call, error) {
 	msg, _, err := openAIMessage(assistantMessage)
 	if err != nil {
@@ -147,11 +152,7 @@ func openAICalls(msg openAIAssistant) ([]llmtoolkit.Call, error) {
 		if tc.Function.Name == "" {
 			return nil, fmt.Errorf("%w: OpenAI: tool_calls[%d] has no function name", ErrInvalidPayload, i)
 		}
-		call, err := llmtoolkit.ParseCall(tc.ID, tc.Function.Name, tc.Function.Arguments)
-		if err != nil {
-			return nil, fmt.Errorf("OpenAI: tool_calls[%d]: %w", i, err)
-		}
-		calls = append(calls, call)
+		calls = append(calls, llmtoolkit.ParseCallLenient(tc.ID, tc.Function.Name, tc.Function.Arguments))
 	}
 	return calls, nil
 }
@@ -160,29 +161,32 @@ func openAICalls(msg openAIAssistant) ([]llmtoolkit.Call, error) {
 // answers the call. The API has no error flag, so an error result's
 // content is prefixed with "Error: ".
 func OpenAIToolMessage(r llmtoolkit.Result) OpenAIMessage {
-	content := r.Content
-	if r.IsError && !strings.HasPrefix(content, "Error: ") {
-		content = "Error: " + content
-	}
-	return OpenAIMessage{Role: "tool", ToolCallID: r.ToolCallID, Content: content}
+	return OpenAIMessage{Role: "tool", ToolCallID: r.ToolCallID, Content: errorPrefixed(r)}
 }
 
 // OpenAIAssistantMessage builds the assistant message that carries calls,
-// to replay a conversation. It fails only if arguments cannot be encoded.
+// to replay a conversation. A malformed call's arguments are replayed as
+// the model sent them. It fails only if arguments cannot be encoded.
 func OpenAIAssistantMessage(content string, calls []llmtoolkit.Call) (OpenAIMessage, error) {
 	m := OpenAIMessage{Role: "assistant", Content: content}
 	for _, c := range calls {
-		args := c.Arguments
-		if args == nil {
-			args = map[string]any{}
-		}
-		data, err := json.Marshal(args)
+		args, err := textArguments("OpenAI", c)
 		if err != nil {
-			return OpenAIMessage{}, fmt.Errorf("provider: OpenAI: arguments of call %q (%s) cannot be encoded: %w", c.ID, c.Name, err)
+			return OpenAIMessage{}, err
 		}
-		m.ToolCalls = append(m.ToolCalls, OpenAIToolCall{ID: c.ID, Type: "function", Function: OpenAIFunctionCall{Name: c.Name, Arguments: string(data)}})
+		m.ToolCalls = append(m.ToolCalls, OpenAIToolCall{ID: c.ID, Type: "function", Function: OpenAIFunctionCall{Name: c.Name, Arguments: args}})
 	}
 	return m, nil
+}
+
+// textArguments returns a call's arguments as the JSON text the OpenAI
+// formats carry: the raw text of a malformed call, else the map encoded.
+func textArguments(provider string, c llmtoolkit.Call) (string, error) {
+	if c.Malformed != nil {
+		return c.Malformed.Raw, nil
+	}
+	data, err := callArguments(provider, c)
+	return string(data), err
 }
 
 // OpenAIMessages converts an agentloop conversation to Chat Completions

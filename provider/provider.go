@@ -5,27 +5,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+
+	"github.com/llmtoolkit/llmtoolkit"
 )
 
 // ErrInvalidPayload is wrapped by the errors of the functions that read a
 // provider's JSON: the payload is not shaped as the provider documents.
 var ErrInvalidPayload = errors.New("provider: invalid payload")
 
-// argumentsMap turns a decoded JSON value (an Anthropic input, Gemini args)
-// into a call's arguments: null and absent mean {}.
-func argumentsMap(provider, name string, raw json.RawMessage) (map[string]any, error) {
+// objectCall builds the call for arguments given as a JSON value (an
+// Anthropic input, Gemini args): null and absent mean {}; a value that is
+// not an object gives a [llmtoolkit.MalformedCall], which goes back to the
+// model as an error result.
+func objectCall(provider, id, name string, raw json.RawMessage) llmtoolkit.Call {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return map[string]any{}, nil
+		return llmtoolkit.Call{ID: id, Name: name, Arguments: map[string]any{}}
 	}
 	var m map[string]any
 	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return nil, fmt.Errorf("%w: %s tool call %q: arguments must be a JSON object: %w", ErrInvalidPayload, provider, name, err)
+		return malformedObjectCall(provider, id, name, string(trimmed))
 	}
 	if m == nil {
 		m = map[string]any{}
 	}
-	return m, nil
+	return llmtoolkit.Call{ID: id, Name: name, Arguments: m}
 }
 
 // isArray reports whether raw is a JSON array.
@@ -42,4 +47,73 @@ func decode(provider string, raw json.RawMessage, v any) error {
 		return fmt.Errorf("%w: %s: %w", ErrInvalidPayload, provider, err)
 	}
 	return nil
+}
+
+// The keys of [llmtoolkit.ProviderState] that this package reads and
+// writes, one per wire format. A converter reads only its own key, so state
+// never leaks into another provider's request.
+const (
+	// StateAnthropic holds, on an assistant message, the answer's content
+	// blocks ({"content": [...]}) when they include thinking or other
+	// blocks beyond text and tool_use.
+	StateAnthropic = "anthropic"
+	// StateGemini holds, on an assistant message, the model turn's parts
+	// ({"parts": [...]}) when they carry thoughts or thought signatures;
+	// on a call, the thoughtSignature of its functionCall part
+	// ({"thoughtSignature": "..."}).
+	StateGemini = "gemini"
+	// StateOpenAIResponses holds, on an assistant message, the response's
+	// output items ({"output": [...]}) when they include reasoning or other
+	// items beyond messages and function calls; on a call, the id of its
+	// function_call item ({"id": "fc_..."}).
+	StateOpenAIResponses = "openai-responses"
+)
+
+// stateGet decodes the value of key in s into v; it reports false when s
+// has no such key or the value does not decode (state written by another
+// version, or edited: then the converter does without it).
+func stateGet(s llmtoolkit.ProviderState, key string, v any) bool {
+	raw, ok := s[key]
+	if !ok || len(raw) == 0 {
+		return false
+	}
+	return json.Unmarshal(raw, v) == nil
+}
+
+// stateWith returns s with key set to the encoding of v, s itself is not
+// modified.
+func stateWith(s llmtoolkit.ProviderState, key string, v any) llmtoolkit.ProviderState {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return s // v is built from decoded JSON: it always encodes
+	}
+	out := make(llmtoolkit.ProviderState, len(s)+1)
+	maps.Copy(out, s)
+	out[key] = data
+	return out
+}
+
+// callArguments returns the arguments of c to write in a request as a JSON
+// object: the map encoded ({} for none). A malformed call's arguments are {}
+// (formats that carry arguments as text replay the raw text instead).
+func callArguments(provider string, c llmtoolkit.Call) (json.RawMessage, error) {
+	if c.Malformed != nil || len(c.Arguments) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	data, err := json.Marshal(c.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %s: arguments of call %q (%s) cannot be encoded: %w", provider, c.ID, c.Name, err)
+	}
+	return data, nil
+}
+
+// malformedObjectCall is the call for arguments raw that are not a JSON
+// object.
+func malformedObjectCall(provider, id, name, raw string) llmtoolkit.Call {
+	var m map[string]any
+	err := json.Unmarshal([]byte(raw), &m)
+	if err == nil {
+		err = errors.New("null")
+	}
+	return llmtoolkit.MalformedCall(id, name, raw, fmt.Errorf("%s tool call %q: arguments must be a JSON object: %w", provider, name, err))
 }

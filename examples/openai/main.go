@@ -1,11 +1,16 @@
 // Command openai runs the agent loop against the OpenAI Chat Completions API
-// with plain net/http and package provider: no SDK.
+// or the Responses API, with plain net/http and package provider: no SDK.
 //
 //	OPENAI_API_KEY=sk-... go run ./examples/openai "What is 17.5 + 24.25, and what time is it in Tokyo?"
+//	OPENAI_API=responses OPENAI_MODEL=o4-mini OPENAI_API_KEY=sk-... go run ./examples/openai
 //
-// OPENAI_MODEL picks the model (default gpt-4o-mini) and OPENAI_BASE_URL an
-// OpenAI-compatible server (default https://api.openai.com/v1). Without
-// OPENAI_API_KEY it says what it would do and exits.
+// OPENAI_API picks the API: "chat" (Chat Completions, the default) or
+// "responses" (the Responses API: strict tools where the schema allows,
+// reasoning items kept across turns with store false and
+// include ["reasoning.encrypted_content"]). OPENAI_MODEL picks the model
+// (default gpt-4o-mini) and OPENAI_BASE_URL an OpenAI-compatible server
+// (default https://api.openai.com/v1). Without OPENAI_API_KEY it says what
+// it would do and exits.
 package main
 
 import (
@@ -41,12 +46,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		question = strings.Join(args, " ")
 	}
 	tools := exampleTools{}
+	api := orDefault(getenv("OPENAI_API"), "chat")
+	if api != "chat" && api != "responses" {
+		return fmt.Errorf("OPENAI_API is %q; use \"chat\" (Chat Completions) or \"responses\" (the Responses API)", api)
+	}
 	key := getenv("OPENAI_API_KEY")
 	if key == "" {
 		fmt.Fprintln(out, "OPENAI_API_KEY is not set, so this example makes no request.")
 		fmt.Fprintln(out, "With a key it would ask the model:", question)
-		fmt.Fprint(out, "offering these tools (Chat Completions format):\n")
-		data, _ := json.MarshalIndent(provider.OpenAITools(tools.Tools()), "", "  ")
+		var data []byte
+		if api == "responses" {
+			fmt.Fprint(out, "offering these tools (Responses API format):\n")
+			data, _ = json.MarshalIndent(responsesTools(tools.Tools()), "", "  ")
+		} else {
+			fmt.Fprint(out, "offering these tools (Chat Completions format):\n")
+			data, _ = json.MarshalIndent(provider.OpenAITools(tools.Tools()), "", "  ")
+		}
 		fmt.Fprintln(out, string(data))
 		fmt.Fprintln(out, "and run the tool calls it makes with agentloop.Run until it answers.")
 		return nil
@@ -57,12 +72,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		key:     key,
 		model:   orDefault(getenv("OPENAI_MODEL"), "gpt-4o-mini"),
 	}
+	send := client.send
+	if api == "responses" {
+		send = client.sendResponses
+	}
 	resp, _, err := agentloop.Run(ctx,
 		[]agentloop.Message{
 			agentloop.SystemMessage("Answer briefly. Use the tools for arithmetic and for the time."),
 			agentloop.UserMessage(question),
 		},
-		client.send,
+		send,
 		agentloop.Options{
 			Resolver:      tools,
 			MaxIterations: 5,
@@ -104,7 +123,7 @@ func (c *chatClient) send(ctx context.Context, history []agentloop.Message, tool
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	body, err := json.Marshal(map[string]any{
+	data, err := c.post(ctx, "/chat/completions", map[string]any{
 		"model":    c.model,
 		"messages": messages,
 		"tools":    provider.OpenAITools(tools),
@@ -112,25 +131,80 @@ func (c *chatClient) send(ctx context.Context, history []agentloop.Message, tool
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+"/chat/completions", bytes.NewReader(body))
+	return provider.OpenAIResponse(data)
+}
+
+// sendResponses is an agentloop.SendFunc over the Responses API. Nothing is
+// stored server-side: the reasoning items come back encrypted, ride along
+// in the history (agentloop.Message.Provider) and are sent again.
+func (c *chatClient) sendResponses(ctx context.Context, history []agentloop.Message, tools []llmtoolkit.Tool) (agentloop.Response, error) {
+	input, err := provider.OpenAIResponsesInput(history)
 	if err != nil {
 		return agentloop.Response{}, err
+	}
+	data, err := c.post(ctx, "/responses", map[string]any{
+		"model":   c.model,
+		"input":   input,
+		"tools":   responsesTools(tools),
+		"store":   false,
+		"include": []string{"reasoning.encrypted_content"},
+	})
+	if err != nil {
+		return agentloop.Response{}, err
+	}
+	resp, err := provider.OpenAIResponsesResponse(data)
+	if err != nil {
+		return agentloop.Response{}, err
+	}
+	// Strict tools get null for an optional argument left out: drop those
+	// nulls so that the arguments validate against the tool's own schema.
+	for i, call := range resp.ToolCalls {
+		for _, t := range tools {
+			if t.Name == call.Name {
+				resp.ToolCalls[i].Arguments = provider.OpenAIStrictArguments(t.Parameters, call.Arguments)
+			}
+		}
+	}
+	return resp, nil
+}
+
+// responsesTools offers each tool in strict mode when its schema allows,
+// and as it is otherwise.
+func responsesTools(tools []llmtoolkit.Tool) []provider.OpenAIResponsesTool {
+	out := provider.OpenAIResponsesTools(tools)
+	for i, t := range tools {
+		if strict, err := provider.OpenAIResponsesStrictTool(t); err == nil {
+			out[i] = strict
+		}
+	}
+	return out
+}
+
+// post sends one JSON request and returns the body of a 200 answer.
+func (c *chatClient) post(ctx context.Context, path string, payload any) ([]byte, error) {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		return agentloop.Response{}, err
+		return nil, err
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, 10<<20))
 	if err != nil {
-		return agentloop.Response{}, err
+		return nil, err
 	}
 	if res.StatusCode != http.StatusOK {
-		return agentloop.Response{}, fmt.Errorf("chat completions: %s: %s", res.Status, bytes.TrimSpace(data))
+		return nil, fmt.Errorf("POST %s: %s: %s", path, res.Status, bytes.TrimSpace(data))
 	}
-	return provider.OpenAIResponse(data)
+	return data, nil
 }
 
 // exampleTools offers two tools: add and current_time.

@@ -83,3 +83,69 @@ func TestRunReportsHTTPErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "401")
 	assert.Contains(t, err.Error(), "Incorrect API key")
 }
+
+// TestRunResponsesAPIAgainstFakeServer drives the example with
+// OPENAI_API=responses: strict tools, and the reasoning item of the first
+// answer sent back unchanged before the call it led to.
+func TestRunResponsesAPIAgainstFakeServer(t *testing.T) {
+	reasoning := `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAAABenc"}`
+	call := `{"type":"function_call","id":"fc_1","call_id":"call_1","name":"add","arguments":"{\"numbers\":[17.5,24.25]}","status":"completed"}`
+	var mu sync.Mutex
+	var requests []map[string]json.RawMessage
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, "/v1/responses", r.URL.Path)
+		body, _ := io.ReadAll(r.Body)
+		var req map[string]json.RawMessage
+		if !assert.NoError(t, json.Unmarshal(body, &req)) {
+			http.Error(w, "bad json", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		requests = append(requests, req)
+		n := len(requests)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 {
+			fmt.Fprintf(w, `{"id":"resp_1","object":"response","status":"completed","output":[%s,%s],"usage":{"input_tokens":50,"output_tokens":20}}`, reasoning, call)
+			return
+		}
+		fmt.Fprint(w, `{"id":"resp_2","object":"response","status":"completed","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"The sum is 41.75.","annotations":[]}]}],"usage":{"input_tokens":90,"output_tokens":8}}`)
+	}))
+	defer srv.Close()
+
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"add", "them"}, env(map[string]string{
+		"OPENAI_API": "responses", "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_MODEL": "o4-mini",
+	}), &out)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "<- 41.75 (error=false)")
+	assert.Contains(t, out.String(), "The sum is 41.75.")
+
+	require.Len(t, requests, 2)
+	assert.JSONEq(t, `false`, string(requests[0]["store"]))
+	assert.JSONEq(t, `["reasoning.encrypted_content"]`, string(requests[0]["include"]))
+	var tools []map[string]any
+	require.NoError(t, json.Unmarshal(requests[0]["tools"], &tools))
+	require.Len(t, tools, 2)
+	assert.Equal(t, true, tools[0]["strict"])
+	assert.Equal(t, "add", tools[0]["name"])
+	var input []json.RawMessage
+	require.NoError(t, json.Unmarshal(requests[1]["input"], &input))
+	require.Len(t, input, 5) // system, user, reasoning, function_call, function_call_output
+	assert.JSONEq(t, reasoning, string(input[2]))
+	assert.JSONEq(t, call, string(input[3]))
+	assert.JSONEq(t, `{"type":"function_call_output","call_id":"call_1","output":"41.75"}`, string(input[4]))
+}
+
+func TestRunRefusesUnknownAPI(t *testing.T) {
+	err := run(t.Context(), nil, env(map[string]string{"OPENAI_API": "completions"}), io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"responses"`)
+}
+
+func TestRunWithoutKeyExplainsResponses(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), nil, env(map[string]string{"OPENAI_API": "responses"}), &out))
+	assert.Contains(t, out.String(), "Responses API format")
+	assert.Contains(t, out.String(), `"strict": true`)
+}

@@ -1,0 +1,223 @@
+package provider_test
+
+// The requests this package writes are decoded into the official Go SDKs'
+// request types and encoded again: a field the SDK does not know is lost on
+// the way, a field of the wrong shape fails to decode, so the comparison
+// checks our payloads against code nobody here wrote. The responses the
+// parsers read are built with the SDKs' own types in the tests below.
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/genai"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/provider"
+)
+
+// withoutNulls decodes data and drops null members, recursively: the SDKs
+// leave out what is null.
+func withoutNulls(t *testing.T, data []byte) any {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&v))
+	var clean func(any) any
+	clean = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if e == nil {
+					delete(x, k)
+					continue
+				}
+				x[k] = clean(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = clean(e)
+			}
+		}
+		return v
+	}
+	return clean(v)
+}
+
+// sdkRoundTrip decodes body into T, encodes it again and requires the same
+// JSON (nulls aside).
+func sdkRoundTrip[T any](t *testing.T, what string, body []byte) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal(body, &v), "%s: the SDK cannot decode the request: %s", what, body)
+	again, err := json.Marshal(v)
+	require.NoError(t, err)
+	assert.Equal(t, withoutNulls(t, body), withoutNulls(t, again), "%s: the SDK's request type loses or changes fields", what)
+	return v
+}
+
+func checkAnthropicSDK(t *testing.T, body []byte) {
+	t.Helper()
+	// The SDK takes "system" as text blocks only; the API also takes a string.
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(body, &m))
+	var system string
+	if raw, ok := m["system"]; ok && json.Unmarshal(raw, &system) == nil {
+		if system == "" {
+			delete(m, "system")
+		} else {
+			m["system"] = mustJSON(t, []map[string]string{{"type": "text", "text": system}})
+		}
+	}
+	// The SDK writes a tool_result's string content as one text block, an
+	// equivalent form the API also takes: compare in that form.
+	var msgs []map[string]any
+	require.NoError(t, json.Unmarshal(m["messages"], &msgs))
+	for _, msg := range msgs {
+		blocks, _ := msg["content"].([]any)
+		for _, b := range blocks {
+			if bm, ok := b.(map[string]any); ok && bm["type"] == "tool_result" {
+				if s, ok := bm["content"].(string); ok {
+					bm["content"] = []any{map[string]any{"type": "text", "text": s}}
+				}
+			}
+		}
+	}
+	m["messages"] = mustJSON(t, msgs)
+	p := sdkRoundTrip[anthropic.MessageNewParams](t, "Anthropic", mustJSON(t, m))
+	for i, msg := range p.Messages {
+		assert.NotEmpty(t, msg.Content, "message %d has no content: the API refuses it", i)
+	}
+}
+
+func checkGeminiSDK(t *testing.T, body []byte) {
+	t.Helper()
+	var req struct {
+		Contents          []*genai.Content `json:"contents"`
+		SystemInstruction *genai.Content   `json:"systemInstruction,omitempty"`
+		Tools             []*genai.Tool    `json:"tools,omitempty"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&req), "Gemini: the SDK's types do not take the request: %s", body)
+	again, err := json.Marshal(req)
+	require.NoError(t, err)
+	assert.Equal(t, withoutNulls(t, body), withoutNulls(t, again), "Gemini: the SDK's types lose or change fields")
+	for i, c := range req.Contents {
+		require.NotEmpty(t, c.Parts, "content %d has no parts", i)
+		for j, p := range c.Parts {
+			assert.NotEqual(t, genai.Part{}, *p, "content %d part %d is empty: the API refuses it", i, j)
+		}
+	}
+}
+
+func checkOpenAIResponsesSDK(t *testing.T, body []byte) {
+	t.Helper()
+	sdkRoundTrip[responses.ResponseNewParams](t, "OpenAI Responses", body)
+}
+
+func checkOpenAIChatSDK(t *testing.T, body []byte) {
+	t.Helper()
+	sdkRoundTrip[openai.ChatCompletionNewParams](t, "OpenAI Chat", body)
+}
+
+// The parsers read responses built with the SDKs' own types.
+
+func TestAnthropicReadsSDKBuiltMessage(t *testing.T) {
+	msg := anthropic.NewAssistantMessage(
+		anthropic.NewThinkingBlock("sig-1", "I should look it up."),
+		anthropic.NewRedactedThinkingBlock("cmVkYWN0ZWQ="),
+		anthropic.NewTextBlock("Looking it up."),
+		anthropic.NewToolUseBlock("toolu_1", map[string]any{"location": "Paris"}, "get_weather"),
+	)
+	data := mustJSON(t, msg)
+	resp, err := provider.AnthropicResponse(data)
+	require.NoError(t, err)
+	assert.Equal(t, "Looking it up.", resp.Content)
+	require.Len(t, resp.ToolCalls, 1)
+	assert.Equal(t, llmtoolkit.Call{ID: "toolu_1", Name: "get_weather", Arguments: map[string]any{"location": "Paris"}}, resp.ToolCalls[0])
+
+	// Replayed, the blocks decode into the SDK's block params unchanged.
+	_, msgs, err := provider.AnthropicMessages([]agentloop.Message{resp.Message()})
+	require.NoError(t, err)
+	var back anthropic.MessageParam
+	require.NoError(t, json.Unmarshal(mustJSON(t, msgs[0]), &back))
+	require.Len(t, back.Content, 4)
+	require.NotNil(t, back.Content[0].OfThinking)
+	assert.Equal(t, "sig-1", back.Content[0].OfThinking.Signature)
+	require.NotNil(t, back.Content[1].OfRedactedThinking)
+	assert.Equal(t, "cmVkYWN0ZWQ=", back.Content[1].OfRedactedThinking.Data)
+	require.NotNil(t, back.Content[3].OfToolUse)
+}
+
+func TestGeminiReadsSDKBuiltResponse(t *testing.T) {
+	sdkResp := &genai.GenerateContentResponse{
+		Candidates: []*genai.Candidate{{
+			Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
+				{Text: "thinking about it", Thought: true},
+				{FunctionCall: &genai.FunctionCall{ID: "fc1", Name: "get_weather", Args: map[string]any{"location": "Paris"}}, ThoughtSignature: []byte("signature-bytes")},
+				{FunctionCall: &genai.FunctionCall{ID: "fc2", Name: "get_time", Args: map[string]any{"timezone": "UTC"}}},
+			}},
+			FinishReason: genai.FinishReasonStop,
+		}},
+		UsageMetadata: &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: 10, CandidatesTokenCount: 5, ThoughtsTokenCount: 7},
+	}
+	resp, err := provider.GeminiResponse(mustJSON(t, sdkResp))
+	require.NoError(t, err)
+	require.Len(t, resp.ToolCalls, 2)
+	assert.Equal(t, "fc1", resp.ToolCalls[0].ID)
+	assert.Equal(t, "STOP", resp.StopReason)
+	assert.Equal(t, agentloop.Usage{InputTokens: 10, OutputTokens: 12}, resp.Usage)
+
+	// Replayed through the fallback (the message was rebuilt from its calls
+	// alone), the signature still lands on its own functionCall part.
+	m := agentloop.AssistantMessage("", resp.ToolCalls...)
+	_, contents, err := provider.GeminiContents([]agentloop.Message{agentloop.UserMessage("hi"), m})
+	require.NoError(t, err)
+	var back []*genai.Content
+	require.NoError(t, json.Unmarshal(mustJSON(t, contents), &back))
+	require.Len(t, back[1].Parts, 2)
+	assert.Equal(t, []byte("signature-bytes"), back[1].Parts[0].ThoughtSignature)
+	assert.Empty(t, back[1].Parts[1].ThoughtSignature)
+}
+
+func TestOpenAIResponsesReadsSDKBuiltOutput(t *testing.T) {
+	items := []responses.ResponseInputItemUnionParam{
+		{OfReasoning: &responses.ResponseReasoningItemParam{ID: "rs_1", Summary: []responses.ResponseReasoningItemSummaryParam{}, EncryptedContent: openai.String("enc")}},
+		responses.ResponseInputItemParamOfFunctionCall(`{"location":"Paris"}`, "call_1", "get_weather"),
+	}
+	resp, err := provider.OpenAIResponsesResponse(mustJSON(t, items))
+	require.NoError(t, err)
+	require.Len(t, resp.ToolCalls, 1)
+	assert.Equal(t, "call_1", resp.ToolCalls[0].ID)
+	assert.Equal(t, map[string]any{"location": "Paris"}, resp.ToolCalls[0].Arguments)
+
+	input, err := provider.OpenAIResponsesInput([]agentloop.Message{resp.Message()})
+	require.NoError(t, err)
+	var back []responses.ResponseInputItemUnionParam
+	require.NoError(t, json.Unmarshal(mustJSON(t, input), &back))
+	require.Len(t, back, 2)
+	require.NotNil(t, back[0].OfReasoning)
+	assert.Equal(t, "enc", back[0].OfReasoning.EncryptedContent.Value)
+	require.NotNil(t, back[1].OfFunctionCall)
+	assert.Equal(t, "call_1", back[1].OfFunctionCall.CallID)
+}
+
+func TestOpenAIChatReadsSDKBuiltMessage(t *testing.T) {
+	msg := openai.ChatCompletionAssistantMessageParam{
+		ToolCalls: []openai.ChatCompletionMessageToolCallUnionParam{{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+			ID: "call_1", Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: "get_weather", Arguments: `{"location":"Paris"}`},
+		}}},
+	}
+	calls, err := provider.OpenAIToolCalls(mustJSON(t, msg))
+	require.NoError(t, err)
+	assert.Equal(t, []llmtoolkit.Call{{ID: "call_1", Name: "get_weather", Arguments: map[string]any{"location": "Paris"}}}, calls)
+}
