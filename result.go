@@ -32,8 +32,10 @@ type Display struct {
 	// Kind names the payload's shape: "file", "diff", "process", "matches",
 	// "webpage", ...
 	Kind string `json:"kind"`
-	// Payload holds the data.
-	Payload map[string]any `json:"payload,omitempty"`
+	// Payload holds the data: for the built-in kinds a documented Go type
+	// of the package that emits it (a host can type-switch on it), for
+	// others any value that encodes to JSON.
+	Payload any `json:"payload,omitempty"`
 }
 
 // ErrToolPanic is wrapped by the error of a call whose tool panicked.

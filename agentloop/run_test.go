@@ -380,7 +380,7 @@ func TestRunEventsInOrder(t *testing.T) {
 			case agentloop.EventToolCall:
 				s += " " + e.Call.ID + " " + e.Call.Name
 			case agentloop.EventDisplay:
-				s += " " + e.Call.ID + " " + e.Display.Kind + " " + e.Display.Payload["path"].(string)
+				s += " " + e.Call.ID + " " + e.Display.Kind + " " + e.Display.Payload.(map[string]any)["path"].(string)
 			case agentloop.EventToolResult:
 				s += " " + e.Call.ID + " " + e.Result.Content
 			}

@@ -164,10 +164,10 @@ func TestBashDisplay(t *testing.T) {
 	assert.Equal(t, "hi\n\nCommand exited with code 2", res.Content)
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "process", res.Display.Kind)
-	assert.Equal(t, "echo hi; exit 2", res.Display.Payload["command"])
-	assert.Equal(t, 2, res.Display.Payload["exitCode"])
-	assert.Equal(t, "hi", res.Display.Payload["output"])
-	assert.IsType(t, int64(0), res.Display.Payload["durationMs"])
+	assert.Equal(t, "echo hi; exit 2", res.Display.Payload.(map[string]any)["command"])
+	assert.Equal(t, 2, res.Display.Payload.(map[string]any)["exitCode"])
+	assert.Equal(t, "hi", res.Display.Payload.(map[string]any)["output"])
+	assert.IsType(t, int64(0), res.Display.Payload.(map[string]any)["durationMs"])
 }
 
 func TestBashBackgroundJobDoesNotHang(t *testing.T) {
@@ -254,8 +254,8 @@ func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 			assert.True(t, strings.HasPrefix(string(data), "y\ny\ny\n"))
 			assert.True(t, strings.Contains(string(data), " cut here: this file keeps the first "), "the marker")
 			assert.True(t, strings.HasSuffix(string(data), "y\n"))
-			assert.Equal(t, path, res.Display.Payload["outputFile"])
-			assert.Equal(t, true, res.Display.Payload["outputFileCut"])
+			assert.Equal(t, path, res.Display.Payload.(map[string]any)["outputFile"])
+			assert.Equal(t, true, res.Display.Payload.(map[string]any)["outputFileCut"])
 
 			closed = true
 			require.NoError(t, ct.Close())

@@ -73,7 +73,7 @@ func TestEditFileDiffAndDisplay(t *testing.T) {
 		"  7 line 7\n  8 line 8\n  9 line 9\n-10 line 10\n+10 ten\n 11 line 11\n 12 line 12\n 13 line 13", res.Content)
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "diff", res.Display.Kind)
-	assert.Equal(t, "f.txt", res.Display.Payload["path"])
+	assert.Equal(t, "f.txt", res.Display.Payload.(map[string]any)["path"])
 	assert.Equal(t, map[string]any{
 		"path":      "f.txt",
 		"diff":      "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+ten\n line 11\n line 12\n line 13",
@@ -119,7 +119,7 @@ func TestEditDisplayBounded(t *testing.T) {
 			data, err := json.Marshal(res.Display)
 			require.NoError(t, err)
 			assert.LessOrEqual(t, len(data), tt.maxJSON, "the Display as JSON, as MCP sends it")
-			p := res.Display.Payload
+			p := res.Display.Payload.(map[string]any)
 			for _, key := range []string{"before", "after"} {
 				_, has := p[key]
 				assert.False(t, has, "the payload holds the whole text %q", key)

@@ -71,7 +71,7 @@ func TestGlobDisplayAndCancel(t *testing.T) {
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.ts"}})
 	require.False(t, res.IsError, res.Content)
 	require.NotNil(t, res.Display)
-	assert.Equal(t, []string{"sub/c.ts"}, res.Display.Payload["items"])
+	assert.Equal(t, []string{"sub/c.ts"}, res.Display.Payload.(map[string]any)["items"])
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -137,9 +137,9 @@ func TestGrepDisplay(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "matches", res.Display.Kind)
-	assert.Equal(t, "Bar", res.Display.Payload["pattern"])
-	assert.Equal(t, 1, res.Display.Payload["count"])
-	items := res.Display.Payload["items"].([]map[string]any)
+	assert.Equal(t, "Bar", res.Display.Payload.(map[string]any)["pattern"])
+	assert.Equal(t, 1, res.Display.Payload.(map[string]any)["count"])
+	items := res.Display.Payload.(map[string]any)["items"].([]map[string]any)
 	assert.Equal(t, "sub/b.go", items[0]["path"])
 	assert.Equal(t, 3, items[0]["line"])
 }

@@ -100,8 +100,8 @@ func TestHTTPGetFormats(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "webpage", res.Display.Kind)
-	assert.Equal(t, 200, res.Display.Payload["status"])
-	assert.Equal(t, false, res.Display.Payload["truncated"])
+	assert.Equal(t, 200, res.Display.Payload.(map[string]any)["status"])
+	assert.Equal(t, false, res.Display.Payload.(map[string]any)["truncated"])
 }
 
 func TestHTTPGetEndlessBodyIsCut(t *testing.T) {

@@ -100,9 +100,9 @@ func TestReadFileDisplay(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "file", res.Display.Kind)
-	assert.Equal(t, "f.txt", res.Display.Payload["path"])
-	assert.Equal(t, "line 3\nline 4", res.Display.Payload["content"])
-	assert.Equal(t, []int{3, 4}, res.Display.Payload["line_range"])
+	assert.Equal(t, "f.txt", res.Display.Payload.(map[string]any)["path"])
+	assert.Equal(t, "line 3\nline 4", res.Display.Payload.(map[string]any)["content"])
+	assert.Equal(t, []int{3, 4}, res.Display.Payload.(map[string]any)["line_range"])
 }
 
 func TestReadFileCustomLimits(t *testing.T) {
