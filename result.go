@@ -28,13 +28,23 @@ type Result struct {
 
 // Display is a structured payload a tool attaches for hosts (a TUI, a web
 // UI): the model never sees it.
+//
+// Payloads encode to JSON with one key style, camelCase ("exitCode",
+// "firstChangedLine"): the style of the tools' argument names (oldText,
+// ignoreCase) and of MCP, whose structuredContent carries a Display as
+// it is. Every kind this module emits keeps to it, and tools of other
+// packages should too.
 type Display struct {
-	// Kind names the payload's shape: "file", "diff", "process", "matches",
-	// "webpage", ...
+	// Kind names the payload's shape. The built-in tools' kinds are
+	// "file", "diff", "process", "matches", "files" and "webpage", each
+	// with its payload type in package codetools
+	// ([github.com/llmtoolkit/llmtoolkit/codetools.FilePayload], ...).
 	Kind string `json:"kind"`
-	// Payload holds the data: for the built-in kinds a documented Go type
-	// of the package that emits it (a host can type-switch on it), for
-	// others any value that encodes to JSON.
+	// Payload holds the data: for the built-in kinds a value (not a
+	// pointer) of a documented Go type of the package that emits it, so a
+	// host can type-switch on it; for others any value that encodes to
+	// JSON. A Display decoded from JSON (from an MCP server, say) holds
+	// the decoded value, a map[string]any for an object.
 	Payload any `json:"payload,omitempty"`
 }
 

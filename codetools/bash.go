@@ -180,13 +180,11 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if waitErr != nil {
 		code = exitCode(waitErr)
 	}
-	payload := map[string]any{
-		"command": command, "exitCode": code, "output": text, "durationMs": elapsed.Milliseconds(),
-	}
-	if out.path != "" {
-		payload["outputFile"], payload["outputFileCut"] = out.path, out.cut
-	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "process", Payload: payload})
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindProcess, Payload: ProcessPayload{
+		Command: command, ExitCode: code, Output: text, OutputBytes: out.total,
+		DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
+		OutputFile: out.path, OutputFileCut: out.path != "" && out.cut,
+	}})
 	if err := trap.error(); err != nil {
 		return "", err
 	}

@@ -162,12 +162,15 @@ func TestBashDisplay(t *testing.T) {
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo hi; exit 2"}})
 	require.True(t, res.IsError)
 	assert.Equal(t, "hi\n\nCommand exited with code 2", res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, "process", res.Display.Kind)
-	assert.Equal(t, "echo hi; exit 2", res.Display.Payload.(map[string]any)["command"])
-	assert.Equal(t, 2, res.Display.Payload.(map[string]any)["exitCode"])
-	assert.Equal(t, "hi", res.Display.Payload.(map[string]any)["output"])
-	assert.IsType(t, int64(0), res.Display.Payload.(map[string]any)["durationMs"])
+	p := payloadOf[ProcessPayload](t, res, KindProcess)
+	assert.Equal(t, "echo hi; exit 2", p.Command)
+	assert.Equal(t, 2, p.ExitCode)
+	assert.Equal(t, "hi", p.Output)
+	assert.Equal(t, int64(3), p.OutputBytes)
+	assert.GreaterOrEqual(t, p.DurationMs, int64(0))
+	assert.False(t, p.TimedOut)
+	assert.Empty(t, p.OutputFile, "the output fits: no file")
+	assert.False(t, p.OutputFileCut)
 }
 
 func TestBashBackgroundJobDoesNotHang(t *testing.T) {
@@ -254,8 +257,10 @@ func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 			assert.True(t, strings.HasPrefix(string(data), "y\ny\ny\n"))
 			assert.True(t, strings.Contains(string(data), " cut here: this file keeps the first "), "the marker")
 			assert.True(t, strings.HasSuffix(string(data), "y\n"))
-			assert.Equal(t, path, res.Display.Payload.(map[string]any)["outputFile"])
-			assert.Equal(t, true, res.Display.Payload.(map[string]any)["outputFileCut"])
+			p := payloadOf[ProcessPayload](t, res, KindProcess)
+			assert.Equal(t, path, p.OutputFile)
+			assert.True(t, p.OutputFileCut)
+			assert.Greater(t, p.OutputBytes, limit, "the whole output's size")
 
 			closed = true
 			require.NoError(t, ct.Close())

@@ -299,10 +299,11 @@ func (d *textDiff) compact(context, maxLines int) string {
 const maxDisplayDiffBytes = 64 << 10
 
 // payload is the payload of the "diff" Display an edit shows: the
-// path, a unified diff of at most maxDisplayDiffBytes bytes ("truncated"
+// path, a unified diff of at most maxDisplayDiffBytes bytes (Truncated
 // says whether it was cut), the counts of lines removed and added, and
-// the first changed line. It never holds the whole texts.
-func (d *textDiff) payload(path string, context int) map[string]any {
+// the first changed line. It never holds the whole texts. The caller sets
+// Replacements.
+func (d *textDiff) payload(path string, context int) DiffPayload {
 	diff, truncated := d.unified(path, context, maxDisplayDiffBytes)
 	removed, added := 0, 0
 	for _, op := range d.ops {
@@ -313,9 +314,9 @@ func (d *textDiff) payload(path string, context int) map[string]any {
 			added += op.n
 		}
 	}
-	return map[string]any{
-		"path": path, "diff": diff, "truncated": truncated,
-		"added": added, "removed": removed, "first_changed_line": d.firstChanged(),
+	return DiffPayload{
+		Path: path, Diff: diff, Truncated: truncated,
+		Added: added, Removed: removed, FirstChangedLine: d.firstChanged(),
 	}
 }
 

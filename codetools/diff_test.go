@@ -180,14 +180,14 @@ func TestUnifiedDiffCapped(t *testing.T) {
 			assert.True(t, strings.HasSuffix(got, "\n... (diff cut at 64 KiB)"), got[len(got)-100:])
 			assert.True(t, utf8.ValidString(got), "cut at a character boundary")
 			p := d.payload("f.txt", 3)
-			assert.Equal(t, got, p["diff"])
-			assert.Equal(t, true, p["truncated"])
+			assert.Equal(t, got, p.Diff)
+			assert.True(t, p.Truncated)
 		})
 	}
 	p := newTextDiff(before, after, 3).payload("f.txt", 3)
-	assert.Equal(t, 20_000, p["added"])
-	assert.Equal(t, 20_000, p["removed"])
-	assert.Equal(t, 1, p["first_changed_line"])
+	assert.Equal(t, 20_000, p.Added)
+	assert.Equal(t, 20_000, p.Removed)
+	assert.Equal(t, 1, p.FirstChangedLine)
 }
 
 // FuzzUnifiedDiff checks that the unified diff, applied to before, gives

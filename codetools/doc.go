@@ -7,4 +7,11 @@
 // nor a symbolic link can reach outside it. Every output is capped, every
 // subprocess is killed with its children on timeout, and edits follow exact,
 // predictable rules that never corrupt a file.
+//
+// Beside its text, each tool that has something to show attaches an
+// [llmtoolkit.Display] for hosts, with a payload of a documented type
+// ([FilePayload], [DiffPayload], [ProcessPayload], [MatchesPayload],
+// [FilesPayload], [WebpagePayload]) whose JSON keys are camelCase; a host
+// renders it with a type switch, and [DecodeDisplay] types one read back
+// from JSON.
 package codetools

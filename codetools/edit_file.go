@@ -45,7 +45,7 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err
 	}
-	diff := c.showDiff(ctx, rel, before, after)
+	diff := c.showDiff(ctx, rel, before, after, 1)
 	msg := fmt.Sprintf("Successfully replaced text in %s.", p)
 	if m.tolerant {
 		msg += " (oldText matched once Unicode quotes, dashes, spaces and trailing whitespace were normalised.)"

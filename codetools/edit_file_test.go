@@ -71,14 +71,11 @@ func TestEditFileDiffAndDisplay(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, "Successfully replaced text in f.txt.\n\n"+
 		"  7 line 7\n  8 line 8\n  9 line 9\n-10 line 10\n+10 ten\n 11 line 11\n 12 line 12\n 13 line 13", res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, "diff", res.Display.Kind)
-	assert.Equal(t, "f.txt", res.Display.Payload.(map[string]any)["path"])
-	assert.Equal(t, map[string]any{
-		"path":      "f.txt",
-		"diff":      "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+ten\n line 11\n line 12\n line 13",
-		"truncated": false, "added": 1, "removed": 1, "first_changed_line": 10,
-	}, res.Display.Payload, "the whole texts are not in the payload")
+	assert.Equal(t, DiffPayload{
+		Path:      "f.txt",
+		Diff:      "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+ten\n line 11\n line 12\n line 13",
+		Truncated: false, Added: 1, Removed: 1, FirstChangedLine: 10, Replacements: 1,
+	}, payloadOf[DiffPayload](t, res, KindDiff), "the whole texts are not in the payload")
 }
 
 // TestEditDisplayBounded: the Display of an edit holds a capped diff,
@@ -98,16 +95,17 @@ func TestEditDisplayBounded(t *testing.T) {
 		maxJSON         int
 		added, removed  int
 		firstChangeLine int
+		replacements    int
 	}{
 		{"edit one line", "edit_file", map[string]any{"path": "f.txt", "oldText": "record 200000:", "newText": "RECORD 200000:"},
-			false, 1 << 10, 1, 1, 200_001},
+			false, 1 << 10, 1, 1, 200_001, 1},
 		{"edit the whole file", "edit_file", map[string]any{"path": "f.txt", "oldText": big, "newText": strings.ReplaceAll(big, "some", "other")},
-			true, 2 * maxDisplayDiffBytes, 0, 0, 1},
+			true, 2 * maxDisplayDiffBytes, 0, 0, 1, 1},
 		{"multi_edit", "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
 			map[string]any{"oldText": "record 10:", "newText": "R10:"}, map[string]any{"oldText": "record 240000:", "newText": "R240000:"}}},
-			false, 2 << 10, 2, 2, 11},
+			false, 2 << 10, 2, 2, 11, 2},
 		{"write_file", "write_file", map[string]any{"path": "f.txt", "content": strings.ReplaceAll(big, "text", "words")},
-			true, 2 * maxDisplayDiffBytes, 0, 0, 1},
+			true, 2 * maxDisplayDiffBytes, 0, 0, 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,22 +117,19 @@ func TestEditDisplayBounded(t *testing.T) {
 			data, err := json.Marshal(res.Display)
 			require.NoError(t, err)
 			assert.LessOrEqual(t, len(data), tt.maxJSON, "the Display as JSON, as MCP sends it")
-			p := res.Display.Payload.(map[string]any)
-			for _, key := range []string{"before", "after"} {
-				_, has := p[key]
-				assert.False(t, has, "the payload holds the whole text %q", key)
-			}
-			assert.Equal(t, tt.truncated, p["truncated"])
-			assert.Equal(t, tt.firstChangeLine, p["first_changed_line"])
-			diff, _ := p["diff"].(string)
+			p := payloadOf[DiffPayload](t, res, KindDiff)
+			assert.Equal(t, tt.truncated, p.Truncated)
+			assert.Equal(t, tt.firstChangeLine, p.FirstChangedLine)
+			assert.Equal(t, tt.replacements, p.Replacements)
+			diff := p.Diff
 			assert.True(t, strings.HasPrefix(diff, "--- a/f.txt\n+++ b/f.txt\n@@ -"), diff[:min(len(diff), 200)])
 			if tt.truncated {
 				assert.True(t, strings.HasSuffix(diff, "\n... (diff cut at 64 KiB)"))
 				assert.LessOrEqual(t, len(diff), maxDisplayDiffBytes)
 				return
 			}
-			assert.Equal(t, tt.added, p["added"])
-			assert.Equal(t, tt.removed, p["removed"])
+			assert.Equal(t, tt.added, p.Added)
+			assert.Equal(t, tt.removed, p.Removed)
 		})
 	}
 }

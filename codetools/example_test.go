@@ -38,7 +38,9 @@ func ExampleNew() {
 		"path": "greet.go", "oldText": "world", "newText": "gophers",
 	}})
 	fmt.Println(res.Content)
-	fmt.Println("display:", res.Display.Kind, res.Display.Payload.(map[string]any)["first_changed_line"])
+	if diff, ok := res.Display.Payload.(codetools.DiffPayload); ok {
+		fmt.Println("display:", res.Display.Kind, diff.FirstChangedLine)
+	}
 
 	res = llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{
 		"path": "greet.go", "oldText": "Hello", "newText": "Hello",

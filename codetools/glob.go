@@ -120,8 +120,8 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 	for i, h := range shown {
 		paths[i] = h.rel
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "files", Payload: map[string]any{
-		"pattern": pattern, "count": len(hits), "items": paths,
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFiles, Payload: FilesPayload{
+		Pattern: pattern, Total: len(hits), Shown: len(paths), Paths: paths,
 	}})
 	if len(hits) == 0 {
 		return "No files found matching pattern"

@@ -70,8 +70,8 @@ func TestGlobDisplayAndCancel(t *testing.T) {
 	ct := p2Tree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.ts"}})
 	require.False(t, res.IsError, res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, []string{"sub/c.ts"}, res.Display.Payload.(map[string]any)["items"])
+	assert.Equal(t, FilesPayload{Pattern: "**/*.ts", Total: 1, Shown: 1, Paths: []string{"sub/c.ts"}},
+		payloadOf[FilesPayload](t, res, KindFiles))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -159,7 +159,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit int, withContext bool) string {
 	maxBytes := c.cfg.part2.grepMaxBytes
 	var b strings.Builder
-	items := []map[string]any{}
+	items := []Match{}
 	shown, cutBytes := 0, false
 	const reserve = 200 // room for the closing notice
 	prevFile := ""
@@ -188,12 +188,12 @@ files:
 			prevFile, lastN = f.rel, l.n
 			if l.match {
 				shown++
-				items = append(items, map[string]any{"path": f.rel, "line": l.n, "text": l.text})
+				items = append(items, Match{Path: f.rel, Line: l.n, Text: l.text})
 			}
 		}
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "matches", Payload: map[string]any{
-		"pattern": pattern, "count": shown, "items": items,
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindMatches, Payload: MatchesPayload{
+		Pattern: pattern, Total: col.total, Shown: shown, Items: items,
 	}})
 	if col.total == 0 {
 		return "No matches found"

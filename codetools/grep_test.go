@@ -135,13 +135,13 @@ func TestGrepDisplay(t *testing.T) {
 	ct := p2Tree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Bar"}})
 	require.False(t, res.IsError, res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, "matches", res.Display.Kind)
-	assert.Equal(t, "Bar", res.Display.Payload.(map[string]any)["pattern"])
-	assert.Equal(t, 1, res.Display.Payload.(map[string]any)["count"])
-	items := res.Display.Payload.(map[string]any)["items"].([]map[string]any)
-	assert.Equal(t, "sub/b.go", items[0]["path"])
-	assert.Equal(t, 3, items[0]["line"])
+	p := payloadOf[MatchesPayload](t, res, KindMatches)
+	assert.Equal(t, "Bar", p.Pattern)
+	assert.Equal(t, 1, p.Total)
+	assert.Equal(t, 1, p.Shown)
+	require.Len(t, p.Items, 1)
+	assert.Equal(t, "sub/b.go", p.Items[0].Path)
+	assert.Equal(t, 3, p.Items[0].Line)
 }
 
 func TestGrepLimitAcrossManyFiles(t *testing.T) {

@@ -163,7 +163,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	}
 	isHTML := mediatype == "text/html" || mediatype == "application/xhtml+xml"
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		showWebpage(ctx, finalText, resp.StatusCode, truncated)
+		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated)
 		start := ""
 		if isTextual(mediatype, body) {
 			start = toUTF8(body, params["charset"])
@@ -188,7 +188,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		header += " · from " + finalText
 	}
 	if !isTextual(mediatype, body) {
-		showWebpage(ctx, finalText, resp.StatusCode, truncated)
+		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated)
 		return fmt.Sprintf("%s\nBinary content (%s, %s) is not shown. Download it with bash (curl -o FILE URL) to work with it.", header, orUnknown(mediatype), sizeText), nil
 	}
 	var content string
@@ -225,7 +225,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	if len(content) > maxBytes {
 		content, truncated = textutil.CutUTF8(content, maxBytes), true
 	}
-	showWebpage(ctx, finalText, resp.StatusCode, truncated)
+	showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated)
 	out := header + "\n\n" + content
 	if truncated {
 		out += fmt.Sprintf("\n\n[truncated at %d bytes]", maxBytes)
@@ -234,9 +234,9 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 }
 
 // showWebpage attaches http_get's Display payload.
-func showWebpage(ctx context.Context, url string, status int, truncated bool) {
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "webpage", Payload: map[string]any{
-		"url": url, "status": status, "truncated": truncated,
+func showWebpage(ctx context.Context, url string, status int, mediatype string, truncated bool) {
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindWebpage, Payload: WebpagePayload{
+		URL: url, Status: status, ContentType: mediatype, Truncated: truncated,
 	}})
 }
 

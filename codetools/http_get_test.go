@@ -98,10 +98,8 @@ func TestHTTPGetFormats(t *testing.T) {
 
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL + "/plain"}})
 	require.False(t, res.IsError, res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, "webpage", res.Display.Kind)
-	assert.Equal(t, 200, res.Display.Payload.(map[string]any)["status"])
-	assert.Equal(t, false, res.Display.Payload.(map[string]any)["truncated"])
+	assert.Equal(t, WebpagePayload{URL: srv.URL + "/plain", Status: 200, ContentType: "text/plain"},
+		payloadOf[WebpagePayload](t, res, KindWebpage))
 }
 
 func TestHTTPGetEndlessBodyIsCut(t *testing.T) {

@@ -60,7 +60,7 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err
 	}
-	diff := c.showDiff(ctx, rel, before, after)
+	diff := c.showDiff(ctx, rel, before, after, len(edits))
 	noun := "edits"
 	if len(edits) == 1 {
 		noun = "edit"

@@ -120,8 +120,9 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	first, last := offset, offset+shown-1
 	total := last + rest
 	content := out.String()
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "file", Payload: map[string]any{
-		"path": slashPath(rel), "content": content, "line_range": []int{first, last},
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFile, Payload: FilePayload{
+		Path: slashPath(rel), Content: content, StartLine: first, EndLine: last,
+		TotalLines: total, Truncated: rest > 0 || cut,
 	}})
 	if total == 0 {
 		return "(empty file)", nil

@@ -98,11 +98,9 @@ func TestReadFileDisplay(t *testing.T) {
 	writeTestFile(t, dir, "f.txt", linesText(10))
 	res := execute(c, "read_file", map[string]any{"path": "./f.txt", "offset": 3, "limit": 2})
 	require.False(t, res.IsError, res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, "file", res.Display.Kind)
-	assert.Equal(t, "f.txt", res.Display.Payload.(map[string]any)["path"])
-	assert.Equal(t, "line 3\nline 4", res.Display.Payload.(map[string]any)["content"])
-	assert.Equal(t, []int{3, 4}, res.Display.Payload.(map[string]any)["line_range"])
+	assert.Equal(t, FilePayload{
+		Path: "f.txt", Content: "line 3\nline 4", StartLine: 3, EndLine: 4, TotalLines: 10, Truncated: true,
+	}, payloadOf[FilePayload](t, res, KindFile))
 }
 
 func TestReadFileCustomLimits(t *testing.T) {

@@ -45,7 +45,7 @@ func (c *CodeTools) writeFile(ctx context.Context, args map[string]any) (string,
 		return "", err
 	}
 	if before != nil {
-		c.showDiff(ctx, rel, *before, content)
+		c.showDiff(ctx, rel, *before, content, 0)
 	}
 	return fmt.Sprintf("Wrote %d bytes to %s", len(content), p), nil
 }

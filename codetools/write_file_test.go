@@ -24,11 +24,10 @@ func TestWriteFile(t *testing.T) {
 	require.NoError(t, os.Chmod(p, 0o755))
 	res = execute(c, "write_file", map[string]any{"path": "script.sh", "content": "one\nTWO\n"})
 	require.False(t, res.IsError, res.Content)
-	require.NotNil(t, res.Display)
-	assert.Equal(t, "diff", res.Display.Kind)
-	assert.Equal(t, "--- a/script.sh\n+++ b/script.sh\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO", res.Display.Payload.(map[string]any)["diff"])
-	assert.Equal(t, false, res.Display.Payload.(map[string]any)["truncated"])
-	assert.Equal(t, 2, res.Display.Payload.(map[string]any)["first_changed_line"])
+	assert.Equal(t, DiffPayload{
+		Path: "script.sh", Diff: "--- a/script.sh\n+++ b/script.sh\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO",
+		Added: 1, Removed: 1, FirstChangedLine: 2, Replacements: 0,
+	}, payloadOf[DiffPayload](t, res, KindDiff))
 	info, err := os.Stat(p)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o755), info.Mode().Perm(), "mode kept")

@@ -153,7 +153,10 @@ func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // result marked isError becomes a [*ToolError] carrying the server's text.
 // Structured content is shown with [llmtoolkit.Show]: as the Display itself
 // when it has the shape [NewServer] sends ({"kind", "payload"}), otherwise
-// under kind "mcp". A transport or protocol failure is an error that names
+// under kind "mcp". Its payload is the JSON as decoded (a map[string]any),
+// whatever the server's tool: this package knows no tool's types. A host
+// that wants the Go types of the built-in tools' kinds passes the Display
+// to codetools.DecodeDisplay. A transport or protocol failure is an error that names
 // the server and the tool and wraps the SDK's error.
 func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
 	if _, ok := c.LookupTool(call.Name); !ok {

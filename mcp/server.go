@@ -28,7 +28,9 @@ import (
 // against the tool's schema, a panic is rescued, and any failure answers
 // with a result marked isError whose text says what went wrong, never a
 // protocol error. A [llmtoolkit.Display] the tool shows is sent as
-// structuredContent: {"kind": ..., "payload": {...}}.
+// structuredContent: {"kind": ..., "payload": {...}}, the payload encoded
+// with its own JSON keys (for codetools' kinds, the documented camelCase
+// ones).
 //
 // An answer always fits in one MCP message (the Go SDK's clients read at
 // most 16 MiB a line): a text longer than 8 MiB once encoded in JSON is

@@ -1,0 +1,213 @@
+package codetools
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// The kinds of [llmtoolkit.Display] the tools show, and the payload type
+// each carries. A tool sets its payload as a value (never a pointer), so a
+// host renders a result with a type switch on [llmtoolkit.Display.Payload]:
+//
+//	switch p := res.Display.Payload.(type) {
+//	case codetools.DiffPayload:
+//		render(p.Diff)
+//	case codetools.ProcessPayload:
+//		...
+//	}
+//
+// Every payload encodes to JSON with camelCase keys (the style of the tools'
+// arguments and of MCP), every key always present. Sizes are bounded: a
+// diff, never whole files; at most the matches and the output the model was
+// shown.
+const (
+	// KindFile is read_file's Display: a [FilePayload].
+	KindFile = "file"
+	// KindDiff is the Display of edit_file, multi_edit and write_file (when
+	// it replaces a file): a [DiffPayload].
+	KindDiff = "diff"
+	// KindProcess is bash's Display: a [ProcessPayload].
+	KindProcess = "process"
+	// KindMatches is grep's Display: a [MatchesPayload].
+	KindMatches = "matches"
+	// KindFiles is glob's Display: a [FilesPayload]. It is not "matches":
+	// glob finds paths, with neither line nor text, so it has its own shape.
+	KindFiles = "files"
+	// KindWebpage is http_get's Display: a [WebpagePayload].
+	KindWebpage = "webpage"
+)
+
+// FilePayload is the payload of a "file" Display: the lines read_file
+// showed.
+type FilePayload struct {
+	// Path is the file's path relative to the root, with forward slashes.
+	Path string `json:"path"`
+	// Content is the lines shown, as the model read them, without line
+	// numbers or read_file's closing notice. It is capped as the model's
+	// answer is (the tool's line and byte limits).
+	Content string `json:"content"`
+	// StartLine is the first line shown, 1-based.
+	StartLine int `json:"startLine"`
+	// EndLine is the last line shown; StartLine-1 when no line is (an
+	// empty file).
+	EndLine int `json:"endLine"`
+	// TotalLines is the number of lines in the file.
+	TotalLines int `json:"totalLines"`
+	// Truncated reports that the file holds more than Content: lines after
+	// EndLine, or the rest of a line too long to show whole.
+	Truncated bool `json:"truncated"`
+}
+
+// DiffPayload is the payload of a "diff" Display: the change an edit made.
+// It never holds the whole texts.
+type DiffPayload struct {
+	// Path is the file's path relative to the root, with forward slashes.
+	Path string `json:"path"`
+	// Diff is a unified diff (as diff -u prints it, lines without their
+	// line endings) of at most 64 KiB: past that it is cut and ends with a
+	// line saying so.
+	Diff string `json:"diff"`
+	// Truncated reports that Diff was cut.
+	Truncated bool `json:"truncated"`
+	// Added is the number of lines added.
+	Added int `json:"added"`
+	// Removed is the number of lines removed.
+	Removed int `json:"removed"`
+	// FirstChangedLine is the first changed line of the new text, 1-based
+	// (1 when only line endings changed).
+	FirstChangedLine int `json:"firstChangedLine"`
+	// Replacements is the number of replacements made: 1 for edit_file,
+	// the number of edits applied for multi_edit, 0 for write_file (which
+	// replaces the whole file).
+	Replacements int `json:"replacements"`
+}
+
+// ProcessPayload is the payload of a "process" Display: a command bash ran.
+type ProcessPayload struct {
+	// Command is the command as given.
+	Command string `json:"command"`
+	// ExitCode is the command's exit code: 128+N when signal N killed it
+	// (a timeout does), -1 when it has none (it could not be waited for).
+	ExitCode int `json:"exitCode"`
+	// Output is the tail of the output (stdout and stderr merged) the
+	// model was shown, with bash's notes on what was left out.
+	Output string `json:"output"`
+	// OutputBytes is the size of the whole output, of which Output is the
+	// tail.
+	OutputBytes int64 `json:"outputBytes"`
+	// DurationMs is how long the command ran, in milliseconds.
+	DurationMs int64 `json:"durationMs"`
+	// TimedOut reports that the command was killed at its timeout.
+	TimedOut bool `json:"timedOut"`
+	// OutputFile is the host path of the file holding the whole output,
+	// when it was longer than the tail; "" otherwise. The file is removed
+	// after a while (see [WithBashSpillDir] and [WithBashSpillRetention]).
+	OutputFile string `json:"outputFile"`
+	// OutputFileCut reports that the output was larger than the file
+	// keeps: it holds the output's beginning and its end.
+	OutputFileCut bool `json:"outputFileCut"`
+}
+
+// MatchesPayload is the payload of a "matches" Display: the lines grep
+// found.
+type MatchesPayload struct {
+	// Pattern is the regular expression searched for.
+	Pattern string `json:"pattern"`
+	// Total is the number of matching lines found.
+	Total int `json:"total"`
+	// Shown is the number of matches shown to the model (the limit and the
+	// size of the answer bound it): the length of Items.
+	Shown int `json:"shown"`
+	// Items are the matches shown, in path then line order.
+	Items []Match `json:"items"`
+}
+
+// Match is one matching line in a [MatchesPayload].
+type Match struct {
+	// Path is the file's path relative to the root, with forward slashes.
+	Path string `json:"path"`
+	// Line is the line's number, 1-based.
+	Line int `json:"line"`
+	// Text is the line, cut when very long.
+	Text string `json:"text"`
+}
+
+// FilesPayload is the payload of a "files" Display: the paths glob found.
+type FilesPayload struct {
+	// Pattern is the glob pattern.
+	Pattern string `json:"pattern"`
+	// Total is the number of files found.
+	Total int `json:"total"`
+	// Shown is the number of paths listed (the limit bounds it): the
+	// length of Paths.
+	Shown int `json:"shown"`
+	// Paths are the files listed, relative to the root with forward
+	// slashes, newest first.
+	Paths []string `json:"paths"`
+}
+
+// WebpagePayload is the payload of a "webpage" Display: what http_get
+// fetched.
+type WebpagePayload struct {
+	// URL is the final URL, after redirects, without its password.
+	URL string `json:"url"`
+	// Status is the HTTP status code.
+	Status int `json:"status"`
+	// ContentType is the media type of the body ("text/html"), without
+	// parameters.
+	ContentType string `json:"contentType"`
+	// Truncated reports that the body or its text was cut to the size
+	// limit.
+	Truncated bool `json:"truncated"`
+}
+
+// DecodeDisplay returns d with its payload as the Go type of its kind when
+// d is one of the kinds above and its payload is not that type yet: the
+// generic form it has after a trip through JSON, such as
+// map[string]any from [llmtoolkit.Display] read back by an MCP client.
+// Other kinds, and payloads already typed, are returned unchanged. It is
+// an error when the payload does not decode into the kind's type.
+//
+// A Display the MCP server had to replace because it was too large
+// decodes with only its truncated flag, where the type has one.
+func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
+	var err error
+	switch d.Kind {
+	case KindFile:
+		d.Payload, err = decodePayload[FilePayload](d.Payload)
+	case KindDiff:
+		d.Payload, err = decodePayload[DiffPayload](d.Payload)
+	case KindProcess:
+		d.Payload, err = decodePayload[ProcessPayload](d.Payload)
+	case KindMatches:
+		d.Payload, err = decodePayload[MatchesPayload](d.Payload)
+	case KindFiles:
+		d.Payload, err = decodePayload[FilesPayload](d.Payload)
+	case KindWebpage:
+		d.Payload, err = decodePayload[WebpagePayload](d.Payload)
+	}
+	return d, err
+}
+
+// decodePayload turns v into a T through JSON, unless it is one already.
+func decodePayload[T any](v any) (any, error) {
+	switch v := v.(type) {
+	case T:
+		return v, nil
+	case *T:
+		if v != nil {
+			return *v, nil
+		}
+	}
+	var out T
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v, fmt.Errorf("codetools: encode the %T payload: %w", v, err)
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return v, fmt.Errorf("codetools: decode the payload as %T: %w", out, err)
+	}
+	return out, nil
+}
