@@ -63,3 +63,10 @@ func toolNames(tools []llmtoolkit.Tool) []string {
 	}
 	return out
 }
+
+// TestMain keeps the panics Execute logs (through slog.Default) out of the
+// test output.
+func TestMain(m *testing.M) {
+	slog.SetDefault(quiet)
+	m.Run()
+}
