@@ -36,7 +36,9 @@ func TestDenialsAndSubAgentsAreTraced(t *testing.T) {
 	require.NoError(t, err)
 
 	p := newPerms(t, agent.Config{Allow: []agent.Rule{{Tool: agent.SpawnToolName}},
-		CanUseTool: func(_ context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision { return agent.Deny("not now") }})
+		CanUseTool: func(_ context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			return agent.Deny("not now")
+		}})
 	parentTools := trace.Record(p.Guard(llmtoolkit.Compose(workspace(), spawn)), db)
 	defer func() { require.NoError(t, parentTools.Close()) }()
 
