@@ -57,9 +57,10 @@ func (r Rule) String() string {
 
 // rule is a compiled Rule.
 type rule struct {
-	src  Rule
-	re   *regexp.Regexp
-	desc string
+	src         Rule
+	re          *regexp.Regexp
+	desc        string
+	literalName bool // src.Tool has no glob syntax: compared as a string
 }
 
 // compileRules checks and compiles rules; kind names the list in errors.
@@ -76,7 +77,7 @@ func compileRules(kind string, rules []Rule) ([]rule, error) {
 		if r.Glob != "" && !doublestar.ValidatePattern(r.Glob) {
 			return nil, fmt.Errorf("%w: %s rule %d: invalid glob %q", ErrInvalidConfig, kind, i, r.Glob)
 		}
-		c := rule{src: r, desc: r.String()}
+		c := rule{src: r, desc: r.String(), literalName: !strings.ContainsAny(r.Tool, `*?[{\\`)}
 		if r.Regexp != "" {
 			re, err := regexp.Compile(r.Regexp)
 			if err != nil {
@@ -92,6 +93,9 @@ func compileRules(kind string, rules []Rule) ([]rule, error) {
 // matches reports whether the rule matches call.
 func (r *rule) matches(call llmtoolkit.Call) bool {
 	if r.src.Tool != "" && r.src.Tool != "*" && r.src.Tool != call.Name {
+		if r.literalName {
+			return false
+		}
 		if ok, _ := doublestar.Match(r.src.Tool, call.Name); !ok {
 			return false
 		}
