@@ -21,10 +21,19 @@ const (
 )
 
 // TestDenialsAndSubAgentsAreTraced runs a parent that is refused one call
-// and spawns a sub-agent, with one Recorder outside the guard and one on
-// the sub-agent's tools: every call leaves a row in the parent's tenant and
-// conversation, the refusal as an error, the sub-agent's with its id.
+// and spawns a sub-agent, with a Recorder inside the guard (the documented
+// order) or outside it, and one on the sub-agent's tools: every call leaves
+// a row in the parent's tenant and conversation, the refusal as an error,
+// the sub-agent's with its id.
 func TestDenialsAndSubAgentsAreTraced(t *testing.T) {
+	for _, inside := range []bool{true, false} {
+		t.Run(map[bool]string{true: "recorder inside the guard", false: "recorder outside the guard"}[inside], func(t *testing.T) {
+			testDenialsAndSubAgentsAreTraced(t, inside)
+		})
+	}
+}
+
+func testDenialsAndSubAgentsAreTraced(t *testing.T, inside bool) {
 	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
 	require.NoError(t, err)
 	require.NoError(t, trace.Migrate(db))
@@ -39,8 +48,16 @@ func TestDenialsAndSubAgentsAreTraced(t *testing.T) {
 		CanUseTool: func(_ context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
 			return agent.Deny("not now")
 		}})
-	parentTools := trace.Record(p.Guard(llmtoolkit.Compose(workspace(), spawn)), db)
-	defer func() { require.NoError(t, parentTools.Close()) }()
+	var parentTools llmtoolkit.Resolver
+	if inside {
+		rec := trace.Record(llmtoolkit.Compose(workspace(), spawn), db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		parentTools = p.Guard(rec)
+	} else {
+		rec := trace.Record(p.Guard(llmtoolkit.Compose(workspace(), spawn)), db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		parentTools = rec
+	}
 
 	parent := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindOther]), lt.CallTools(spawnCall("search")), lt.Reply("done"))
 	ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
@@ -73,4 +90,17 @@ func TestDenialsAndSubAgentsAreTraced(t *testing.T) {
 			assert.Equal(t, trace.JSON{"error": `permission denied: tool "bash" was not run: not now`}, r.Result)
 		}
 	}
+}
+
+func TestGuardOverARecorderOffersEachModesTools(t *testing.T) {
+	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	p := newPerms(t, agent.Config{Mode: agent.ModePlan})
+	rec := trace.Record(llmtoolkit.Compose(workspace(), agent.PlanMode(p, nil)), db)
+	defer func() { require.NoError(t, rec.Close()) }()
+	g := p.Guard(rec)
+	assert.Equal(t, []string{"read_file", agent.PlanToolName}, toolNames(g.Tools()))
+	require.NoError(t, p.SetMode(t.Context(), agent.ModeAcceptEdits))
+	assert.Equal(t, []string{"read_file", "write_file", "bash"}, toolNames(g.Tools()))
 }
