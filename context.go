@@ -36,6 +36,24 @@ func IterationFrom(ctx context.Context) (int, bool) {
 	return n, ok
 }
 
+type agentIDKey struct{}
+
+// WithAgentID returns a context saying that the calls made with it are made
+// by the agent id: a sub-agent started by a parent run (package agent's
+// spawn_agent sets it). The parent's session and conversation travel on
+// unchanged, so an audit trail (trace.Recorder records it as agent_id) can
+// tell a sub-agent's calls from its parent's in the same conversation.
+func WithAgentID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, agentIDKey{}, id)
+}
+
+// AgentIDFrom returns the agent id set by [WithAgentID], or "" for the
+// top-level agent.
+func AgentIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(agentIDKey{}).(string)
+	return id
+}
+
 type recipeRunKey struct{}
 
 // RecipeRun identifies one run of a recipe (see [Tool.Recipe]). [Execute]

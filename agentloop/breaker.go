@@ -25,7 +25,9 @@ func newBreaker(threshold int) breaker {
 
 // observe records one turn's results in call order and returns a
 // *CircuitBreakerError for the first tool that reaches the threshold.
-// Halts are not counted: they end the loop by themselves.
+// Halts are not counted: they end the loop by themselves. Denials
+// (llmtoolkit.ErrDenied) are not counted either, and leave the tool's
+// streak as it was: a refusal is the host's decision, not a failing tool.
 func (b *breaker) observe(results []llmtoolkit.Result) error {
 	if b.threshold <= 0 {
 		return nil
@@ -36,7 +38,7 @@ func (b *breaker) observe(results []llmtoolkit.Result) error {
 			delete(b.streaks, res.Name)
 			continue
 		}
-		if errors.Is(res.Err, llmtoolkit.ErrHalt) {
+		if errors.Is(res.Err, llmtoolkit.ErrHalt) || errors.Is(res.Err, llmtoolkit.ErrDenied) {
 			continue
 		}
 		s := b.streaks[res.Name]

@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -27,7 +28,10 @@ type Options struct {
 	// model as an unknown tool.
 	Resolver llmtoolkit.Resolver
 	// Tools are the tools offered to the model each turn. Nil means the
-	// Resolver's. When set, calls for tools not in the list are answered as
+	// Resolver's, read again before every model call, so a resolver whose
+	// list changes during the run (package agent's permission guard, when a
+	// plan is approved) offers its new list from the next iteration. When
+	// set, calls for tools not in the list are answered as
 	// unknown tools; arguments are validated against the Resolver's
 	// definition of a tool, or this one where the Resolver lists none.
 	Tools []llmtoolkit.Tool
@@ -52,6 +56,14 @@ type Options struct {
 	// EventToolCall comes first and its EventToolResult last. Keep it fast:
 	// tools wait for it.
 	OnEvent func(Event)
+	// Stop, when set, is called when the model answers without tool calls,
+	// with a context carrying the iteration ([llmtoolkit.IterationFrom]).
+	// Returning ok asks the loop to go on: the answer is kept in the
+	// history, followed by a user message with the returned text, and the
+	// next iteration starts (still bounded by MaxIterations). Returning
+	// false ends the run with the answer, as without Stop. Package agent's
+	// Stop hooks plug in here.
+	Stop func(ctx context.Context, resp Response) (message string, ok bool)
 	// Logger receives the one record Run writes when it finishes. Nil means
 	// slog.Default().
 	Logger *slog.Logger

@@ -16,7 +16,8 @@ import (
 // Run drives the conversation until the model answers without tool calls.
 //
 // Each iteration sends the history and the tools to the model. An answer
-// without tool calls ends the loop: Run returns it, with the history
+// without tool calls ends the loop (unless [Options.Stop] asks to go on):
+// Run returns it, with the history
 // (messages, then every message the loop added, ending with the final
 // assistant message). Otherwise Run executes every call with
 // [llmtoolkit.Execute] (concurrently, up to [Options.MaxParallel]), appends
@@ -73,13 +74,10 @@ type loop struct {
 
 func newLoop(opts Options, history []Message) *loop {
 	l := &loop{opts: opts, resolver: opts.Resolver, history: history, breaker: newBreaker(opts.BreakerThreshold)}
-	switch {
-	case opts.Tools != nil:
+	if opts.Tools != nil {
 		l.offered = newOffered(opts.Resolver, opts.Tools)
 		l.resolver = l.offered
 		l.tools = opts.Tools
-	case opts.Resolver != nil:
-		l.tools = opts.Resolver.Tools()
 	}
 	return l
 }
@@ -92,7 +90,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			return last, fmt.Errorf("agentloop: stopped before iteration %d: %w", n, err)
 		}
 		t0 := time.Now()
-		resp, err := l.send(ctx, send)
+		resp, err := l.send(ctx, send, l.offeredTools())
 		modelDur := time.Since(t0)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -106,6 +104,12 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		if len(resp.ToolCalls) == 0 {
 			l.history = append(l.history, resp.Message())
 			l.iterationDone(it)
+			if l.opts.Stop != nil {
+				if msg, ok := l.opts.Stop(llmtoolkit.WithIteration(ctx, n), resp); ok {
+					l.history = append(l.history, UserMessage(msg))
+					continue
+				}
+			}
 			return resp, nil
 		}
 
@@ -142,9 +146,18 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 	return last, fmt.Errorf("%w: the model still asked for tools after %d iterations; raise Options.MaxIterations or resume with the returned history", ErrMaxIterations, l.opts.MaxIterations)
 }
 
+// offeredTools returns the tools offered in this iteration: Options.Tools,
+// or the Resolver's list read now (it may change between iterations).
+func (l *loop) offeredTools() []llmtoolkit.Tool {
+	if l.offered == nil && l.resolver != nil {
+		l.tools = l.resolver.Tools()
+	}
+	return l.tools
+}
+
 // send calls the model, turning a panic of the SendFunc into a
 // *ModelPanicError (logged with its stack).
-func (l *loop) send(ctx context.Context, send SendFunc) (resp Response, err error) {
+func (l *loop) send(ctx context.Context, send SendFunc, tools []llmtoolkit.Tool) (resp Response, err error) {
 	if l.opts.Tracer != nil {
 		var end func(Response, error)
 		ctx, end = l.opts.Tracer.StartModelCall(ctx, l.iteration)
@@ -158,7 +171,7 @@ func (l *loop) send(ctx context.Context, send SendFunc) (resp Response, err erro
 			resp, err = Response{}, pe
 		}
 	}()
-	return send(ctx, slices.Clip(l.history), l.tools)
+	return send(ctx, slices.Clip(l.history), tools)
 }
 
 // dispatch runs one turn's calls and returns their results and durations in

@@ -17,7 +17,9 @@
 // [Record] wraps any [llmtoolkit.Resolver] in a [Recorder] that times each
 // call and writes it as one trace, with the conversation's IDs taken from
 // the context ([WithConversation], or the session map's tenant_id,
-// conversation_id and iteration keys). Sensitive argument fields are
+// conversation_id and iteration keys); a sub-agent's calls keep the
+// parent's conversation and add the sub-agent's id
+// ([llmtoolkit.AgentIDFrom]) in the agent_id column. Sensitive argument fields are
 // redacted at any depth before anything is written, long results are cut
 // and marked, and writes are synchronous unless the [Async] option batches
 // them through a bounded queue that [Recorder.Close] flushes.

@@ -54,8 +54,10 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 	}
 	err = db.Transaction(func(tx *gorm.DB) error {
 		if name == "sqlite" {
-			if err := addSQLiteParentColumn(tx, q, t); err != nil {
-				return err
+			for _, col := range []string{"parent_id", "agent_id"} {
+				if err := addSQLiteColumn(tx, q, t, col); err != nil {
+					return err
+				}
 			}
 		}
 		for _, s := range stmts {
@@ -124,7 +126,8 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   duration_ms     integer NOT NULL CHECK (duration_ms >= 0),
   iteration       integer NOT NULL CHECK (iteration >= 0),
   inserted_at     datetime NOT NULL,
-  parent_id       text
+  parent_id       text,
+  agent_id        text
 )`}
 	on := q.id(t.name)
 	stmts = append(stmts, indexes(t, func(n string) string { return q.in(t, n) }, on)...)
@@ -157,8 +160,10 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   duration_ms     bigint NOT NULL CHECK (duration_ms >= 0),
   iteration       integer NOT NULL CHECK (iteration >= 0),
   inserted_at     timestamptz NOT NULL,
-  parent_id       uuid
-)`, `ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS parent_id uuid`}
+  parent_id       uuid,
+  agent_id        text
+)`, `ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS parent_id uuid`,
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS agent_id text`}
 	stmts = append(stmts, indexes(t, q.id, tbl)...)
 	return append(stmts, `
 CREATE OR REPLACE FUNCTION `+fn+`() RETURNS trigger
@@ -176,9 +181,10 @@ FOR EACH STATEMENT EXECUTE FUNCTION `+fn+`()`,
 	)
 }
 
-// addSQLiteParentColumn adds parent_id to a table made before it existed
-// (SQLite has no ADD COLUMN IF NOT EXISTS).
-func addSQLiteParentColumn(tx *gorm.DB, q quoter, t table) error {
+// addSQLiteColumn adds the nullable text column col (parent_id, agent_id)
+// to a table made before it existed (SQLite has no ADD COLUMN IF NOT
+// EXISTS). col is one of this package's constant names.
+func addSQLiteColumn(tx *gorm.DB, q quoter, t table, col string) error {
 	master, info, args := "sqlite_master", "pragma_table_info(?)", []any{t.name}
 	if t.schema != "" {
 		master, info, args = q.id(t.schema)+".sqlite_master", "pragma_table_info(?, ?)", []any{t.name, t.schema}
@@ -187,8 +193,8 @@ func addSQLiteParentColumn(tx *gorm.DB, q quoter, t table) error {
 	if err := tx.Raw(`SELECT count(*) FROM `+master+` WHERE type = 'table' AND name = ? COLLATE NOCASE`, t.name).Scan(&tables).Error; err != nil || tables == 0 {
 		return err
 	}
-	if err := tx.Raw(`SELECT count(*) FROM `+info+` WHERE name = 'parent_id'`, args...).Scan(&columns).Error; err != nil || columns > 0 {
+	if err := tx.Raw(`SELECT count(*) FROM `+info+` WHERE name = ?`, append(args, col)...).Scan(&columns).Error; err != nil || columns > 0 {
 		return err
 	}
-	return tx.Exec(`ALTER TABLE ` + q.in(t, t.name) + ` ADD COLUMN parent_id text`).Error
+	return tx.Exec(`ALTER TABLE ` + q.in(t, t.name) + ` ADD COLUMN ` + q.id(col) + ` text`).Error
 }

@@ -258,6 +258,7 @@ func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 // pending is a row being built for one call.
 type pending struct {
 	id, tool, parent string
+	agent            string
 	conv             conversation
 	fe               []FieldError
 	table            *table // rec.table unless TableFrom picked another
@@ -279,6 +280,7 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	if run, ok := llmtoolkit.RecipeRunFrom(ctx); ok {
 		p.parent = run.ID
 	}
+	p.agent = llmtoolkit.AgentIDFrom(ctx)
 	if err := checkConversation(p.conv, p.fe); err != nil {
 		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.DefaultConversation to trace.Record, or opt into trace.BestEffort", ErrUnattributed, err)
 	} else if rec.cfg.tableFrom == nil && rec.tableErr == nil {
@@ -306,6 +308,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
+		AgentID: p.agent,
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
 		berr = rec.write(ctx, *p.table, t)

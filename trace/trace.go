@@ -54,6 +54,10 @@ type Trace struct {
 	// ParentID is, for a step of a recipe, the ID of the recipe call's own
 	// trace (written when the recipe ends); nil otherwise.
 	ParentID *string `gorm:"column:parent_id" json:"parent_id,omitempty"`
+	// AgentID is, for a call made by a sub-agent, the sub-agent's id
+	// ([llmtoolkit.AgentIDFrom]); nil for the top-level agent. The row keeps
+	// the parent's tenant and conversation.
+	AgentID *string `gorm:"column:agent_id" json:"agent_id,omitempty"`
 }
 
 // TableName returns [DefaultTable], the model's table; [InTable] and
@@ -85,6 +89,9 @@ type Attrs struct {
 	// ParentID is the recipe call's trace ID, for a recipe's step (a UUID;
 	// empty for none).
 	ParentID string
+	// AgentID is the sub-agent's id, for a sub-agent's call (any text;
+	// empty for none).
+	AgentID string
 }
 
 // FieldError is one invalid field of a trace.
@@ -174,6 +181,10 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 		}
 		t.ParentID = &parent
 	}
+	if a.AgentID != "" {
+		agent := a.AgentID
+		t.AgentID = &agent
+	}
 	if t.ID == "" {
 		t.ID = newID()
 	} else if msg := uuidField(&t.ID, false); msg != "" {
@@ -216,7 +227,7 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 var columnOrder = map[string]int{
 	"id": 1, "tenant_id": 2, "conversation_id": 3, "tool_name": 4, "arguments": 5,
 	"result": 6, "result_type": 7, "duration_ms": 8, "iteration": 9, "inserted_at": 10,
-	"parent_id": 11,
+	"parent_id": 11, "agent_id": 12,
 }
 
 // check validates a trace built by hand, as gorm is about to insert it,

@@ -1,0 +1,37 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// Decision is the answer of a [CanUseTool] callback or a PreToolUse hook.
+// The zero value allows the call unchanged.
+type Decision struct {
+	// Deny refuses the call.
+	Deny bool
+	// Message is, for a refusal, what the model reads: why, and what to do
+	// instead.
+	Message string
+	// Arguments, when not nil, replace the call's arguments. They are
+	// validated against the tool's schema and checked against the deny
+	// rules before the tool runs.
+	Arguments map[string]any
+}
+
+// Allow lets the call run unchanged.
+func Allow() Decision { return Decision{} }
+
+// Deny refuses the call; the model reads message.
+func Deny(message string) Decision { return Decision{Deny: true, Message: message} }
+
+// AllowWith lets the call run with args instead of its own arguments.
+func AllowWith(args map[string]any) Decision { return Decision{Arguments: args} }
+
+// CanUseTool decides a call that neither the mode nor a rule let through:
+// this is where a host asks a person, applies a policy, or rewrites a path.
+// tool is the definition the call was validated against (zero, but for its
+// name, for a tool the resolver does not list). Use [Permissions.Kind] and
+// [Permissions.ModeAt] for what the guard knows of the call.
+type CanUseTool func(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool) Decision

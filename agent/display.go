@@ -1,0 +1,46 @@
+package agent
+
+// The Display kinds this package's tools show (llmtoolkit.Display.Kind).
+const (
+	// DisplayTodos is shown by todo_write; its payload is a [TodosPayload].
+	DisplayTodos = "todos"
+	// DisplaySubagent is shown by spawn_agent; its payload is a
+	// [SubagentPayload].
+	DisplaySubagent = "subagent"
+)
+
+// TodosPayload is the payload of a "todos" Display: the whole list after a
+// todo_write call.
+type TodosPayload struct {
+	// Todos is the list, in the model's order.
+	Todos []Todo `json:"todos"`
+}
+
+// SubagentPayload is the payload of a "subagent" Display: what a
+// spawn_agent call's sub-agent did.
+type SubagentPayload struct {
+	// ID is the sub-agent's id, also recorded with each of its calls
+	// (llmtoolkit.AgentIDFrom, trace's agent_id column).
+	ID string `json:"id"`
+	// Description is the short label the model gave the task, if any.
+	Description string `json:"description,omitempty"`
+	// Iterations is how many model calls the sub-agent made.
+	Iterations int `json:"iterations"`
+	// ToolCalls is how many tool calls it made.
+	ToolCalls int `json:"toolCalls"`
+	// DurationMS is how long it ran, in milliseconds.
+	DurationMS int64 `json:"durationMs"`
+	// Usage is the tokens its model calls used, summed.
+	Usage SubagentUsage `json:"usage"`
+	// Error is why it stopped without a final answer (iteration limit,
+	// deadline, cancellation, a model error); empty when it answered.
+	Error string `json:"error,omitempty"`
+}
+
+// SubagentUsage counts the tokens of a sub-agent's model calls.
+type SubagentUsage struct {
+	// InputTokens is the number of prompt tokens.
+	InputTokens int `json:"inputTokens"`
+	// OutputTokens is the number of generated tokens.
+	OutputTokens int `json:"outputTokens"`
+}

@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// Guard wraps r so that every call is checked before it runs (see the
+// package doc for the order) and the PostToolUse hooks see its outcome.
+// Tools lists what the current mode offers: in the plan mode, the
+// read-only tools and the plan-mode tool; in the others, every tool but the
+// plan-mode tool; so after a mode switch the model is offered the new list
+// in its next turn (agentloop reads the Resolver's list every iteration).
+//
+// A call the guard refuses never reaches r: the guard tells the tool's
+// [llmtoolkit.Tool.Observers] of it (as [llmtoolkit.Execute] does for the
+// calls it refuses), so a trace.Recorder inside the guard records it like
+// any call: perms.Guard(trace.Record(tools, db)). That is the order to
+// use: a Recorder lists its tools as they were when Record was called, so
+// one outside the guard would keep offering the first mode's tools (it
+// records refusals too, as errors of the guard). Definitions are passed on
+// unchanged.
+func (p *Permissions) Guard(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+	return &guard{p: p, r: r}
+}
+
+type guard struct {
+	p *Permissions
+	r llmtoolkit.Resolver
+}
+
+// Tools lists the tools the current mode offers.
+func (g *guard) Tools() []llmtoolkit.Tool {
+	mode := g.p.Mode()
+	all := g.r.Tools()
+	out := make([]llmtoolkit.Tool, 0, len(all))
+	for _, t := range all {
+		if g.p.offers(mode, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// LookupTool finds name among the tools the current mode offers.
+func (g *guard) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	t, ok := lookup(g.r, name)
+	if !ok || !g.p.offers(g.p.Mode(), t) {
+		return llmtoolkit.Tool{}, false
+	}
+	return t, true
+}
+
+// Resolve checks call, runs it on the wrapped resolver, and runs the
+// PostToolUse or PostToolUseFailure hooks.
+func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	start := time.Now()
+	tool, found := lookup(g.r, call.Name)
+	checked, err := g.p.check(ctx, call, tool, found)
+	if err != nil {
+		if found {
+			refused(ctx, tool, call, err, time.Since(start))
+		}
+		return "", err
+	}
+	call = checked
+	content, err := g.r.Resolve(ctx, call)
+	if err != nil {
+		return "", g.p.postFailure(ctx, call, err)
+	}
+	return g.p.post(ctx, call, content)
+}
+
+// refused tells tool's observers of a call the guard refused.
+func refused(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call, err error, d time.Duration) {
+	o := llmtoolkit.Observation{
+		Kind: llmtoolkit.ObservedRefused, Call: call, Tool: tool, Duration: d,
+		Result: llmtoolkit.Result{ToolCallID: call.ID, Name: call.Name, Content: err.Error(), IsError: true, Err: err},
+	}
+	for _, ob := range tool.Observers {
+		if ob == nil {
+			continue
+		}
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					slog.ErrorContext(ctx, "agent: observer panicked", slog.String("tool", call.Name), slog.Any("panic", v),
+						slog.String("stack", string(debug.Stack())))
+				}
+			}()
+			ob.ObserveCall(ctx, o)
+		}()
+	}
+}
+
+// lookup finds name among r's tools.
+func lookup(r llmtoolkit.Resolver, name string) (llmtoolkit.Tool, bool) {
+	if l, ok := r.(llmtoolkit.ToolLookup); ok {
+		return l.LookupTool(name)
+	}
+	for _, t := range r.Tools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return llmtoolkit.Tool{}, false
+}

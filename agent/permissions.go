@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// ErrInvalidConfig is wrapped by the errors of [New], [SpawnAgent] and
+// [Permissions.SetMode] for an unusable configuration.
+var ErrInvalidConfig = errors.New("agent: invalid configuration")
+
+// DefaultEditTools are the tools [Config.EditTools] names when it is nil:
+// the file edits of package codetools.
+var DefaultEditTools = []string{"write_file", "edit_file", "multi_edit", "append_to_file"}
+
+// Kind is what the guard knows a tool does, from its definition.
+type Kind string
+
+// The kinds of tools.
+const (
+	// KindReadOnly: annotated read-only (Annotations.ReadOnly).
+	KindReadOnly Kind = "read_only"
+	// KindEdit: a file edit, named in [Config.EditTools].
+	KindEdit Kind = "edit"
+	// KindOther: any other listed tool (bash, http calls that change
+	// things, the host's own tools): treated as mutating.
+	KindOther Kind = "other"
+	// KindUnknown: a tool the guarded resolver does not list.
+	KindUnknown Kind = "unknown"
+)
+
+// Config configures the [Permissions] of a run.
+type Config struct {
+	// Mode is the run's first mode; empty means [ModeDefault].
+	Mode Mode
+	// Deny rules refuse the calls they match (check step 2).
+	Deny []Rule
+	// Allow rules let the calls they match run without asking CanUseTool
+	// (check step 3).
+	Allow []Rule
+	// Hooks run around each call (PreToolUse is check step 4).
+	Hooks Hooks
+	// CanUseTool decides the calls nothing before it let through (check
+	// step 5). Nil allows them: the mode, the rules and the hooks still
+	// apply.
+	CanUseTool CanUseTool
+	// EditTools names the tools that edit files (allowed without asking in
+	// [ModeAcceptEdits]). Nil means [DefaultEditTools].
+	EditTools []string
+	// Logger receives the panics of hooks and callbacks. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Permissions is the permission state of one run: its mode (which a plan
+// approval changes), its compiled rules, hooks and callback. Make one per
+// run with [New]; it is safe for concurrent use by the run's calls.
+type Permissions struct {
+	cfg         Config
+	deny, allow []rule
+	edits       map[string]bool
+	logger      *slog.Logger
+	mode        atomic.Pointer[modeState]
+}
+
+// New checks cfg and returns the permissions of a run.
+func New(cfg Config) (*Permissions, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeDefault
+	}
+	if !cfg.Mode.valid() {
+		return nil, fmt.Errorf("%w: unknown mode %q (use default, plan, accept_edits or bypass)", ErrInvalidConfig, cfg.Mode)
+	}
+	deny, err := compileRules("deny", cfg.Deny)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := compileRules("allow", cfg.Allow)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.EditTools == nil {
+		cfg.EditTools = DefaultEditTools
+	}
+	p := &Permissions{cfg: cfg, deny: deny, allow: allow, edits: map[string]bool{}, logger: cfg.Logger}
+	for _, n := range cfg.EditTools {
+		p.edits[n] = true
+	}
+	if p.logger == nil {
+		p.logger = slog.Default()
+	}
+	p.mode.Store(&modeState{mode: cfg.Mode, next: cfg.Mode})
+	return p, nil
+}
+
+// Kind returns what the guard knows tool does: [KindReadOnly] for a tool
+// annotated read-only, [KindEdit] for one named in Config.EditTools,
+// [KindOther] else. (A call for a tool the resolver does not list is
+// [KindUnknown].)
+func (p *Permissions) Kind(tool llmtoolkit.Tool) Kind {
+	switch {
+	case tool.Annotations != nil && tool.Annotations.ReadOnly:
+		return KindReadOnly
+	case p.edits[tool.Name]:
+		return KindEdit
+	}
+	return KindOther
+}
+
+// offers reports whether the guard lists tool in mode m: in the plan mode
+// only read-only tools and the plan-mode tool, in the others every tool but
+// the plan-mode tool.
+func (p *Permissions) offers(m Mode, tool llmtoolkit.Tool) bool {
+	if tool.Name == PlanToolName {
+		return m == ModePlan
+	}
+	return m != ModePlan || p.Kind(tool) == KindReadOnly
+}
+
+// check runs the permission checks on call, in the documented order, and
+// returns the call to run (its arguments possibly changed) or the error
+// that refuses it: a *llmtoolkit.DeniedError, invalid changed arguments, or
+// a hook's or the callback's panic.
+func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool) (llmtoolkit.Call, error) {
+	mode := p.ModeAt(ctx)
+	kind := KindUnknown
+	if found {
+		kind = p.Kind(tool)
+	} else {
+		tool = llmtoolkit.Tool{Name: call.Name}
+	}
+	// 1. The mode.
+	ask := true
+	switch {
+	case mode == ModeBypass:
+		ask = false
+	case call.Name == PlanToolName && found:
+		if mode != ModePlan {
+			return call, llmtoolkit.Deny(call.Name, fmt.Sprintf("the run is not in plan mode (mode %s): there is no plan to approve", mode))
+		}
+		ask = false // approving the plan is the host's check
+	case mode == ModePlan && kind != KindReadOnly:
+		return call, llmtoolkit.Deny(call.Name, "plan mode allows only read-only tools: explore, then call "+PlanToolName+" with your plan and wait for its approval")
+	case mode == ModeAcceptEdits && (kind == KindReadOnly || kind == KindEdit):
+		ask = false
+	}
+	if mode != ModeBypass {
+		// 2. Deny rules; 3. allow rules.
+		if r := firstMatch(p.deny, call); r != nil {
+			return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
+		}
+		if ask && firstMatch(p.allow, call) != nil {
+			ask = false
+		}
+	}
+	// 4. PreToolUse hooks.
+	for _, h := range p.cfg.Hooks.PreToolUse {
+		var d Decision
+		if err := guarded(ctx, p.logger, "a PreToolUse hook", call, func() { d = h(ctx, call, tool) }); err != nil {
+			return call, err
+		}
+		var err error
+		if call, err = p.apply(mode, call, tool, found, d, "a PreToolUse hook"); err != nil {
+			return call, err
+		}
+	}
+	// 5. The callback.
+	if ask && p.cfg.CanUseTool != nil {
+		var d Decision
+		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, call, tool) }); err != nil {
+			return call, err
+		}
+		return p.apply(mode, call, tool, found, d, "the host")
+	}
+	return call, nil
+}
+
+// apply applies a hook's or the callback's decision to call.
+func (p *Permissions) apply(mode Mode, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
+	if d.Deny {
+		msg := d.Message
+		if msg == "" {
+			msg = "refused by " + who
+		}
+		return call, llmtoolkit.Deny(call.Name, msg)
+	}
+	if d.Arguments == nil {
+		return call, nil
+	}
+	call.Arguments = d.Arguments
+	if found {
+		if err := tool.ValidateArguments(call.Arguments); err != nil {
+			return call, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
+		}
+	}
+	if mode != ModeBypass {
+		if r := firstMatch(p.deny, call); r != nil {
+			return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
+		}
+	}
+	return call, nil
+}

@@ -1,0 +1,220 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+)
+
+// SpawnToolName is the name of the sub-agent tool ([SpawnAgent]).
+const SpawnToolName = "spawn_agent"
+
+// Defaults of [SubAgentConfig].
+const (
+	DefaultSubAgentIterations = 10
+	DefaultSubAgentTimeout    = 10 * time.Minute
+	DefaultMaxDepth           = 1
+)
+
+// ErrMaxDepth is wrapped by the error of a spawn_agent call made too deep:
+// by a sub-agent when [SubAgentConfig.MaxDepth] is 1 (the default).
+var ErrMaxDepth = errors.New("agent: sub-agents may not spawn sub-agents this deep")
+
+// SubAgentConfig configures [SpawnAgent].
+type SubAgentConfig struct {
+	// Model answers the sub-agent's turns (required): a provider's
+	// SendFunc, usually the parent's.
+	Model agentloop.SendFunc
+	// Tools are the tools the host allows the sub-agent. Only those
+	// annotated read-only are offered unless AllowMutating is set. Nil: the
+	// sub-agent has no tools.
+	Tools llmtoolkit.Resolver
+	// AllowMutating offers every tool of Tools, not only its read-only
+	// ones.
+	AllowMutating bool
+	// Instructions are the sub-agent's system message.
+	Instructions string
+	// MaxIterations bounds the sub-agent's model calls; 0 means
+	// [DefaultSubAgentIterations].
+	MaxIterations int
+	// Timeout is the sub-agent's deadline; 0 means [DefaultSubAgentTimeout].
+	Timeout time.Duration
+	// MaxDepth is how deep sub-agents may nest; 0 means [DefaultMaxDepth]
+	// (a sub-agent cannot spawn).
+	MaxDepth int
+	// NewID names each sub-agent; nil means a random 16-hex-digit id.
+	NewID func() string
+	// OnEvent, when set, receives the sub-agent's loop events with its id.
+	OnEvent func(id string, e agentloop.Event)
+	// Logger receives each sub-agent run's record; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+type depthKey struct{}
+
+// depthFrom returns how many sub-agents deep ctx is (0 for the top level).
+func depthFrom(ctx context.Context) int {
+	d, _ := ctx.Value(depthKey{}).(int)
+	return d
+}
+
+// SpawnAgent returns the spawn_agent tool: each call runs a synchronous
+// sub-agent on agentloop, with cfg's instructions, tools, iteration limit
+// and deadline, and the parent call's context: its session, its trace
+// attribution, its cancellation (cancelling the parent cancels the child).
+// Each sub-agent gets an id, put on its calls' contexts with
+// [llmtoolkit.WithAgentID] (trace records it as agent_id). The call's
+// result is the sub-agent's final answer; it shows a "subagent" Display
+// ([SubagentPayload]) whether it answered or not. A sub-agent that stops
+// without an answer (iteration limit, deadline, cancellation, model error)
+// fails the call with the reason. A call deeper than cfg.MaxDepth is
+// refused with [ErrMaxDepth].
+//
+// The tool is annotated read-only when every tool it offers its
+// sub-agents is, so that the plan mode allows it.
+func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
+	switch {
+	case cfg.Model == nil:
+		return nil, fmt.Errorf("%w: SubAgentConfig.Model is nil; pass the SendFunc the sub-agents talk to", ErrInvalidConfig)
+	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0:
+		return nil, fmt.Errorf("%w: SubAgentConfig limits must not be negative", ErrInvalidConfig)
+	}
+	if cfg.MaxIterations == 0 {
+		cfg.MaxIterations = DefaultSubAgentIterations
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultSubAgentTimeout
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = randomID
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &spawner{cfg: cfg, tools: cfg.Tools}
+	if s.tools != nil && !cfg.AllowMutating {
+		s.tools = llmtoolkit.ReadOnly(s.tools)
+	}
+	readOnly := true
+	if s.tools != nil {
+		for _, t := range s.tools.Tools() {
+			if t.Annotations == nil || !t.Annotations.ReadOnly {
+				readOnly = false
+			}
+		}
+	}
+	s.def = llmtoolkit.MustTool(SpawnToolName,
+		"Runs a sub-agent on a self-contained task (for example a search across the code) and returns its final answer. "+
+			"The sub-agent starts with no memory of this conversation: say everything it needs in the task.",
+		map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"task":        map[string]any{"type": "string", "minLength": 1, "description": "The task, complete and self-contained."},
+				"description": map[string]any{"type": "string", "maxLength": 200, "description": "A short label for the task (3 to 5 words)."},
+			},
+			"required":             []any{"task"},
+			"additionalProperties": false,
+		})
+	s.def.Annotations = &llmtoolkit.Annotations{ReadOnly: readOnly}
+	return s, nil
+}
+
+type spawner struct {
+	cfg   SubAgentConfig
+	tools llmtoolkit.Resolver
+	def   llmtoolkit.Tool
+}
+
+func (s *spawner) Tools() []llmtoolkit.Tool { return []llmtoolkit.Tool{s.def} }
+
+func (s *spawner) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	if name == SpawnToolName {
+		return s.def, true
+	}
+	return llmtoolkit.Tool{}, false
+}
+
+func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	if call.Name != SpawnToolName {
+		return "", fmt.Errorf("%w: %s", llmtoolkit.ErrUnknownTool, call.Name)
+	}
+	depth := depthFrom(ctx)
+	if depth >= s.cfg.MaxDepth {
+		return "", fmt.Errorf("%w: this agent is %d level(s) deep and the limit is %d; do the task yourself", ErrMaxDepth, depth, s.cfg.MaxDepth)
+	}
+	task, _ := call.Arguments["task"].(string)
+	desc, _ := call.Arguments["description"].(string)
+	id := s.cfg.NewID()
+	payload := SubagentPayload{ID: id, Description: desc}
+
+	sctx := context.WithValue(llmtoolkit.WithAgentID(ctx, id), depthKey{}, depth+1)
+	sctx = llmtoolkit.WithShowFunc(sctx, nil) // the sub-agent's tools do not show on the parent's call
+	sctx, cancel := context.WithTimeout(sctx, s.cfg.Timeout)
+	defer cancel()
+
+	var msgs []agentloop.Message
+	if s.cfg.Instructions != "" {
+		msgs = append(msgs, agentloop.SystemMessage(s.cfg.Instructions))
+	}
+	msgs = append(msgs, agentloop.UserMessage(task))
+	opts := agentloop.Options{
+		Resolver:      s.tools,
+		Tools:         []llmtoolkit.Tool{},
+		MaxIterations: s.cfg.MaxIterations,
+		Logger:        s.cfg.Logger.With(slog.String("agent_id", id)),
+		OnIteration: func(it agentloop.Iteration) {
+			payload.Iterations++
+			payload.ToolCalls += len(it.Calls)
+			payload.Usage.InputTokens += it.Response.Usage.InputTokens
+			payload.Usage.OutputTokens += it.Response.Usage.OutputTokens
+		},
+	}
+	if s.tools != nil {
+		opts.Tools = nil // offer the resolver's list
+	}
+	if s.cfg.OnEvent != nil {
+		opts.OnEvent = func(e agentloop.Event) { s.cfg.OnEvent(id, e) }
+	}
+	start := time.Now()
+	resp, _, err := agentloop.Run(sctx, msgs, s.cfg.Model, opts)
+	payload.DurationMS = time.Since(start).Milliseconds()
+	if err != nil {
+		err = s.failure(ctx, sctx, id, err)
+		payload.Error = err.Error()
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubagent, Payload: payload})
+	if err != nil {
+		return "", err
+	}
+	return resp.Content, nil
+}
+
+// failure explains why sub-agent id stopped without an answer.
+func (s *spawner) failure(parent, sub context.Context, id string, err error) error {
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("sub-agent %s was cancelled with its parent: %w", id, parent.Err())
+	case errors.Is(sub.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("sub-agent %s did not finish within its deadline (%v): %w", id, s.cfg.Timeout, context.DeadlineExceeded)
+	case errors.Is(err, agentloop.ErrMaxIterations):
+		return fmt.Errorf("sub-agent %s reached its limit of %d iterations without a final answer: %w", id, s.cfg.MaxIterations, err)
+	}
+	return fmt.Errorf("sub-agent %s failed: %w", id, err)
+}
+
+// randomID returns 16 random hex digits.
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails
+	return hex.EncodeToString(b[:])
+}

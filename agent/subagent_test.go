@@ -1,0 +1,203 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agent"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+)
+
+func spawnCall(task string) llmtoolkit.Call {
+	return llmtoolkit.Call{ID: "s1", Name: agent.SpawnToolName, Arguments: map[string]any{"task": task, "description": "find the bug"}}
+}
+
+func fixedID(id string) func() string { return func() string { return id } }
+
+func newSpawn(t *testing.T, cfg agent.SubAgentConfig) llmtoolkit.Resolver {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = quiet
+	}
+	r, err := agent.SpawnAgent(cfg)
+	require.NoError(t, err)
+	return r
+}
+
+func TestSpawnAgentAnswers(t *testing.T) {
+	type seen struct {
+		agentID, user string
+	}
+	var mu sync.Mutex
+	var calls []seen
+	ws := workspace()
+	grep := llmtoolkit.MustTool("grep", "Searches.", schema(map[string]any{"pattern": str}, "pattern"))
+	grep.Annotations = &llmtoolkit.Annotations{ReadOnly: true}
+	ws.Add(grep, func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		mu.Lock()
+		calls = append(calls, seen{llmtoolkit.AgentIDFrom(ctx), llmtoolkit.SessionFrom(ctx)["user"].(string)})
+		mu.Unlock()
+		return "a.go:3: bug", nil
+	})
+	sub := lt.NewScriptedModel(t,
+		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{Name: "grep", Arguments: map[string]any{"pattern": "bug"}}}, Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 2}}},
+		lt.Turn{Response: agentloop.Response{Content: "The bug is in a.go line 3.", Usage: agentloop.Usage{InputTokens: 20, OutputTokens: 8}}},
+	)
+	var events []agentloop.EventKind
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: ws, Instructions: "You search code.", NewID: fixedID("sub-1"),
+		OnEvent: func(id string, e agentloop.Event) {
+			assert.Equal(t, "sub-1", id)
+			events = append(events, e.Kind)
+		}})
+	def := spawn.Tools()[0]
+	assert.True(t, def.Annotations.ReadOnly, "only read-only tools below: the plan mode may spawn")
+
+	ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"user": "ada"})
+	res := llmtoolkit.Execute(ctx, spawn, spawnCall("Find where the bug is."))
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "The bug is in a.go line 3.", res.Content)
+	assert.Equal(t, []seen{{"sub-1", "ada"}}, calls, "the sub-agent's calls carry its id and the parent's session")
+
+	reqs := sub.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []agentloop.Message{agentloop.SystemMessage("You search code."), agentloop.UserMessage("Find where the bug is.")}, reqs[0].Messages)
+	assert.Equal(t, []string{"read_file", "grep"}, toolNames(reqs[0].Tools), "by default only the read-only tools")
+
+	require.NotNil(t, res.Display)
+	assert.Equal(t, agent.DisplaySubagent, res.Display.Kind)
+	p := res.Display.Payload.(agent.SubagentPayload)
+	assert.Equal(t, "sub-1", p.ID)
+	assert.Equal(t, "find the bug", p.Description)
+	assert.Equal(t, 2, p.Iterations)
+	assert.Equal(t, 1, p.ToolCalls)
+	assert.Equal(t, agent.SubagentUsage{InputTokens: 30, OutputTokens: 10}, p.Usage)
+	assert.GreaterOrEqual(t, p.DurationMS, int64(0))
+	assert.Empty(t, p.Error)
+	assert.Equal(t, []agentloop.EventKind{agentloop.EventResponse, agentloop.EventToolCall, agentloop.EventToolResult, agentloop.EventResponse}, events)
+}
+
+func TestSpawnAgentAllowMutating(t *testing.T) {
+	sub := lt.NewScriptedModel(t, lt.Reply("ok"))
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: workspace(), AllowMutating: true})
+	assert.False(t, spawn.Tools()[0].Annotations.ReadOnly)
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("x"))
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, []string{"read_file", "write_file", "bash"}, toolNames(sub.Requests()[0].Tools))
+	assert.Len(t, res.Display.Payload.(agent.SubagentPayload).ID, 16, "a random id by default")
+}
+
+func TestSpawnAgentHitsItsLimit(t *testing.T) {
+	sub := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindReadOnly]), lt.CallTools(kindCalls[agent.KindReadOnly]))
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: workspace(), MaxIterations: 2, NewID: fixedID("sub-2")})
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("loop"))
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, agentloop.ErrMaxIterations)
+	assert.Contains(t, res.Content, "sub-agent sub-2 reached its limit of 2 iterations without a final answer")
+	p := res.Display.Payload.(agent.SubagentPayload)
+	assert.Equal(t, 2, p.Iterations)
+	assert.Equal(t, 2, p.ToolCalls)
+	assert.Contains(t, p.Error, "limit of 2 iterations")
+}
+
+// blocking is a model that waits for its context to end.
+func blocking(started chan<- struct{}) agentloop.SendFunc {
+	return func(ctx context.Context, _ []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+		close(started)
+		<-ctx.Done()
+		return agentloop.Response{}, ctx.Err()
+	}
+}
+
+func TestSpawnAgentCancelledWithItsParent(t *testing.T) {
+	started := make(chan struct{})
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: blocking(started), NewID: fixedID("sub-3")})
+	parent := lt.NewScriptedModel(t, lt.CallTools(spawnCall("wait")))
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-started
+		cancel()
+	}()
+	var display *llmtoolkit.Display
+	var result *llmtoolkit.Result
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, err := agentloop.Run(ctx, nil, parent.Send, agentloop.Options{Resolver: spawn, Logger: quiet, OnEvent: func(e agentloop.Event) {
+			switch e.Kind {
+			case agentloop.EventDisplay:
+				display = e.Display
+			case agentloop.EventToolResult:
+				result = e.Result
+			}
+		}})
+		assert.ErrorIs(t, err, context.Canceled)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling the parent did not end the sub-agent")
+	}
+	require.NotNil(t, result)
+	assert.True(t, result.IsError)
+	assert.ErrorIs(t, result.Err, context.Canceled)
+	require.NotNil(t, display)
+	assert.Contains(t, display.Payload.(agent.SubagentPayload).Error, "sub-agent sub-3 was cancelled with its parent")
+}
+
+func TestSpawnAgentDeadline(t *testing.T) {
+	started := make(chan struct{})
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: blocking(started), Timeout: 20 * time.Millisecond, NewID: fixedID("sub-4")})
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("wait"))
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, context.DeadlineExceeded)
+	assert.Contains(t, res.Content, "sub-agent sub-4 did not finish within its deadline (20ms)")
+}
+
+func TestSpawnAgentDepth(t *testing.T) {
+	// The sub-agent is offered a spawn_agent of its own (read-only, so
+	// offered by default) and calls it: refused at depth 1.
+	inner := newSpawn(t, agent.SubAgentConfig{Model: lt.NewScriptedModel(t).Send})
+	sub := lt.NewScriptedModel(t, lt.CallTools(spawnCall("deeper")), lt.Reply("I did it myself."))
+	var results []llmtoolkit.Result
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: inner, NewID: fixedID("sub-5"),
+		OnEvent: func(_ string, e agentloop.Event) {
+			if e.Kind == agentloop.EventToolResult {
+				results = append(results, *e.Result)
+			}
+		}})
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("search"))
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "I did it myself.", res.Content)
+	require.Len(t, results, 1)
+	assert.True(t, results[0].IsError)
+	assert.ErrorIs(t, results[0].Err, agent.ErrMaxDepth)
+	assert.Contains(t, results[0].Content, "this agent is 1 level(s) deep and the limit is 1")
+
+	t.Run("a deeper limit lets it spawn", func(t *testing.T) {
+		innerModel := lt.NewScriptedModel(t, lt.Reply("from depth 2"))
+		inner := newSpawn(t, agent.SubAgentConfig{Model: innerModel.Send, MaxDepth: 2})
+		sub := lt.NewScriptedModel(t, lt.CallTools(spawnCall("deeper")), lt.Reply("done"))
+		spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: inner, MaxDepth: 2})
+		res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("search"))
+		require.False(t, res.IsError, res.Content)
+		assert.Equal(t, "from depth 2", sub.Requests()[1].Messages[2].Content)
+	})
+}
+
+func TestSpawnAgentConfig(t *testing.T) {
+	_, err := agent.SpawnAgent(agent.SubAgentConfig{})
+	assert.ErrorIs(t, err, agent.ErrInvalidConfig)
+	_, err = agent.SpawnAgent(agent.SubAgentConfig{Model: lt.NewScriptedModel(t).Send, MaxIterations: -1})
+	assert.ErrorIs(t, err, agent.ErrInvalidConfig)
+	res := llmtoolkit.Execute(t.Context(), newSpawn(t, agent.SubAgentConfig{Model: lt.NewScriptedModel(t, lt.Fail(errors.New("rate limited"))).Send}), spawnCall("x"))
+	require.True(t, res.IsError)
+	assert.Contains(t, res.Content, "failed: agentloop: model call failed in iteration 1: rate limited")
+}

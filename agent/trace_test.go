@@ -1,0 +1,106 @@
+package agent_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agent"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+const (
+	tenant = "0b6f9f3e-4a52-4f0e-9d8e-2f1c6a7b8c9d"
+	conv   = "6a1d2c3b-5e4f-4a6b-8c7d-9e0f1a2b3c4d"
+)
+
+// TestDenialsAndSubAgentsAreTraced runs a parent that is refused one call
+// and spawns a sub-agent, with a Recorder inside the guard (the documented
+// order) or outside it, and one on the sub-agent's tools: every call leaves
+// a row in the parent's tenant and conversation, the refusal as an error,
+// the sub-agent's with its id.
+func TestDenialsAndSubAgentsAreTraced(t *testing.T) {
+	for _, inside := range []bool{true, false} {
+		t.Run(map[bool]string{true: "recorder inside the guard", false: "recorder outside the guard"}[inside], func(t *testing.T) {
+			testDenialsAndSubAgentsAreTraced(t, inside)
+		})
+	}
+}
+
+func testDenialsAndSubAgentsAreTraced(t *testing.T, inside bool) {
+	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+
+	subTools := trace.Record(workspace(), db)
+	defer func() { require.NoError(t, subTools.Close()) }()
+	sub := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindReadOnly]), lt.Reply("found it"))
+	spawn, err := agent.SpawnAgent(agent.SubAgentConfig{Model: sub.Send, Tools: subTools, NewID: fixedID("sub-9"), Logger: quiet})
+	require.NoError(t, err)
+
+	p := newPerms(t, agent.Config{Allow: []agent.Rule{{Tool: agent.SpawnToolName}},
+		CanUseTool: func(_ context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			return agent.Deny("not now")
+		}})
+	var parentTools llmtoolkit.Resolver
+	if inside {
+		rec := trace.Record(llmtoolkit.Compose(workspace(), spawn), db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		parentTools = p.Guard(rec)
+	} else {
+		rec := trace.Record(p.Guard(llmtoolkit.Compose(workspace(), spawn)), db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		parentTools = rec
+	}
+
+	parent := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindOther]), lt.CallTools(spawnCall("search")), lt.Reply("done"))
+	ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
+	_, _, err = agentloop.Run(ctx, nil, parent.Send, agentloop.Options{Resolver: parentTools, Logger: quiet})
+	require.NoError(t, err)
+
+	rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: conv})
+	require.NoError(t, err)
+	type row struct {
+		tool, result, agent string
+		iteration           int
+	}
+	var got []row
+	for _, r := range rows {
+		assert.Equal(t, tenant, r.TenantID)
+		assert.Equal(t, conv, r.ConversationID)
+		a := ""
+		if r.AgentID != nil {
+			a = *r.AgentID
+		}
+		got = append(got, row{r.ToolName, r.ResultType, a, r.Iteration})
+	}
+	assert.ElementsMatch(t, []row{
+		{"bash", trace.ResultError, "", 1},
+		{"read_file", trace.ResultOK, "sub-9", 1},
+		{agent.SpawnToolName, trace.ResultOK, "", 2},
+	}, got)
+	for _, r := range rows {
+		if r.ToolName == "bash" {
+			assert.Equal(t, trace.JSON{"error": `permission denied: tool "bash" was not run: not now`}, r.Result)
+		}
+	}
+}
+
+func TestGuardOverARecorderOffersEachModesTools(t *testing.T) {
+	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	p := newPerms(t, agent.Config{Mode: agent.ModePlan})
+	rec := trace.Record(llmtoolkit.Compose(workspace(), agent.PlanMode(p, nil)), db)
+	defer func() { require.NoError(t, rec.Close()) }()
+	g := p.Guard(rec)
+	assert.Equal(t, []string{"read_file", agent.PlanToolName}, toolNames(g.Tools()))
+	require.NoError(t, p.SetMode(t.Context(), agent.ModeAcceptEdits))
+	assert.Equal(t, []string{"read_file", "write_file", "bash"}, toolNames(g.Tools()))
+}
