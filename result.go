@@ -38,7 +38,10 @@ type Display struct {
 	// Kind names the payload's shape. The built-in tools' kinds are
 	// "file", "diff", "process", "matches", "files" and "webpage", each
 	// with its payload type in package codetools
-	// ([github.com/llmtoolkit/llmtoolkit/codetools.FilePayload], ...).
+	// ([github.com/llmtoolkit/llmtoolkit/codetools.FilePayload], ...), and
+	// the agent layer's "todos" and "subagent", with theirs in package
+	// agent ([github.com/llmtoolkit/llmtoolkit/agent.TodosPayload],
+	// [github.com/llmtoolkit/llmtoolkit/agent.SubagentPayload]).
 	Kind string `json:"kind"`
 	// Payload holds the data: for the built-in kinds a value (not a
 	// pointer) of a documented Go type of the package that emits it, so a

@@ -23,7 +23,7 @@ type SubagentPayload struct {
 	// (llmtoolkit.AgentIDFrom, trace's agent_id column).
 	ID string `json:"id"`
 	// Description is the short label the model gave the task, if any.
-	Description string `json:"description,omitempty"`
+	Description string `json:"description"`
 	// Iterations is how many model calls the sub-agent made.
 	Iterations int `json:"iterations"`
 	// ToolCalls is how many tool calls it made.
@@ -34,7 +34,7 @@ type SubagentPayload struct {
 	Usage SubagentUsage `json:"usage"`
 	// Error is why it stopped without a final answer (iteration limit,
 	// deadline, cancellation, a model error); empty when it answered.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error"`
 }
 
 // SubagentUsage counts the tokens of a sub-agent's model calls.
