@@ -221,6 +221,26 @@ func TestGeminiSchema(t *testing.T) {
 			want: `{"description":"d","nullable":true,"anyOf":[{"type":"STRING","maxLength":5},{"type":"ARRAY","items":{"type":"STRING"},"minItems":1}]}`,
 		},
 		{
+			name: "an empty type is inferred",
+			in:   `{"type":"","properties":{"a":{"type":"string"}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"}}}`,
+		},
+		{
+			name: "a type Gemini has no name for is inferred",
+			in:   `{"type":"file","properties":{"a":{"type":"string"}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"}},"description":"Type: file."}`,
+		},
+		{
+			name: "a typed schema keeps only its own type's keywords",
+			in:   `{"type":"string","items":{"type":"string"},"minItems":1,"properties":{"a":{}},"required":["a"],"minimum":3,"maxLength":3}`,
+			want: `{"type":"STRING","maxLength":3}`,
+		},
+		{
+			name: "properties and items without type: an object",
+			in:   `{"properties":{"a":{"type":"string"}},"items":{"type":"string"},"maxItems":2}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"}}}`,
+		},
+		{
 			name: "type Gemini has no name for",
 			in:   `{"type":"file"}`,
 			want: `{"description":"Type: file."}`,
