@@ -92,3 +92,41 @@ func mustJSONBytes(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// TestInventedToolIsTracedAndCounted: a call to a tool the model made up
+// goes back to the model as an error result naming the real tools, the
+// audit trail has its row, and the same invented call again and again
+// trips the circuit breaker like any repeated failure.
+func TestInventedToolIsTracedAndCounted(t *testing.T) {
+	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	tools := llmtoolkittest.NewFake(map[string]string{"get_weather": "18°C"})
+	const tenant, conv = "0190b3a0-0000-7000-8000-000000000003", "0190b3a0-0000-7000-8000-000000000004"
+	rec := trace.Record(tools, db, trace.DefaultConversation(tenant, conv))
+
+	invented := llmtoolkit.Call{Name: "get_forecast", Arguments: map[string]any{"location": "Paris"}}
+	model := llmtoolkittest.NewScriptedModel(t,
+		llmtoolkittest.CallTools(invented), llmtoolkittest.CallTools(invented), llmtoolkittest.CallTools(invented),
+		llmtoolkittest.Reply("never"))
+	var results []llmtoolkit.Result
+	_, _, err = agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, model.Send,
+		agentloop.Options{Resolver: rec, BreakerThreshold: 3, OnIteration: func(it agentloop.Iteration) { results = append(results, it.Results...) }})
+	var cbe *agentloop.CircuitBreakerError
+	require.ErrorAs(t, err, &cbe, "three identical invented calls trip the breaker")
+	assert.Equal(t, "get_forecast", cbe.Tool)
+	require.Len(t, results, 3)
+	for _, r := range results {
+		assert.True(t, r.IsError)
+		assert.ErrorIs(t, r.Err, llmtoolkit.ErrUnknownTool)
+		assert.Contains(t, r.Content, "get_weather", "the model is told which tools exist")
+	}
+
+	rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+	require.NoError(t, err)
+	require.Len(t, rows, 3, "each invented call has its row")
+	for _, row := range rows {
+		assert.Equal(t, "get_forecast", row.ToolName)
+		assert.Equal(t, trace.ResultError, row.ResultType)
+	}
+}

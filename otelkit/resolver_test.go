@@ -81,11 +81,13 @@ func TestToolErrorClasses(t *testing.T) {
 		handler lt.HandlerFunc
 		args    map[string]any
 		call    string // tool name called; default "t"
+		raw     string // arguments as the model sent them, not JSON: a malformed call
 		ctx     func(t *testing.T) context.Context
 		opts    []otelkit.Option
 		class   string
 	}{
 		{name: "validation", args: map[string]any{"text": 3.0}, class: otelkit.ClassValidation},
+		{name: "malformed arguments", raw: `{"text": "x"`, class: otelkit.ClassValidation},
 		{name: "unknown tool", call: "nope", class: otelkit.ClassUnknownTool},
 		{name: "timeout", handler: block, class: otelkit.ClassTimeout, ctx: func(t *testing.T) context.Context {
 			ctx, cancel := context.WithTimeout(testContext(t), 20*time.Millisecond)
@@ -133,7 +135,11 @@ func TestToolErrorClasses(t *testing.T) {
 			if args == nil {
 				args = map[string]any{"text": "x"}
 			}
-			res := llmtoolkit.Execute(ctx, r, llmtoolkit.Call{ID: "c1", Name: name, Arguments: args})
+			call := llmtoolkit.Call{ID: "c1", Name: name, Arguments: args}
+			if tc.raw != "" {
+				call = llmtoolkit.ParseCallLenient("c1", name, tc.raw)
+			}
+			res := llmtoolkit.Execute(ctx, r, call)
 			require.True(t, res.IsError, "the call must fail")
 
 			s := tel.span(t, "execute_tool "+name)

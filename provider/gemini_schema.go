@@ -40,7 +40,9 @@ const maxSchemaDepth = 32
 //     official SDK writes them: "OBJECT", "STRING", "NUMBER", "INTEGER",
 //     "BOOLEAN", "ARRAY". A schema with properties but no type is an
 //     OBJECT, one with items but no type an ARRAY; a type Gemini has no
-//     name for is dropped and named in the description.
+//     name for is named in the description and inferred the same way. A
+//     typed schema keeps only its own type's keywords (no items on a
+//     STRING, no properties on an ARRAY).
 //   - A type list such as ["string", "null"] becomes "type": "STRING" with
 //     "nullable": true; several non-null types become an anyOf whose
 //     branches each keep only their own type's keywords. oneOf becomes
@@ -110,19 +112,25 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 	// type, possibly a list.
 	switch t := s["type"].(type) {
 	case string:
-		if t == "null" {
+		switch {
+		case t == "null":
 			out["nullable"] = true
-		} else {
+		case geminiKnownType(t):
 			out["type"] = t
+		case t != "":
+			notes = append(notes, "Type: "+t+".") // and inferred below
 		}
 	case []any:
 		var types []string
 		for _, v := range t {
 			if name, ok := v.(string); ok {
-				if name == "null" {
+				switch {
+				case name == "null":
 					out["nullable"] = true
-				} else {
+				case geminiKnownType(name):
 					types = append(types, name)
+				case name != "":
+					notes = append(notes, "Type: "+name+".")
 				}
 			}
 		}
@@ -278,7 +286,38 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 			}
 		}
 	}
+	geminiOwnKeywords(out)
 	return withNotes(geminiTyped(out), notes)
+}
+
+// geminiKnownType reports whether t is a JSON Schema type Gemini has a name
+// for (or already that name, in a schema merged from a converted branch).
+func geminiKnownType(t string) bool {
+	_, ok := geminiTypeNames[strings.ToLower(t)]
+	return ok
+}
+
+// geminiOwnKeywords drops from a typed schema the keywords of the other
+// types, which Gemini refuses (items on a STRING, properties on an ARRAY):
+// they come from a schema that said two things at once, or from merged
+// branches.
+func geminiOwnKeywords(out map[string]any) {
+	t, _ := out["type"].(string)
+	t = strings.ToLower(t)
+	if t == "" {
+		return
+	}
+	own := geminiTypeKeys[t]
+	for other, keys := range geminiTypeKeys {
+		if other == t {
+			continue
+		}
+		for _, k := range keys {
+			if !slices.Contains(own, k) {
+				delete(out, k)
+			}
+		}
+	}
 }
 
 // geminiTypeKeys are, for each JSON Schema type, the keywords that apply to

@@ -221,6 +221,26 @@ func TestGeminiSchema(t *testing.T) {
 			want: `{"description":"d","nullable":true,"anyOf":[{"type":"STRING","maxLength":5},{"type":"ARRAY","items":{"type":"STRING"},"minItems":1}]}`,
 		},
 		{
+			name: "an empty type is inferred",
+			in:   `{"type":"","properties":{"a":{"type":"string"}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"}}}`,
+		},
+		{
+			name: "a type Gemini has no name for is inferred",
+			in:   `{"type":"file","properties":{"a":{"type":"string"}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"}},"description":"Type: file."}`,
+		},
+		{
+			name: "a typed schema keeps only its own type's keywords",
+			in:   `{"type":"string","items":{"type":"string"},"minItems":1,"properties":{"a":{}},"required":["a"],"minimum":3,"maxLength":3}`,
+			want: `{"type":"STRING","maxLength":3}`,
+		},
+		{
+			name: "properties and items without type: an object",
+			in:   `{"properties":{"a":{"type":"string"}},"items":{"type":"string"},"maxItems":2}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"}}}`,
+		},
+		{
 			name: "type Gemini has no name for",
 			in:   `{"type":"file"}`,
 			want: `{"description":"Type: file."}`,
@@ -239,6 +259,7 @@ func TestGeminiSchema(t *testing.T) {
 			got, err := json.Marshal(provider.GeminiSchema(in))
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, string(got))
+			assert.Empty(t, geminiSchemaProblems(provider.GeminiSchema(in)), "Gemini would refuse it")
 			after, _ := json.Marshal(in)
 			assert.JSONEq(t, string(before), string(after), "the input is not modified")
 		})
@@ -267,6 +288,9 @@ func FuzzGeminiSchema(f *testing.F) {
 			if _, ok := out[k]; ok {
 				t.Fatalf("output keeps %q: %v", k, out)
 			}
+		}
+		if problems := geminiSchemaProblems(out); len(problems) > 0 {
+			t.Fatalf("Gemini would refuse the schema of %s: %v", data, problems)
 		}
 	})
 }

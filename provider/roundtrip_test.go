@@ -25,6 +25,8 @@ type wire struct {
 	// sdk decodes a request into the official SDK's request type and
 	// checks that nothing was lost (see sdk_test.go).
 	sdk func(t *testing.T, body []byte)
+	// history is the request's member that holds the conversation.
+	history string
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -49,8 +51,9 @@ var wires = map[string]wire{
 			}
 			return mustJSON(t, body)
 		},
-		parse: provider.AnthropicResponse,
-		sdk:   checkAnthropicSDK,
+		parse:   provider.AnthropicResponse,
+		sdk:     checkAnthropicSDK,
+		history: "messages",
 	},
 	"gemini": {
 		name: "gemini",
@@ -63,8 +66,9 @@ var wires = map[string]wire{
 			}
 			return mustJSON(t, body)
 		},
-		parse: provider.GeminiResponse,
-		sdk:   checkGeminiSDK,
+		parse:   provider.GeminiResponse,
+		sdk:     checkGeminiSDK,
+		history: "contents",
 	},
 	"openai-responses": {
 		name: "openai-responses",
@@ -76,8 +80,9 @@ var wires = map[string]wire{
 				"store": false, "include": []string{"reasoning.encrypted_content"},
 			})
 		},
-		parse: provider.OpenAIResponsesResponse,
-		sdk:   checkOpenAIResponsesSDK,
+		parse:   provider.OpenAIResponsesResponse,
+		sdk:     checkOpenAIResponsesSDK,
+		history: "input",
 	},
 	"openai-chat": {
 		name: "openai-chat",
@@ -86,8 +91,9 @@ var wires = map[string]wire{
 			require.NoError(t, err)
 			return mustJSON(t, map[string]any{"model": "gpt-4o-mini", "messages": msgs, "tools": provider.OpenAITools(tools)})
 		},
-		parse: provider.OpenAIResponse,
-		sdk:   checkOpenAIChatSDK,
+		parse:   provider.OpenAIResponse,
+		sdk:     checkOpenAIChatSDK,
+		history: "messages",
 	},
 }
 
@@ -141,7 +147,34 @@ func converse(t *testing.T, w wire, responses ...string) ([][]byte, agentloop.Re
 		api.send, agentloop.Options{Resolver: weatherTools(), MaxParallel: 1})
 	require.NoError(t, err)
 	require.Len(t, api.requests, len(responses))
+	checkRequests(t, w, api.requests)
 	return api.requests, resp, history
+}
+
+// checkRequests checks what every request of a conversation has in
+// common: each offers both tools; the first holds the user's question
+// alone; each later one holds the previous one's history unchanged (a
+// replayed turn is byte for byte what it was) followed by the new turns.
+func checkRequests(t *testing.T, w wire, reqs [][]byte) {
+	t.Helper()
+	var prev []json.RawMessage
+	for i, body := range reqs {
+		tools := string(field(t, body, "tools"))
+		assert.Contains(t, tools, `"get_weather"`, "request %d offers the tools", i)
+		assert.Contains(t, tools, `"get_time"`, "request %d offers the tools", i)
+		var items []json.RawMessage
+		require.NoError(t, json.Unmarshal(field(t, body, w.history), &items), "request %d", i)
+		if i == 0 {
+			require.Len(t, items, 1, "the first request holds the question alone: %s", body)
+			assert.Contains(t, string(items[0]), "Weather in Paris, and the time in Tokyo?")
+		} else {
+			require.Greater(t, len(items), len(prev), "request %d adds turns", i)
+			for j := range prev {
+				assert.JSONEq(t, string(prev[j]), string(items[j]), "request %d changes item %d of the history", i, j)
+			}
+		}
+		prev = items
+	}
 }
 
 // field decodes the JSON at a dotted path of body ("messages.1.content").
@@ -240,6 +273,39 @@ func TestRoundTripOpenAIResponsesReasoning(t *testing.T) {
 	assert.Contains(t, string(field(t, reqs[2], "input.1.encrypted_content")), "gAAAAABoIPODpWh2")
 	assert.Equal(t, "It is 18°C and cloudy in Paris, and 9 pm in Tokyo.", resp.Content)
 	assert.Equal(t, "completed", resp.StopReason)
+}
+
+func TestRoundTripOpenAIChat(t *testing.T) {
+	reqs, resp, _ := converse(t, wires["openai-chat"],
+		"openai_response_call_weather.json", "openai_response_parallel_calls.json", "openai_response_answer.json")
+
+	// messages: user, assistant (text and call), tool, assistant (two calls), tool, tool
+	assert.JSONEq(t, `{"role":"assistant","content":"Let me check the weather first.","tool_calls":[
+		{"id":"call_9Yq2dQF5kTnB1sW3eR7uZx0C","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}}]}`,
+		string(field(t, reqs[1], "messages.1")))
+	assert.JSONEq(t, `{"role":"tool","tool_call_id":"call_9Yq2dQF5kTnB1sW3eR7uZx0C","content":"18°C, cloudy in Paris"}`, string(field(t, reqs[1], "messages.2")))
+	assert.JSONEq(t, string(field(t, testdata(t, "openai_response_parallel_calls.json"), "choices.0.message.tool_calls")),
+		string(field(t, reqs[2], "messages.3.tool_calls")), "the calls go back as the model sent them")
+	assert.JSONEq(t, `{"role":"tool","tool_call_id":"call_Hk4mP7vQ2wXs9LdF1aZc3RtE","content":"21:00"}`, string(field(t, reqs[2], "messages.4")))
+	assert.JSONEq(t, `{"role":"tool","tool_call_id":"call_Ur6nB8yJ0pVc5GiK2oMe4WqS","content":"18°C, cloudy in Tokyo"}`, string(field(t, reqs[2], "messages.5")))
+	assert.Equal(t, "It is 18°C and cloudy in Paris, and 9 pm in Tokyo.", resp.Content)
+	assert.Equal(t, "stop", resp.StopReason)
+	assert.Equal(t, agentloop.Usage{InputTokens: 243, OutputTokens: 19}, resp.Usage)
+}
+
+// TestGeminiTextSignatureReplayed: a final answer's text part carries a
+// thought signature; when the conversation goes on, the next request sends
+// it back on that part.
+func TestGeminiTextSignatureReplayed(t *testing.T) {
+	answer := testdata(t, "gemini3_response_text_signature.json")
+	resp, err := provider.GeminiResponse(answer)
+	require.NoError(t, err)
+	history := []agentloop.Message{agentloop.UserMessage("Weather in Paris, and the time in Tokyo?"), resp.Message(), agentloop.UserMessage("Thanks. And tomorrow?")}
+	body := wires["gemini"].request(t, history, nil)
+	checkGeminiSDK(t, body)
+	assert.JSONEq(t, string(field(t, answer, "candidates.0.content.parts")), string(field(t, body, "contents.1.parts")))
+	assert.Equal(t, "CiQBjz1rZmluYWwtdGV4dC1zaWduYXR1cmUtdGhyZWU=", jsonString(t, field(t, body, "contents.1.parts.0.thoughtSignature")))
+	assert.Equal(t, "user", jsonString(t, field(t, body, "contents.2.role")))
 }
 
 func itoa(i int) string {

@@ -74,6 +74,24 @@ func TestAnthropicStream(t *testing.T) {
 	assert.Equal(t, agentloop.Usage{InputTokens: 412, OutputTokens: 128}, got.Usage)
 }
 
+// TestAnthropicStreamRedactedThinking: a redacted_thinking block streams
+// as a content_block_start with its data and no delta; it is replayed
+// first, unchanged, before the thinking block and its signature.
+func TestAnthropicStreamRedactedThinking(t *testing.T) {
+	want, err := provider.AnthropicResponse(testdata(t, "anthropic_response_redacted_thinking.json"))
+	require.NoError(t, err)
+	got := stream(t, "anthropic_stream_redacted_thinking.sse", &provider.AnthropicStream{})
+	replay := func(m agentloop.Message) any {
+		am, ok := provider.AnthropicAssistantMessage(m)
+		require.True(t, ok)
+		return am
+	}
+	assertSameAnswer(t, want, got, replay)
+	assert.JSONEq(t, string(field(t, testdata(t, "anthropic_response_redacted_thinking.json"), "content")),
+		string(mustJSON(t, replay(got.Message()).(provider.AnthropicMessage).Content)))
+	assert.Equal(t, agentloop.Usage{InputTokens: 630, OutputTokens: 96}, got.Usage)
+}
+
 func TestAnthropicStreamTruncatedInput(t *testing.T) {
 	var s provider.AnthropicStream
 	for _, e := range []string{
