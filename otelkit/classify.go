@@ -33,6 +33,8 @@ func (c *config) classifyTool(ctx context.Context, err error) string {
 		return ClassPanic
 	case errors.Is(err, llmtoolkit.ErrHalt):
 		return ClassHalt
+	case errors.Is(err, llmtoolkit.ErrDenied):
+		return ClassDenied
 	}
 	if s := declaredType(err); s != "" {
 		return s

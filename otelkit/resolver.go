@@ -48,7 +48,8 @@ type Resolver struct {
 //   - A failed call sets the span's status to Error, with the error text
 //     (scrubbed of the call's secrets and capped) as its description, and
 //     error.type to a class: the host's ([ErrorClass]), else
-//     [ClassValidation], [ClassUnknownTool], [ClassPanic], [ClassHalt], an
+//     [ClassValidation], [ClassUnknownTool], [ClassPanic], [ClassHalt],
+//     [ClassDenied] (llmtoolkit.ErrDenied), an
 //     ErrorType() string method's value, [ClassTimeout], [ClassCanceled],
 //     [ClassDenied] (fs.ErrPermission), or [ClassToolError].
 //   - The arguments and the result are attributes only with

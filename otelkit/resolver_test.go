@@ -101,6 +101,9 @@ func TestToolErrorClasses(t *testing.T) {
 		}},
 		{name: "panic", handler: func(context.Context, llmtoolkit.Call) (string, error) { panic("kaboom") }, class: otelkit.ClassPanic},
 		{name: "halt", handler: func(context.Context, llmtoolkit.Call) (string, error) { return "", llmtoolkit.Halt("done") }, class: otelkit.ClassHalt},
+		{name: "denied by a permission check", class: otelkit.ClassDenied, handler: func(context.Context, llmtoolkit.Call) (string, error) {
+			return "", llmtoolkit.Deny("echo", "not in this mode")
+		}},
 		{name: "permission", class: otelkit.ClassDenied, handler: func(context.Context, llmtoolkit.Call) (string, error) {
 			return "", &fs.PathError{Op: "open", Path: "/etc/shadow", Err: fs.ErrPermission}
 		}},

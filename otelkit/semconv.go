@@ -73,8 +73,10 @@ const (
 	ClassCanceled = "canceled"
 	// ClassPanic: the tool panicked (llmtoolkit.ErrToolPanic).
 	ClassPanic = "panic"
-	// ClassDenied: the tool refused to act (fs.ErrPermission, or an error
-	// classed so with [ErrorClass]).
+	// ClassDenied: a permission check refused the call
+	// (llmtoolkit.ErrDenied, as package agent's guard answers), or the tool
+	// refused to act (fs.ErrPermission, or an error classed so with
+	// [ErrorClass]).
 	ClassDenied = "denied"
 	// ClassHalt: the tool asked the agent loop to stop (llmtoolkit.ErrHalt).
 	ClassHalt = "halt"
