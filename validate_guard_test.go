@@ -1,9 +1,12 @@
 package llmtoolkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +41,10 @@ func TestExecuteValidationNeverPanics(t *testing.T) {
 		{"json.Number below big.Rat", json.Number("-1e-999999999"), ErrInvalidArguments, `/n: "-1e-999999999" has an exponent too large to judge`},
 		{"encoding panics", panickyArg{}, ErrToolPanic, "encoder bug"},
 	}
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
 	for _, tc := range tests {
 		for _, wrap := range []string{"direct", "composed"} {
 			t.Run(tc.name+"/"+wrap, func(t *testing.T) {
@@ -57,4 +64,6 @@ func TestExecuteValidationNeverPanics(t *testing.T) {
 			})
 		}
 	}
+	assert.Contains(t, logs.String(), "validator panicked", "the validator's panic is logged with its stack")
+	assert.Equal(t, 2, strings.Count(logs.String(), "validator panicked"), "only the panicking encoder panics")
 }
