@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/big"
 	"reflect"
 	"regexp"
 	"slices"
@@ -421,8 +422,11 @@ func nonJSONNumbers(v any, at string, out []string) []string {
 			out = append(out, pointer(at)+": "+fmt.Sprint(x)+" is not a number JSON can hold; send a finite number")
 		}
 	case json.Number:
-		if !isJSONNumber(string(x)) {
+		switch {
+		case !isJSONNumber(string(x)):
 			out = append(out, pointer(at)+": "+strconv.Quote(string(x))+" is not a valid JSON number")
+		case !ratNumber(string(x)):
+			out = append(out, pointer(at)+": "+strconv.Quote(string(x))+" has an exponent too large to judge; send a number a float64 can hold")
 		}
 	case map[string]any:
 		for k, e := range x {
@@ -443,6 +447,14 @@ func isJSONNumber(s string) bool {
 	}
 	var n json.Number
 	return json.Unmarshal([]byte(s), &n) == nil
+}
+
+// ratNumber reports whether the validator, which reads numbers as
+// big.Rat, can read s (it cannot when the exponent is beyond big.Rat's
+// limit, and then dereferences nil).
+func ratNumber(s string) bool {
+	_, ok := new(big.Rat).SetString(s)
+	return ok
 }
 
 // pointer shows a JSON pointer, "/" for the root.

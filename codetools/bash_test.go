@@ -212,8 +212,10 @@ func BenchmarkBashEcho(b *testing.B) {
 // spillPathRE finds the spill file named in bash's answer.
 var spillPathRE = regexp.MustCompile(`\[Showing lines \d+-\d+ of \d+\. (Full output|Output cut to its first \S+ and last \S+ of \S+): (/[^\]\n]+)\]`)
 
-// A command that prints without end (yes for a few seconds) leaves a spill
-// file no bigger than the cap, where the host says, and Close removes it.
+// A command that prints far more than the cap (40 MB of yes, then a failure,
+// so the amount does not depend on the machine's speed as a timeout would)
+// leaves a spill file no bigger than the cap, where the host says, and Close
+// removes it.
 func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -234,7 +236,7 @@ func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 					ct.Close()
 				}
 			})
-			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "yes", "timeout": 2}})
+			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "yes | head -c 40000000; exit 3", "timeout": 120}})
 			require.True(t, res.IsError)
 			require.ErrorIs(t, res.Err, ErrCommandFailed)
 			m := spillPathRE.FindStringSubmatch(res.Content)

@@ -198,11 +198,11 @@ func TestSymlinkSwapRace(t *testing.T) {
 
 // FuzzConfinement runs every file tool with random paths over a tree full
 // of hostile links and special files (named pipes, a socket, a device,
-// links to them): nothing outside the root is ever read or written, no
-// call outlives its deadline (none waits on a pipe), no special file is
-// replaced, and no temporary file is left.
+// links to them, a .gitignore that is a named pipe): nothing outside the
+// root is ever read or written, no call outlives its deadline (none waits
+// on a pipe), no special file is replaced, and no temporary file is left.
 func FuzzConfinement(f *testing.F) {
-	names := []string{"read_file", "write_file", "edit_file", "multi_edit", "append_to_file", "list_directory", "tree", "file_info", "grep"}
+	names := []string{"read_file", "write_file", "edit_file", "multi_edit", "append_to_file", "list_directory", "tree", "file_info", "grep", "glob"}
 	for _, s := range []string{"a", "../secret.txt", "link/secret.txt", "loop/x", "a/../../outside", "/", "dirlink/../secret.txt", "chain/secret.txt", "sub/up/outside/secret.txt", "abs"} {
 		f.Add(s, uint8(0))
 	}
@@ -230,9 +230,11 @@ func FuzzConfinement(f *testing.F) {
 	specials := makeSpecialFiles(f, root)
 	if len(specials) > 0 && specials[0].name == "pipe" {
 		require.NoError(f, mkfifo(filepath.Join(root, "sub", "pipe")))
-		specials = append(specials, specialFile{"sub/pipe", "named pipe", fs.ModeNamedPipe})
+		require.NoError(f, mkfifo(filepath.Join(root, "sub", ".gitignore")))
+		specials = append(specials, specialFile{"sub/pipe", "named pipe", fs.ModeNamedPipe},
+			specialFile{"sub/.gitignore", "named pipe", fs.ModeNamedPipe})
 	}
-	args := map[string]map[string]any{"grep": {"pattern": "SECRET"}}
+	args := map[string]map[string]any{"grep": {"pattern": "SECRET"}, "glob": {"pattern": "**"}}
 	for name, a := range fileTools {
 		args[name] = a
 	}

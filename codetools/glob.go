@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 )
 
 const globDefaultLimit = 1000
@@ -55,7 +56,11 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		return "", err
 	}
 	if !info.IsDir() {
-		return "", fmt.Errorf("path %q is a file, not a folder; give the folder to search in", pathArg)
+		kind := "file"
+		if !info.Mode().IsRegular() {
+			kind = fsmode.Name(info.Mode())
+		}
+		return "", fmt.Errorf("path %q is a %s, not a folder; give the folder to search in", pathArg, kind)
 	}
 	prefix := path.Clean(strings.ReplaceAll(start, "\\", "/"))
 	if prefix == "." {

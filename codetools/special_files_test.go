@@ -79,6 +79,7 @@ func TestSpecialFilesRefusedWithoutBlocking(t *testing.T) {
 	}
 	tools := map[string]map[string]any{
 		"grep": {"pattern": "x"},
+		"glob": {"pattern": "*"},
 	}
 	for name, args := range fileTools {
 		tools[name] = args

@@ -315,3 +315,39 @@ func TestWalkPathThroughLinkOutside(t *testing.T) {
 		assert.NotContains(t, err.Error()+out, "SECRET\n")
 	}
 }
+
+// TestPathologicalIgnoreLinesDoNotStallWalks: a .gitignore line such as
+// *a*a*a*a*a*a*a*a*ab*c beside a file named ab + 60 a + c made the
+// backtracking wildmatch run for minutes, stalling glob, grep and tree in
+// any cloned repository. Each walk must answer at once, with the file
+// (which no line ignores) and without the one a line does ignore.
+func TestPathologicalIgnoreLinesDoNotStallWalks(t *testing.T) {
+	inChild(t, 2*time.Minute, func(t *testing.T) {
+		_, c := newTestTools(t)
+		kept := "ab" + strings.Repeat("a", 60) + "c"
+		kept2 := strings.Repeat("a", 60) + "b"
+		p2Write(t, c.Root(), map[string]string{
+			".gitignore":      "*a*a*a*a*a*a*a*a*ab*c\n" + strings.Repeat("*a", 16) + "\n",
+			kept:              "x\n",
+			"sub/" + kept2:    "x\n",
+			"sub/" + kept:     "x\n",
+			"sub/aaaaaaaaabc": "x\n", // matched by the first line: ignored
+		})
+		for _, call := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"glob", map[string]any{"pattern": "**"}},
+			{"grep", map[string]any{"pattern": "x"}},
+			{"tree", map[string]any{"depth": 3}},
+			{"glob", map[string]any{"pattern": "*", "path": "sub"}},
+		} {
+			out, err, took := callWithin(t, c, 10*time.Second, 10*time.Second, call.name, call.args)
+			require.NoError(t, err, "%s %v", call.name, call.args)
+			assert.Less(t, took, 5*time.Second, "%s %v took %v", call.name, call.args, took)
+			assert.Contains(t, out, kept, "%s %v", call.name, call.args)
+			assert.Contains(t, out, kept2, "%s %v", call.name, call.args)
+			assert.NotContains(t, out, "aaaaaaaaabc", "%s %v", call.name, call.args)
+		}
+	})
+}

@@ -158,9 +158,11 @@ func TestMCPAnswersMalformedLines(t *testing.T) {
 	assert.Contains(t, p.stderr.String(), "malformed message answered with an error", "refused lines are logged")
 }
 
-// TestMCPBigEditSucceeds edits a 9 MiB file through `llmtoolkit mcp`: the
-// edit's Display (the file before and after) is larger than an MCP frame,
-// yet the client is told the edit succeeded and the session goes on.
+// TestMCPBigEditSucceeds edits a 9 MiB file through `llmtoolkit mcp`, once
+// at its first line and once over 3.5 MiB of lines: the edit's Display once
+// held the file before and after, larger than an MCP frame, and the client
+// was told a successful edit failed. Each edit is reported as succeeded,
+// with a bounded text and Display, and the session goes on.
 func TestMCPBigEditSucceeds(t *testing.T) {
 	dir := projectDir(t)
 	var b strings.Builder
@@ -187,6 +189,30 @@ func TestMCPBigEditSucceeds(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "big.txt"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(data), "edited line\n"))
+
+	// An edit that changes 3.5 MiB of lines: its diff is far larger than
+	// the 64 KiB the Display holds, and than a frame once both sides are
+	// escaped; the answer stays small and says the edit succeeded.
+	data, err = os.ReadFile(filepath.Join(dir, "big.txt"))
+	require.NoError(t, err)
+	from := strings.Index(string(data), "line 1000 ")
+	to := from + 7<<19
+	to += strings.IndexByte(string(data[to:]), '\n') + 1
+	oldText := string(data[from:to])
+	newText := strings.ReplaceAll(oldText, "line ", "LINE ")
+	res = llmtoolkit.Execute(ctx, client, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{
+		"path": "big.txt", "oldText": oldText, "newText": newText,
+	}})
+	require.False(t, res.IsError, "a successful edit must not be reported as failed: %.300s\nserver log: %s", res.Content, serverLog.String())
+	assert.Contains(t, res.Content, "Successfully replaced text in big.txt")
+	assert.Less(t, len(res.Content), 1<<20, "the answer's text is bounded")
+	require.NotNil(t, res.Display, "the Display is sent")
+	display, err := json.Marshal(res.Display)
+	require.NoError(t, err)
+	assert.Less(t, len(display), 1<<20, "the Display holds a capped diff, not the file")
+	data, err = os.ReadFile(filepath.Join(dir, "big.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), newText)
 
 	out, err := client.Resolve(ctx, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}})
 	require.NoError(t, err, "the session goes on")
