@@ -10,7 +10,11 @@ import (
 // the declared tools, resolves calls for them with the session map bound in
 // the context, and refuses the others. It implements [Resolver] and
 // [ToolLookup], so [Execute] validates arguments through it, and it passes
-// on the declared tools' definitions unchanged, with every per-tool fact.
+// on the declared tools' definitions with every per-tool fact; their
+// [Tool.Observers] are told of the calls [Execute] answers itself (refused,
+// or run as a recipe) with the session bound in the context, as the calls
+// it resolves are, so that an audit trail inside the Session attributes
+// them alike.
 //
 // A declared recipe tool runs its plan: its steps may call tools that were
 // not declared (they are part of the declared tool), and each such step is
@@ -44,10 +48,38 @@ func PrepareSession(r Resolver, declared []string, session map[string]any) ([]To
 		}
 		if t, ok := lookupTool(r, name); ok {
 			s.byName[name] = len(s.tools)
-			s.tools = append(s.tools, t)
+			s.tools = append(s.tools, s.bound(t))
 		}
 	}
 	return s.tools, s
+}
+
+// bound returns t with each of its observers told of calls with the
+// session bound in the context.
+func (s *Session) bound(t Tool) Tool {
+	if len(t.Observers) == 0 {
+		return t
+	}
+	obs := make([]Observer, len(t.Observers))
+	for i, ob := range t.Observers {
+		if ob != nil {
+			ob = sessionObserver{ob: ob, values: s.values}
+		}
+		obs[i] = ob
+	}
+	t.Observers = obs
+	return t
+}
+
+// sessionObserver tells ob of calls with a session bound in the context.
+type sessionObserver struct {
+	ob     Observer
+	values map[string]any
+}
+
+// ObserveCall calls the wrapped observer with the session bound in ctx.
+func (o sessionObserver) ObserveCall(ctx context.Context, obs Observation) {
+	o.ob.ObserveCall(WithSession(ctx, o.values), obs)
 }
 
 // Tools lists the declared tools that exist, in declared order. The slice
@@ -94,7 +126,7 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 		call.Arguments = map[string]any{}
 	}
 	if res, refused := admit(ctx, tool, call); refused {
-		observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
+		observe(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}
 	return nil

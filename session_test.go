@@ -98,3 +98,40 @@ func TestFilterAndReadOnly(t *testing.T) {
 	assert.ErrorIs(t, res.Err, ErrUnknownTool, "a recipe's steps pass through the filter like any call")
 	assert.Contains(t, res.Content, "step 1 (write) failed")
 }
+
+// sessionSeer notes the session map of each call it is told of.
+type sessionSeer struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (o *sessionSeer) ObserveCall(ctx context.Context, ob Observation) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seen = append(o.seen, fmt.Sprintf("%s %s user=%v", ob.Kind, ob.Call.Name, SessionFrom(ctx)["user"]))
+}
+
+// TestSessionObserversSeeTheSession: calls Execute answers itself through a
+// Session (refused, recipe parents, refused undeclared steps) reach the
+// definitions' observers with the session bound, as resolved calls reach the
+// resolver, whatever wraps the Session.
+func TestSessionObserversSeeTheSession(t *testing.T) {
+	ob := &sessionSeer{}
+	r := observed(ob)
+	bad := simpleTool("bad")
+	bad.Recipe = func(map[string]any) Plan {
+		return Plan{Serial: []Call{{Name: "count", Arguments: map[string]any{"n": 11.0}}}}
+	}
+	bad.Observers = []Observer{ob}
+	r.tools = append(r.tools, bad)
+	_, s := PrepareSession(r, []string{"count", "both", "bad"}, map[string]any{"user": "ada"})
+	wrapped := Compose(Compose(s))
+	ctx := WithSession(context.Background(), map[string]any{"user": "outer"})
+	assert.True(t, Execute(ctx, wrapped, Call{Name: "count", Arguments: map[string]any{"n": 11.0}}).IsError)
+	res := Execute(ctx, wrapped, Call{Name: "both", Arguments: map[string]any{"n": 1.0}})
+	assert.False(t, res.IsError, res.Content)
+	assert.True(t, Execute(ctx, wrapped, Call{Name: "bad"}).IsError)
+	assert.Equal(t, []string{"refused count user=ada", "recipe both user=ada", "refused count user=ada", "recipe bad user=ada"}, ob.seen)
+	assert.Len(t, r.tools[0].Observers, 1)
+	assert.Equal(t, ob, r.tools[0].Observers[0], "the wrapped resolver's definitions are not changed")
+}

@@ -343,3 +343,75 @@ func TestRecordCapsArguments(t *testing.T) {
 		assert.True(t, strings.HasSuffix(rows[0].Arguments["content"].(string), " bytes cut]"), "a cut string says so")
 	})
 }
+
+// TestGuaranteesWithSessionMap: the README's pattern, where the tenant and
+// the conversation come from the session map, not from the context. Calls
+// Execute answers itself (refused by validation, recipe parents) and steps
+// refused by the Session reach the Recorder with the session bound too, so
+// every call still leaves its row, whatever wraps the Session.
+func TestGuaranteesWithSessionMap(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		var mu sync.Mutex
+		var log []string
+		for _, w := range []wrapper{
+			{"session", func(r llmtoolkit.Resolver) llmtoolkit.Resolver { return r }},
+			{"composed session", func(r llmtoolkit.Resolver) llmtoolkit.Resolver { return llmtoolkit.Compose(other, r) }},
+			{"user wrapper around the session", func(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+				return logging{Resolver: r, mu: &mu, log: &log}
+			}},
+		} {
+			for _, driver := range []string{"execute", "agentloop"} {
+				t.Run(w.name+"/"+driver, func(t *testing.T) {
+					tools, logins := matrixTools(t)
+					rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
+					conv := uuid.NewString()
+					// echo is not declared: it runs only as a step of "both".
+					_, s := llmtoolkit.PrepareSession(rec, []string{"login", "boom", "both"},
+						map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: conv})
+					r := w.wrap(s)
+					var results []llmtoolkit.Result
+					if driver == "execute" {
+						results = executeMatrixCalls(t.Context(), r)
+					} else {
+						results = loopMatrixCalls(t, t.Context(), r)
+					}
+					checkMatrix(t, db, conv, driver, results, logins)
+					assert.Equal(t, trace.Stats{Recorded: 6}, rec.Stats())
+				})
+			}
+		}
+	})
+}
+
+// TestSessionMapStepRefusedLeavesRow: an undeclared recipe step refused by
+// the Session (its arguments do not satisfy its own schema) leaves a row
+// attributed through the session map.
+func TestSessionMapStepRefusedLeavesRow(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		echo := handler{def: llmtoolkit.Tool{Name: "echo", Description: "Echoes.", Parameters: map[string]any{
+			"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}},
+			fn: func(_ context.Context, args map[string]any) (string, error) { return fmt.Sprint(args["text"]), nil }}
+		bad := handler{def: llmtoolkit.Tool{Name: "bad", Description: "A recipe with a bad step.", Parameters: map[string]any{"type": "object"},
+			Recipe: func(map[string]any) llmtoolkit.Plan {
+				return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "echo", Arguments: map[string]any{"text": 7.0}}}}
+			}}, fn: func(context.Context, map[string]any) (string, error) {
+			return "", fmt.Errorf("the recipe should have run")
+		}}
+		tools, err := agentresolver.New(echo, bad)
+		require.NoError(t, err)
+		rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
+		conv := uuid.NewString()
+		_, s := llmtoolkit.PrepareSession(rec, []string{"bad"},
+			map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: conv})
+		res := llmtoolkit.Execute(t.Context(), s, llmtoolkit.Call{Name: "bad"})
+		require.ErrorIs(t, res.Err, llmtoolkit.ErrInvalidArguments)
+		rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+		require.NoError(t, err)
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.ToolName + "/" + r.ResultType
+		}
+		assert.ElementsMatch(t, []string{"echo/error", "bad/error"}, names)
+		assert.Equal(t, trace.Stats{Recorded: 2}, rec.Stats())
+	})
+}
