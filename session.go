@@ -136,10 +136,18 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 // which keep returns true; the others are neither listed nor callable, not
 // even as a recipe's steps. The choice is made once, from r.Tools() at the
 // time of the call. The kept definitions pass through unchanged.
+//
+// A name r did not list at all is refused too, except as a step of a kept
+// recipe's run: it is then r's to answer (a [Session] lists only its
+// declared tools, yet runs the undeclared steps of a declared recipe).
 func Filter(r Resolver, keep func(Tool) bool) Resolver {
-	f := &filtered{r: r, kept: map[string]Tool{}}
+	f := &filtered{r: r, kept: map[string]Tool{}, dropped: map[string]struct{}{}}
 	for _, t := range r.Tools() {
-		if _, dup := f.kept[t.Name]; dup || !keep(t) {
+		if _, dup := f.kept[t.Name]; dup {
+			continue
+		}
+		if !keep(t) {
+			f.dropped[t.Name] = struct{}{}
 			continue
 		}
 		f.kept[t.Name] = t
@@ -155,9 +163,10 @@ func ReadOnly(r Resolver) Resolver {
 }
 
 type filtered struct {
-	r     Resolver
-	tools []Tool
-	kept  map[string]Tool
+	r       Resolver
+	tools   []Tool
+	kept    map[string]Tool
+	dropped map[string]struct{} // listed by r, refused by keep
 }
 
 func (f *filtered) Tools() []Tool { return f.tools }
@@ -168,10 +177,21 @@ func (f *filtered) LookupTool(name string) (Tool, bool) {
 }
 
 func (f *filtered) Resolve(ctx context.Context, call Call) (string, error) {
-	if _, ok := f.kept[call.Name]; !ok {
+	if _, ok := f.kept[call.Name]; !ok && !f.keptStep(ctx, call.Name) {
 		return "", fmt.Errorf("%w: %s", ErrUnknownTool, call.Name)
 	}
 	return f.r.Resolve(ctx, call)
+}
+
+// keptStep reports whether name, which r did not list, is called as a step
+// of a kept recipe's run.
+func (f *filtered) keptStep(ctx context.Context, name string) bool {
+	if _, refused := f.dropped[name]; refused {
+		return false
+	}
+	run, inRecipe := RecipeRunFrom(ctx)
+	parent, kept := f.kept[run.Tool]
+	return inRecipe && kept && parent.Recipe != nil
 }
 
 // toolNames joins the tools' names with ", ".

@@ -125,7 +125,7 @@ func TestSessionObserversSeeTheSession(t *testing.T) {
 	bad.Observers = []Observer{ob}
 	r.tools = append(r.tools, bad)
 	_, s := PrepareSession(r, []string{"count", "both", "bad"}, map[string]any{"user": "ada"})
-	wrapped := Compose(Compose(s))
+	wrapped := Compose(Filter(s, func(Tool) bool { return true }))
 	ctx := WithSession(context.Background(), map[string]any{"user": "outer"})
 	assert.True(t, Execute(ctx, wrapped, Call{Name: "count", Arguments: map[string]any{"n": 11.0}}).IsError)
 	res := Execute(ctx, wrapped, Call{Name: "both", Arguments: map[string]any{"n": 1.0}})
@@ -134,4 +134,38 @@ func TestSessionObserversSeeTheSession(t *testing.T) {
 	assert.Equal(t, []string{"refused count user=ada", "recipe both user=ada", "refused count user=ada", "recipe bad user=ada"}, ob.seen)
 	assert.Len(t, r.tools[0].Observers, 1)
 	assert.Equal(t, ob, r.tools[0].Observers[0], "the wrapped resolver's definitions are not changed")
+}
+
+// TestFilterAroundSessionRunsDeclaredRecipes: a Filter (or ReadOnly) over a
+// Session lets the undeclared steps of a kept recipe through to the
+// Session, which validates them; a name the filter refused stays refused,
+// even as a step, and an unlisted name is refused outside a kept recipe.
+func TestFilterAroundSessionRunsDeclaredRecipes(t *testing.T) {
+	ob := &recordingObserver{}
+	r := observed(ob)
+	_, s := PrepareSession(r, []string{"both"}, map[string]any{"user": "ada"})
+	all := func(Tool) bool { return true }
+	for name, f := range map[string]Resolver{
+		"filter":                Filter(s, all),
+		"nested":                Compose(Filter(Compose(Filter(s, all)), all)),
+		"filter of other names": Filter(s, func(t Tool) bool { return t.Name != "count" }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := Execute(context.Background(), f, Call{Name: "both", Arguments: map[string]any{"n": 2.0}})
+			require.False(t, res.IsError, res.Content)
+			assert.Equal(t, "counted\n\nechoed", res.Content)
+			res = Execute(context.Background(), f, Call{Name: "both", Arguments: map[string]any{"n": 20.0}})
+			assert.ErrorIs(t, res.Err, ErrInvalidArguments, "the Session validates the undeclared step")
+			res = Execute(context.Background(), f, Call{Name: "echo"})
+			assert.ErrorIs(t, res.Err, ErrUnknownTool, "a step is not callable on its own")
+		})
+	}
+	// A filter over the raw resolver refuses what keep refused, even as a
+	// step of a kept recipe.
+	f := Filter(r, func(t Tool) bool { return t.Name != "echo" })
+	res := Execute(context.Background(), f, Call{Name: "both", Arguments: map[string]any{"n": 2.0}})
+	assert.ErrorIs(t, res.Err, ErrUnknownTool)
+	assert.Contains(t, res.Content, "step 2 (echo) failed")
+	_, err := f.Resolve(withRecipeRun(context.Background(), RecipeRun{Tool: "count"}), Call{Name: "unlisted"})
+	assert.ErrorIs(t, err, ErrUnknownTool, "only the steps of a kept recipe pass")
 }

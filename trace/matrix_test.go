@@ -137,6 +137,9 @@ func wrappers() []wrapper {
 			return session(llmtoolkit.Compose(other, llmtoolkit.ReadOnly(llmtoolkit.Compose(llmtoolkit.Filter(r, func(llmtoolkit.Tool) bool { return true })))))
 		}},
 		{"user wrapper", func(r llmtoolkit.Resolver) llmtoolkit.Resolver { return logging{Resolver: r, mu: &mu, log: &log} }},
+		{"session inside", func(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+			return llmtoolkit.ReadOnly(llmtoolkit.Compose(other, llmtoolkit.Filter(session(r), func(llmtoolkit.Tool) bool { return true })))
+		}},
 	}
 }
 
