@@ -298,30 +298,45 @@ func callIDOf(r trace.Trace) string {
 }
 
 // TestSendFuncPanicWithRecorder: a panicking model ends the run with an
-// error, not a crash, and leaves the rows already written.
+// error, not a crash, and leaves the rows already written, whatever wraps
+// the tools.
 func TestSendFuncPanicWithRecorder(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
-		tools, _ := matrixTools(t)
-		rec := trace.Record(tools, db)
-		conv := uuid.NewString()
-		turn := 0
-		send := func(ctx context.Context, _ []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
-			turn++
-			if turn == 2 {
-				panic("adapter bug")
+		for _, w := range wrappers() {
+			for _, placement := range []string{"record inside", "record outside"} {
+				t.Run(w.name+"/"+placement, func(t *testing.T) {
+					tools, _ := matrixTools(t)
+					var r llmtoolkit.Resolver
+					if placement == "record inside" {
+						r = w.wrap(trace.Record(tools, db))
+					} else {
+						r = trace.Record(w.wrap(tools), db)
+					}
+					conv := uuid.NewString()
+					turn := 0
+					send := func(ctx context.Context, _ []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+						turn++
+						if turn == 2 {
+							panic("adapter bug")
+						}
+						return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "x", Name: "login", Arguments: map[string]any{"user": "once"}}}}, nil
+					}
+					var err error
+					require.NotPanics(t, func() {
+						_, _, err = agentloop.Run(trace.WithConversation(t.Context(), tenant, conv, 0), nil, send, agentloop.Options{Resolver: r, Logger: discardLogger()})
+					})
+					require.ErrorIs(t, err, agentloop.ErrModelPanic)
+					assert.Contains(t, err.Error(), "adapter bug")
+					var mpe *agentloop.ModelPanicError
+					require.ErrorAs(t, err, &mpe)
+					assert.Equal(t, "adapter bug", mpe.Value)
+					rows, lerr := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+					require.NoError(t, lerr)
+					require.Len(t, rows, 1)
+					assert.Equal(t, 1, rows[0].Iteration)
+				})
 			}
-			return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "x", Name: "echo", Arguments: map[string]any{"text": "once"}}}}, nil
 		}
-		var err error
-		require.NotPanics(t, func() {
-			_, _, err = agentloop.Run(trace.WithConversation(t.Context(), tenant, conv, 0), nil, send, agentloop.Options{Resolver: rec, Logger: discardLogger()})
-		})
-		require.ErrorIs(t, err, agentloop.ErrModelPanic)
-		assert.Contains(t, err.Error(), "adapter bug")
-		rows, lerr := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
-		require.NoError(t, lerr)
-		require.Len(t, rows, 1)
-		assert.Equal(t, 1, rows[0].Iteration)
 	})
 }
 
