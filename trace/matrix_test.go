@@ -401,6 +401,21 @@ func TestGuaranteesWithSessionMap(t *testing.T) {
 	})
 }
 
+// TestSessionMapOutsideTheRecorder: a Recorder outside a Session does not
+// see the session map (the Session binds it for what it wraps): without
+// WithConversation its calls are refused, clearly, before the tool runs.
+func TestSessionMapOutsideTheRecorder(t *testing.T) {
+	tools, logins := matrixTools(t)
+	_, s := llmtoolkit.PrepareSession(tools, []string{"login"},
+		map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: uuid.NewString()})
+	rec := trace.Record(s, openSQLite(t), trace.WithLogger(discardLogger()))
+	res := llmtoolkit.Execute(t.Context(), rec, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada"}})
+	require.ErrorIs(t, res.Err, trace.ErrUnattributed)
+	assert.Contains(t, res.Content, "tenant_id is required")
+	assert.Zero(t, logins.Load(), "the tool did not run")
+	assert.Equal(t, trace.Stats{Refused: 1}, rec.Stats())
+}
+
 // TestSessionMapStepRefusedLeavesRow: an undeclared recipe step refused by
 // the Session (its arguments do not satisfy its own schema) leaves a row
 // attributed through the session map.

@@ -73,7 +73,10 @@ type Recorder struct {
 //     missing, unless [BestEffort] is given: then it runs, and its row is
 //     counted as dropped ([Recorder.Stats]) and logged. A call refused before
 //     it reached the Recorder cannot be refused again: if it cannot be
-//     attributed, it is counted and logged the same way.
+//     attributed, it is counted and logged the same way. The session map is
+//     the one a [llmtoolkit.Session] binds for what it wraps: put the
+//     Recorder inside the Session (Record, then PrepareSession), or bind
+//     WithConversation where the Recorder is outside it.
 //   - A database error after the tool ran is never silent: it is logged,
 //     counted and given to [OnError]; with [Strict] it also fails the call.
 //   - Nothing secret is stored: argument fields named by the tool's
