@@ -17,6 +17,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/agentresolver"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
 	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
@@ -446,5 +447,37 @@ func TestSessionMapStepRefusedLeavesRow(t *testing.T) {
 		}
 		assert.ElementsMatch(t, []string{"echo/error", "bad/error"}, names)
 		assert.Equal(t, trace.Stats{Recorded: 2}, rec.Stats())
+	})
+}
+
+// TestHTTPGetURLPasswordsNotStored: whatever form of URL the model gives
+// http_get, its password is stored neither in the arguments nor in the
+// error (the refused forms included, which Go's parser reads without a
+// password but a browser would not).
+func TestHTTPGetURLPasswordsNotStored(t *testing.T) {
+	code, err := codetools.New(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = code.Close() })
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		rec := trace.Record(code, db, trace.Strict())
+		conv := uuid.NewString()
+		ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
+		urls := []string{
+			"gopher://ada:s3cr3t@example.com/x", "http://ada:s3cr3t@host:bad/", "http://ada:s3cr3t@exa mple.com/",
+			"http:ada:s3cr3t@host", `http:\\ada:s3cr3t@host`, "HTTP:///ada:s3cr3t@host/x",
+		}
+		for _, u := range urls {
+			res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": u}})
+			require.True(t, res.IsError, u)
+			assert.NotContains(t, res.Content, "s3cr3t", u)
+		}
+		rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+		require.NoError(t, err)
+		require.Len(t, rows, len(urls))
+		for _, r := range rows {
+			stored, err := json.Marshal([]any{r.Arguments, r.Result})
+			require.NoError(t, err)
+			assert.NotContains(t, string(stored), "s3cr3t")
+		}
 	})
 }
