@@ -108,7 +108,8 @@ func (s *Session) Resolve(ctx context.Context, call Call) (string, error) {
 
 // admitStep lets through an undeclared call that is a step of a declared
 // recipe's run, once its arguments satisfy its own definition (a refusal is
-// told to that definition's observers, as Execute would).
+// told to that definition's observers, as Execute would), and tells the
+// definition to the sinks of [WithDefinitionSink].
 func (s *Session) admitStep(ctx context.Context, call Call) error {
 	run, inRecipe := RecipeRunFrom(ctx)
 	parent, declared := s.LookupTool(run.Tool)
@@ -129,6 +130,7 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 		observe(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}
+	TellDefinition(ctx, tool) // wrappers above did not find it
 	return nil
 }
 

@@ -169,3 +169,49 @@ func TestFilterAroundSessionRunsDeclaredRecipes(t *testing.T) {
 	_, err := f.Resolve(withRecipeRun(context.Background(), RecipeRun{Tool: "count"}), Call{Name: "unlisted"})
 	assert.ErrorIs(t, err, ErrUnknownTool, "only the steps of a kept recipe pass")
 }
+
+// TestSessionTellsStepDefinitions: a Session admitting an undeclared step
+// of a declared recipe tells the step's definition to every sink bound
+// above it, so a wrapper that could not find it (it is not listed) learns
+// its per-tool facts.
+func TestSessionTellsStepDefinitions(t *testing.T) {
+	r := observed(&recordingObserver{})
+	r.tools[1].SensitiveFields = []string{"text"} // echo
+	_, s := PrepareSession(r, []string{"both", "count"}, nil)
+	var outer, inner []string
+	tell := func(into *[]string) Resolver {
+		return &sinkBinder{r: s, into: into}
+	}
+	res := Execute(context.Background(), tell(&outer), Call{Name: "both", Arguments: map[string]any{"n": 1.0}})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, []string{"echo [text]"}, outer, "the undeclared step, with its facts")
+
+	outer = nil
+	res = Execute(context.Background(), &sinkBinder{r: tell(&inner), into: &outer}, Call{Name: "both", Arguments: map[string]any{"n": 1.0}})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, outer, inner, "sinks bound by several wrappers are all told")
+	assert.Len(t, outer, 1)
+
+	outer = nil
+	_, err := (&sinkBinder{r: s, into: &outer}).Resolve(context.Background(), Call{Name: "count"})
+	require.NoError(t, err)
+	assert.Empty(t, outer, "a declared tool is listed: nothing to tell")
+}
+
+// sinkBinder resolves through r with a sink noting what it is told.
+type sinkBinder struct {
+	r    Resolver
+	into *[]string
+}
+
+func (b *sinkBinder) Tools() []Tool { return b.r.Tools() }
+func (b *sinkBinder) Resolve(ctx context.Context, call Call) (string, error) {
+	ctx = WithDefinitionSink(ctx, func(t Tool) {
+		s := t.Name
+		if len(t.SensitiveFields) > 0 {
+			s += fmt.Sprint(" ", t.SensitiveFields)
+		}
+		*b.into = append(*b.into, s)
+	})
+	return b.r.Resolve(ctx, call)
+}

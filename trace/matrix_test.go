@@ -36,6 +36,7 @@ const (
 	secretPIN    = 4321
 	badPIN       = 918273 // refused by the schema, echoed by the validator
 	secretURL    = "https://ada:pa55word@example.com/x"
+	secretStep   = "step-secret-3" // the argument of a step no session declares
 )
 
 // handler is a Handler value with a fixed definition.
@@ -78,7 +79,7 @@ func matrixTools(t testing.TB) (llmtoolkit.Resolver, *atomic.Int64) {
 		Recipe: func(map[string]any) llmtoolkit.Plan {
 			return llmtoolkit.Plan{Serial: []llmtoolkit.Call{
 				{Name: "login", Arguments: map[string]any{"user": "cy", "pin": 1234.0, "auth": map[string]any{"token": secretToken2}}},
-				{Name: "echo", Arguments: map[string]any{"text": "hi"}},
+				{Name: "echo", Arguments: map[string]any{"text": secretStep}},
 			}}
 		}}
 	both := handler{def: bothDef, fn: func(context.Context, map[string]any) (string, error) {
@@ -87,7 +88,8 @@ func matrixTools(t testing.TB) (llmtoolkit.Resolver, *atomic.Int64) {
 	ro := agentresolver.WithReadOnly()
 	r, err := agentresolver.New(
 		agentresolver.WithOptions(login, ro, agentresolver.WithSensitiveFields("pin", "auth.token")),
-		agentresolver.WithOptions(boom, ro), agentresolver.WithOptions(echo, ro), agentresolver.WithOptions(both, ro),
+		agentresolver.WithOptions(boom, ro), agentresolver.WithOptions(echo, ro, agentresolver.WithSensitiveFields("text")),
+		agentresolver.WithOptions(both, ro),
 	)
 	require.NoError(t, err)
 	return r, &logins
@@ -225,7 +227,7 @@ func checkMatrix(t *testing.T, db *gorm.DB, conv, driver string, results []llmto
 	assert.ErrorIs(t, results[1].Err, llmtoolkit.ErrInvalidArguments, "validation before the tool runs")
 	assert.ErrorIs(t, results[2].Err, llmtoolkit.ErrToolPanic, "a panic becomes a result")
 	assert.False(t, results[3].IsError, results[3].Content)
-	assert.Equal(t, "welcome cy, token tok-secret-2, pin 1234, via <nil>\n\nhi", results[3].Content, "the recipe ran its plan")
+	assert.Equal(t, "welcome cy, token tok-secret-2, pin 1234, via <nil>\n\n"+secretStep, results[3].Content, "the recipe ran its plan")
 	assert.Equal(t, int64(2), logins.Load(), "the refused login never ran")
 
 	rows, err := trace.List(context.Background(), db, trace.Filter{TenantID: tenant, ConversationID: conv})
@@ -244,7 +246,7 @@ func checkMatrix(t *testing.T, db *gorm.DB, conv, driver string, results []llmto
 	}
 	stored, err := json.Marshal(payloads)
 	require.NoError(t, err)
-	for _, secret := range []string{secretToken, secretToken2, fmt.Sprint(secretPIN), fmt.Sprint(badPIN), "1234", "pa55word"} {
+	for _, secret := range []string{secretToken, secretToken2, fmt.Sprint(secretPIN), fmt.Sprint(badPIN), "1234", "pa55word", secretStep} {
 		assert.NotContains(t, string(stored), secret, "no secret is stored")
 	}
 	var parentID string

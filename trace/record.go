@@ -83,6 +83,9 @@ type Recorder struct {
 //     [llmtoolkit.Tool.SensitiveFields] or by [RedactFields] are stored as
 //     [Redacted], and their values, as well as every URL's password, are
 //     scrubbed from the stored arguments, result content and error text.
+//     The tool's definition is the wrapped resolver's, or, for a call it
+//     does not list (a Session's undeclared recipe step), the one told
+//     through [llmtoolkit.WithDefinitionSink].
 //   - Arguments and results are capped ([MaxArgumentBytes],
 //     [MaxResultBytes]) and marked when cut.
 //   - The iteration is the agent loop's ([llmtoolkit.IterationFrom]), else
@@ -166,13 +169,13 @@ func (rec *Recorder) inner(name string) (llmtoolkit.Tool, bool) {
 	return llmtoolkit.Tool{}, false
 }
 
-// definition is the definition a call's secrets are read from.
-func (rec *Recorder) definition(name string) llmtoolkit.Tool {
+// definition is the definition a call's secrets are read from, and whether
+// the wrapped resolver has it.
+func (rec *Recorder) definition(name string) (llmtoolkit.Tool, bool) {
 	if i, ok := rec.byName[name]; ok {
-		return rec.tools[i]
+		return rec.tools[i], true
 	}
-	t, _ := rec.inner(name)
-	return t
+	return rec.inner(name)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
@@ -205,12 +208,28 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
-	row := rec.begin(ctx, call, rec.definition(call.Name))
+	def, known := rec.definition(call.Name)
+	row := rec.begin(ctx, call, def)
 	if row.unwritable != nil {
 		if !rec.cfg.bestEffort {
 			rec.refused.Add(1)
 			rec.logUnwritable(ctx, call.Name, row.unwritable, "refused before it ran")
 			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
+		}
+	}
+	var learned atomic.Pointer[llmtoolkit.Tool]
+	if !known {
+		// A resolver below may know it (a Session's undeclared recipe
+		// step): redact by the definition it tells.
+		ctx = llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
+			if t.Name == call.Name {
+				learned.Store(&t)
+			}
+		})
+	}
+	relearn := func() {
+		if t := learned.Load(); t != nil {
+			row.args, row.secrets = rec.arguments(call, *t)
 		}
 	}
 	start := time.Now()
@@ -219,6 +238,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		if finished {
 			return
 		}
+		relearn()
 		v := recover()
 		if v == nil { // runtime.Goexit: nothing to re-panic
 			rec.finish(ctx, row, "", errors.New("the tool did not return (runtime.Goexit)"), time.Since(start))
@@ -229,6 +249,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	}()
 	content, err = rec.r.Resolve(ctx, call)
 	finished = true
+	relearn()
 	if werr := rec.finish(ctx, row, content, err, time.Since(start)); werr != nil && rec.cfg.strict {
 		werr = fmt.Errorf("trace: the call to %q ran but could not be recorded: %w", call.Name, werr)
 		if err != nil {
