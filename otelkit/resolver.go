@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -149,13 +150,29 @@ func (res *Resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string,
 
 // resolveTraced resolves a call in its span, and measures it.
 func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tracing bool) (content string, err error) {
-	def, _ := res.definition(call.Name)
+	def, known := res.definition(call.Name)
 	cs := res.begin(ctx, call, def, time.Now(), tracing)
+	var learned atomic.Pointer[llmtoolkit.Tool]
+	if !known {
+		// A resolver below may know it (a Session's undeclared recipe
+		// step): redact by the definition it tells.
+		cs.ctx = llmtoolkit.WithDefinitionSink(cs.ctx, func(t llmtoolkit.Tool) {
+			if t.Name == call.Name {
+				learned.Store(&t)
+			}
+		})
+	}
+	relearn := func() {
+		if t := learned.Load(); t != nil {
+			cs.def = *t
+		}
+	}
 	finished := false
 	defer func() {
 		if finished {
 			return
 		}
+		relearn()
 		v := recover()
 		if v == nil { // runtime.Goexit: nothing to panic again
 			res.end(cs, "", errors.New("the tool did not return (runtime.Goexit)"), "the tool did not return", time.Now())
@@ -167,6 +184,7 @@ func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tr
 	}()
 	content, err = res.r.Resolve(cs.ctx, call)
 	finished = true
+	relearn()
 	errText := ""
 	if err != nil {
 		errText = err.Error()
