@@ -108,8 +108,8 @@ func (s *Session) Resolve(ctx context.Context, call Call) (string, error) {
 
 // admitStep lets through an undeclared call that is a step of a declared
 // recipe's run, once its arguments satisfy its own definition (a refusal is
-// told to that definition's observers, as Execute would), and tells the
-// definition to the sinks of [WithDefinitionSink].
+// told to that definition's observers, as Execute would). It first tells
+// the definition to the sinks of [WithDefinitionSink].
 func (s *Session) admitStep(ctx context.Context, call Call) error {
 	run, inRecipe := RecipeRunFrom(ctx)
 	parent, declared := s.LookupTool(run.Tool)
@@ -123,6 +123,7 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 	if err != nil || !found {
 		return err // not listed: the resolver answers for it
 	}
+	TellDefinition(ctx, tool) // wrappers above could not find it
 	if call.Arguments == nil {
 		call.Arguments = map[string]any{}
 	}
@@ -130,7 +131,6 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 		observe(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}
-	TellDefinition(ctx, tool) // wrappers above did not find it
 	return nil
 }
 

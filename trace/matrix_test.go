@@ -483,3 +483,33 @@ func TestHTTPGetURLPasswordsNotStored(t *testing.T) {
 		}
 	})
 }
+
+// TestRefusedUndeclaredStepRedacted: a Recorder outside a Session records
+// an undeclared recipe step that the Session refuses (its arguments break
+// its own schema, and the refusal quotes the secret) without storing the
+// step's secret.
+func TestRefusedUndeclaredStepRedacted(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		pin := handler{def: llmtoolkit.Tool{Name: "pin", Description: "Checks a PIN.", Parameters: map[string]any{
+			"type": "object", "properties": map[string]any{"code": map[string]any{"type": "integer", "maximum": 9999}}}},
+			fn: func(context.Context, map[string]any) (string, error) { return "ok", nil }}
+		bad := handler{def: llmtoolkit.Tool{Name: "bad", Description: "A recipe with a bad step.", Parameters: map[string]any{"type": "object"},
+			Recipe: func(map[string]any) llmtoolkit.Plan {
+				return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "pin", Arguments: map[string]any{"code": float64(badPIN)}}}}
+			}}, fn: func(context.Context, map[string]any) (string, error) { return "", fmt.Errorf("the recipe should have run") }}
+		tools, err := agentresolver.New(agentresolver.WithOptions(pin, agentresolver.WithSensitiveFields("code")), bad)
+		require.NoError(t, err)
+		_, s := llmtoolkit.PrepareSession(tools, []string{"bad"}, nil)
+		rec := trace.Record(s, db)
+		conv := uuid.NewString()
+		res := llmtoolkit.Execute(trace.WithConversation(t.Context(), tenant, conv, 0), rec, llmtoolkit.Call{Name: "bad"})
+		require.ErrorIs(t, res.Err, llmtoolkit.ErrInvalidArguments)
+		rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+		require.NoError(t, err)
+		require.Len(t, rows, 2)
+		stored, err := json.Marshal([]any{rows[0].Arguments, rows[0].Result, rows[1].Arguments, rows[1].Result})
+		require.NoError(t, err)
+		assert.NotContains(t, string(stored), fmt.Sprint(badPIN))
+		assert.Contains(t, string(stored), "9999 but found [REDACTED]")
+	})
+}
