@@ -496,7 +496,9 @@ func TestRefusedUndeclaredStepRedacted(t *testing.T) {
 		bad := handler{def: llmtoolkit.Tool{Name: "bad", Description: "A recipe with a bad step.", Parameters: map[string]any{"type": "object"},
 			Recipe: func(map[string]any) llmtoolkit.Plan {
 				return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "pin", Arguments: map[string]any{"code": float64(badPIN)}}}}
-			}}, fn: func(context.Context, map[string]any) (string, error) { return "", fmt.Errorf("the recipe should have run") }}
+			}}, fn: func(context.Context, map[string]any) (string, error) {
+			return "", fmt.Errorf("the recipe should have run")
+		}}
 		tools, err := agentresolver.New(agentresolver.WithOptions(pin, agentresolver.WithSensitiveFields("code")), bad)
 		require.NoError(t, err)
 		_, s := llmtoolkit.PrepareSession(tools, []string{"bad"}, nil)
