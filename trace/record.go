@@ -217,17 +217,16 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
 		}
 	}
-	var learned atomic.Pointer[llmtoolkit.Tool]
+	var learned *atomic.Pointer[llmtoolkit.Tool]
 	if !known {
 		// A resolver below may know it (a Session's undeclared recipe
 		// step): redact by the definition it tells.
-		ctx = llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
-			if t.Name == call.Name {
-				learned.Store(&t)
-			}
-		})
+		ctx, learned = learnDefinition(ctx, call.Name)
 	}
 	relearn := func() {
+		if learned == nil {
+			return
+		}
 		if t := learned.Load(); t != nil {
 			row.args, row.secrets = rec.arguments(call, *t)
 		}
@@ -258,6 +257,17 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		return "", werr
 	}
 	return content, err
+}
+
+// learnDefinition binds a sink for the definition of the call to name that
+// a resolver below may tell ([llmtoolkit.WithDefinitionSink]).
+func learnDefinition(ctx context.Context, name string) (context.Context, *atomic.Pointer[llmtoolkit.Tool]) {
+	learned := new(atomic.Pointer[llmtoolkit.Tool])
+	return llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
+		if t.Name == name {
+			learned.Store(&t)
+		}
+	}), learned
 }
 
 // ObserveCall records a call that [llmtoolkit.Execute] answered without
