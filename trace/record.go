@@ -362,11 +362,23 @@ func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, 
 	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, msg+what, slog.String("tool", tool), slog.Any("error", err))
 }
 
-// checkConversation reports missing or malformed IDs.
+// checkConversation reports missing or malformed IDs, as [New] would, without
+// allocating when they are fine.
 func checkConversation(c conversation, fe []FieldError) error {
-	_, err := buildJSON(Attrs{TenantID: c.tenantID, ConversationID: c.conversationID, ToolName: "-",
-		ResultType: ResultOK, Iteration: c.iteration}, nil, nil, fe)
-	return err
+	if msg := checkUUID(c.tenantID); msg != "" {
+		fe = append(fe, FieldError{"tenant_id", msg})
+	}
+	if msg := checkUUID(c.conversationID); msg != "" {
+		fe = append(fe, FieldError{"conversation_id", msg})
+	}
+	if c.iteration < 0 {
+		fe = append(fe, FieldError{"iteration", fmt.Sprintf("must not be negative (got %d)", c.iteration)})
+	}
+	if fe == nil {
+		return nil
+	}
+	slices.SortStableFunc(fe, func(x, y FieldError) int { return columnOrder[x.Field] - columnOrder[y.Field] })
+	return &ValidationError{Fields: fe}
 }
 
 // result builds the Result column and the result type, scrubbed of secrets
