@@ -88,3 +88,29 @@ func newRunID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+type definitionSinkKey struct{}
+
+// WithDefinitionSink returns a context in which a resolver that learns the
+// definition of the call it resolves, where the wrappers above it could
+// not find it, tells fn of it with [TellDefinition] before the tool runs.
+// A [Session] does so for the undeclared steps of a declared recipe, which
+// it does not list; trace.Recorder binds a sink when it cannot find a
+// call's definition, so that it still redacts that tool's sensitive
+// fields. fn may be called from the goroutine that runs the call; sinks
+// bound by several wrappers are all told.
+func WithDefinitionSink(ctx context.Context, fn func(Tool)) context.Context {
+	if prev, ok := ctx.Value(definitionSinkKey{}).(func(Tool)); ok {
+		inner := fn
+		fn = func(t Tool) { inner(t); prev(t) }
+	}
+	return context.WithValue(ctx, definitionSinkKey{}, fn)
+}
+
+// TellDefinition tells the sinks bound by [WithDefinitionSink] in ctx, if
+// any, that t is the definition of the call being resolved with ctx.
+func TellDefinition(ctx context.Context, t Tool) {
+	if fn, ok := ctx.Value(definitionSinkKey{}).(func(Tool)); ok && fn != nil {
+		fn(t)
+	}
+}

@@ -113,3 +113,37 @@ func ExampleHalt() {
 	// Output:
 	// stop: task complete
 }
+
+// telling is a wrapper that wants each call's definition: it embeds the
+// Resolver it wraps and binds a sink for the definitions found below it.
+type telling struct{ llmtoolkit.Resolver }
+
+func (w telling) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	ctx = llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
+		fmt.Println("told:", t.Name, t.SensitiveFields)
+	})
+	return w.Resolver.Resolve(ctx, call)
+}
+
+// A wrapper above a Session learns the definition of a recipe step that
+// the Session does not list, with its per-tool facts.
+func ExampleWithDefinitionSink() {
+	login := llmtoolkit.MustTool("login", "Logs in.", nil)
+	login.SensitiveFields = []string{"password"}
+	twice := llmtoolkit.MustTool("login_twice", "Logs in twice.", nil)
+	twice.Recipe = func(map[string]any) llmtoolkit.Plan {
+		return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "login"}, {Name: "login"}}}
+	}
+	welcome := func(context.Context, llmtoolkit.Call) (string, error) { return "welcome", nil }
+	fake := llmtoolkittest.NewFake(nil).Add(login, welcome).Add(twice, nil)
+	_, session := llmtoolkit.PrepareSession(fake, []string{"login_twice"}, nil)
+
+	res := llmtoolkit.Execute(context.Background(), telling{session}, llmtoolkit.Call{Name: "login_twice"})
+	fmt.Println(res.Content)
+	// Output:
+	// told: login [password]
+	// told: login [password]
+	// welcome
+	//
+	// welcome
+}

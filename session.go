@@ -10,7 +10,11 @@ import (
 // the declared tools, resolves calls for them with the session map bound in
 // the context, and refuses the others. It implements [Resolver] and
 // [ToolLookup], so [Execute] validates arguments through it, and it passes
-// on the declared tools' definitions unchanged, with every per-tool fact.
+// on the declared tools' definitions with every per-tool fact; their
+// [Tool.Observers] are told of the calls [Execute] answers itself (refused,
+// or run as a recipe) with the session bound in the context, as the calls
+// it resolves are, so that an audit trail inside the Session attributes
+// them alike.
 //
 // A declared recipe tool runs its plan: its steps may call tools that were
 // not declared (they are part of the declared tool), and each such step is
@@ -44,10 +48,38 @@ func PrepareSession(r Resolver, declared []string, session map[string]any) ([]To
 		}
 		if t, ok := lookupTool(r, name); ok {
 			s.byName[name] = len(s.tools)
-			s.tools = append(s.tools, t)
+			s.tools = append(s.tools, s.bound(t))
 		}
 	}
 	return s.tools, s
+}
+
+// bound returns t with each of its observers told of calls with the
+// session bound in the context.
+func (s *Session) bound(t Tool) Tool {
+	if len(t.Observers) == 0 {
+		return t
+	}
+	obs := make([]Observer, len(t.Observers))
+	for i, ob := range t.Observers {
+		if ob != nil {
+			ob = sessionObserver{ob: ob, values: s.values}
+		}
+		obs[i] = ob
+	}
+	t.Observers = obs
+	return t
+}
+
+// sessionObserver tells ob of calls with a session bound in the context.
+type sessionObserver struct {
+	ob     Observer
+	values map[string]any
+}
+
+// ObserveCall calls the wrapped observer with the session bound in ctx.
+func (o sessionObserver) ObserveCall(ctx context.Context, obs Observation) {
+	o.ob.ObserveCall(WithSession(ctx, o.values), obs)
 }
 
 // Tools lists the declared tools that exist, in declared order. The slice
@@ -76,7 +108,8 @@ func (s *Session) Resolve(ctx context.Context, call Call) (string, error) {
 
 // admitStep lets through an undeclared call that is a step of a declared
 // recipe's run, once its arguments satisfy its own definition (a refusal is
-// told to that definition's observers, as Execute would).
+// told to that definition's observers, as Execute would). It first tells
+// the definition to the sinks of [WithDefinitionSink].
 func (s *Session) admitStep(ctx context.Context, call Call) error {
 	run, inRecipe := RecipeRunFrom(ctx)
 	parent, declared := s.LookupTool(run.Tool)
@@ -90,11 +123,12 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 	if err != nil || !found {
 		return err // not listed: the resolver answers for it
 	}
+	TellDefinition(ctx, tool) // wrappers above could not find it
 	if call.Arguments == nil {
 		call.Arguments = map[string]any{}
 	}
 	if res, refused := admit(ctx, tool, call); refused {
-		observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
+		observe(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}
 	return nil
@@ -104,10 +138,18 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 // which keep returns true; the others are neither listed nor callable, not
 // even as a recipe's steps. The choice is made once, from r.Tools() at the
 // time of the call. The kept definitions pass through unchanged.
+//
+// A name r did not list at all is refused too, except as a step of a kept
+// recipe's run: it is then r's to answer (a [Session] lists only its
+// declared tools, yet runs the undeclared steps of a declared recipe).
 func Filter(r Resolver, keep func(Tool) bool) Resolver {
-	f := &filtered{r: r, kept: map[string]Tool{}}
+	f := &filtered{r: r, kept: map[string]Tool{}, dropped: map[string]struct{}{}}
 	for _, t := range r.Tools() {
-		if _, dup := f.kept[t.Name]; dup || !keep(t) {
+		if _, dup := f.kept[t.Name]; dup {
+			continue
+		}
+		if !keep(t) {
+			f.dropped[t.Name] = struct{}{}
 			continue
 		}
 		f.kept[t.Name] = t
@@ -123,9 +165,10 @@ func ReadOnly(r Resolver) Resolver {
 }
 
 type filtered struct {
-	r     Resolver
-	tools []Tool
-	kept  map[string]Tool
+	r       Resolver
+	tools   []Tool
+	kept    map[string]Tool
+	dropped map[string]struct{} // listed by r, refused by keep
 }
 
 func (f *filtered) Tools() []Tool { return f.tools }
@@ -136,10 +179,21 @@ func (f *filtered) LookupTool(name string) (Tool, bool) {
 }
 
 func (f *filtered) Resolve(ctx context.Context, call Call) (string, error) {
-	if _, ok := f.kept[call.Name]; !ok {
+	if _, ok := f.kept[call.Name]; !ok && !f.keptStep(ctx, call.Name) {
 		return "", fmt.Errorf("%w: %s", ErrUnknownTool, call.Name)
 	}
 	return f.r.Resolve(ctx, call)
+}
+
+// keptStep reports whether name, which r did not list, is called as a step
+// of a kept recipe's run.
+func (f *filtered) keptStep(ctx context.Context, name string) bool {
+	if _, refused := f.dropped[name]; refused {
+		return false
+	}
+	run, inRecipe := RecipeRunFrom(ctx)
+	parent, kept := f.kept[run.Tool]
+	return inRecipe && kept && parent.Recipe != nil
 }
 
 // toolNames joins the tools' names with ", ".

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -150,13 +151,28 @@ func (res *Resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string,
 
 // resolveTraced resolves a call in its span, and measures it.
 func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tracing bool) (content string, err error) {
-	def, _ := res.definition(call.Name)
+	def, known := res.definition(call.Name)
 	cs := res.begin(ctx, call, def, time.Now(), tracing)
+	var learned *atomic.Pointer[llmtoolkit.Tool]
+	if !known {
+		// A resolver below may know it (a Session's undeclared recipe
+		// step): redact by the definition it tells.
+		cs.ctx, learned = learnDefinition(cs.ctx, call.Name)
+	}
+	relearn := func() {
+		if learned == nil {
+			return
+		}
+		if t := learned.Load(); t != nil {
+			cs.def = *t
+		}
+	}
 	finished := false
 	defer func() {
 		if finished {
 			return
 		}
+		relearn()
 		v := recover()
 		if v == nil { // runtime.Goexit: nothing to panic again
 			res.end(cs, "", errors.New("the tool did not return (runtime.Goexit)"), "the tool did not return", time.Now())
@@ -168,12 +184,24 @@ func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tr
 	}()
 	content, err = res.r.Resolve(cs.ctx, call)
 	finished = true
+	relearn()
 	errText := ""
 	if err != nil {
 		errText = err.Error()
 	}
 	res.end(cs, content, err, errText, time.Now())
 	return content, err
+}
+
+// learnDefinition binds a sink for the definition of the call to name that
+// a resolver below may tell ([llmtoolkit.WithDefinitionSink]).
+func learnDefinition(ctx context.Context, name string) (context.Context, *atomic.Pointer[llmtoolkit.Tool]) {
+	learned := new(atomic.Pointer[llmtoolkit.Tool])
+	return llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
+		if t.Name == name {
+			learned.Store(&t)
+		}
+	}), learned
 }
 
 // ObserveCall traces a call that [llmtoolkit.Execute] answered without

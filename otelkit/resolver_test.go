@@ -321,3 +321,22 @@ func TestNilResolver(t *testing.T) {
 	require.ErrorIs(t, res.Err, llmtoolkit.ErrUnknownTool)
 	assert.Contains(t, res.Content, "nil resolver")
 }
+
+// TestContentRedactedForUndeclaredSteps: instrumenting a Session from
+// outside, the span of a recipe step the Session does not list is redacted
+// by the step's own sensitive fields (the Session tells its definition).
+func TestContentRedactedForUndeclaredSteps(t *testing.T) {
+	tel := newTelemetry(t)
+	both := llmtoolkit.MustTool("login_twice", "Logs in.", map[string]any{"type": "object"})
+	both.Recipe = func(map[string]any) llmtoolkit.Plan {
+		return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "login", Arguments: loginArgs}}}
+	}
+	fake := loginFake(false).Add(both, nil)
+	_, session := llmtoolkit.PrepareSession(fake, []string{"login_twice"}, nil)
+	r := otelkit.Instrument(session, tel.opts(otelkit.CaptureContent())...)
+	res := llmtoolkit.Execute(testContext(t), r, llmtoolkit.Call{ID: "c1", Name: "login_twice"})
+	require.False(t, res.IsError, res.Content)
+	a := attrs(tel.span(t, "execute_tool login"))
+	assert.NotContains(t, fmt.Sprint(a), "sk-live-123456")
+	assert.NotContains(t, fmt.Sprint(a), "4321")
+}

@@ -103,6 +103,7 @@ func TestAsyncReportsFailedWrites(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "5 queued trace(s) could not be written")
 	assert.Equal(t, 5, fails.len())
+	assert.Equal(t, trace.Stats{Recorded: 5, Failed: 5}, rec.Stats(), "queued, then counted as failed")
 }
 
 func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {

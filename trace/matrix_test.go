@@ -17,6 +17,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/agentresolver"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
 	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
@@ -35,6 +36,7 @@ const (
 	secretPIN    = 4321
 	badPIN       = 918273 // refused by the schema, echoed by the validator
 	secretURL    = "https://ada:pa55word@example.com/x"
+	secretStep   = "step-secret-3" // the argument of a step no session declares
 )
 
 // handler is a Handler value with a fixed definition.
@@ -77,7 +79,7 @@ func matrixTools(t testing.TB) (llmtoolkit.Resolver, *atomic.Int64) {
 		Recipe: func(map[string]any) llmtoolkit.Plan {
 			return llmtoolkit.Plan{Serial: []llmtoolkit.Call{
 				{Name: "login", Arguments: map[string]any{"user": "cy", "pin": 1234.0, "auth": map[string]any{"token": secretToken2}}},
-				{Name: "echo", Arguments: map[string]any{"text": "hi"}},
+				{Name: "echo", Arguments: map[string]any{"text": secretStep}},
 			}}
 		}}
 	both := handler{def: bothDef, fn: func(context.Context, map[string]any) (string, error) {
@@ -86,7 +88,8 @@ func matrixTools(t testing.TB) (llmtoolkit.Resolver, *atomic.Int64) {
 	ro := agentresolver.WithReadOnly()
 	r, err := agentresolver.New(
 		agentresolver.WithOptions(login, ro, agentresolver.WithSensitiveFields("pin", "auth.token")),
-		agentresolver.WithOptions(boom, ro), agentresolver.WithOptions(echo, ro), agentresolver.WithOptions(both, ro),
+		agentresolver.WithOptions(boom, ro), agentresolver.WithOptions(echo, ro, agentresolver.WithSensitiveFields("text")),
+		agentresolver.WithOptions(both, ro),
 	)
 	require.NoError(t, err)
 	return r, &logins
@@ -137,6 +140,9 @@ func wrappers() []wrapper {
 			return session(llmtoolkit.Compose(other, llmtoolkit.ReadOnly(llmtoolkit.Compose(llmtoolkit.Filter(r, func(llmtoolkit.Tool) bool { return true })))))
 		}},
 		{"user wrapper", func(r llmtoolkit.Resolver) llmtoolkit.Resolver { return logging{Resolver: r, mu: &mu, log: &log} }},
+		{"session inside", func(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+			return llmtoolkit.ReadOnly(llmtoolkit.Compose(other, llmtoolkit.Filter(session(r), func(llmtoolkit.Tool) bool { return true })))
+		}},
 	}
 }
 
@@ -221,7 +227,7 @@ func checkMatrix(t *testing.T, db *gorm.DB, conv, driver string, results []llmto
 	assert.ErrorIs(t, results[1].Err, llmtoolkit.ErrInvalidArguments, "validation before the tool runs")
 	assert.ErrorIs(t, results[2].Err, llmtoolkit.ErrToolPanic, "a panic becomes a result")
 	assert.False(t, results[3].IsError, results[3].Content)
-	assert.Equal(t, "welcome cy, token tok-secret-2, pin 1234, via <nil>\n\nhi", results[3].Content, "the recipe ran its plan")
+	assert.Equal(t, "welcome cy, token tok-secret-2, pin 1234, via <nil>\n\n"+secretStep, results[3].Content, "the recipe ran its plan")
 	assert.Equal(t, int64(2), logins.Load(), "the refused login never ran")
 
 	rows, err := trace.List(context.Background(), db, trace.Filter{TenantID: tenant, ConversationID: conv})
@@ -240,7 +246,7 @@ func checkMatrix(t *testing.T, db *gorm.DB, conv, driver string, results []llmto
 	}
 	stored, err := json.Marshal(payloads)
 	require.NoError(t, err)
-	for _, secret := range []string{secretToken, secretToken2, fmt.Sprint(secretPIN), fmt.Sprint(badPIN), "1234", "pa55word"} {
+	for _, secret := range []string{secretToken, secretToken2, fmt.Sprint(secretPIN), fmt.Sprint(badPIN), "1234", "pa55word", secretStep} {
 		assert.NotContains(t, string(stored), secret, "no secret is stored")
 	}
 	var parentID string
@@ -295,30 +301,45 @@ func callIDOf(r trace.Trace) string {
 }
 
 // TestSendFuncPanicWithRecorder: a panicking model ends the run with an
-// error, not a crash, and leaves the rows already written.
+// error, not a crash, and leaves the rows already written, whatever wraps
+// the tools.
 func TestSendFuncPanicWithRecorder(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
-		tools, _ := matrixTools(t)
-		rec := trace.Record(tools, db)
-		conv := uuid.NewString()
-		turn := 0
-		send := func(ctx context.Context, _ []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
-			turn++
-			if turn == 2 {
-				panic("adapter bug")
+		for _, w := range wrappers() {
+			for _, placement := range []string{"record inside", "record outside"} {
+				t.Run(w.name+"/"+placement, func(t *testing.T) {
+					tools, _ := matrixTools(t)
+					var r llmtoolkit.Resolver
+					if placement == "record inside" {
+						r = w.wrap(trace.Record(tools, db))
+					} else {
+						r = trace.Record(w.wrap(tools), db)
+					}
+					conv := uuid.NewString()
+					turn := 0
+					send := func(ctx context.Context, _ []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+						turn++
+						if turn == 2 {
+							panic("adapter bug")
+						}
+						return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "x", Name: "login", Arguments: map[string]any{"user": "once"}}}}, nil
+					}
+					var err error
+					require.NotPanics(t, func() {
+						_, _, err = agentloop.Run(trace.WithConversation(t.Context(), tenant, conv, 0), nil, send, agentloop.Options{Resolver: r, Logger: discardLogger()})
+					})
+					require.ErrorIs(t, err, agentloop.ErrModelPanic)
+					assert.Contains(t, err.Error(), "adapter bug")
+					var mpe *agentloop.ModelPanicError
+					require.ErrorAs(t, err, &mpe)
+					assert.Equal(t, "adapter bug", mpe.Value)
+					rows, lerr := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+					require.NoError(t, lerr)
+					require.Len(t, rows, 1)
+					assert.Equal(t, 1, rows[0].Iteration)
+				})
 			}
-			return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "x", Name: "echo", Arguments: map[string]any{"text": "once"}}}}, nil
 		}
-		var err error
-		require.NotPanics(t, func() {
-			_, _, err = agentloop.Run(trace.WithConversation(t.Context(), tenant, conv, 0), nil, send, agentloop.Options{Resolver: rec, Logger: discardLogger()})
-		})
-		require.ErrorIs(t, err, agentloop.ErrModelPanic)
-		assert.Contains(t, err.Error(), "adapter bug")
-		rows, lerr := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
-		require.NoError(t, lerr)
-		require.Len(t, rows, 1)
-		assert.Equal(t, 1, rows[0].Iteration)
 	})
 }
 
@@ -341,5 +362,156 @@ func TestRecordCapsArguments(t *testing.T) {
 		assert.Equal(t, float64(20<<20+len(`{"content":"","path":"a.txt"}`)), rows[0].Arguments["_bytes"])
 		assert.Equal(t, "a.txt", rows[0].Arguments["path"], "short arguments are kept")
 		assert.True(t, strings.HasSuffix(rows[0].Arguments["content"].(string), " bytes cut]"), "a cut string says so")
+	})
+}
+
+// TestGuaranteesWithSessionMap: the README's pattern, where the tenant and
+// the conversation come from the session map, not from the context. Calls
+// Execute answers itself (refused by validation, recipe parents) and steps
+// refused by the Session reach the Recorder with the session bound too, so
+// every call still leaves its row, whatever wraps the Session.
+func TestGuaranteesWithSessionMap(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		var mu sync.Mutex
+		var log []string
+		for _, w := range []wrapper{
+			{"session", func(r llmtoolkit.Resolver) llmtoolkit.Resolver { return r }},
+			{"composed session", func(r llmtoolkit.Resolver) llmtoolkit.Resolver { return llmtoolkit.Compose(other, r) }},
+			{"user wrapper around the session", func(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+				return logging{Resolver: r, mu: &mu, log: &log}
+			}},
+		} {
+			for _, driver := range []string{"execute", "agentloop"} {
+				t.Run(w.name+"/"+driver, func(t *testing.T) {
+					tools, logins := matrixTools(t)
+					rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
+					conv := uuid.NewString()
+					// echo is not declared: it runs only as a step of "both".
+					_, s := llmtoolkit.PrepareSession(rec, []string{"login", "boom", "both"},
+						map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: conv})
+					r := w.wrap(s)
+					var results []llmtoolkit.Result
+					if driver == "execute" {
+						results = executeMatrixCalls(t.Context(), r)
+					} else {
+						results = loopMatrixCalls(t, t.Context(), r)
+					}
+					checkMatrix(t, db, conv, driver, results, logins)
+					assert.Equal(t, trace.Stats{Recorded: 6}, rec.Stats())
+				})
+			}
+		}
+	})
+}
+
+// TestSessionMapOutsideTheRecorder: a Recorder outside a Session does not
+// see the session map (the Session binds it for what it wraps): without
+// WithConversation its calls are refused, clearly, before the tool runs.
+func TestSessionMapOutsideTheRecorder(t *testing.T) {
+	tools, logins := matrixTools(t)
+	_, s := llmtoolkit.PrepareSession(tools, []string{"login"},
+		map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: uuid.NewString()})
+	rec := trace.Record(s, openSQLite(t), trace.WithLogger(discardLogger()))
+	res := llmtoolkit.Execute(t.Context(), rec, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada"}})
+	require.ErrorIs(t, res.Err, trace.ErrUnattributed)
+	assert.Contains(t, res.Content, "tenant_id is required")
+	assert.Zero(t, logins.Load(), "the tool did not run")
+	assert.Equal(t, trace.Stats{Refused: 1}, rec.Stats())
+}
+
+// TestSessionMapStepRefusedLeavesRow: an undeclared recipe step refused by
+// the Session (its arguments do not satisfy its own schema) leaves a row
+// attributed through the session map.
+func TestSessionMapStepRefusedLeavesRow(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		echo := handler{def: llmtoolkit.Tool{Name: "echo", Description: "Echoes.", Parameters: map[string]any{
+			"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}},
+			fn: func(_ context.Context, args map[string]any) (string, error) { return fmt.Sprint(args["text"]), nil }}
+		bad := handler{def: llmtoolkit.Tool{Name: "bad", Description: "A recipe with a bad step.", Parameters: map[string]any{"type": "object"},
+			Recipe: func(map[string]any) llmtoolkit.Plan {
+				return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "echo", Arguments: map[string]any{"text": 7.0}}}}
+			}}, fn: func(context.Context, map[string]any) (string, error) {
+			return "", fmt.Errorf("the recipe should have run")
+		}}
+		tools, err := agentresolver.New(echo, bad)
+		require.NoError(t, err)
+		rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
+		conv := uuid.NewString()
+		_, s := llmtoolkit.PrepareSession(rec, []string{"bad"},
+			map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: conv})
+		res := llmtoolkit.Execute(t.Context(), s, llmtoolkit.Call{Name: "bad"})
+		require.ErrorIs(t, res.Err, llmtoolkit.ErrInvalidArguments)
+		rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+		require.NoError(t, err)
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.ToolName + "/" + r.ResultType
+		}
+		assert.ElementsMatch(t, []string{"echo/error", "bad/error"}, names)
+		assert.Equal(t, trace.Stats{Recorded: 2}, rec.Stats())
+	})
+}
+
+// TestHTTPGetURLPasswordsNotStored: whatever form of URL the model gives
+// http_get, its password is stored neither in the arguments nor in the
+// error (the refused forms included, which Go's parser reads without a
+// password but a browser would not).
+func TestHTTPGetURLPasswordsNotStored(t *testing.T) {
+	code, err := codetools.New(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = code.Close() })
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		rec := trace.Record(code, db, trace.Strict())
+		conv := uuid.NewString()
+		ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
+		urls := []string{
+			"gopher://ada:s3cr3t@example.com/x", "http://ada:s3cr3t@host:bad/", "http://ada:s3cr3t@exa mple.com/",
+			"http:ada:s3cr3t@host", `http:\\ada:s3cr3t@host`, "HTTP:///ada:s3cr3t@host/x",
+		}
+		for _, u := range urls {
+			res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": u}})
+			require.True(t, res.IsError, u)
+			assert.NotContains(t, res.Content, "s3cr3t", u)
+		}
+		rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+		require.NoError(t, err)
+		require.Len(t, rows, len(urls))
+		for _, r := range rows {
+			stored, err := json.Marshal([]any{r.Arguments, r.Result})
+			require.NoError(t, err)
+			assert.NotContains(t, string(stored), "s3cr3t")
+		}
+	})
+}
+
+// TestRefusedUndeclaredStepRedacted: a Recorder outside a Session records
+// an undeclared recipe step that the Session refuses (its arguments break
+// its own schema, and the refusal quotes the secret) without storing the
+// step's secret.
+func TestRefusedUndeclaredStepRedacted(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		pin := handler{def: llmtoolkit.Tool{Name: "pin", Description: "Checks a PIN.", Parameters: map[string]any{
+			"type": "object", "properties": map[string]any{"code": map[string]any{"type": "integer", "maximum": 9999}}}},
+			fn: func(context.Context, map[string]any) (string, error) { return "ok", nil }}
+		bad := handler{def: llmtoolkit.Tool{Name: "bad", Description: "A recipe with a bad step.", Parameters: map[string]any{"type": "object"},
+			Recipe: func(map[string]any) llmtoolkit.Plan {
+				return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "pin", Arguments: map[string]any{"code": float64(badPIN)}}}}
+			}}, fn: func(context.Context, map[string]any) (string, error) {
+			return "", fmt.Errorf("the recipe should have run")
+		}}
+		tools, err := agentresolver.New(agentresolver.WithOptions(pin, agentresolver.WithSensitiveFields("code")), bad)
+		require.NoError(t, err)
+		_, s := llmtoolkit.PrepareSession(tools, []string{"bad"}, nil)
+		rec := trace.Record(s, db)
+		conv := uuid.NewString()
+		res := llmtoolkit.Execute(trace.WithConversation(t.Context(), tenant, conv, 0), rec, llmtoolkit.Call{Name: "bad"})
+		require.ErrorIs(t, res.Err, llmtoolkit.ErrInvalidArguments)
+		rows, err := trace.List(t.Context(), db, trace.Filter{ConversationID: conv})
+		require.NoError(t, err)
+		require.Len(t, rows, 2)
+		stored, err := json.Marshal([]any{rows[0].Arguments, rows[0].Result, rows[1].Arguments, rows[1].Result})
+		require.NoError(t, err)
+		assert.NotContains(t, string(stored), fmt.Sprint(badPIN))
+		assert.Contains(t, string(stored), "9999 but found [REDACTED]")
 	})
 }

@@ -73,13 +73,19 @@ type Recorder struct {
 //     missing, unless [BestEffort] is given: then it runs, and its row is
 //     counted as dropped ([Recorder.Stats]) and logged. A call refused before
 //     it reached the Recorder cannot be refused again: if it cannot be
-//     attributed, it is counted and logged the same way.
+//     attributed, it is counted and logged the same way. The session map is
+//     the one a [llmtoolkit.Session] binds for what it wraps: put the
+//     Recorder inside the Session (Record, then PrepareSession), or bind
+//     WithConversation where the Recorder is outside it.
 //   - A database error after the tool ran is never silent: it is logged,
 //     counted and given to [OnError]; with [Strict] it also fails the call.
 //   - Nothing secret is stored: argument fields named by the tool's
 //     [llmtoolkit.Tool.SensitiveFields] or by [RedactFields] are stored as
 //     [Redacted], and their values, as well as every URL's password, are
 //     scrubbed from the stored arguments, result content and error text.
+//     The tool's definition is the wrapped resolver's, or, for a call it
+//     does not list (a Session's undeclared recipe step), the one told
+//     through [llmtoolkit.WithDefinitionSink].
 //   - Arguments and results are capped ([MaxArgumentBytes],
 //     [MaxResultBytes]) and marked when cut.
 //   - The iteration is the agent loop's ([llmtoolkit.IterationFrom]), else
@@ -163,13 +169,13 @@ func (rec *Recorder) inner(name string) (llmtoolkit.Tool, bool) {
 	return llmtoolkit.Tool{}, false
 }
 
-// definition is the definition a call's secrets are read from.
-func (rec *Recorder) definition(name string) llmtoolkit.Tool {
+// definition is the definition a call's secrets are read from, and whether
+// the wrapped resolver has it.
+func (rec *Recorder) definition(name string) (llmtoolkit.Tool, bool) {
 	if i, ok := rec.byName[name]; ok {
-		return rec.tools[i]
+		return rec.tools[i], true
 	}
-	t, _ := rec.inner(name)
-	return t
+	return rec.inner(name)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
@@ -202,12 +208,27 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
-	row := rec.begin(ctx, call, rec.definition(call.Name))
+	def, known := rec.definition(call.Name)
+	row := rec.begin(ctx, call, def)
 	if row.unwritable != nil {
 		if !rec.cfg.bestEffort {
 			rec.refused.Add(1)
 			rec.logUnwritable(ctx, call.Name, row.unwritable, "refused before it ran")
 			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
+		}
+	}
+	var learned *atomic.Pointer[llmtoolkit.Tool]
+	if !known {
+		// A resolver below may know it (a Session's undeclared recipe
+		// step): redact by the definition it tells.
+		ctx, learned = learnDefinition(ctx, call.Name)
+	}
+	relearn := func() {
+		if learned == nil {
+			return
+		}
+		if t := learned.Load(); t != nil {
+			row.args, row.secrets = rec.arguments(call, *t)
 		}
 	}
 	start := time.Now()
@@ -216,6 +237,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		if finished {
 			return
 		}
+		relearn()
 		v := recover()
 		if v == nil { // runtime.Goexit: nothing to re-panic
 			rec.finish(ctx, row, "", errors.New("the tool did not return (runtime.Goexit)"), time.Since(start))
@@ -226,6 +248,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	}()
 	content, err = rec.r.Resolve(ctx, call)
 	finished = true
+	relearn()
 	if werr := rec.finish(ctx, row, content, err, time.Since(start)); werr != nil && rec.cfg.strict {
 		werr = fmt.Errorf("trace: the call to %q ran but could not be recorded: %w", call.Name, werr)
 		if err != nil {
@@ -234,6 +257,17 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		return "", werr
 	}
 	return content, err
+}
+
+// learnDefinition binds a sink for the definition of the call to name that
+// a resolver below may tell ([llmtoolkit.WithDefinitionSink]).
+func learnDefinition(ctx context.Context, name string) (context.Context, *atomic.Pointer[llmtoolkit.Tool]) {
+	learned := new(atomic.Pointer[llmtoolkit.Tool])
+	return llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
+		if t.Name == name {
+			learned.Store(&t)
+		}
+	}), learned
 }
 
 // ObserveCall records a call that [llmtoolkit.Execute] answered without
@@ -331,11 +365,23 @@ func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, 
 	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, msg+what, slog.String("tool", tool), slog.Any("error", err))
 }
 
-// checkConversation reports missing or malformed IDs.
+// checkConversation reports missing or malformed IDs, as [New] would, without
+// allocating when they are fine.
 func checkConversation(c conversation, fe []FieldError) error {
-	_, err := buildJSON(Attrs{TenantID: c.tenantID, ConversationID: c.conversationID, ToolName: "-",
-		ResultType: ResultOK, Iteration: c.iteration}, nil, nil, fe)
-	return err
+	if msg := checkUUID(c.tenantID); msg != "" {
+		fe = append(fe, FieldError{"tenant_id", msg})
+	}
+	if msg := checkUUID(c.conversationID); msg != "" {
+		fe = append(fe, FieldError{"conversation_id", msg})
+	}
+	if c.iteration < 0 {
+		fe = append(fe, FieldError{"iteration", fmt.Sprintf("must not be negative (got %d)", c.iteration)})
+	}
+	if fe == nil {
+		return nil
+	}
+	slices.SortStableFunc(fe, func(x, y FieldError) int { return columnOrder[x.Field] - columnOrder[y.Field] })
+	return &ValidationError{Fields: fe}
 }
 
 // result builds the Result column and the result type, scrubbed of secrets

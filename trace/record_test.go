@@ -261,6 +261,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 		assert.ErrorContains(t, fails.errs[0], "tool_traces")
 		assert.Contains(t, logs.String(), "could not be recorded")
 		assert.Contains(t, logs.String(), "tool=read_file")
+		assert.Equal(t, trace.Stats{Failed: 1}, rec.Stats(), "counted")
 	})
 
 	t.Run("default: a call without IDs is refused before it runs", func(t *testing.T) {

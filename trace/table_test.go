@@ -411,3 +411,38 @@ func TestMigrateNeedsTheSchema(t *testing.T) {
 	assert.ErrorContains(t, err, "trace: migrating trace_no_such_schema.tool_traces")
 	assert.ErrorContains(t, err, `schema "trace_no_such_schema" does not exist`)
 }
+
+// TestTenantTablesThroughSessions: one Recorder picking each call's table
+// from the session's tenant, under two tenants' Sessions: resolved calls,
+// calls refused by validation, recipe calls and their steps all land in
+// their tenant's table.
+func TestTenantTablesThroughSessions(t *testing.T) {
+	tenants := [2]string{tenant, tenant2}
+	forEachTenantDB(t, func(t *testing.T, s tenantSetup) {
+		for _, tbl := range s.tables {
+			require.NoError(t, trace.Migrate(s.db, trace.InTable(tbl)))
+		}
+		tools, _ := matrixTools(t)
+		rec := trace.Record(tools, s.db, trace.Strict(), trace.WithLogger(discardLogger()),
+			trace.TableFrom(tenantTable(map[string]string{tenants[0]: s.tables[0], tenants[1]: s.tables[1]})))
+		for _, tn := range tenants {
+			_, session := llmtoolkit.PrepareSession(rec, []string{"login", "both"},
+				map[string]any{trace.SessionTenantID: tn, trace.SessionConversationID: convA})
+			ctx := t.Context()
+			assert.False(t, llmtoolkit.Execute(ctx, session, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada"}}).IsError)
+			assert.True(t, llmtoolkit.Execute(ctx, session, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": 1.0}}).IsError)
+			assert.False(t, llmtoolkit.Execute(ctx, session, llmtoolkit.Call{Name: "both"}).IsError)
+		}
+		assert.Equal(t, trace.Stats{Recorded: 10}, rec.Stats(), "nothing dropped")
+		for i, tbl := range s.tables {
+			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.InTable(tbl))
+			require.NoError(t, err)
+			var names []string
+			for _, r := range got {
+				assert.Equal(t, tenants[i], r.TenantID, tbl)
+				names = append(names, r.ToolName+"/"+r.ResultType)
+			}
+			assert.ElementsMatch(t, []string{"login/ok", "login/error", "both/ok", "login/ok", "echo/ok"}, names, tbl)
+		}
+	})
+}

@@ -271,10 +271,26 @@ func uuidField(s *string, required bool) string {
 	}
 	u, err := uuid.Parse(*s)
 	if err != nil {
-		return fmt.Sprintf("must be a UUID like 123e4567-e89b-12d3-a456-426614174000 (got %q)", *s)
+		return badUUID(*s)
 	}
 	*s = u.String()
 	return ""
+}
+
+// checkUUID is uuidField for a required ID, without canonicalising it.
+func checkUUID(s string) string {
+	if s == "" {
+		return "is required (a UUID)"
+	}
+	if uuid.Validate(s) != nil {
+		return badUUID(s)
+	}
+	return ""
+}
+
+// badUUID says that s is not a UUID.
+func badUUID(s string) string {
+	return fmt.Sprintf("must be a UUID like 123e4567-e89b-12d3-a456-426614174000 (got %q)", s)
 }
 
 // BeforeCreate validates a trace that gorm is about to insert, so that a

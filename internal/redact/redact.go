@@ -142,40 +142,88 @@ func Scrub(s string, secrets []string, replacement string) string {
 
 // URLPasswords replaces the password of every URL in s written as
 // scheme://user:password@host with replacement ("https://ada:secret@host"
-// becomes "https://ada:REPLACEMENT@host"). The user information ends at the
-// last "@" before a "/", "\\", "?", "#", quote, angle bracket or space, so a
-// password holding "@" goes whole.
+// becomes "https://ada:REPLACEMENT@host"). For the special schemes (http,
+// https, ws, wss, ftp, in any case) it also takes the forms a WHATWG parser
+// (a browser, many HTTP clients) reads as such a URL though Go's net/url
+// does not: any number of slashes or backslashes after the colon, none
+// included ("http:user:secret@host", `http:\\user:secret@host`). The user
+// information ends at the last "@" before a "/", "\\", "?", "#", quote,
+// angle bracket or space, so a password holding "@" goes whole.
 func URLPasswords(s, replacement string) string {
 	var b strings.Builder
-	rest := s
-	for {
-		i := strings.Index(rest, "://")
-		if i < 0 {
-			break
+	done := 0 // s[:done] is written to b, or unchanged when b is empty
+	for i := 0; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
 		}
-		a := i + len("://")
-		e := a + strings.IndexFunc(rest[a:], func(r rune) bool {
+		a, ok := authorityStart(s, i)
+		if !ok {
+			continue
+		}
+		e := a + strings.IndexFunc(s[a:], func(r rune) bool {
 			return strings.ContainsRune("/\\?#\"'`<>", r) || unicode.IsSpace(r)
 		})
 		if e < a {
-			e = len(rest)
+			e = len(s)
 		}
-		authority := rest[a:e]
+		authority := s[a:e]
 		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 			if colon := strings.IndexByte(authority[:at], ':'); colon >= 0 {
-				authority = authority[:colon+1] + replacement + authority[at:]
+				b.WriteString(s[done : a+colon+1])
+				b.WriteString(replacement)
+				done = a + at
 			}
 		}
-		b.WriteString(rest[:a])
-		b.WriteString(authority)
-		rest = rest[e:]
+		i = max(e-1, i)
 	}
-	if b.Len() == 0 {
+	if b.Len() == 0 && done == 0 {
 		return s
 	}
-	b.WriteString(rest)
+	b.WriteString(s[done:])
 	return b.String()
 }
+
+// specialSchemes are the schemes whose URLs a WHATWG parser reads with an
+// authority whatever the slashes after the colon.
+var specialSchemes = []string{"http", "https", "ws", "wss", "ftp"}
+
+// authorityStart says where the authority of a URL whose scheme ends at the
+// colon s[colon] starts: after any run of slashes and backslashes for a
+// special scheme written as a whole word, after "//" for any other scheme
+// (which may be anything, even empty).
+func authorityStart(s string, colon int) (int, bool) {
+	start := colon
+	for start > 0 && isSchemeByte(s[start-1]) {
+		start--
+	}
+	scheme := s[start:colon]
+	special := false
+	for _, sp := range specialSchemes {
+		if strings.EqualFold(scheme, sp) && (start == 0 || !isWordByte(s[start-1])) {
+			special = true
+		}
+	}
+	if !special {
+		if strings.HasPrefix(s[colon+1:], "//") {
+			return colon + 3, true
+		}
+		return 0, false
+	}
+	a := colon + 1
+	for a < len(s) && (s[a] == '/' || s[a] == '\\') {
+		a++
+	}
+	return a, true
+}
+
+// isSchemeByte reports whether c may be part of a URL scheme.
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// isWordByte reports whether c would make a scheme before it part of a
+// longer word.
+func isWordByte(c byte) bool { return isSchemeByte(c) || c == '_' || c >= 0x80 }
 
 // ScrubJSON applies [Scrub] to every string of v (a fresh copy in JSON
 // form), in place, keys included.

@@ -34,6 +34,10 @@ func TestApply(t *testing.T) {
 			`{"token":"keep","auth":{"token":"t0k","other":{"token":"keep2"}}}`,
 			`{"token":"keep","auth":{"token":"[REDACTED]","other":{"token":"keep2"}}}`,
 			[]string{"t0k"}},
+		{"dotted path in any case", []string{"Auth.TOKEN"},
+			`{"AUTH":{"Token":"t0k"},"token":"keep"}`,
+			`{"AUTH":{"Token":"[REDACTED]"},"token":"keep"}`,
+			[]string{"t0k"}},
 		{"dotted path through arrays", []string{"users.pin"},
 			`{"users":[{"pin":1234,"name":"ada"},{"pin":5678}],"pin":1}`,
 			`{"users":[{"pin":"[REDACTED]","name":"ada"},{"pin":"[REDACTED]"}],"pin":1}`,
@@ -118,4 +122,28 @@ func overlaps(secret, repl string) bool {
 func TestURLPasswordWithAt(t *testing.T) {
 	assert.Equal(t, "dial https://ada:[REDACTED]@example.com/x", URLPasswords("dial https://ada:p@ss@example.com/x", r))
 	assert.Equal(t, `"ftp://u:[REDACTED]@h" and http://v:[REDACTED]@k`, URLPasswords(`"ftp://u:x@h" and http://v:w@k`, r))
+}
+
+// TestURLPasswordsLenientForms: the forms a WHATWG parser (a browser, many
+// HTTP clients) reads as a URL with a password, though Go's net/url does
+// not: a special scheme followed by any number of slashes or backslashes,
+// in any case. Text that is not such a URL is left alone.
+func TestURLPasswordsLenientForms(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http:user:s3cr3t@host", "http:user:[REDACTED]@host"},
+		{`http:\\user:s3cr3t@host`, `http:\\user:[REDACTED]@host`},
+		{"http:/user:s3cr3t@host", "http:/user:[REDACTED]@host"},
+		{"HTTP:///user:s3cr3t@host/x", "HTTP:///user:[REDACTED]@host/x"},
+		{"wss:u:s3cr3t@h and Ftp:\\/u:s3cr3t@h", "wss:u:[REDACTED]@h and Ftp:\\/u:[REDACTED]@h"},
+		{`url "http:u:s3cr3t@h" has no host`, `url "http:u:[REDACTED]@h" has no host`},
+		{"postgres://u:s3cr3t@db/x", "postgres://u:[REDACTED]@db/x"},
+		// Not URLs with a password.
+		{"user:s3cr3t@host/x", "user:s3cr3t@host/x"},
+		{"mailto:ada@example.com", "mailto:ada@example.com"},
+		{"the http: header, user:ada@x", "the http: header, user:ada@x"},
+		{"xhttp:u:p@h", "xhttp:u:p@h"},
+		{"time 10:30@home", "time 10:30@home"},
+	} {
+		assert.Equal(t, tt.want, URLPasswords(tt.in, r), tt.in)
+	}
 }
