@@ -19,11 +19,9 @@ import (
 // A call the guard refuses never reaches r: the guard tells the tool's
 // [llmtoolkit.Tool.Observers] of it (as [llmtoolkit.Execute] does for the
 // calls it refuses), so a trace.Recorder inside the guard records it like
-// any call: perms.Guard(trace.Record(tools, db)). That is the order to
-// use: a Recorder lists its tools as they were when Record was called, so
-// one outside the guard would keep offering the first mode's tools (it
-// records refusals too, as errors of the guard). Definitions are passed on
-// unchanged.
+// any call: perms.Guard(trace.Record(tools, db)). A Recorder outside the
+// guard works too (it lists the guard's tools as they are now, and records
+// refusals as errors of the guard). Definitions are passed on unchanged.
 func (p *Permissions) Guard(r llmtoolkit.Resolver) llmtoolkit.Resolver {
 	return &guard{p: p, r: r}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -27,8 +26,7 @@ import (
 // Resolver.
 type Resolver struct {
 	r       llmtoolkit.Resolver
-	tools   []llmtoolkit.Tool // the wrapped resolver's, observed by res
-	byName  map[string]int
+	tools *llmtoolkit.ObservedTools // the wrapped resolver's, observed by res
 	cfg     config
 	tr      tracing
 	hist    metric.Float64Histogram
@@ -72,67 +70,27 @@ type Resolver struct {
 // [llmtoolkit.Composition] offers in turn to resolvers that do not list its
 // tool reaches every wrapped one). The tools are listed once, here.
 func Instrument(r llmtoolkit.Resolver, opts ...Option) *Resolver {
-	res := &Resolver{r: r, cfg: newConfig(opts), byName: map[string]int{}}
+	res := &Resolver{r: r, cfg: newConfig(opts)}
 	res.tr = newTracing(res.cfg.tp)
 	res.hist = newToolHistogram(res.cfg.mp)
-	if r != nil {
-		for _, t := range r.Tools() {
-			if _, dup := res.byName[t.Name]; dup {
-				continue
-			}
-			res.byName[t.Name] = len(res.tools)
-			res.tools = append(res.tools, res.observed(t))
-		}
-	}
+	res.tools = llmtoolkit.NewObservedTools(r, res)
 	return res
 }
 
-// observed returns a copy of t with res among its observers.
-func (res *Resolver) observed(t llmtoolkit.Tool) llmtoolkit.Tool {
-	t.Observers = append(slices.Clip(t.Observers), res)
-	return t
-}
+// Tools lists the wrapped resolver's tools as it lists them now, each with
+// the Resolver among its observers. The slice is shared: do not modify it.
+func (res *Resolver) Tools() []llmtoolkit.Tool { return res.tools.Tools() }
 
-// Tools lists the wrapped resolver's tools, as they were when Instrument
-// was called, each with the Resolver among its observers. The slice is
-// shared: do not modify it.
-func (res *Resolver) Tools() []llmtoolkit.Tool { return res.tools }
-
-// LookupTool finds a tool of the wrapped resolver (also one it did not list
-// when Instrument was called), with the Resolver among its observers.
+// LookupTool finds a tool of the wrapped resolver as it is now, with the
+// Resolver among its observers.
 func (res *Resolver) LookupTool(name string) (llmtoolkit.Tool, bool) {
-	if i, ok := res.byName[name]; ok {
-		return res.tools[i], true
-	}
-	if t, ok := res.inner(name); ok {
-		return res.observed(t), true
-	}
-	return llmtoolkit.Tool{}, false
+	return res.tools.LookupTool(name)
 }
 
-// inner finds a tool's definition in the wrapped resolver.
-func (res *Resolver) inner(name string) (llmtoolkit.Tool, bool) {
-	if res.r == nil {
-		return llmtoolkit.Tool{}, false
-	}
-	if l, ok := res.r.(llmtoolkit.ToolLookup); ok {
-		return l.LookupTool(name)
-	}
-	for _, t := range res.r.Tools() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return llmtoolkit.Tool{}, false
-}
-
-// definition is the definition of a tool res offers, and whether it has
-// one.
+// definition is the wrapped resolver's definition of a tool, and whether
+// it has one.
 func (res *Resolver) definition(name string) (llmtoolkit.Tool, bool) {
-	if i, ok := res.byName[name]; ok {
-		return res.tools[i], true
-	}
-	return res.inner(name)
+	return res.tools.Inner(name)
 }
 
 // Resolve runs the call on the wrapped resolver in a span of its own (see

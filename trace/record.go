@@ -35,8 +35,7 @@ var ErrUnattributed = errors.New("trace: the call cannot be attributed to a tena
 // error: see [Record].
 type Recorder struct {
 	r             llmtoolkit.Resolver
-	tools         []llmtoolkit.Tool // the wrapped resolver's, observed by rec
-	byName        map[string]int
+	tools *llmtoolkit.ObservedTools // the wrapped resolver's, observed by rec
 	db            *gorm.DB // single inserts: prepared statement, no transaction
 	batch         *gorm.DB // batch inserts
 	rowsPerInsert int
@@ -98,17 +97,9 @@ type Recorder struct {
 // Writes are synchronous unless [Async] is given. Call [Recorder.Close]
 // when done: with Async it flushes the queue.
 func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
-	rec := &Recorder{r: r, cfg: newConfig(opts), byName: map[string]int{}}
+	rec := &Recorder{r: r, cfg: newConfig(opts)}
 	rec.table, rec.tableErr = rec.cfg.staticTable()
-	if r != nil {
-		for _, t := range r.Tools() {
-			if _, dup := rec.byName[t.Name]; dup {
-				continue
-			}
-			rec.byName[t.Name] = len(rec.tools)
-			rec.tools = append(rec.tools, rec.observed(t))
-		}
-	}
+	rec.tools = llmtoolkit.NewObservedTools(r, rec)
 	if db != nil {
 		// One INSERT statement is atomic: gorm's default transaction around
 		// it would only cost round trips.
@@ -130,52 +121,20 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	return rec
 }
 
-// observed returns a copy of t with rec among its observers.
-func (rec *Recorder) observed(t llmtoolkit.Tool) llmtoolkit.Tool {
-	t.Observers = append(slices.Clip(t.Observers), rec)
-	return t
-}
+// Tools lists the wrapped resolver's tools as it lists them now, each with
+// the Recorder among its observers. The slice is shared: do not modify it.
+func (rec *Recorder) Tools() []llmtoolkit.Tool { return rec.tools.Tools() }
 
-// Tools lists the wrapped resolver's tools, as they were when Record was
-// called, each with the Recorder among its observers. The slice is shared:
-// do not modify it.
-func (rec *Recorder) Tools() []llmtoolkit.Tool { return rec.tools }
-
-// LookupTool finds a tool of the wrapped resolver (also one it did not
-// list when Record was called), with the Recorder among its observers.
+// LookupTool finds a tool of the wrapped resolver as it is now, with the
+// Recorder among its observers.
 func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
-	if i, ok := rec.byName[name]; ok {
-		return rec.tools[i], true
-	}
-	if t, ok := rec.inner(name); ok {
-		return rec.observed(t), true
-	}
-	return llmtoolkit.Tool{}, false
+	return rec.tools.LookupTool(name)
 }
 
-// inner finds a tool's definition in the wrapped resolver.
-func (rec *Recorder) inner(name string) (llmtoolkit.Tool, bool) {
-	if rec.r == nil {
-		return llmtoolkit.Tool{}, false
-	}
-	if l, ok := rec.r.(llmtoolkit.ToolLookup); ok {
-		return l.LookupTool(name)
-	}
-	for _, t := range rec.r.Tools() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return llmtoolkit.Tool{}, false
-}
-
-// definition is the definition a call's secrets are read from, and whether
-// the wrapped resolver has it.
+// definition is the wrapped resolver's definition of a tool, and whether
+// it has one.
 func (rec *Recorder) definition(name string) (llmtoolkit.Tool, bool) {
-	if i, ok := rec.byName[name]; ok {
-		return rec.tools[i], true
-	}
-	return rec.inner(name)
+	return rec.tools.Inner(name)
 }
 
 // Stats counts what a Recorder did with the calls it saw.

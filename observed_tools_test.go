@@ -1,0 +1,158 @@
+package llmtoolkit
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// countingObserver counts the calls it is told of.
+type countingObserver struct{ n atomic.Int64 }
+
+func (c *countingObserver) ObserveCall(context.Context, Observation) { c.n.Add(1) }
+
+// changingResolver lists whichever tools it was last given, like an MCP
+// client after Refresh or a permission guard after a mode switch.
+type changingResolver struct {
+	mu    sync.Mutex
+	tools []Tool
+}
+
+func (c *changingResolver) set(tools ...Tool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tools = tools
+}
+
+func (c *changingResolver) Tools() []Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools
+}
+
+func (c *changingResolver) Resolve(context.Context, Call) (string, error) { return "ok", nil }
+
+func names(tools []Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func hasObserver(t Tool, ob Observer) bool {
+	for _, o := range t.Observers {
+		if o == ob {
+			return true
+		}
+	}
+	return false
+}
+
+func TestObservedToolsFollowTheWrappedList(t *testing.T) {
+	ob := &countingObserver{}
+	inner := &changingResolver{}
+	read, write := simpleTool("read"), simpleTool("write")
+	inner.set(read)
+	o := NewObservedTools(inner, ob)
+
+	require.Equal(t, []string{"read"}, names(o.Tools()))
+	_, ok := o.LookupTool("write")
+	assert.False(t, ok, "not listed yet")
+
+	inner.set(read, write, simpleTool("read")) // a new tool, and a duplicate name
+	got := o.Tools()
+	require.Equal(t, []string{"read", "write"}, names(got), "the new list, first of each name")
+	for _, tool := range got {
+		assert.True(t, hasObserver(tool, ob), tool.Name)
+	}
+	w, ok := o.LookupTool("write")
+	require.True(t, ok)
+	assert.True(t, hasObserver(w, ob))
+
+	inner.set(write)
+	assert.Equal(t, []string{"write"}, names(o.Tools()))
+	_, ok = o.LookupTool("read")
+	assert.False(t, ok, "a tool the wrapped resolver dropped is gone")
+}
+
+func TestObservedToolsSeeAReplacedDefinition(t *testing.T) {
+	ob := &countingObserver{}
+	old := MustTool("lookup", "Looks up.", map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}})
+	inner := &changingResolver{}
+	inner.set(old)
+	o := NewObservedTools(inner, ob)
+	first, ok := o.LookupTool("lookup")
+	require.True(t, ok)
+	require.Empty(t, first.SensitiveFields)
+
+	replaced := MustTool("lookup", "Looks up.", map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "integer"}}})
+	replaced.SensitiveFields = []string{"id"}
+	inner.set(replaced)
+	got, ok := o.LookupTool("lookup")
+	require.True(t, ok)
+	assert.Equal(t, []string{"id"}, got.SensitiveFields, "the new definition's facts, not the first one's")
+	assert.Error(t, got.ValidateArguments(map[string]any{"id": "x"}), "validated against the new schema")
+	assert.True(t, hasObserver(got, ob))
+	assert.Len(t, got.Observers, 1, "the observer is added once")
+}
+
+func TestObservedToolsAllocateNothingWhenUnchanged(t *testing.T) {
+	ob := &countingObserver{}
+	r := Compose(newStub(nil, simpleTool("a"), simpleTool("b")), newStub(nil, simpleTool("c")))
+	o := NewObservedTools(r, ob)
+	o.Tools()
+	o.LookupTool("c")
+	allocs := testing.AllocsPerRun(100, func() {
+		o.Tools()
+		if _, ok := o.LookupTool("c"); !ok {
+			t.Fatal("c not found")
+		}
+	})
+	assert.Zero(t, allocs)
+	first, _ := o.LookupTool("b")
+	again, _ := o.LookupTool("b")
+	assert.True(t, &first.Observers[0] == &again.Observers[0], "the observed copy is reused")
+}
+
+func TestObservedToolsConcurrent(t *testing.T) {
+	ob := &countingObserver{}
+	inner := &changingResolver{}
+	a, b := simpleTool("a"), simpleTool("b")
+	inner.set(a)
+	o := NewObservedTools(inner, ob)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 200 {
+				if i == 0 && j%10 == 0 {
+					if j%20 == 0 {
+						inner.set(a, b)
+					} else {
+						inner.set(a)
+					}
+				}
+				for _, tool := range o.Tools() {
+					assert.True(t, hasObserver(tool, ob))
+				}
+				if tool, ok := o.LookupTool("a"); assert.True(t, ok) {
+					assert.True(t, hasObserver(tool, ob))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestObservedToolsNilResolver(t *testing.T) {
+	o := NewObservedTools(nil, &countingObserver{})
+	assert.Empty(t, o.Tools())
+	_, ok := o.LookupTool("x")
+	assert.False(t, ok)
+}
