@@ -26,7 +26,7 @@ import (
 // Resolver.
 type Resolver struct {
 	r       llmtoolkit.Resolver
-	tools *llmtoolkit.ObservedTools // the wrapped resolver's, observed by res
+	tools   *llmtoolkit.ObservedTools // the wrapped resolver's, observed by res
 	cfg     config
 	tr      tracing
 	hist    metric.Float64Histogram

@@ -35,9 +35,9 @@ var ErrUnattributed = errors.New("trace: the call cannot be attributed to a tena
 // error: see [Record].
 type Recorder struct {
 	r             llmtoolkit.Resolver
-	tools *llmtoolkit.ObservedTools // the wrapped resolver's, observed by rec
-	db            *gorm.DB // single inserts: prepared statement, no transaction
-	batch         *gorm.DB // batch inserts
+	tools         *llmtoolkit.ObservedTools // the wrapped resolver's, observed by rec
+	db            *gorm.DB                  // single inserts: prepared statement, no transaction
+	batch         *gorm.DB                  // batch inserts
 	rowsPerInsert int
 	cfg           config
 	table         table // InTable's, or the default
