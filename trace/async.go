@@ -75,7 +75,7 @@ func (rec *Recorder) run() {
 			}
 		}
 		timer.Stop()
-		w.flush(rec, batch)
+		w.flushGuarded(rec, batch)
 		clear(batch)
 		batch = batch[:0]
 		if !open {
@@ -90,6 +90,22 @@ type batchWriter struct {
 	traces []*Trace
 	tables []table    // the batch's tables, in order of first appearance
 	groups [][]*Trace // the traces of each table
+}
+
+// flushGuarded writes a batch. A panic while writing (a driver's, a gorm
+// callback's) does not end the writer, which serves the Recorder until
+// Close: the batch's rows count as failed writes, each logged and given to
+// OnError, and the next batch is written as usual.
+func (w *batchWriter) flushGuarded(rec *Recorder, batch []queued) {
+	defer func() {
+		if v := recover(); v != nil {
+			err := fmt.Errorf("trace: writing a batch of %d trace(s) panicked: %v", len(batch), v)
+			for _, q := range batch {
+				rec.lost(q.t, err)
+			}
+		}
+	}()
+	w.flush(rec, batch)
 }
 
 // flush writes a batch, one insert per table.
@@ -153,14 +169,20 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	}
 	for _, t := range batch {
 		if err := rec.insert(context.Background(), tbl, t); err != nil {
-			rec.failed.Add(1)
-			rec.report(context.Background(), t, err)
-			rec.failMu.Lock()
-			if rec.failures == 0 {
-				rec.firstErr = err
-			}
-			rec.failures++
-			rec.failMu.Unlock()
+			rec.lost(t, err)
 		}
 	}
+}
+
+// lost counts, logs and reports a queued trace that could not be written;
+// Close returns the first such error.
+func (rec *Recorder) lost(t *Trace, err error) {
+	rec.failed.Add(1)
+	rec.report(context.Background(), t, err)
+	rec.failMu.Lock()
+	if rec.failures == 0 {
+		rec.firstErr = err
+	}
+	rec.failures++
+	rec.failMu.Unlock()
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,4 +164,32 @@ func TestSyncConcurrentWriters(t *testing.T) {
 		wg.Wait()
 		assert.EqualValues(t, goroutines*calls, count(t, db))
 	})
+}
+
+// TestAsyncWriterSurvivesAPanic: a panic while writing a batch (here a gorm
+// callback's) fails that batch's rows, counted and reported, and the writer
+// goes on: the next batch is written and Close returns.
+func TestAsyncWriterSurvivesAPanic(t *testing.T) {
+	db := openSQLite(t)
+	var panicking atomic.Bool
+	require.NoError(t, db.Callback().Create().Before("gorm:create").Register("test:panic", func(*gorm.DB) {
+		if panicking.Load() {
+			panic("driver exploded")
+		}
+	}))
+	var fails failures
+	rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Millisecond),
+		trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+	panicking.Store(true)
+	_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return rec.Stats().Failed == 1 }, 5*time.Second, time.Millisecond)
+	panicking.Store(false)
+	_, err = rec.Resolve(convCtx(t, 2), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 2}})
+	require.NoError(t, err)
+	err = rec.Close()
+	require.Error(t, err, "Close reports the lost trace")
+	assert.Contains(t, err.Error(), "driver exploded")
+	assert.Equal(t, 1, fails.len())
+	assert.Equal(t, int64(1), count(t, db), "the batch after the panic is written")
 }
