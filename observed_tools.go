@@ -20,11 +20,10 @@ type ObservedTools struct {
 	r  Resolver
 	ob Observer
 
-	mu      sync.RWMutex
-	src     []Tool                  // the list last read from r, as r returned it
-	list    []Tool                  // its observed copies, first of each name
-	byName  map[string]observedTool // the last definition seen of each name
-	lookups bool                    // r implements ToolLookup
+	mu     sync.RWMutex
+	src    []Tool                  // the list last read from r, as r returned it
+	list   []Tool                  // its observed copies, first of each name
+	byName map[string]observedTool // the last definition seen of each name
 }
 
 // observedTool is a wrapped definition and its observed copy.
@@ -35,9 +34,7 @@ type observedTool struct {
 // NewObservedTools returns the observed view of r's tools, ob added to each
 // definition's [Tool.Observers]. r may be nil: it lists nothing.
 func NewObservedTools(r Resolver, ob Observer) *ObservedTools {
-	o := &ObservedTools{r: r, ob: ob, byName: map[string]observedTool{}}
-	_, o.lookups = r.(ToolLookup)
-	return o
+	return &ObservedTools{r: r, ob: ob, byName: map[string]observedTool{}}
 }
 
 // Tools lists the wrapped resolver's tools as it lists them now (the first
@@ -89,20 +86,7 @@ func (o *ObservedTools) LookupTool(name string) (Tool, bool) {
 
 // Inner finds the wrapped resolver's own definition of name (without the
 // observer): through its LookupTool when it has one, else in its list.
-func (o *ObservedTools) Inner(name string) (Tool, bool) {
-	if o.r == nil {
-		return Tool{}, false
-	}
-	if o.lookups {
-		return o.r.(ToolLookup).LookupTool(name)
-	}
-	for _, t := range o.r.Tools() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return Tool{}, false
-}
+func (o *ObservedTools) Inner(name string) (Tool, bool) { return FindTool(o.r, name) }
 
 // observedLocked returns the observed copy of t, reusing the one made for
 // the same definition. o.mu is held for writing.

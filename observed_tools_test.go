@@ -156,3 +156,27 @@ func TestObservedToolsNilResolver(t *testing.T) {
 	_, ok := o.LookupTool("x")
 	assert.False(t, ok)
 }
+
+func TestFindTool(t *testing.T) {
+	stub := newStub(nil, simpleTool("a"), simpleTool("b"))
+	tests := []struct {
+		name string
+		r    Resolver
+		tool string
+		want bool
+	}{
+		{"listed, no lookup", stub, "b", true},
+		{"missing", stub, "z", false},
+		{"through Compose's lookup", Compose(stub), "a", true},
+		{"nil resolver", nil, "a", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := FindTool(tt.r, tt.tool)
+			assert.Equal(t, tt.want, ok)
+			if tt.want {
+				assert.Equal(t, tt.tool, got.Name)
+			}
+		})
+	}
+}

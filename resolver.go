@@ -41,8 +41,12 @@ type ToolLookup interface {
 	LookupTool(name string) (Tool, bool)
 }
 
-// lookupTool finds name among r's tools.
-func lookupTool(r Resolver, name string) (Tool, bool) {
+// FindTool finds name among r's tools: through its [ToolLookup] when it has
+// one, else in its list. A nil r has no tools.
+func FindTool(r Resolver, name string) (Tool, bool) {
+	if r == nil {
+		return Tool{}, false
+	}
 	if l, ok := r.(ToolLookup); ok {
 		return l.LookupTool(name)
 	}

@@ -145,7 +145,7 @@ func guardedLookup(r Resolver, name string) (tool Tool, found bool, err error) {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	tool, found = lookupTool(r, name)
+	tool, found = FindTool(r, name)
 	return tool, found, nil
 }
 

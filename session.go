@@ -46,7 +46,7 @@ func PrepareSession(r Resolver, declared []string, session map[string]any) ([]To
 		if _, dup := s.byName[name]; dup {
 			continue
 		}
-		if t, ok := lookupTool(r, name); ok {
+		if t, ok := FindTool(r, name); ok {
 			s.byName[name] = len(s.tools)
 			s.tools = append(s.tools, s.bound(t))
 		}

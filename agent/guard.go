@@ -46,7 +46,7 @@ func (g *guard) Tools() []llmtoolkit.Tool {
 
 // LookupTool finds name among the tools the current mode offers.
 func (g *guard) LookupTool(name string) (llmtoolkit.Tool, bool) {
-	t, ok := lookup(g.r, name)
+	t, ok := llmtoolkit.FindTool(g.r, name)
 	if !ok || !g.p.offers(g.p.Mode(), t) {
 		return llmtoolkit.Tool{}, false
 	}
@@ -57,7 +57,7 @@ func (g *guard) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // PostToolUse or PostToolUseFailure hooks.
 func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
 	start := time.Now()
-	tool, found := lookup(g.r, call.Name)
+	tool, found := llmtoolkit.FindTool(g.r, call.Name)
 	checked, err := g.p.check(ctx, call, tool, found)
 	if err != nil {
 		if found {
@@ -95,15 +95,3 @@ func refused(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call, er
 	}
 }
 
-// lookup finds name among r's tools.
-func lookup(r llmtoolkit.Resolver, name string) (llmtoolkit.Tool, bool) {
-	if l, ok := r.(llmtoolkit.ToolLookup); ok {
-		return l.LookupTool(name)
-	}
-	for _, t := range r.Tools() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return llmtoolkit.Tool{}, false
-}

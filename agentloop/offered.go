@@ -42,25 +42,12 @@ func (o *offered) Tools() []llmtoolkit.Tool { return o.tools }
 // (The steps of a recipe may call tools that are not offered to the model.)
 func (o *offered) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	if o.r != nil {
-		if t, ok := lookup(o.r, name); ok {
+		if t, ok := llmtoolkit.FindTool(o.r, name); ok {
 			return t, true
 		}
 	}
 	if i, ok := o.byName[name]; ok {
 		return o.tools[i], true
-	}
-	return llmtoolkit.Tool{}, false
-}
-
-// lookup finds name among r's tools.
-func lookup(r llmtoolkit.Resolver, name string) (llmtoolkit.Tool, bool) {
-	if l, ok := r.(llmtoolkit.ToolLookup); ok {
-		return l.LookupTool(name)
-	}
-	for _, t := range r.Tools() {
-		if t.Name == name {
-			return t, true
-		}
 	}
 	return llmtoolkit.Tool{}, false
 }
