@@ -94,4 +94,3 @@ func refused(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call, er
 		}()
 	}
 }
-
