@@ -1,0 +1,278 @@
+package codetools
+
+import (
+	"bytes"
+	"encoding/binary"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A prefilter finds the lines that may match before the regular expression
+// runs on them: either needles (grep_literal.go), one of which every
+// matching line holds, or, for a pattern without a literal such as [α-ω]+,
+// the set of bytes a match can start with (its first bytes, from the parse
+// tree), when that set is rare in text: a few bytes, or only bytes outside
+// ASCII (UTF-8 lead bytes), which are skipped eight at a time.
+
+// grepNeedle is a string a candidate line holds.
+type grepNeedle struct {
+	lit    []byte // found with bytes.Index
+	folded bool   // lit is lowered: it is looked for in the lowered block
+	sure   bool   // a line holding it matches, without the regular expression
+	extra  bool   // a rare variant of another needle (K, ſ)
+}
+
+// grepPrefilter finds candidate lines.
+type grepPrefilter struct {
+	needles []grepNeedle // a match holds one of them; or else
+	set     *[256]bool   // a match starts with one of these bytes
+	high    bool         // every byte of set is outside ASCII
+	sure    bool         // a line holding a byte of set matches
+	fold    bool         // some needle is folded: the block is lowered
+}
+
+// grepCommonBytes are the bytes found in most lines of source text: a
+// prefilter on them would pass almost every line.
+const grepCommonBytes = " \t\n0123456789abcdefilmnoprstux.,/():;=\"{}_"
+
+// newGrepPrefilter returns the prefilter for re (line-only, see lineOnly),
+// or nil when it knows none better than running re over the block.
+func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
+	if needles := litNeedles(requiredLits(re)); needles != nil {
+		_, shortest := needleStats(needles)
+		if whole, isLit := literalOnly(re); isLit && len(needles[0].lit) == len(string(whole.runes)) {
+			needles[0].sure = true // the pattern is this literal, not a part of it
+		}
+		if needles[0].sure || shortest >= 2 {
+			p := &grepPrefilter{needles: needles}
+			for _, n := range needles {
+				p.fold = p.fold || n.folded
+			}
+			return p
+		}
+	}
+	set, nullable := firstBytes(re)
+	if nullable {
+		return nil // an empty match can be anywhere
+	}
+	p := &grepPrefilter{set: &set, high: true}
+	var few []byte
+	common := false
+	for b := range 256 {
+		if set[b] {
+			few = append(few, byte(b))
+			p.high = p.high && b >= utf8.RuneSelf
+			common = common || strings.IndexByte(grepCommonBytes, byte(b)) >= 0
+		}
+	}
+	p.sure = asciiClassOnly(re)
+	switch {
+	case len(few) <= 3 && !common:
+		p.set = nil
+		for _, b := range few {
+			p.needles = append(p.needles, grepNeedle{lit: []byte{b}, sure: p.sure})
+		}
+		return p
+	case p.high || p.sure:
+		return p
+	}
+	return nil
+}
+
+// asciiClassOnly reports whether re is a class of ASCII characters,
+// repeated at least once: a line matches it if and only if it holds one
+// of them.
+func asciiClassOnly(re *syntax.Regexp) bool {
+	for re.Op == syntax.OpCapture || re.Op == syntax.OpPlus || (re.Op == syntax.OpRepeat && re.Min == 1) {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpCharClass || len(re.Rune) == 0 {
+		return false
+	}
+	return re.Rune[len(re.Rune)-1] < utf8.RuneSelf
+}
+
+// firstBytes returns the bytes a non-empty match of re can start with, and
+// whether re can match the empty string. Invalid UTF-8 reads as U+FFFD, so
+// a rune set holding it adds every byte from 0x80.
+func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return set, true
+		}
+		r := re.Rune[0]
+		addRune(&set, r)
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				addRune(&set, f)
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			addRange(&set, re.Rune[i], re.Rune[i+1])
+		}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		addRange(&set, 0, unicode.MaxRune)
+		set['\n'] = re.Op == syntax.OpAnyChar
+	case syntax.OpNoMatch:
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstBytes(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		set, _ = firstBytes(re.Sub[0])
+		return set, true
+	case syntax.OpRepeat:
+		set, nullable = firstBytes(re.Sub[0])
+		return set, nullable || re.Min == 0
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			s, n := firstBytes(sub)
+			orSet(&set, &s)
+			if !n {
+				return set, false
+			}
+		}
+		return set, true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, n := firstBytes(sub)
+			orSet(&set, &s)
+			nullable = nullable || n
+		}
+		return set, nullable
+	default: // empty-width assertions, the empty match
+		return set, true
+	}
+	return set, false
+}
+
+func orSet(dst, src *[256]bool) {
+	for i, b := range src {
+		dst[i] = dst[i] || b
+	}
+}
+
+func addRune(set *[256]bool, r rune) { addRange(set, r, r) }
+
+// addRange adds the first bytes of the UTF-8 encodings of lo to hi: the
+// lead bytes grow with the rune, so every byte from lo's to hi's.
+func addRange(set *[256]bool, lo, hi rune) {
+	if lo < utf8.RuneSelf {
+		for c := lo; c <= min(hi, utf8.RuneSelf-1); c++ {
+			set[c] = true
+		}
+		lo = utf8.RuneSelf
+	}
+	if 0xD800 <= lo && lo <= 0xDFFF { // surrogates are no runes in UTF-8
+		lo = 0xE000
+	}
+	if 0xD800 <= hi && hi <= 0xDFFF {
+		hi = 0xD7FF
+	}
+	if lo > hi {
+		return
+	}
+	if lo <= utf8.RuneError && utf8.RuneError <= hi {
+		for c := 0x80; c < 256; c++ {
+			set[c] = true
+		}
+		return
+	}
+	var a, b [utf8.UTFMax]byte
+	utf8.EncodeRune(a[:], lo)
+	utf8.EncodeRune(b[:], min(hi, unicode.MaxRune))
+	for c := int(a[0]); c <= int(b[0]); c++ {
+		set[c] = true
+	}
+}
+
+// indexSet returns the index of the first byte of b in p.set, or -1.
+func (p *grepPrefilter) indexSet(b []byte) int {
+	const high = 0x8080808080808080
+	set := p.set
+	i := 0
+	if p.high {
+		for ; i+16 <= len(b); i += 16 {
+			if (binary.LittleEndian.Uint64(b[i:])|binary.LittleEndian.Uint64(b[i+8:]))&high == 0 {
+				continue
+			}
+			for j := i; j < i+16; j++ {
+				if set[b[j]] {
+					return j
+				}
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if set[b[i]] {
+			return i
+		}
+	}
+	return -1
+}
+
+// grepCursor is the state of a prefilter in one block: the lowered block,
+// and where each needle is next found. It belongs to one fileSearcher.
+type grepCursor struct {
+	p     *grepPrefilter
+	block []byte
+	lower []byte // the lowered block, when p.fold
+	hits  []int  // per needle, its next hit: -1 none left, below from: to look for
+}
+
+// reset starts on a new block.
+func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
+	c.p, c.block = p, block
+	c.hits = c.hits[:0]
+	for range p.needles {
+		c.hits = append(c.hits, -2)
+	}
+	if p.fold {
+		if cap(c.lower) < len(block) {
+			c.lower = make([]byte, len(block))
+		}
+		c.lower = c.lower[:len(block)]
+		lowerASCII(c.lower, block)
+	}
+}
+
+// next returns the offset of the first hit at or after from (offsets only
+// grow within a block), -1 for none, and whether its line surely matches.
+// Each needle's search resumes where its last hit was: every needle passes
+// over the block once.
+func (c *grepCursor) next(from int) (at int, sure bool) {
+	p := c.p
+	if p.set != nil {
+		i := p.indexSet(c.block[from:])
+		if i < 0 {
+			return -1, false
+		}
+		return from + i, p.sure
+	}
+	at = -1
+	for k := range p.needles {
+		n := &p.needles[k]
+		h := c.hits[k]
+		if h != -1 && h < from {
+			hay := c.block
+			if n.folded {
+				hay = c.lower
+			}
+			h = -1
+			if i := bytes.Index(hay[from:], n.lit); i >= 0 {
+				h = from + i
+			}
+			c.hits[k] = h
+		}
+		switch {
+		case h < 0:
+		case at < 0 || h < at:
+			at, sure = h, n.sure
+		case h == at:
+			sure = sure || n.sure
+		}
+	}
+	return at, sure
+}
