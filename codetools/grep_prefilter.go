@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,9 @@ type grepNeedle struct {
 // grepPrefilter finds candidate lines.
 type grepPrefilter struct {
 	needles []grepNeedle // a match holds one of them; or else
+	also    []grepNeedle // a match holds every one of them too (other parts of a concatenation)
+	prefix  []byte       // a match starts its line with prefix...
+	anchor  bool         // ...and a line that does matches: the pattern is ^prefix
 	set     *[256]bool   // a match starts with one of these bytes
 	high    bool         // every byte of set is outside ASCII
 	sure    bool         // a line holding a byte of set matches
@@ -45,9 +49,11 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 		if whole, isLit := literalOnly(re); isLit && len(needles[0].lit) == len(string(whole.runes)) {
 			needles[0].sure = true // the pattern is this literal, not a part of it
 		}
-		if needles[0].sure || shortest >= 2 {
+		if needles[0].sure || shortest >= 2 || (shortest == 1 && rareBytes(needles)) {
 			p := &grepPrefilter{needles: needles}
-			for _, n := range needles {
+			p.also = alsoNeedles(re, needles)
+			p.prefix, p.anchor = anchoredPrefix(re)
+			for _, n := range append(needles, p.also...) {
 				p.fold = p.fold || n.folded
 			}
 			return p
@@ -79,6 +85,54 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 		return p
 	}
 	return nil
+}
+
+// rareBytes reports whether the one-byte needles of a set are all
+// outside grepCommonBytes.
+func rareBytes(needles []grepNeedle) bool {
+	for _, n := range needles {
+		if len(n.lit) == 1 && strings.IndexByte(grepCommonBytes, n.lit[0]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// alsoNeedles returns the needles of the other parts of a concatenation
+// that a match holds besides the chosen ones: single needles of two bytes
+// or more, without variants, so that a line lacking one cannot match.
+func alsoNeedles(re *syntax.Regexp, chosen []grepNeedle) []grepNeedle {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var also []grepNeedle
+	for _, sub := range re.Sub {
+		ns := litNeedles(requiredLits(sub))
+		if len(ns) != 1 || len(ns[0].lit) < 2 || (len(chosen) == 1 && bytes.Equal(ns[0].lit, chosen[0].lit)) {
+			continue
+		}
+		also = append(also, ns[0])
+	}
+	return also
+}
+
+// anchoredPrefix returns the exact literal a matching line starts with
+// when the pattern is ^literal..., and whether the pattern is only that.
+func anchoredPrefix(re *syntax.Regexp) (prefix []byte, whole bool) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginLine {
+		return nil, false
+	}
+	lit := re.Sub[1]
+	if lit.Op != syntax.OpLiteral || lit.Flags&syntax.FoldCase != 0 || len(lit.Rune) == 0 || slices.Contains(lit.Rune, utf8.RuneError) {
+		return nil, false
+	}
+	return []byte(string(lit.Rune)), len(re.Sub) == 2
 }
 
 // asciiClassOnly reports whether re is a class of ASCII characters,
@@ -236,6 +290,26 @@ func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
 		c.lower = c.lower[:len(block)]
 		lowerASCII(c.lower, block)
 	}
+}
+
+// holdsAlso reports whether the line from ls to le holds every needle of
+// p.also and starts with p.prefix; when it does and the pattern is
+// ^prefix, sure is true.
+func (c *grepCursor) holdsAlso(ls, le int) (ok, sure bool) {
+	p := c.p
+	if p.prefix != nil && !bytes.HasPrefix(c.block[ls:le], p.prefix) {
+		return false, false
+	}
+	for _, n := range p.also {
+		hay := c.block
+		if n.folded {
+			hay = c.lower
+		}
+		if !bytes.Contains(hay[ls:le], n.lit) {
+			return false, false
+		}
+	}
+	return true, p.anchor
 }
 
 // next returns the offset of the first hit at or after from (offsets only

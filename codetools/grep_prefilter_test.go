@@ -46,7 +46,8 @@ var grepFastPathPatterns = []string{
 	`\w+Error\(`, `func.*error`, `(Unmarshal|Marshal)JSON`, `Dial|Listen|Accept`, `dial|Listen|ſ`,
 	`[α-ω]+`, `\p{Greek}`, `[\x{370}-\x{3FF}]`, `[A-Z]+`, `[A-Z]{3}`, `[0-9]{4}-[0-9]{2}`, `x[^q]*y`,
 	`^func`, `\bctx\b`, `[^\x00-\x7f]`, `\x{FFFD}`, `[é-ü]x?`, `k+`, `(?:Kiss|ſ)+`, `[xyz]`, `x*`,
-	`(?i)K(?-i)iss`, `Func|unmarshal`, "(ctx)", "2024-01-02",
+	`(?i)K(?-i)iss`, `Func|unmarshal`, "(ctx)", "2024-01-02", `^func`, `^Func.*error`, `^Kiss`, `^é`,
+	`^\x{FFFD}x`, `unmarshal.*JSON`, `Error\(.*ctx`, `[0-9]{4}-[0-9]{2}-[0-9]{2}`,
 }
 
 func TestGrepFastPathsMatchReference(t *testing.T) {
@@ -117,7 +118,10 @@ func TestGrepPrefilterKinds(t *testing.T) {
 		{"NewReplacer", true, true, "newreplacer folded sure"},
 		{"kiss", false, true, "kiss folded sure|\u212a extra|\u017f extra"},
 		{"Été", false, true, "\xc3"}, // É and é start with 0xC3,
-		{"func.*error", false, true, "error folded"},
+		{"func.*error", false, true, "error folded also func folded"},
+		{"^func", false, false, "func prefix func anchor"},
+		{"^func.*error", false, false, "error also func prefix func"},
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, false, "-"},
 		{"err", false, false, "err sure"},
 		{`\bctx\b`, false, false, "ctx"},
 		{`(Unmarshal|Marshal)JSON`, false, false, "JSON"},
@@ -164,7 +168,20 @@ func describePrefilter(p *grepPrefilter) string {
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, "|")
+	out := strings.Join(parts, "|")
+	for _, n := range p.also {
+		out += " also " + string(n.lit)
+		if n.folded {
+			out += " folded"
+		}
+	}
+	if p.prefix != nil {
+		out += " prefix " + string(p.prefix)
+	}
+	if p.anchor {
+		out += " anchor"
+	}
+	return out
 }
 
 func TestLowerASCII(t *testing.T) {

@@ -550,6 +550,13 @@ func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
 			}
 			ls = bytes.LastIndexByte(block[:at], '\n') + 1
 			le = lineEnd(block, at)
+			if !sure {
+				var ok bool
+				if ok, sure = s.cur.holdsAlso(ls, le); !ok {
+					from = le + 1
+					continue
+				}
+			}
 			if sure || q.re.Match(block[ls:le]) {
 				return ls, le, true
 			}
