@@ -23,6 +23,11 @@ type grepNeedle struct {
 	folded bool   // lit is lowered: it is looked for in the lowered block
 	sure   bool   // a line holding it matches, without the regular expression
 	extra  bool   // a rare variant of another needle (K, ſ)
+	// when set, a hit counts only if the byte before it is in before and
+	// the one after it in after: the needle is a literal of the pattern's
+	// concatenation, and these are the bytes its neighbours can end and
+	// start with
+	before, after *[256]bool
 }
 
 // grepPrefilter finds candidate lines.
@@ -53,6 +58,7 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 			p := &grepPrefilter{needles: needles}
 			p.also = alsoNeedles(re, needles)
 			p.prefix, p.anchor = anchoredPrefix(re)
+			neighbourBytes(re, needles)
 			for _, n := range append(needles, p.also...) {
 				p.fold = p.fold || n.folded
 			}
@@ -117,6 +123,111 @@ func alsoNeedles(re *syntax.Regexp, chosen []grepNeedle) []grepNeedle {
 		also = append(also, ns[0])
 	}
 	return also
+}
+
+// neighbourBytes sets the before and after sets of a single needle that is
+// a whole literal of the top concatenation of re, from the sub-expressions
+// on each side of it that cannot match the empty string.
+func neighbourBytes(re *syntax.Regexp, needles []grepNeedle) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return
+	}
+	if count, _ := needleStats(needles); count != 1 {
+		return
+	}
+	n := &needles[0]
+	for k, sub := range re.Sub {
+		if sub.Op != syntax.OpLiteral {
+			continue
+		}
+		ns := litNeedles(requiredLits(sub))
+		if len(ns) == 0 || !bytes.Equal(ns[0].lit, n.lit) || ns[0].folded != n.folded || len(n.lit) != len(string(sub.Rune)) {
+			continue
+		}
+		if k > 0 {
+			if set, nullable := lastBytes(re.Sub[k-1]); !nullable {
+				n.before = &set
+			}
+		}
+		if k+1 < len(re.Sub) {
+			if set, nullable := firstBytes(re.Sub[k+1]); !nullable {
+				n.after = &set
+			}
+		}
+		return
+	}
+}
+
+// lastBytes returns the bytes a non-empty match of re can end with (every
+// byte from 0x80 for a rune outside ASCII), and whether re can match the
+// empty string.
+func lastBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
+	addLast := func(r rune) {
+		if r < utf8.RuneSelf {
+			set[r] = true
+			return
+		}
+		for c := 0x80; c < 256; c++ {
+			set[c] = true
+		}
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return set, true
+		}
+		r := re.Rune[len(re.Rune)-1]
+		addLast(r)
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				addLast(f)
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= min(re.Rune[i+1], utf8.RuneSelf-1); c++ {
+				set[c] = true
+			}
+			if re.Rune[i+1] >= utf8.RuneSelf {
+				addLast(utf8.RuneSelf)
+			}
+		}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		for c := range set {
+			set[c] = c != '\n' || re.Op == syntax.OpAnyChar
+		}
+	case syntax.OpNoMatch:
+	case syntax.OpCapture, syntax.OpPlus:
+		return lastBytes(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		set, _ = lastBytes(re.Sub[0])
+		return set, true
+	case syntax.OpRepeat:
+		set, nullable = lastBytes(re.Sub[0])
+		return set, nullable || re.Min == 0
+	case syntax.OpConcat:
+		for i := len(re.Sub) - 1; i >= 0; i-- {
+			s, n := lastBytes(re.Sub[i])
+			orSet(&set, &s)
+			if !n {
+				return set, false
+			}
+		}
+		return set, true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, n := lastBytes(sub)
+			orSet(&set, &s)
+			nullable = nullable || n
+		}
+		return set, nullable
+	default: // empty-width assertions, the empty match
+		return set, true
+	}
+	return set, false
 }
 
 // anchoredPrefix returns the exact literal a matching line starts with
@@ -292,6 +403,25 @@ func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
 	}
 }
 
+// find returns the first hit of needle n in hay at or after from whose
+// neighbours are allowed, or -1.
+func (c *grepCursor) find(n *grepNeedle, hay []byte, from int) int {
+	for from <= len(hay) {
+		i := bytes.Index(hay[from:], n.lit)
+		if i < 0 {
+			return -1
+		}
+		h := from + i
+		end := h + len(n.lit)
+		if (n.before == nil || (h > 0 && n.before[c.block[h-1]])) &&
+			(n.after == nil || (end < len(c.block) && n.after[c.block[end]])) {
+			return h
+		}
+		from = h + 1
+	}
+	return -1
+}
+
 // holdsAlso reports whether the line from ls to le holds every needle of
 // p.also and starts with p.prefix; when it does and the pattern is
 // ^prefix, sure is true.
@@ -334,10 +464,7 @@ func (c *grepCursor) next(from int) (at int, sure bool) {
 			if n.folded {
 				hay = c.lower
 			}
-			h = -1
-			if i := bytes.Index(hay[from:], n.lit); i >= 0 {
-				h = from + i
-			}
+			h = c.find(n, hay, from)
 			c.hits[k] = h
 		}
 		switch {

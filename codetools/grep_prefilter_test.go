@@ -47,7 +47,8 @@ var grepFastPathPatterns = []string{
 	`[α-ω]+`, `\p{Greek}`, `[\x{370}-\x{3FF}]`, `[A-Z]+`, `[A-Z]{3}`, `[0-9]{4}-[0-9]{2}`, `x[^q]*y`,
 	`^func`, `\bctx\b`, `[^\x00-\x7f]`, `\x{FFFD}`, `[é-ü]x?`, `k+`, `(?:Kiss|ſ)+`, `[xyz]`, `x*`,
 	`(?i)K(?-i)iss`, `Func|unmarshal`, "(ctx)", "2024-01-02", `^func`, `^Func.*error`, `^Kiss`, `^é`,
-	`^\x{FFFD}x`, `unmarshal.*JSON`, `Error\(.*ctx`, `[0-9]{4}-[0-9]{2}-[0-9]{2}`,
+	`^\x{FFFD}x`, `unmarshal.*JSON`, `Error\(.*ctx`, `[0-9]{4}-[0-9]{2}-[0-9]{2}`, `[^a]Kiss\s`, `ωError\(`,
+	`[ſs]kiss.`, `\x{FFFD}Error\(`, `.ctx.`, `x+Kiss`,
 }
 
 func TestGrepFastPathsMatchReference(t *testing.T) {
@@ -121,12 +122,13 @@ func TestGrepPrefilterKinds(t *testing.T) {
 		{"func.*error", false, true, "error folded also func folded"},
 		{"^func", false, false, "func prefix func anchor"},
 		{"^func.*error", false, false, "error also func prefix func"},
-		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, false, "-"},
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, false, "- near"},
+		{`(Unmarshal|Marshal)JSON`, false, false, "JSON near"},
+		{`\w+Error\(`, false, false, "Error( near"},
 		{"err", false, false, "err sure"},
 		{`\bctx\b`, false, false, "ctx"},
-		{`(Unmarshal|Marshal)JSON`, false, false, "JSON"},
 		{`Dial|Listen|Accept`, false, false, "Dial|Listen|Accept"},
-		{`\w+Error\(`, false, true, "error( folded"},
+		{`\w+Error\(`, false, true, "error( folded near"},
 		{`[α-ω]+`, false, false, "\xce|\xcf"},
 		{`\p{Greek}`, false, false, "set high"},
 		{`[A-Z]+`, false, false, "set sure"},
@@ -161,7 +163,7 @@ func describePrefilter(p *grepPrefilter) string {
 		for _, f := range []struct {
 			on   bool
 			name string
-		}{{n.folded, "folded"}, {n.sure, "sure"}, {n.extra, "extra"}} {
+		}{{n.folded, "folded"}, {n.sure, "sure"}, {n.extra, "extra"}, {n.before != nil || n.after != nil, "near"}} {
 			if f.on {
 				s += " " + f.name
 			}
