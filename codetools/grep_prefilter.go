@@ -59,6 +59,7 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 			p.also = alsoNeedles(re, needles)
 			p.prefix, p.anchor = anchoredPrefix(re)
 			neighbourBytes(re, needles)
+			sureAlternation(re, needles)
 			for _, n := range append(needles, p.also...) {
 				p.fold = p.fold || n.folded
 			}
@@ -127,7 +128,9 @@ func alsoNeedles(re *syntax.Regexp, chosen []grepNeedle) []grepNeedle {
 
 // neighbourBytes sets the before and after sets of a single needle that is
 // a whole literal of the top concatenation of re, from the sub-expressions
-// on each side of it that cannot match the empty string.
+// on each side of it that cannot match the empty string, or from a \b
+// beside it. When the pattern is only the literal between \b assertions,
+// a hit with allowed neighbours is a match: the needle is sure.
 func neighbourBytes(re *syntax.Regexp, needles []grepNeedle) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
@@ -147,17 +150,70 @@ func neighbourBytes(re *syntax.Regexp, needles []grepNeedle) {
 		if len(ns) == 0 || !bytes.Equal(ns[0].lit, n.lit) || ns[0].folded != n.folded || len(n.lit) != len(string(sub.Rune)) {
 			continue
 		}
+		bounded := true // every other part is a \b
+		for j, other := range re.Sub {
+			bounded = bounded && (j == k || other.Op == syntax.OpWordBoundary)
+		}
 		if k > 0 {
-			if set, nullable := lastBytes(re.Sub[k-1]); !nullable {
+			if re.Sub[k-1].Op == syntax.OpWordBoundary {
+				n.before = boundaryBytes(n.lit[0])
+			} else if set, nullable := lastBytes(re.Sub[k-1]); !nullable {
 				n.before = &set
 			}
 		}
 		if k+1 < len(re.Sub) {
-			if set, nullable := firstBytes(re.Sub[k+1]); !nullable {
+			if re.Sub[k+1].Op == syntax.OpWordBoundary {
+				n.after = boundaryBytes(n.lit[len(n.lit)-1])
+			} else if set, nullable := firstBytes(re.Sub[k+1]); !nullable {
 				n.after = &set
 			}
 		}
+		n.sure = bounded && len(re.Sub) <= 3
 		return
+	}
+}
+
+// boundaryBytes returns the bytes that can stand beside b with a \b
+// between them (Go's \b knows ASCII word characters only; a byte outside
+// ASCII belongs to a rune that is not one), '\n' standing for the line's
+// start or end.
+func boundaryBytes(b byte) *[256]bool {
+	var set [256]bool
+	word := isWordByte(b)
+	for c := range set {
+		set[c] = isWordByte(byte(c)) != word
+	}
+	set['\n'] = word
+	return &set
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// sureAlternation marks sure the needles that are whole branches of an
+// alternation of literals: a hit of one is a match.
+func sureAlternation(re *syntax.Regexp, needles []grepNeedle) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpAlternate {
+		return
+	}
+	for _, sub := range re.Sub {
+		l, ok := literalOnly(sub)
+		if !ok {
+			continue
+		}
+		ns := litNeedle(l)
+		if len(ns) == 0 || len(ns[0].lit) != len(string(l.runes)) {
+			continue
+		}
+		for i := range needles {
+			if n := &needles[i]; !n.extra && n.folded == ns[0].folded && bytes.Equal(n.lit, ns[0].lit) {
+				n.sure = true
+			}
+		}
 	}
 }
 
@@ -413,8 +469,14 @@ func (c *grepCursor) find(n *grepNeedle, hay []byte, from int) int {
 		}
 		h := from + i
 		end := h + len(n.lit)
-		if (n.before == nil || (h > 0 && n.before[c.block[h-1]])) &&
-			(n.after == nil || (end < len(c.block) && n.after[c.block[end]])) {
+		prev, next := byte('\n'), byte('\n') // at the block's ends, lines end
+		if h > 0 {
+			prev = c.block[h-1]
+		}
+		if end < len(c.block) {
+			next = c.block[end]
+		}
+		if (n.before == nil || n.before[prev]) && (n.after == nil || n.after[next]) {
 			return h
 		}
 		from = h + 1

@@ -48,7 +48,8 @@ var grepFastPathPatterns = []string{
 	`^func`, `\bctx\b`, `[^\x00-\x7f]`, `\x{FFFD}`, `[é-ü]x?`, `k+`, `(?:Kiss|ſ)+`, `[xyz]`, `x*`,
 	`(?i)K(?-i)iss`, `Func|unmarshal`, "(ctx)", "2024-01-02", `^func`, `^Func.*error`, `^Kiss`, `^é`,
 	`^\x{FFFD}x`, `unmarshal.*JSON`, `Error\(.*ctx`, `[0-9]{4}-[0-9]{2}-[0-9]{2}`, `[^a]Kiss\s`, `ωError\(`,
-	`[ſs]kiss.`, `\x{FFFD}Error\(`, `.ctx.`, `x+Kiss`,
+	`[ſs]kiss.`, `\x{FFFD}Error\(`, `.ctx.`, `x+Kiss`, `\bctx\b`, `\bKiss\b`, `\b(ctx)`, `\bé`, `x\b`,
+	`\(ctx\b`, `\bError\(`, `\b\bss`, `Kiss|ctx`, `(é|Été)`,
 }
 
 func TestGrepFastPathsMatchReference(t *testing.T) {
@@ -126,8 +127,11 @@ func TestGrepPrefilterKinds(t *testing.T) {
 		{`(Unmarshal|Marshal)JSON`, false, false, "JSON near"},
 		{`\w+Error\(`, false, false, "Error( near"},
 		{"err", false, false, "err sure"},
-		{`\bctx\b`, false, false, "ctx"},
-		{`Dial|Listen|Accept`, false, false, "Dial|Listen|Accept"},
+		{`\bctx\b`, false, false, "ctx sure near"},
+		{`\bctx\b`, false, true, "ctx folded sure near"},
+		{`\bctx\(`, false, false, "ctx( sure near"},
+		{`Dial|Listen|Accept`, false, false, "Dial sure|Listen sure|Accept sure"},
+		{`dial|listen|kiss`, false, true, "dial folded sure|listen folded sure|\u017f extra|kiss folded sure|\u212a extra|\u017f extra"},
 		{`\w+Error\(`, false, true, "error( folded near"},
 		{`[α-ω]+`, false, false, "\xce|\xcf"},
 		{`\p{Greek}`, false, false, "set high"},
