@@ -15,7 +15,8 @@ import (
 // matching line holds, or, for a pattern without a literal such as [α-ω]+,
 // the set of bytes a match can start with (its first bytes, from the parse
 // tree), when that set is rare in text: a few bytes, or only bytes outside
-// ASCII (UTF-8 lead bytes), which are skipped eight at a time.
+// ASCII (UTF-8 lead bytes), where ASCII text is skipped 16 bytes at a
+// time.
 
 // grepNeedle is a string a candidate line holds.
 type grepNeedle struct {

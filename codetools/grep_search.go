@@ -18,8 +18,9 @@ import (
 // case-insensitive, or the bytes a match can start with: grep_prefilter.go)
 // before any regular expression runs, a regular expression that cannot
 // cross a line break (so each block is searched once, in time linear in its
-// size), and line boundaries found only around hits. A line longer than the largest block is streamed through the
-// regular expression whole, with the same memory.
+// size), and line boundaries found only around hits. A line longer than the
+// largest block is streamed through the regular expression whole, with the
+// same memory.
 
 const (
 	grepLineMax   = 500     // characters kept of a line
