@@ -22,14 +22,20 @@ func lowerASCII(dst, src []byte) {
 		high = 0x80 * ones
 	)
 	dst = dst[:len(src)]
+	lower := func(w uint64) uint64 {
+		h := w &^ high                 // each byte below 0x80: no carry between bytes below
+		ge := h + (0x80-'A')*ones      // top bit set where h >= 'A'
+		gt := h + (0x80-'Z'-1)*ones    // top bit set where h > 'Z'
+		return w | (ge&^gt&^w&high)>>2 // 0x80>>2 is 'a'-'A'
+	}
 	i := 0
+	for ; i+16 <= len(src); i += 16 { // two words at once
+		a, b := binary.LittleEndian.Uint64(src[i:]), binary.LittleEndian.Uint64(src[i+8:])
+		binary.LittleEndian.PutUint64(dst[i:], lower(a))
+		binary.LittleEndian.PutUint64(dst[i+8:], lower(b))
+	}
 	for ; i+8 <= len(src); i += 8 {
-		w := binary.LittleEndian.Uint64(src[i:])
-		h := w &^ high              // each byte below 0x80: no carry between bytes below
-		ge := h + (0x80-'A')*ones   // top bit set where h >= 'A'
-		gt := h + (0x80-'Z'-1)*ones // top bit set where h > 'Z'
-		upper := ge &^ gt &^ w & high
-		binary.LittleEndian.PutUint64(dst[i:], w|upper>>2) // 0x80>>2 is 'a'-'A'
+		binary.LittleEndian.PutUint64(dst[i:], lower(binary.LittleEndian.Uint64(src[i:])))
 	}
 	for ; i < len(src); i++ {
 		c := src[i]
