@@ -157,23 +157,38 @@ func betterNeedles(a, b []grepNeedle) bool {
 // bytes.Index stops on it.
 const grepByteOrder = " et\tran0si\nox,clfdupm.1/g():bh2\"v=y_4{}36\\8wk597[]*-!zq&+<%;|j'>`#^$?@~"
 
-// firstByteRarity returns the smallest rarity of the first bytes of a
-// set's needles: their place in grepByteOrder (upper case letters count
-// as rarer than lower case ones, other bytes as rarest).
+// byteRarity returns the place of c in grepByteOrder: upper case letters
+// count as rarer than lower case ones, bytes not in it as rarest.
+func byteRarity(c byte) int {
+	k := 0
+	if 'A' <= c && c <= 'Z' {
+		c, k = c+'a'-'A', 20
+	}
+	if i := strings.IndexByte(grepByteOrder, c); i >= 0 {
+		return i + k
+	}
+	return len(grepByteOrder) + 20
+}
+
+// rarestAt returns the offset of the rarest byte of lit, the first on a
+// tie.
+func rarestAt(lit []byte) int {
+	at := 0
+	for i := range lit {
+		if byteRarity(lit[i]) > byteRarity(lit[at]) {
+			at = i
+		}
+	}
+	return at
+}
+
+// firstByteRarity returns the smallest rarity of the bytes a set's needles
+// are looked for by (their rarest).
 func firstByteRarity(ns []grepNeedle) int {
 	r := len(grepByteOrder) + 20
 	for _, n := range ns {
-		if n.extra {
-			continue
-		}
-		c, k := n.lit[0], 0
-		if 'A' <= c && c <= 'Z' {
-			c, k = c+'a'-'A', 20
-		}
-		if i := strings.IndexByte(grepByteOrder, c); i >= 0 {
-			r = min(r, i+k)
-		} else {
-			r = min(r, len(grepByteOrder)+20)
+		if !n.extra {
+			r = min(r, byteRarity(n.lit[rarestAt(n.lit)]))
 		}
 	}
 	return r

@@ -463,12 +463,17 @@ func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
 // find returns the first hit of needle n in hay at or after from whose
 // neighbours are allowed, or -1.
 func (c *grepCursor) find(n *grepNeedle, hay []byte, from int) int {
-	for from <= len(hay) {
-		i := bytes.Index(hay[from:], n.lit)
+	skip := rarestAt(n.lit) // bytes.Index stops on the first byte of what it looks for
+	for from+skip <= len(hay) {
+		i := bytes.Index(hay[from+skip:], n.lit[skip:])
 		if i < 0 {
 			return -1
 		}
 		h := from + i
+		if !bytes.Equal(hay[h:h+skip], n.lit[:skip]) {
+			from = h + 1
+			continue
+		}
 		end := h + len(n.lit)
 		prev, next := byte('\n'), byte('\n') // at the block's ends, lines end
 		if h > 0 {

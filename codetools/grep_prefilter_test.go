@@ -119,7 +119,7 @@ func TestGrepPrefilterKinds(t *testing.T) {
 		{"unmarshal", true, true, "unmarshal folded sure|\u017f extra"},
 		{"NewReplacer", true, true, "newreplacer folded sure"},
 		{"kiss", false, true, "kiss folded sure|\u212a extra|\u017f extra"},
-		{"Été", false, true, "\xc3"}, // É and é start with 0xC3,
+		{"Été", false, true, "\xc3"},                                  // É and é start with 0xC3,
 		{"func.*error", false, true, "func folded also error folded"}, // f is rarer than e
 		{"^func", false, false, "func prefix func anchor"},
 		{"^func.*error", false, false, "func also error prefix func"},
