@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # bench/grep.sh: time codetools' grep and glob against ripgrep and fd on the
 # Go source tree (warm cache), check that they find the same things, and
-# print median wall times and ratios.
+# print median wall times, ratios and peak memory.
 #
 #   bash bench/grep.sh [TREE]      TREE defaults to $(go env GOROOT)/src
+#   RUNS=5 bash bench/grep.sh      pairs of runs per case (default 5)
+#   ONLY='err|ctx' bash ...        only the cases whose name matches (ERE)
+#   GREPBENCH=/path/to/grepbench   time that build of bench/cmd/grepbench
+#                                  (e.g. one of an older commit) instead
 #
-# Installs ripgrep, fd-find and hyperfine from Debian's packages when missing.
+# Every case runs once on each side to check that the sets of matching lines
+# (path:line) are equal, then RUNS alternating pairs (ours, rg, ours, rg...)
+# with no output caps on either side (the tool is built by bench/cmd/grepbench
+# with no limit); the medians of the wall times and their ratio are printed,
+# with our largest peak RSS (from wait4). ripgrep runs as
+# `rg -n --hidden --no-require-git` (+ -i, -F as the case says): it honours
+# .gitignore files outside git repositories and searches hidden files, as
+# grep does; its standard input is /dev/null, else it would search that. Installs ripgrep, fd-find and hyperfine when missing.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tree=${1:-$(go env GOROOT)/src}
-runs=${RUNS:-10}
+runs=${RUNS:-5}
+only=${ONLY:-}
 
 need=()
 command -v rg >/dev/null || need+=(ripgrep)
@@ -27,54 +39,96 @@ fdflags=(--glob --hidden)
 if "$fd" --help | grep -q -- --no-require-git; then
 	fdflags+=(--no-require-git)
 fi
+rgflags=(-n --hidden)
+if rg --help | grep -q -- --no-require-git; then
+	rgflags+=(--no-require-git)
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bin=$work/grepbench
-(cd "$here/.." && go build -o "$bin" ./bench/cmd/grepbench)
+bin=${GREPBENCH:-$work/grepbench}
+[ -n "${GREPBENCH:-}" ] || (cd "$here/.." && go build -o "$bin" ./bench/cmd/grepbench)
 cd "$tree"
+echo "tree $tree, RUNS=$runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# pairs runs ours and theirs (each an argv) alternately $runs times after one
+# warm-up each, and prints median ms of ours, of theirs, and our peak RSS KiB.
+pairs() {
+	python3 - "$runs" "$@" <<'PY'
+import os, statistics, subprocess, sys, time
+runs = int(sys.argv[1]); args = sys.argv[2:]; k = args.index("--")
+ours, theirs = args[:k], args[k + 1:]
+def run(argv):
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    return time.perf_counter() - t, ru.ru_maxrss
+run(ours); run(theirs)
+o, t, rss = [], [], 0
+for _ in range(runs):
+    d, m = run(ours); o.append(d); rss = max(rss, m)
+    d, _ = run(theirs); t.append(d)
+print(f"{statistics.median(o) * 1000:.0f} {statistics.median(t) * 1000:.0f} {rss}")
+PY
+}
 
 # keys turns "path:N:text" or "path:N: text" lines into sorted "path:N".
-keys() { sed -nE 's/^([^:]+):([0-9]+):.*/\1:\2/p' | sort; }
-
-median() { # hyperfine JSON -> median seconds
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"
-}
-
-compare() { # name ours_cmd theirs_cmd
-	local name=$1 ours=$2 theirs=$3
-	hyperfine -N -w 2 -r "$runs" --export-json "$work/o.json" "$ours" >/dev/null 2>&1
-	hyperfine -N -w 2 -r "$runs" --export-json "$work/t.json" "$theirs" >/dev/null 2>&1
-	local mo mt
-	mo=$(median "$work/o.json")
-	mt=$(median "$work/t.json")
-	printf '%-28s ours %7.1f ms  theirs %7.1f ms  ratio %.2fx\n' "$name" \
-		"$(echo "$mo*1000" | bc -l)" "$(echo "$mt*1000" | bc -l)" "$(echo "$mo/$mt" | bc -l)"
-}
+keys() { sed -nE 's/^([^:]+):([0-9]+):.*/\1:\2/p' | LC_ALL=C sort; }
 
 status=0
-for pattern in 'Unmarshal' 'func \w+Error\('; do
-	"$bin" grep "$pattern" | keys >"$work/ours"
-	rg -n --hidden --no-require-git "$pattern" | keys >"$work/rg"
-	if cmp -s "$work/ours" "$work/rg"; then
-		echo "grep '$pattern': same $(wc -l <"$work/ours") matching lines as rg"
-	else
-		echo "grep '$pattern': MATCH SETS DIFFER (ours $(wc -l <"$work/ours"), rg $(wc -l <"$work/rg"))"
-		diff "$work/ours" "$work/rg" | head -20
+printf '| %-28s | %-18s | %9s | %8s | %8s | %7s | %8s |\n' pattern flags "matching" grep rg ratio "peak RSS"
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' ------------------------------ -------------------- ----------- ---------- ---------- --------- ----------
+# name, tab, flags (-F literal, -i ignoreCase), tab, pattern; what each shows:
+cases=$(cat <<'CASES'
+literal	-F	NewReplacer(
+ci literal	-F -i	unmarshal
+ci regex	-i	func.*error
+many matches	 	err
+word boundary	 	\bctx\b
+alternation in concat	 	(Unmarshal|Marshal)JSON
+none	 	zzqqxxnotthere
+unicode class	 	[α-ω]+
+ci literal, upper	-F -i	NewReplacer
+ci literal, non-ASCII	-F -i	é
+ci many matches	-i	err
+inner literal	 	\w+Error\(
+ci inner literal	-i	\w+Error\(
+anchored	 	^func
+alternation of literals	 	Dial|Listen|Accept
+ci alternation	-i	dial|listen|accept
+unicode script	 	\p{Greek}
+ci unicode class	-i	[α-ω]+
+no usable literal	 	[0-9]{4}-[0-9]{2}-[0-9]{2}
+ci none	-i	zzqqxxnotthere
+CASES
+)
+while IFS=$'\t' read -r name flags pattern; do
+	[ -n "$only" ] && ! [[ $name =~ $only ]] && continue
+	read -ra fl <<<"$flags"
+	"$bin" grep "${fl[@]}" "$pattern" </dev/null | keys >"$work/ours"
+	rg "${rgflags[@]}" "${fl[@]}" -e "$pattern" </dev/null | keys >"$work/rg" || true
+	same="$(wc -l <"$work/ours")"
+	if ! cmp -s "$work/ours" "$work/rg"; then
+		echo "$name '$pattern': MATCH SETS DIFFER (ours $(wc -l <"$work/ours"), rg $(wc -l <"$work/rg"))"
+		diff "$work/ours" "$work/rg" | head -10
+		status=1
+		same="DIFFER"
+	fi
+	read -r mo mt rss < <(pairs "$bin" grep "${fl[@]}" "$pattern" -- rg "${rgflags[@]}" "${fl[@]}" -e "$pattern")
+	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB |\n' "\`$pattern\`" "$name ${flags// /}" \
+		"$same" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024))
+done <<<"$cases"
+
+if [ -z "$only" ] || [[ glob =~ $only ]]; then
+	"$bin" glob '**/*.go' | grep -v '^$' | LC_ALL=C sort >"$work/ours"
+	"$fd" "${fdflags[@]}" --type f '*.go' | sed 's#^\./##' | LC_ALL=C sort >"$work/fd"
+	if ! cmp -s "$work/ours" "$work/fd"; then
+		echo "glob '**/*.go': FILE SETS DIFFER (ours $(wc -l <"$work/ours"), fd $(wc -l <"$work/fd"))"
+		diff "$work/ours" "$work/fd" | head -10
 		status=1
 	fi
-	compare "grep '$pattern'" "$bin grep '$pattern'" "rg -n --hidden --no-require-git '$pattern'"
-	/usr/bin/time -f "  peak RSS of ours: %M KiB" "$bin" grep "$pattern" >/dev/null
-done
-
-"$bin" glob '**/*.go' | grep -v '^$' | sort >"$work/ours"
-"$fd" "${fdflags[@]}" --type f '*.go' | sed 's#^\./##' | sort >"$work/fd"
-if cmp -s "$work/ours" "$work/fd"; then
-	echo "glob '**/*.go': same $(wc -l <"$work/ours") files as fd"
-else
-	echo "glob '**/*.go': FILE SETS DIFFER (ours $(wc -l <"$work/ours"), fd $(wc -l <"$work/fd"))"
-	diff "$work/ours" "$work/fd" | head -20
-	status=1
+	read -r mo mt rss < <(pairs "$bin" glob '**/*.go' -- "$fd" "${fdflags[@]}" --type f '*.go')
+	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB |\n' "\`**/*.go\`" "glob vs fd" \
+		"$(wc -l <"$work/ours")" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024))
 fi
-compare "glob '**/*.go'" "$bin glob '**/*.go'" "$fd ${fdflags[*]} '*.go'"
 exit $status

@@ -47,14 +47,23 @@ func BenchmarkGrepRegexpGoroot(b *testing.B) {
 	benchTool(b, "grep", map[string]any{"pattern": `func \w+Error\(`, "limit": 1 << 30})
 }
 
-// Regular expressions without a literal to look for first: the regexp
-// itself scans every byte.
+// An alternation of literals: one prefilter needle per branch.
 func BenchmarkGrepAlternationGoroot(b *testing.B) {
 	benchTool(b, "grep", map[string]any{"pattern": `Dial|Listen`, "limit": 1 << 30})
 }
 
+// No literal: the regexp itself scans every byte.
 func BenchmarkGrepTrailingSpaceGoroot(b *testing.B) {
 	benchTool(b, "grep", map[string]any{"pattern": `\s+$`, "limit": 1 << 30})
+}
+
+func BenchmarkGrepIgnoreCaseGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": "unmarshal", "ignoreCase": true, "limit": 1 << 30})
+}
+
+// A Unicode class: prefiltered on the UTF-8 lead bytes of its runes.
+func BenchmarkGrepGreekGoroot(b *testing.B) {
+	benchTool(b, "grep", map[string]any{"pattern": "[α-ω]+", "limit": 1 << 30})
 }
 
 func BenchmarkGrepDefaultLimitGoroot(b *testing.B) {

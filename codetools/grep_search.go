@@ -13,12 +13,14 @@ import (
 	"unicode/utf8"
 )
 
-// The search engine behind grep: whole-block reads, bytes.Index on a
-// literal every match must contain before any regular expression runs, a
-// regular expression that cannot cross a line break (so each block is
-// searched once, in time linear in its size), and line boundaries found only
-// around hits. A line longer than the largest block is streamed through the
-// regular expression whole, with the same memory.
+// The search engine behind grep: whole-block reads, a prefilter that finds
+// the lines that may match (needles every match holds, exact or
+// case-insensitive, or the bytes a match can start with: grep_prefilter.go)
+// before any regular expression runs, a regular expression that cannot
+// cross a line break (so each block is searched once, in time linear in its
+// size), and line boundaries found only around hits. A line longer than the
+// largest block is streamed through the regular expression whole, with the
+// same memory.
 
 const (
 	grepLineMax   = 500     // characters kept of a line
@@ -33,9 +35,9 @@ const (
 
 // grepQuery is a compiled pattern.
 type grepQuery struct {
-	re      *regexp.Regexp // nil when lit alone decides; never crosses a line break
-	line    *regexp.Regexp // the whole pattern for one line, always set: runs on lines too long for a block
-	lit     []byte         // a literal every matching line contains; nil if none
+	re      *regexp.Regexp // the whole pattern for one line; never crosses a line break
+	pre     *grepPrefilter // finds candidate lines for re; nil: re runs over windows
+	pureLit []byte         // the pattern is this exact literal: long lines are searched for it
 	window  int            // bytes of whole lines per call of re: grepWindow
 	context int
 }
@@ -80,17 +82,9 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 	if err != nil { // not expected: String gives back what Parse accepts
 		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
-	q.re, q.line = re, re
-	if literal && !ignoreCase {
-		q.lit, q.re = []byte(pattern), nil
-		return q, nil
-	}
-	if !ignoreCase {
-		if lit, pure := requiredLiteral(expr); pure && lit != "" {
-			q.lit, q.re = []byte(lit), nil
-		} else if len(lit) >= 2 {
-			q.lit = []byte(lit)
-		}
+	q.re, q.pre = re, newGrepPrefilter(parsed)
+	if l, ok := literalOnly(parsed); ok && !l.fold && !slices.Contains(l.runes, utf8.RuneError) {
+		q.pureLit = []byte(string(l.runes))
 	}
 	return q, nil
 }
@@ -145,40 +139,6 @@ func classWithoutNewline(ranges []rune) []rune {
 	return out
 }
 
-// requiredLiteral returns the longest case-sensitive literal that every
-// match of expr contains, and whether expr is that literal and nothing else.
-func requiredLiteral(expr string) (lit string, pure bool) {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return "", false
-	}
-	re = re.Simplify()
-	for re.Op == syntax.OpCapture {
-		re = re.Sub[0]
-	}
-	literal := func(r *syntax.Regexp) string {
-		if r.Op == syntax.OpLiteral && r.Flags&syntax.FoldCase == 0 {
-			return string(r.Rune)
-		}
-		return ""
-	}
-	switch re.Op {
-	case syntax.OpLiteral:
-		s := literal(re)
-		return s, s != ""
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			for sub.Op == syntax.OpCapture {
-				sub = sub.Sub[0]
-			}
-			if s := literal(sub); len(s) > len(lit) {
-				lit = s
-			}
-		}
-	}
-	return lit, false
-}
-
 // grepLine is one line of the answer: a match or a context line.
 type grepLine struct {
 	n     int
@@ -204,6 +164,7 @@ type fileSearcher struct {
 	// per-file state
 	lines     []grepLine
 	matches   int
+	cur       grepCursor // the prefilter's state in the current block
 	head      []byte     // the start of a line too long for the buffer
 	lastOut   int        // number of the last line put out, 0 for none
 	afterLeft int        // context lines still owed after the last match
@@ -285,10 +246,10 @@ const grepHeadMax = 4*grepLineMax + 8
 func (s *fileSearcher) longLine(ctx context.Context, r io.Reader, n int) (rest int, more, full bool, err error) {
 	lr := &grepLineReader{ctx: ctx, r: r, buf: s.buf, end: len(s.buf), head: s.head[:0]}
 	var match bool
-	if s.q.re == nil && len(s.q.lit) <= len(s.buf)/2 {
-		match = lr.contains(s.q.lit)
+	if s.q.pureLit != nil && len(s.q.pureLit) <= len(s.buf)/2 {
+		match = lr.contains(s.q.pureLit)
 	} else {
-		match = s.q.line.MatchReader(lr)
+		match = s.q.re.MatchReader(lr)
 	}
 	lr.finish()
 	s.head = lr.head
@@ -457,6 +418,9 @@ func (s *fileSearcher) blockMax() int {
 func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 	C := s.q.context
 	pos := 0 // block offset of the start of line number `line`
+	if s.q.pre != nil {
+		s.cur.reset(s.q.pre, block)
+	}
 	if C > 0 && s.afterLeft > 0 {
 		// context lines owed from the previous block come first; a match
 		// among them is put out by the loop below
@@ -472,7 +436,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 		}
 	}
 	for from := 0; from < len(block); {
-		ls, le, ok := s.q.next(block, from)
+		ls, le, ok := s.next(block, from)
 		if !ok {
 			break
 		}
@@ -573,49 +537,58 @@ func (s *fileSearcher) out(n int, text []byte, match bool) {
 
 // next finds the first matching line at or after offset from (the start
 // of a line), as the offsets of its start and of its end (its '\n', or
-// len(block)). The regular expression never crosses a line break, so the
-// block is searched window by window, each byte once, and a match lies in
-// the line it is found in.
-func (q *grepQuery) next(block []byte, from int) (ls, le int, ok bool) {
+// len(block)). With a prefilter, the regular expression runs only on the
+// lines it finds, each once. Without one, it runs over the block window by
+// window: it never crosses a line break, so each byte is searched once and
+// a match lies in the line it is found in.
+func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
+	q := s.q
 	for from < len(block) {
-		if q.lit == nil {
-			end := len(block)
-			if from+q.window < end {
-				end = lineEnd(block, from+q.window)
-			}
-			loc := q.re.FindIndex(block[from:end])
-			if loc == nil {
-				from = end + 1
-				continue
-			}
-			at := from + loc[0]
-			if at == len(block) && block[at-1] == '\n' {
-				return 0, 0, false // an empty match after the last line's '\n' is no line
+		if q.pre != nil {
+			at, sure := s.cur.next(from)
+			if at < 0 {
+				return 0, 0, false
 			}
 			ls = bytes.LastIndexByte(block[:at], '\n') + 1
-			return ls, lineEnd(block, at), true
+			le = lineEnd(block, at)
+			if !sure {
+				var ok bool
+				if ok, sure = s.cur.holdsAlso(ls, le); !ok {
+					from = le + 1
+					continue
+				}
+			}
+			if sure || q.re.Match(block[ls:le]) {
+				return ls, le, true
+			}
+			from = le + 1
+			continue
 		}
-		i := bytes.Index(block[from:], q.lit)
-		if i < 0 {
-			return 0, 0, false
+		end := len(block)
+		if from+q.window < end {
+			end = lineEnd(block, from+q.window)
 		}
-		at := from + i
+		loc := q.re.FindIndex(block[from:end])
+		if loc == nil {
+			from = end + 1
+			continue
+		}
+		at := from + loc[0]
+		if at == len(block) && block[at-1] == '\n' {
+			return 0, 0, false // an empty match after the last line's '\n' is no line
+		}
 		ls = bytes.LastIndexByte(block[:at], '\n') + 1
-		le = lineEnd(block, at)
-		if q.re == nil || q.re.Match(block[ls:le]) {
-			return ls, le, true
-		}
-		from = le + 1
+		return ls, lineEnd(block, at), true
 	}
 	return 0, 0, false
 }
 
 // lineMatches reports whether one line (without its '\n') matches.
 func (q *grepQuery) lineMatches(line []byte) bool {
-	if q.lit != nil && !bytes.Contains(line, q.lit) {
-		return false
+	if q.pureLit != nil {
+		return bytes.Contains(line, q.pureLit)
 	}
-	return q.re == nil || q.re.Match(line)
+	return q.re.Match(line)
 }
 
 func lineEnd(block []byte, p int) int {

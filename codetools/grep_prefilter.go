@@ -1,0 +1,547 @@
+package codetools
+
+import (
+	"bytes"
+	"encoding/binary"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A prefilter finds the lines that may match before the regular expression
+// runs on them: either needles (grep_literal.go), one of which every
+// matching line holds, or, for a pattern without a literal such as [α-ω]+,
+// the set of bytes a match can start with (its first bytes, from the parse
+// tree), when that set is rare in text: a few bytes, or only bytes outside
+// ASCII (UTF-8 lead bytes), where ASCII text is skipped 16 bytes at a
+// time.
+
+// grepNeedle is a string a candidate line holds.
+type grepNeedle struct {
+	lit    []byte // found with bytes.Index
+	folded bool   // lit is lowered: it is looked for in the lowered block
+	sure   bool   // a line holding it matches, without the regular expression
+	extra  bool   // a rare variant of another needle (K, ſ)
+	// when set, a hit counts only if the byte before it is in before and
+	// the one after it in after: the needle is a literal of the pattern's
+	// concatenation, and these are the bytes its neighbours can end and
+	// start with
+	before, after *[256]bool
+}
+
+// grepPrefilter finds candidate lines.
+type grepPrefilter struct {
+	needles []grepNeedle // a match holds one of them; or else
+	also    []grepNeedle // a match holds every one of them too (other parts of a concatenation)
+	prefix  []byte       // a match starts its line with prefix...
+	anchor  bool         // ...and a line that does matches: the pattern is ^prefix
+	set     *[256]bool   // a match starts with one of these bytes
+	high    bool         // every byte of set is outside ASCII
+	sure    bool         // a line holding a byte of set matches
+	fold    bool         // some needle is folded: the block is lowered
+}
+
+// grepCommonBytes are the bytes found in most lines of source text: a
+// prefilter on them would pass almost every line.
+const grepCommonBytes = " \t\n0123456789abcdefilmnoprstux.,/():;=\"{}_"
+
+// newGrepPrefilter returns the prefilter for re (line-only, see lineOnly),
+// or nil when it knows none better than running re over the block.
+func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
+	if needles := litNeedles(requiredLits(re)); needles != nil {
+		_, shortest := needleStats(needles)
+		if whole, isLit := literalOnly(re); isLit && len(needles[0].lit) == len(string(whole.runes)) {
+			needles[0].sure = true // the pattern is this literal, not a part of it
+		}
+		if needles[0].sure || shortest >= 2 || (shortest == 1 && rareBytes(needles)) {
+			p := &grepPrefilter{needles: needles}
+			p.also = alsoNeedles(re, needles)
+			p.prefix, p.anchor = anchoredPrefix(re)
+			neighbourBytes(re, needles)
+			sureAlternation(re, needles)
+			for _, n := range append(needles, p.also...) {
+				p.fold = p.fold || n.folded
+			}
+			return p
+		}
+	}
+	set, nullable := firstBytes(re)
+	if nullable {
+		return nil // an empty match can be anywhere
+	}
+	p := &grepPrefilter{set: &set, high: true}
+	var few []byte
+	common := false
+	for b := range 256 {
+		if set[b] {
+			few = append(few, byte(b))
+			p.high = p.high && b >= utf8.RuneSelf
+			common = common || strings.IndexByte(grepCommonBytes, byte(b)) >= 0
+		}
+	}
+	p.sure = asciiClassOnly(re)
+	switch {
+	case len(few) <= 3 && !common:
+		p.set = nil
+		for _, b := range few {
+			p.needles = append(p.needles, grepNeedle{lit: []byte{b}, sure: p.sure})
+		}
+		return p
+	case p.high || p.sure:
+		return p
+	}
+	return nil
+}
+
+// rareBytes reports whether the one-byte needles of a set are all
+// outside grepCommonBytes.
+func rareBytes(needles []grepNeedle) bool {
+	for _, n := range needles {
+		if len(n.lit) == 1 && strings.IndexByte(grepCommonBytes, n.lit[0]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// alsoNeedles returns the needles of the other parts of a concatenation
+// that a match holds besides the chosen ones: single needles of two bytes
+// or more, without variants, so that a line lacking one cannot match.
+func alsoNeedles(re *syntax.Regexp, chosen []grepNeedle) []grepNeedle {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var also []grepNeedle
+	for _, sub := range re.Sub {
+		ns := litNeedles(requiredLits(sub))
+		if len(ns) != 1 || len(ns[0].lit) < 2 || (len(chosen) == 1 && bytes.Equal(ns[0].lit, chosen[0].lit)) {
+			continue
+		}
+		also = append(also, ns[0])
+	}
+	return also
+}
+
+// neighbourBytes sets the before and after sets of a single needle that is
+// a whole literal of the top concatenation of re, from the sub-expressions
+// on each side of it that cannot match the empty string, or from a \b
+// beside it. When the pattern is only the literal between \b assertions,
+// a hit with allowed neighbours is a match: the needle is sure.
+func neighbourBytes(re *syntax.Regexp, needles []grepNeedle) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return
+	}
+	if count, _ := needleStats(needles); count != 1 {
+		return
+	}
+	n := &needles[0]
+	for k, sub := range re.Sub {
+		if sub.Op != syntax.OpLiteral {
+			continue
+		}
+		ns := litNeedles(requiredLits(sub))
+		if len(ns) == 0 || !bytes.Equal(ns[0].lit, n.lit) || ns[0].folded != n.folded || len(n.lit) != len(string(sub.Rune)) {
+			continue
+		}
+		bounded := true // every other part is a \b
+		for j, other := range re.Sub {
+			bounded = bounded && (j == k || other.Op == syntax.OpWordBoundary)
+		}
+		if k > 0 {
+			if re.Sub[k-1].Op == syntax.OpWordBoundary {
+				n.before = boundaryBytes(n.lit[0])
+			} else if set, nullable := lastBytes(re.Sub[k-1]); !nullable {
+				n.before = &set
+			}
+		}
+		if k+1 < len(re.Sub) {
+			if re.Sub[k+1].Op == syntax.OpWordBoundary {
+				n.after = boundaryBytes(n.lit[len(n.lit)-1])
+			} else if set, nullable := firstBytes(re.Sub[k+1]); !nullable {
+				n.after = &set
+			}
+		}
+		n.sure = bounded && len(re.Sub) <= 3
+		return
+	}
+}
+
+// boundaryBytes returns the bytes that can stand beside b with a \b
+// between them (Go's \b knows ASCII word characters only; a byte outside
+// ASCII belongs to a rune that is not one), '\n' standing for the line's
+// start or end.
+func boundaryBytes(b byte) *[256]bool {
+	var set [256]bool
+	word := isWordByte(b)
+	for c := range set {
+		set[c] = isWordByte(byte(c)) != word
+	}
+	set['\n'] = word
+	return &set
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// sureAlternation marks sure the needles that are whole branches of an
+// alternation of literals: a hit of one is a match.
+func sureAlternation(re *syntax.Regexp, needles []grepNeedle) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpAlternate {
+		return
+	}
+	for _, sub := range re.Sub {
+		l, ok := literalOnly(sub)
+		if !ok {
+			continue
+		}
+		ns := litNeedle(l)
+		if len(ns) == 0 || len(ns[0].lit) != len(string(l.runes)) {
+			continue
+		}
+		for i := range needles {
+			if n := &needles[i]; !n.extra && n.folded == ns[0].folded && bytes.Equal(n.lit, ns[0].lit) {
+				n.sure = true
+			}
+		}
+	}
+}
+
+// lastBytes returns the bytes a non-empty match of re can end with (every
+// byte from 0x80 for a rune outside ASCII), and whether re can match the
+// empty string.
+func lastBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
+	addLast := func(r rune) {
+		if r < utf8.RuneSelf {
+			set[r] = true
+			return
+		}
+		for c := 0x80; c < 256; c++ {
+			set[c] = true
+		}
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return set, true
+		}
+		r := re.Rune[len(re.Rune)-1]
+		addLast(r)
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				addLast(f)
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= min(re.Rune[i+1], utf8.RuneSelf-1); c++ {
+				set[c] = true
+			}
+			if re.Rune[i+1] >= utf8.RuneSelf {
+				addLast(utf8.RuneSelf)
+			}
+		}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		for c := range set {
+			set[c] = c != '\n' || re.Op == syntax.OpAnyChar
+		}
+	case syntax.OpNoMatch:
+	case syntax.OpCapture, syntax.OpPlus:
+		return lastBytes(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		set, _ = lastBytes(re.Sub[0])
+		return set, true
+	case syntax.OpRepeat:
+		set, nullable = lastBytes(re.Sub[0])
+		return set, nullable || re.Min == 0
+	case syntax.OpConcat:
+		for i := len(re.Sub) - 1; i >= 0; i-- {
+			s, n := lastBytes(re.Sub[i])
+			orSet(&set, &s)
+			if !n {
+				return set, false
+			}
+		}
+		return set, true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, n := lastBytes(sub)
+			orSet(&set, &s)
+			nullable = nullable || n
+		}
+		return set, nullable
+	default: // empty-width assertions, the empty match
+		return set, true
+	}
+	return set, false
+}
+
+// anchoredPrefix returns the exact literal a matching line starts with
+// when the pattern is ^literal..., and whether the pattern is only that.
+func anchoredPrefix(re *syntax.Regexp) (prefix []byte, whole bool) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginLine {
+		return nil, false
+	}
+	lit := re.Sub[1]
+	if lit.Op != syntax.OpLiteral || lit.Flags&syntax.FoldCase != 0 || len(lit.Rune) == 0 || slices.Contains(lit.Rune, utf8.RuneError) {
+		return nil, false
+	}
+	return []byte(string(lit.Rune)), len(re.Sub) == 2
+}
+
+// asciiClassOnly reports whether re is a class of ASCII characters,
+// repeated at least once: a line matches it if and only if it holds one
+// of them.
+func asciiClassOnly(re *syntax.Regexp) bool {
+	for re.Op == syntax.OpCapture || re.Op == syntax.OpPlus || (re.Op == syntax.OpRepeat && re.Min == 1) {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpCharClass || len(re.Rune) == 0 {
+		return false
+	}
+	return re.Rune[len(re.Rune)-1] < utf8.RuneSelf
+}
+
+// firstBytes returns the bytes a non-empty match of re can start with, and
+// whether re can match the empty string. Invalid UTF-8 reads as U+FFFD, so
+// a rune set holding it adds every byte from 0x80.
+func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return set, true
+		}
+		r := re.Rune[0]
+		addRune(&set, r)
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				addRune(&set, f)
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			addRange(&set, re.Rune[i], re.Rune[i+1])
+		}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		addRange(&set, 0, unicode.MaxRune)
+		set['\n'] = re.Op == syntax.OpAnyChar
+	case syntax.OpNoMatch:
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstBytes(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		set, _ = firstBytes(re.Sub[0])
+		return set, true
+	case syntax.OpRepeat:
+		set, nullable = firstBytes(re.Sub[0])
+		return set, nullable || re.Min == 0
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			s, n := firstBytes(sub)
+			orSet(&set, &s)
+			if !n {
+				return set, false
+			}
+		}
+		return set, true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, n := firstBytes(sub)
+			orSet(&set, &s)
+			nullable = nullable || n
+		}
+		return set, nullable
+	default: // empty-width assertions, the empty match
+		return set, true
+	}
+	return set, false
+}
+
+func orSet(dst, src *[256]bool) {
+	for i, b := range src {
+		dst[i] = dst[i] || b
+	}
+}
+
+func addRune(set *[256]bool, r rune) { addRange(set, r, r) }
+
+// addRange adds the first bytes of the UTF-8 encodings of lo to hi: the
+// lead bytes grow with the rune, so every byte from lo's to hi's.
+func addRange(set *[256]bool, lo, hi rune) {
+	if lo < utf8.RuneSelf {
+		for c := lo; c <= min(hi, utf8.RuneSelf-1); c++ {
+			set[c] = true
+		}
+		lo = utf8.RuneSelf
+	}
+	if 0xD800 <= lo && lo <= 0xDFFF { // surrogates are no runes in UTF-8
+		lo = 0xE000
+	}
+	if 0xD800 <= hi && hi <= 0xDFFF {
+		hi = 0xD7FF
+	}
+	if lo > hi {
+		return
+	}
+	if lo <= utf8.RuneError && utf8.RuneError <= hi {
+		for c := 0x80; c < 256; c++ {
+			set[c] = true
+		}
+		return
+	}
+	var a, b [utf8.UTFMax]byte
+	utf8.EncodeRune(a[:], lo)
+	utf8.EncodeRune(b[:], min(hi, unicode.MaxRune))
+	for c := int(a[0]); c <= int(b[0]); c++ {
+		set[c] = true
+	}
+}
+
+// indexSet returns the index of the first byte of b in p.set, or -1.
+func (p *grepPrefilter) indexSet(b []byte) int {
+	const high = 0x8080808080808080
+	set := p.set
+	i := 0
+	if p.high {
+		for ; i+16 <= len(b); i += 16 {
+			if (binary.LittleEndian.Uint64(b[i:])|binary.LittleEndian.Uint64(b[i+8:]))&high == 0 {
+				continue
+			}
+			for j := i; j < i+16; j++ {
+				if set[b[j]] {
+					return j
+				}
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if set[b[i]] {
+			return i
+		}
+	}
+	return -1
+}
+
+// grepCursor is the state of a prefilter in one block: the lowered block,
+// and where each needle is next found. It belongs to one fileSearcher.
+type grepCursor struct {
+	p     *grepPrefilter
+	block []byte
+	lower []byte // the lowered block, when p.fold
+	hits  []int  // per needle, its next hit: -1 none left, below from: to look for
+}
+
+// reset starts on a new block.
+func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
+	c.p, c.block = p, block
+	c.hits = c.hits[:0]
+	for range p.needles {
+		c.hits = append(c.hits, -2)
+	}
+	if p.fold {
+		if cap(c.lower) < len(block) {
+			c.lower = make([]byte, len(block))
+		}
+		c.lower = c.lower[:len(block)]
+		lowerASCII(c.lower, block)
+	}
+}
+
+// find returns the first hit of needle n in hay at or after from whose
+// neighbours are allowed, or -1.
+func (c *grepCursor) find(n *grepNeedle, hay []byte, from int) int {
+	skip := rarestAt(n.lit) // bytes.Index stops on the first byte of what it looks for
+	for from+skip <= len(hay) {
+		i := bytes.Index(hay[from+skip:], n.lit[skip:])
+		if i < 0 {
+			return -1
+		}
+		h := from + i
+		if !bytes.Equal(hay[h:h+skip], n.lit[:skip]) {
+			from = h + 1
+			continue
+		}
+		end := h + len(n.lit)
+		prev, next := byte('\n'), byte('\n') // at the block's ends, lines end
+		if h > 0 {
+			prev = c.block[h-1]
+		}
+		if end < len(c.block) {
+			next = c.block[end]
+		}
+		if (n.before == nil || n.before[prev]) && (n.after == nil || n.after[next]) {
+			return h
+		}
+		from = h + 1
+	}
+	return -1
+}
+
+// holdsAlso reports whether the line from ls to le holds every needle of
+// p.also and starts with p.prefix; when it does and the pattern is
+// ^prefix, sure is true.
+func (c *grepCursor) holdsAlso(ls, le int) (ok, sure bool) {
+	p := c.p
+	if p.prefix != nil && !bytes.HasPrefix(c.block[ls:le], p.prefix) {
+		return false, false
+	}
+	for _, n := range p.also {
+		hay := c.block
+		if n.folded {
+			hay = c.lower
+		}
+		if !bytes.Contains(hay[ls:le], n.lit) {
+			return false, false
+		}
+	}
+	return true, p.anchor
+}
+
+// next returns the offset of the first hit at or after from (offsets only
+// grow within a block), -1 for none, and whether its line surely matches.
+// Each needle's search resumes where its last hit was: every needle passes
+// over the block once.
+func (c *grepCursor) next(from int) (at int, sure bool) {
+	p := c.p
+	if p.set != nil {
+		i := p.indexSet(c.block[from:])
+		if i < 0 {
+			return -1, false
+		}
+		return from + i, p.sure
+	}
+	at = -1
+	for k := range p.needles {
+		n := &p.needles[k]
+		h := c.hits[k]
+		if h != -1 && h < from {
+			hay := c.block
+			if n.folded {
+				hay = c.lower
+			}
+			h = c.find(n, hay, from)
+			c.hits[k] = h
+		}
+		switch {
+		case h < 0:
+		case at < 0 || h < at:
+			at, sure = h, n.sure
+		case h == at:
+			sure = sure || n.sure
+		}
+	}
+	return at, sure
+}
