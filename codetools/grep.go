@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -40,16 +42,18 @@ func (c *CodeTools) grepSpec() toolSpec {
 
 // grepCollector gathers per-file results from the walkers, keeping only the
 // files that can still be shown: those first in path order whose matches
-// reach the limit. Memory stays bounded by about twice the limit.
+// reach the limit. Memory stays bounded by about twice the limit. Until the
+// files kept reach the limit they are appended as they come and sorted
+// once (by sorted); from then on each is inserted in its place.
 type grepCollector struct {
 	mu      sync.Mutex
-	files   []grepFileResult // sorted by path
-	kept    int              // matches in files
-	total   int              // matches found, files dropped included
+	files   []grepFileResult // in path order once ordered is true
+	ordered bool
+	kept    int // matches in files
+	total   int // matches found, files dropped included
 	limit   int
 	cutoff  string // once set, files after it in path order cannot be shown
 	hasCut  bool
-	maxKeep int
 }
 
 func (g *grepCollector) add(r grepFileResult) {
@@ -59,19 +63,42 @@ func (g *grepCollector) add(r grepFileResult) {
 	if g.hasCut && r.rel > g.cutoff {
 		return
 	}
-	i := sort.Search(len(g.files), func(i int) bool { return g.files[i].rel >= r.rel })
-	g.files = append(g.files, grepFileResult{})
-	copy(g.files[i+1:], g.files[i:])
-	g.files[i] = r
 	g.kept += r.matches
+	if !g.ordered {
+		g.files = append(g.files, r)
+		if g.kept < g.limit {
+			return
+		}
+		g.order()
+	} else {
+		i := sort.Search(len(g.files), func(i int) bool { return g.files[i].rel >= r.rel })
+		g.files = append(g.files, grepFileResult{})
+		copy(g.files[i+1:], g.files[i:])
+		g.files[i] = r
+	}
 	// drop the last files while the others hold more than the limit
 	for len(g.files) > 1 && g.kept-g.files[len(g.files)-1].matches >= g.limit {
 		g.kept -= g.files[len(g.files)-1].matches
 		g.files = g.files[:len(g.files)-1]
 	}
-	if g.kept >= g.limit {
-		g.cutoff, g.hasCut = g.files[len(g.files)-1].rel, true
+	g.cutoff, g.hasCut = g.files[len(g.files)-1].rel, true
+}
+
+// order sorts the files by path, once.
+func (g *grepCollector) order() {
+	if !g.ordered {
+		slices.SortFunc(g.files, func(a, b grepFileResult) int { return strings.Compare(a.rel, b.rel) })
+		g.ordered = true
 	}
+}
+
+// sorted returns the files kept, in path order. Call it once the walk is
+// over.
+func (g *grepCollector) sorted() []grepFileResult {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.order()
+	return g.files
 }
 
 // skip reports whether a file cannot be shown any more.
@@ -158,33 +185,56 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 // limit of them and at most grepMaxBytes in all.
 func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit int, withContext bool) string {
 	maxBytes := c.cfg.part2.grepMaxBytes
-	var b strings.Builder
-	items := []Match{}
-	shown, cutBytes := 0, false
 	const reserve = 200 // room for the closing notice
+	budget := maxBytes - reserve
+	// One allocation for the answer: its size, up to the budget.
+	size, nItems := 0, 0
+	files := col.sorted()
+	for _, f := range files {
+		for _, l := range f.lines {
+			size += len(f.rel) + len(l.text) + 16
+			if l.match {
+				nItems++
+			}
+		}
+	}
+	var b strings.Builder
+	b.Grow(max(min(size, budget), 0))
+	items := make([]Match, 0, min(nItems, limit))
+	var num [20]byte
+	shown, cutBytes := 0, false
 	prevFile := ""
 	lastN := 0
 files:
-	for _, f := range col.files {
+	for _, f := range files {
 		for _, l := range f.lines {
 			if l.match && shown == limit {
 				break files
 			}
-			var line string
-			sep := ""
-			if withContext && b.Len() > 0 && (f.rel != prevFile || l.n > lastN+1) {
-				sep = "--\n"
+			sep := withContext && b.Len() > 0 && (f.rel != prevFile || l.n > lastN+1)
+			digits := strconv.AppendInt(num[:0], int64(l.n), 10)
+			n := len(f.rel) + 1 + len(digits) + 2 + len(l.text) + 1
+			if sep {
+				n += 3
 			}
-			if l.match {
-				line = fmt.Sprintf("%s%s:%d: %s\n", sep, f.rel, l.n, l.text)
-			} else {
-				line = fmt.Sprintf("%s%s-%d- %s\n", sep, f.rel, l.n, l.text)
-			}
-			if b.Len()+len(line) > maxBytes-reserve {
+			if b.Len()+n > budget {
 				cutBytes = true
 				break files
 			}
-			b.WriteString(line)
+			if sep {
+				b.WriteString("--\n")
+			}
+			mark := byte('-')
+			if l.match {
+				mark = ':'
+			}
+			b.WriteString(f.rel)
+			b.WriteByte(mark)
+			b.Write(digits)
+			b.WriteByte(mark)
+			b.WriteByte(' ')
+			b.WriteString(l.text)
+			b.WriteByte('\n')
 			prevFile, lastN = f.rel, l.n
 			if l.match {
 				shown++

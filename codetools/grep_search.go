@@ -144,6 +144,11 @@ type grepLine struct {
 	n     int
 	text  string
 	match bool
+	// While the file is searched, a plain line's text is kept in the
+	// searcher's arena, at [off, end): one string for all of a file's lines
+	// is made when the file is done, instead of one per line.
+	inArena  bool
+	off, end int
 }
 
 // grepFileResult is what one file gave.
@@ -170,6 +175,7 @@ type fileSearcher struct {
 	afterLeft int        // context lines still owed after the last match
 	tail      []grepLine // the last context lines of the previous blocks, newest first
 	spare     []grepLine
+	arena     []byte // the text of the lines put out (see grepLine.inArena)
 }
 
 // search reads r (a file) and returns its matching lines with their
@@ -180,7 +186,7 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) ([]grepLine, int
 	if s.buf == nil {
 		s.buf = make([]byte, grepBlockMin)
 	}
-	s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = nil, 0, 0, 0, s.tail[:0]
+	s.lines, s.matches, s.lastOut, s.afterLeft, s.tail, s.arena = nil, 0, 0, 0, s.tail[:0], s.arena[:0]
 	carry, line, first := 0, 1, true
 	for {
 		if err := ctx.Err(); err != nil {
@@ -230,7 +236,29 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) ([]grepLine, int
 		line += bytes.Count(block, []byte{'\n'})
 		carry = copy(s.buf, data[cut:])
 	}
+	s.settle()
 	return s.lines, s.matches, nil
+}
+
+// grepArenaKeep is the largest arena a searcher keeps for its next file.
+const grepArenaKeep = 1 << 20
+
+// settle gives the lines kept in the arena their text: substrings of one
+// string holding all of them.
+func (s *fileSearcher) settle() {
+	if len(s.arena) == 0 {
+		return
+	}
+	all := string(s.arena)
+	for i := range s.lines {
+		if l := &s.lines[i]; l.inArena {
+			*l = grepLine{n: l.n, text: all[l.off:l.end], match: l.match}
+		}
+	}
+	s.arena = s.arena[:0]
+	if cap(s.arena) > grepArenaKeep {
+		s.arena = nil
+	}
 }
 
 // grepHeadMax is how much of a line is kept to show it: enough for cutLine
@@ -531,7 +559,15 @@ func (s *fileSearcher) out(n int, text []byte, match bool) {
 	if n <= s.lastOut {
 		return
 	}
-	s.lines = append(s.lines, grepLine{n: n, text: cutLine(text), match: match})
+	l := grepLine{n: n, match: match}
+	if b := bytes.TrimSuffix(text, []byte{'\r'}); len(b) <= grepLineMax && utf8.Valid(b) {
+		l.inArena, l.off = true, len(s.arena)
+		s.arena = append(s.arena, b...)
+		l.end = len(s.arena)
+	} else {
+		l.text = cutLine(text)
+	}
+	s.lines = append(s.lines, l)
 	s.lastOut = n
 }
 
