@@ -29,6 +29,7 @@ type grepNeedle struct {
 	// concatenation, and these are the bytes its neighbours can end and
 	// start with
 	before, after *[256]bool
+	skip          int // the offset of lit's rarest byte (see settle)
 }
 
 // grepPrefilter finds candidate lines.
@@ -93,6 +94,17 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 		return p
 	}
 	return nil
+}
+
+// settle computes what the search reads of each needle, once the needles
+// are final. A nil p has none.
+func (p *grepPrefilter) settle() {
+	if p == nil {
+		return
+	}
+	for k := range p.needles {
+		p.needles[k].skip = rarestAt(p.needles[k].lit)
+	}
 }
 
 // rareBytes reports whether the one-byte needles of a set are all
@@ -463,7 +475,7 @@ func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
 // find returns the first hit of needle n in hay at or after from whose
 // neighbours are allowed, or -1.
 func (c *grepCursor) find(n *grepNeedle, hay []byte, from int) int {
-	skip := rarestAt(n.lit) // bytes.Index stops on the first byte of what it looks for
+	skip := n.skip // bytes.Index stops on the first byte of what it looks for
 	for from+skip <= len(hay) {
 		i := bytes.Index(hay[from+skip:], n.lit[skip:])
 		if i < 0 {

@@ -83,6 +83,7 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
 	q.re, q.pre = re, newGrepPrefilter(parsed)
+	q.pre.settle()
 	if l, ok := literalOnly(parsed); ok && !l.fold && !slices.Contains(l.runes, utf8.RuneError) {
 		q.pureLit = []byte(string(l.runes))
 	}
