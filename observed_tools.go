@@ -1,9 +1,11 @@
 package llmtoolkit
 
 import (
-	"reflect"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // ObservedTools lists a wrapped resolver's definitions with one [Observer]
@@ -11,18 +13,30 @@ import (
 // it lists returns from its Tools and LookupTool: trace.Recorder and
 // otelkit.Resolver use it, and so can a wrapper of yours.
 //
-// It reads the wrapped resolver afresh on every call, so it is never stale
-// when that resolver's tools change (an MCP client after Refresh, a
-// permission guard after a mode switch, a tool whose schema was replaced),
-// and it reuses each observed copy while the wrapped definition is the same
-// one, so steady use allocates nothing. It is safe for concurrent use.
+// Its Tools reads the wrapped resolver's list afresh on every call, so the
+// list is never stale when that resolver's tools change (an MCP client
+// after Refresh, a permission guard after a mode switch, a tool whose
+// schema was replaced); agentloop calls Tools every iteration. LookupTool
+// answers from the list last read, as fast as a map lookup, and asks the
+// wrapped resolver only for a name that list does not hold (an unlisted
+// recipe step, or a tool added since). Each observed copy is reused while
+// the wrapped definition is the same one, so steady use allocates nothing.
+// It is safe for concurrent use.
 type ObservedTools struct {
-	r  Resolver
-	ob Observer
+	r      Resolver
+	lookup ToolLookup // r's, when it has one
+	ob     Observer
 
-	mu     sync.RWMutex
+	mu   sync.Mutex // serialises writers of snap
+	snap atomic.Pointer[observedSnapshot]
+}
+
+// observedSnapshot is what an ObservedTools has seen; it is never modified
+// once published (copy on write), so readers need no lock.
+type observedSnapshot struct {
 	src    []Tool                  // the list last read from r, as r returned it
 	list   []Tool                  // its observed copies, first of each name
+	listed map[string]int          // the index in list of each name
 	byName map[string]observedTool // the last definition seen of each name
 }
 
@@ -32,9 +46,14 @@ type observedTool struct {
 }
 
 // NewObservedTools returns the observed view of r's tools, ob added to each
-// definition's [Tool.Observers]. r may be nil: it lists nothing.
+// definition's [Tool.Observers], having read r's list once. r may be nil:
+// it lists nothing.
 func NewObservedTools(r Resolver, ob Observer) *ObservedTools {
-	return &ObservedTools{r: r, ob: ob, byName: map[string]observedTool{}}
+	o := &ObservedTools{r: r, ob: ob}
+	o.lookup, _ = r.(ToolLookup)
+	o.snap.Store(&observedSnapshot{byName: map[string]observedTool{}})
+	o.Tools() // the first list, so that LookupTool is fast from the start
+	return o
 }
 
 // Tools lists the wrapped resolver's tools as it lists them now (the first
@@ -45,58 +64,82 @@ func (o *ObservedTools) Tools() []Tool {
 		return nil
 	}
 	src := o.r.Tools()
-	o.mu.RLock()
-	same, list := sameSlice(src, o.src), o.list
-	o.mu.RUnlock()
-	if same {
-		return list
+	if snap := o.snap.Load(); sameSlice(src, snap.src) {
+		return snap.list
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	list = make([]Tool, 0, len(src))
-	seen := make(map[string]bool, len(src))
+	old := o.snap.Load()
+	next := &observedSnapshot{src: src, list: make([]Tool, 0, len(src)),
+		listed: make(map[string]int, len(src)), byName: maps.Clone(old.byName)}
 	for _, t := range src {
-		if seen[t.Name] {
+		if _, dup := next.listed[t.Name]; dup {
 			continue
 		}
-		seen[t.Name] = true
-		list = append(list, o.observedLocked(t))
+		next.listed[t.Name] = len(next.list)
+		next.list = append(next.list, o.observed(next.byName, t))
 	}
-	o.src, o.list = src, list
-	return list
+	o.snap.Store(next)
+	return next.list
 }
 
-// LookupTool finds the wrapped resolver's definition of name as it is now,
-// with the observer among its observers.
+// LookupTool finds the wrapped resolver's definition of name, with the
+// observer among its observers: the one in the list Tools last read, else
+// the one the wrapped resolver finds now.
 func (o *ObservedTools) LookupTool(name string) (Tool, bool) {
+	if snap := o.snap.Load(); snap.listed != nil {
+		if i, ok := snap.listed[name]; ok {
+			return snap.list[i], true
+		}
+	}
 	def, ok := o.Inner(name)
 	if !ok {
 		return Tool{}, false
 	}
-	o.mu.RLock()
-	e, hit := o.byName[name]
-	o.mu.RUnlock()
-	if hit && sameDefinition(e.src, def) {
+	if e, hit := o.snap.Load().byName[name]; hit && sameDefinition(e.src, def) {
 		return e.observed, true
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.observedLocked(def), true
+	old := o.snap.Load()
+	if e, hit := old.byName[name]; hit && sameDefinition(e.src, def) {
+		return e.observed, true
+	}
+	next := &observedSnapshot{src: old.src, list: old.list, listed: old.listed, byName: maps.Clone(old.byName)}
+	obs := o.observed(next.byName, def)
+	o.snap.Store(next)
+	return obs, true
 }
 
 // Inner finds the wrapped resolver's own definition of name (without the
 // observer): through its LookupTool when it has one, else in its list.
-func (o *ObservedTools) Inner(name string) (Tool, bool) { return FindTool(o.r, name) }
+func (o *ObservedTools) Inner(name string) (Tool, bool) {
+	if o.lookup != nil {
+		return o.lookup.LookupTool(name)
+	}
+	return FindTool(o.r, name)
+}
 
-// observedLocked returns the observed copy of t, reusing the one made for
-// the same definition. o.mu is held for writing.
-func (o *ObservedTools) observedLocked(t Tool) Tool {
-	if e, ok := o.byName[t.Name]; ok && sameDefinition(e.src, t) {
+// Seen returns the wrapped resolver's definition of name as LookupTool
+// gives it (without the observer): a wrapper's Resolve reads the call's
+// facts from it, the definition the call was checked against.
+func (o *ObservedTools) Seen(name string) (Tool, bool) {
+	if e, ok := o.snap.Load().byName[name]; ok {
+		return e.src, true
+	}
+	return o.Inner(name)
+}
+
+// observed returns the observed copy of t, reusing the one in byName made
+// for the same definition, else making it and putting it in byName (a map
+// not yet published).
+func (o *ObservedTools) observed(byName map[string]observedTool, t Tool) Tool {
+	if e, ok := byName[t.Name]; ok && sameDefinition(e.src, t) {
 		return e.observed
 	}
 	obs := t
 	obs.Observers = append(slices.Clip(t.Observers), o.ob)
-	o.byName[t.Name] = observedTool{src: t, observed: obs}
+	byName[t.Name] = observedTool{src: t, observed: obs}
 	return obs
 }
 
@@ -112,14 +155,14 @@ func sameSlice(a, b []Tool) bool {
 func sameDefinition(a, b Tool) bool {
 	return a.Name == b.Name && a.Description == b.Description &&
 		a.Annotations == b.Annotations && a.schema == b.schema &&
-		samePointer(a.Parameters, b.Parameters) && samePointer(a.Metadata, b.Metadata) &&
-		samePointer(a.Recipe, b.Recipe) &&
+		samePointer(&a.Parameters, &b.Parameters) && samePointer(&a.Metadata, &b.Metadata) &&
+		samePointer(&a.Recipe, &b.Recipe) &&
 		len(a.SensitiveFields) == len(b.SensitiveFields) && (len(a.SensitiveFields) == 0 || &a.SensitiveFields[0] == &b.SensitiveFields[0]) &&
 		len(a.Observers) == len(b.Observers) && (len(a.Observers) == 0 || &a.Observers[0] == &b.Observers[0])
 }
 
-// samePointer reports whether two maps or two functions of one type are the
-// same one (both nil included).
-func samePointer[T any](a, b T) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+// samePointer reports whether the maps or functions a and b point to are
+// the same one (both nil included). Maps and funcs are one pointer wide.
+func samePointer[T map[string]any | Recipe](a, b *T) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(a)) == *(*unsafe.Pointer)(unsafe.Pointer(b))
 }

@@ -86,6 +86,7 @@ func TestObservedToolsSeeAReplacedDefinition(t *testing.T) {
 	inner := &changingResolver{}
 	inner.set(old)
 	o := NewObservedTools(inner, ob)
+	o.Tools()
 	first, ok := o.LookupTool("lookup")
 	require.True(t, ok)
 	require.Empty(t, first.SensitiveFields)
@@ -93,6 +94,7 @@ func TestObservedToolsSeeAReplacedDefinition(t *testing.T) {
 	replaced := MustTool("lookup", "Looks up.", map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "integer"}}})
 	replaced.SensitiveFields = []string{"id"}
 	inner.set(replaced)
+	o.Tools() // as agentloop does every iteration
 	got, ok := o.LookupTool("lookup")
 	require.True(t, ok)
 	assert.Equal(t, []string{"id"}, got.SensitiveFields, "the new definition's facts, not the first one's")

@@ -87,10 +87,10 @@ func (res *Resolver) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	return res.tools.LookupTool(name)
 }
 
-// definition is the wrapped resolver's definition of a tool, and whether
-// it has one.
+// definition is the wrapped resolver's definition of a tool (as the call's
+// lookup saw it), and whether it has one.
 func (res *Resolver) definition(name string) (llmtoolkit.Tool, bool) {
-	return res.tools.Inner(name)
+	return res.tools.Seen(name)
 }
 
 // Resolve runs the call on the wrapped resolver in a span of its own (see

@@ -131,10 +131,10 @@ func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	return rec.tools.LookupTool(name)
 }
 
-// definition is the wrapped resolver's definition of a tool, and whether
-// it has one.
+// definition is the wrapped resolver's definition of a tool (as the call's
+// lookup saw it), and whether it has one.
 func (rec *Recorder) definition(name string) (llmtoolkit.Tool, bool) {
-	return rec.tools.Inner(name)
+	return rec.tools.Seen(name)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
