@@ -247,10 +247,7 @@ const grepArenaKeep = 1 << 20
 // settle gives the lines kept in the arena their text: substrings of one
 // string holding all of them.
 func (s *fileSearcher) settle() {
-	if len(s.arena) == 0 {
-		return
-	}
-	all := string(s.arena)
+	all := string(s.arena) // lines may all be empty: the loop still runs
 	for i := range s.lines {
 		if l := &s.lines[i]; l.inArena {
 			*l = grepLine{n: l.n, text: all[l.off:l.end], match: l.match}
