@@ -233,71 +233,7 @@ func sureAlternation(re *syntax.Regexp, needles []grepNeedle) {
 // lastBytes returns the bytes a non-empty match of re can end with (every
 // byte from 0x80 for a rune outside ASCII), and whether re can match the
 // empty string.
-func lastBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
-	addLast := func(r rune) {
-		if r < utf8.RuneSelf {
-			set[r] = true
-			return
-		}
-		for c := 0x80; c < 256; c++ {
-			set[c] = true
-		}
-	}
-	switch re.Op {
-	case syntax.OpLiteral:
-		if len(re.Rune) == 0 {
-			return set, true
-		}
-		r := re.Rune[len(re.Rune)-1]
-		addLast(r)
-		if re.Flags&syntax.FoldCase != 0 {
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				addLast(f)
-			}
-		}
-	case syntax.OpCharClass:
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			for c := re.Rune[i]; c <= min(re.Rune[i+1], utf8.RuneSelf-1); c++ {
-				set[c] = true
-			}
-			if re.Rune[i+1] >= utf8.RuneSelf {
-				addLast(utf8.RuneSelf)
-			}
-		}
-	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
-		for c := range set {
-			set[c] = c != '\n' || re.Op == syntax.OpAnyChar
-		}
-	case syntax.OpNoMatch:
-	case syntax.OpCapture, syntax.OpPlus:
-		return lastBytes(re.Sub[0])
-	case syntax.OpStar, syntax.OpQuest:
-		set, _ = lastBytes(re.Sub[0])
-		return set, true
-	case syntax.OpRepeat:
-		set, nullable = lastBytes(re.Sub[0])
-		return set, nullable || re.Min == 0
-	case syntax.OpConcat:
-		for i := len(re.Sub) - 1; i >= 0; i-- {
-			s, n := lastBytes(re.Sub[i])
-			orSet(&set, &s)
-			if !n {
-				return set, false
-			}
-		}
-		return set, true
-	case syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			s, n := lastBytes(sub)
-			orSet(&set, &s)
-			nullable = nullable || n
-		}
-		return set, nullable
-	default: // empty-width assertions, the empty match
-		return set, true
-	}
-	return set, false
-}
+func lastBytes(re *syntax.Regexp) (set [256]bool, nullable bool) { return edgeBytes(re, true) }
 
 // anchoredPrefix returns the exact literal a matching line starts with
 // when the pattern is ^literal..., and whether the pattern is only that.
@@ -331,38 +267,50 @@ func asciiClassOnly(re *syntax.Regexp) bool {
 // firstBytes returns the bytes a non-empty match of re can start with, and
 // whether re can match the empty string. Invalid UTF-8 reads as U+FFFD, so
 // a rune set holding it adds every byte from 0x80.
-func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
+func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) { return edgeBytes(re, false) }
+
+// edgeBytes returns the bytes a non-empty match of re can start with (or,
+// with last, end with), and whether re can match the empty string.
+func edgeBytes(re *syntax.Regexp, last bool) (set [256]bool, nullable bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if len(re.Rune) == 0 {
 			return set, true
 		}
 		r := re.Rune[0]
-		addRune(&set, r)
+		if last {
+			r = re.Rune[len(re.Rune)-1]
+		}
+		addEdge(&set, r, r, last)
 		if re.Flags&syntax.FoldCase != 0 {
 			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				addRune(&set, f)
+				addEdge(&set, f, f, last)
 			}
 		}
 	case syntax.OpCharClass:
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			addRange(&set, re.Rune[i], re.Rune[i+1])
+			addEdge(&set, re.Rune[i], re.Rune[i+1], last)
 		}
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
-		addRange(&set, 0, unicode.MaxRune)
-		set['\n'] = re.Op == syntax.OpAnyChar
+		for c := range set {
+			set[c] = c != '\n' || re.Op == syntax.OpAnyChar
+		}
 	case syntax.OpNoMatch:
 	case syntax.OpCapture, syntax.OpPlus:
-		return firstBytes(re.Sub[0])
+		return edgeBytes(re.Sub[0], last)
 	case syntax.OpStar, syntax.OpQuest:
-		set, _ = firstBytes(re.Sub[0])
+		set, _ = edgeBytes(re.Sub[0], last)
 		return set, true
 	case syntax.OpRepeat:
-		set, nullable = firstBytes(re.Sub[0])
+		set, nullable = edgeBytes(re.Sub[0], last)
 		return set, nullable || re.Min == 0
 	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			s, n := firstBytes(sub)
+		for k := range re.Sub {
+			sub := re.Sub[k]
+			if last {
+				sub = re.Sub[len(re.Sub)-1-k]
+			}
+			s, n := edgeBytes(sub, last)
 			orSet(&set, &s)
 			if !n {
 				return set, false
@@ -371,7 +319,7 @@ func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
 		return set, true
 	case syntax.OpAlternate:
 		for _, sub := range re.Sub {
-			s, n := firstBytes(sub)
+			s, n := edgeBytes(sub, last)
 			orSet(&set, &s)
 			nullable = nullable || n
 		}
@@ -380,6 +328,24 @@ func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
 		return set, true
 	}
 	return set, false
+}
+
+// addEdge adds to set the first bytes (or, with last, the last bytes) of
+// the UTF-8 encodings of the runes lo to hi. A last byte outside ASCII is
+// any byte from 0x80.
+func addEdge(set *[256]bool, lo, hi rune, last bool) {
+	if !last {
+		addRange(set, lo, hi)
+		return
+	}
+	for c := lo; c <= min(hi, utf8.RuneSelf-1); c++ {
+		set[c] = true
+	}
+	if hi >= utf8.RuneSelf {
+		for c := 0x80; c < 256; c++ {
+			set[c] = true
+		}
+	}
 }
 
 func orSet(dst, src *[256]bool) {
