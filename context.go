@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"sync/atomic"
 )
 
 type sessionKey struct{}
@@ -105,6 +106,26 @@ func WithDefinitionSink(ctx context.Context, fn func(Tool)) context.Context {
 		fn = func(t Tool) { inner(t); prev(t) }
 	}
 	return context.WithValue(ctx, definitionSinkKey{}, fn)
+}
+
+// CatchDefinition binds a sink (see [WithDefinitionSink]) that keeps the
+// last definition told for the tool called name, and returns a function
+// that reports it. A wrapper that cannot find a call's definition uses it
+// to learn the one a resolver below tells (trace.Recorder and
+// otelkit.Resolver do, to redact an undeclared recipe step's secrets).
+func CatchDefinition(ctx context.Context, name string) (context.Context, func() (Tool, bool)) {
+	var caught atomic.Pointer[Tool]
+	ctx = WithDefinitionSink(ctx, func(t Tool) {
+		if t.Name == name {
+			caught.Store(&t)
+		}
+	})
+	return ctx, func() (Tool, bool) {
+		if t := caught.Load(); t != nil {
+			return *t, true
+		}
+		return Tool{}, false
+	}
 }
 
 // TellDefinition tells the sinks bound by [WithDefinitionSink] in ctx, if

@@ -182,3 +182,18 @@ func TestFindTool(t *testing.T) {
 		})
 	}
 }
+
+func TestCatchDefinition(t *testing.T) {
+	ctx, caught := CatchDefinition(context.Background(), "step")
+	_, ok := caught()
+	assert.False(t, ok, "nothing told yet")
+	TellDefinition(ctx, simpleTool("other"))
+	_, ok = caught()
+	assert.False(t, ok, "another tool's definition is not kept")
+	step := simpleTool("step")
+	step.SensitiveFields = []string{"pin"}
+	TellDefinition(ctx, step)
+	got, ok := caught()
+	require.True(t, ok)
+	assert.Equal(t, []string{"pin"}, got.SensitiveFields)
+}

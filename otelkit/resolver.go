@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -111,18 +110,18 @@ func (res *Resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string,
 func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tracing bool) (content string, err error) {
 	def, known := res.definition(call.Name)
 	cs := res.begin(ctx, call, def, time.Now(), tracing)
-	var learned *atomic.Pointer[llmtoolkit.Tool]
+	var caught func() (llmtoolkit.Tool, bool)
 	if !known {
 		// A resolver below may know it (a Session's undeclared recipe
 		// step): redact by the definition it tells.
-		cs.ctx, learned = learnDefinition(cs.ctx, call.Name)
+		cs.ctx, caught = llmtoolkit.CatchDefinition(cs.ctx, call.Name)
 	}
 	relearn := func() {
-		if learned == nil {
+		if caught == nil {
 			return
 		}
-		if t := learned.Load(); t != nil {
-			cs.def = *t
+		if t, ok := caught(); ok {
+			cs.def = t
 		}
 	}
 	finished := false
@@ -149,17 +148,6 @@ func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tr
 	}
 	res.end(cs, content, err, errText, time.Now())
 	return content, err
-}
-
-// learnDefinition binds a sink for the definition of the call to name that
-// a resolver below may tell ([llmtoolkit.WithDefinitionSink]).
-func learnDefinition(ctx context.Context, name string) (context.Context, *atomic.Pointer[llmtoolkit.Tool]) {
-	learned := new(atomic.Pointer[llmtoolkit.Tool])
-	return llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
-		if t.Name == name {
-			learned.Store(&t)
-		}
-	}), learned
 }
 
 // ObserveCall traces a call that [llmtoolkit.Execute] answered without

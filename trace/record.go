@@ -176,18 +176,18 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
 		}
 	}
-	var learned *atomic.Pointer[llmtoolkit.Tool]
+	var caught func() (llmtoolkit.Tool, bool)
 	if !known {
 		// A resolver below may know it (a Session's undeclared recipe
 		// step): redact by the definition it tells.
-		ctx, learned = learnDefinition(ctx, call.Name)
+		ctx, caught = llmtoolkit.CatchDefinition(ctx, call.Name)
 	}
 	relearn := func() {
-		if learned == nil {
+		if caught == nil {
 			return
 		}
-		if t := learned.Load(); t != nil {
-			row.args, row.secrets = rec.arguments(call, *t)
+		if t, ok := caught(); ok {
+			row.args, row.secrets = rec.arguments(call, t)
 		}
 	}
 	start := time.Now()
@@ -216,17 +216,6 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		return "", werr
 	}
 	return content, err
-}
-
-// learnDefinition binds a sink for the definition of the call to name that
-// a resolver below may tell ([llmtoolkit.WithDefinitionSink]).
-func learnDefinition(ctx context.Context, name string) (context.Context, *atomic.Pointer[llmtoolkit.Tool]) {
-	learned := new(atomic.Pointer[llmtoolkit.Tool])
-	return llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
-		if t.Name == name {
-			learned.Store(&t)
-		}
-	}), learned
 }
 
 // ObserveCall records a call that [llmtoolkit.Execute] answered without
