@@ -73,3 +73,27 @@ func BenchmarkGrepDefaultLimitGoroot(b *testing.B) {
 func BenchmarkGlobGoroot(b *testing.B) {
 	benchTool(b, "glob", map[string]any{"pattern": "**/*.go", "limit": 1 << 30})
 }
+
+// The kinds of bench/grep.sh that cost the most per match, one sub-benchmark
+// each, for profiling in process:
+//
+//	go test ./codetools -run XXX -bench GrepKinds/ci_alternation -cpuprofile cpu.prof
+func BenchmarkGrepKindsGoroot(b *testing.B) {
+	for _, k := range []struct {
+		name, pattern string
+		ignoreCase    bool
+	}{
+		{"many_matches", "err", false},
+		{"ci_many_matches", "err", true},
+		{"anchored", "^func", false},
+		{"ci_literal", "unmarshal", true},
+		{"ci_regex", "func.*error", true},
+		{"ci_alternation", "dial|listen|accept", true},
+		{"ci_none", "zzqqxxnotthere", true},
+		{"none", "zzqqxxnotthere", false},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			benchTool(b, "grep", map[string]any{"pattern": k.pattern, "ignoreCase": k.ignoreCase, "limit": 1 << 30})
+		})
+	}
+}

@@ -20,8 +20,8 @@ import (
 
 // grepNeedle is a string a candidate line holds.
 type grepNeedle struct {
-	lit    []byte // found with bytes.Index
-	folded bool   // lit is lowered: it is looked for in the lowered block
+	lit    []byte // the bytes looked for
+	folded bool   // lit is lowered: its ASCII letters match in either case
 	sure   bool   // a line holding it matches, without the regular expression
 	extra  bool   // a rare variant of another needle (K, ſ)
 	// when set, a hit counts only if the byte before it is in before and
@@ -29,7 +29,7 @@ type grepNeedle struct {
 	// concatenation, and these are the bytes its neighbours can end and
 	// start with
 	before, after *[256]bool
-	skip          int // the offset of lit's rarest byte (see settle)
+	probe         grepProbe // finds where lit may start (see settle)
 }
 
 // grepPrefilter finds candidate lines.
@@ -41,7 +41,7 @@ type grepPrefilter struct {
 	set     *[256]bool   // a match starts with one of these bytes
 	high    bool         // every byte of set is outside ASCII
 	sure    bool         // a line holding a byte of set matches
-	fold    bool         // some needle is folded: the block is lowered
+	simd    bool         // probes may use SIMD (tests turn it off to check the other path)
 }
 
 // grepCommonBytes are the bytes found in most lines of source text: a
@@ -62,9 +62,6 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 			p.prefix, p.anchor = anchoredPrefix(re)
 			neighbourBytes(re, needles)
 			sureAlternation(re, needles)
-			for _, n := range append(needles, p.also...) {
-				p.fold = p.fold || n.folded
-			}
 			return p
 		}
 	}
@@ -96,15 +93,50 @@ func newGrepPrefilter(re *syntax.Regexp) *grepPrefilter {
 	return nil
 }
 
-// settle computes what the search reads of each needle, once the needles
-// are final. A nil p has none.
+// settle computes the probe of each needle, once the needles are final,
+// and lets them use SIMD. A nil p has none.
 func (p *grepPrefilter) settle() {
 	if p == nil {
 		return
 	}
-	for k := range p.needles {
-		p.needles[k].skip = rarestAt(p.needles[k].lit)
+	p.simd = true
+	for _, ns := range [][]grepNeedle{p.needles, p.also} {
+		for k := range ns {
+			ns[k].probe = newGrepProbe(ns[k].lit, ns[k].folded)
+		}
 	}
+}
+
+// indexIn returns the offset of the first occurrence of n in s (of its
+// letters in either case when n is folded), or -1.
+func (n *grepNeedle) indexIn(s []byte, simd bool) int {
+	for from := 0; ; {
+		i := n.probe.index(s[from:], simd)
+		if i < 0 {
+			return -1
+		}
+		h := from + i
+		if n.at(s[h : h+len(n.lit)]) {
+			return h
+		}
+		from = h + 1
+	}
+}
+
+// at reports whether b (as long as lit) is an occurrence of n.
+func (n *grepNeedle) at(b []byte) bool {
+	if !n.folded {
+		return bytes.Equal(b, n.lit)
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != n.lit[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // rareBytes reports whether the one-byte needles of a set are all
@@ -413,13 +445,12 @@ func (p *grepPrefilter) indexSet(b []byte) int {
 	return -1
 }
 
-// grepCursor is the state of a prefilter in one block: the lowered block,
-// and where each needle is next found. It belongs to one fileSearcher.
+// grepCursor is the state of a prefilter in one block: where each needle
+// is next found. It belongs to one fileSearcher.
 type grepCursor struct {
 	p     *grepPrefilter
 	block []byte
-	lower []byte // the lowered block, when p.fold
-	hits  []int  // per needle, its next hit: -1 none left, below from: to look for
+	hits  []int // per needle, its next hit: -1 none left, below from: to look for
 }
 
 // reset starts on a new block.
@@ -429,29 +460,17 @@ func (c *grepCursor) reset(p *grepPrefilter, block []byte) {
 	for range p.needles {
 		c.hits = append(c.hits, -2)
 	}
-	if p.fold {
-		if cap(c.lower) < len(block) {
-			c.lower = make([]byte, len(block))
-		}
-		c.lower = c.lower[:len(block)]
-		lowerASCII(c.lower, block)
-	}
 }
 
-// find returns the first hit of needle n in hay at or after from whose
-// neighbours are allowed, or -1.
-func (c *grepCursor) find(n *grepNeedle, hay []byte, from int) int {
-	skip := n.skip // bytes.Index stops on the first byte of what it looks for
-	for from+skip <= len(hay) {
-		i := bytes.Index(hay[from+skip:], n.lit[skip:])
+// find returns the first hit of needle n in the block at or after from
+// whose neighbours are allowed, or -1.
+func (c *grepCursor) find(n *grepNeedle, from int) int {
+	for from < len(c.block) {
+		i := n.indexIn(c.block[from:], c.p.simd)
 		if i < 0 {
 			return -1
 		}
 		h := from + i
-		if !bytes.Equal(hay[h:h+skip], n.lit[:skip]) {
-			from = h + 1
-			continue
-		}
 		end := h + len(n.lit)
 		prev, next := byte('\n'), byte('\n') // at the block's ends, lines end
 		if h > 0 {
@@ -476,12 +495,8 @@ func (c *grepCursor) holdsAlso(ls, le int) (ok, sure bool) {
 	if p.prefix != nil && !bytes.HasPrefix(c.block[ls:le], p.prefix) {
 		return false, false
 	}
-	for _, n := range p.also {
-		hay := c.block
-		if n.folded {
-			hay = c.lower
-		}
-		if !bytes.Contains(hay[ls:le], n.lit) {
+	for k := range p.also {
+		if p.also[k].indexIn(c.block[ls:le], p.simd) < 0 {
 			return false, false
 		}
 	}
@@ -506,11 +521,7 @@ func (c *grepCursor) next(from int) (at int, sure bool) {
 		n := &p.needles[k]
 		h := c.hits[k]
 		if h != -1 && h < from {
-			hay := c.block
-			if n.folded {
-				hay = c.lower
-			}
-			h = c.find(n, hay, from)
+			h = c.find(n, from)
 			c.hits[k] = h
 		}
 		switch {

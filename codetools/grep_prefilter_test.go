@@ -67,13 +67,18 @@ func TestGrepFastPathsMatchReference(t *testing.T) {
 			}
 			want := naiveGrep(data, regexp.MustCompile(ref), 0)
 			for _, size := range []int{7, 100, grepBlockMin} {
-				q, err := newGrepQuery(pattern, mode.literal, mode.ignoreCase, 0)
-				require.NoError(t, err)
-				s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, size)}
-				got, n, err := s.search(context.Background(), bytes.NewReader(data))
-				require.NoError(t, err)
-				assert.Equal(t, len(want), n, "pattern %q %+v block %d", pattern, mode, size)
-				assert.Equal(t, want, got, "pattern %q %+v block %d", pattern, mode, size)
+				for _, simd := range []bool{true, false} {
+					q, err := newGrepQuery(pattern, mode.literal, mode.ignoreCase, 0)
+					require.NoError(t, err)
+					if q.pre != nil {
+						q.pre.simd = simd
+					}
+					s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, size)}
+					got, n, err := s.search(context.Background(), bytes.NewReader(data))
+					require.NoError(t, err)
+					assert.Equal(t, len(want), n, "pattern %q %+v block %d simd %v", pattern, mode, size, simd)
+					assert.Equal(t, want, got, "pattern %q %+v block %d simd %v", pattern, mode, size, simd)
+				}
 			}
 		}
 	}
@@ -98,7 +103,10 @@ func FuzzGrepFastPaths(f *testing.F) {
 		}
 		q, err := newGrepQuery(pattern, literal, ignoreCase, 0)
 		require.NoError(t, err)
-		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(mode>>2))}
+		if q.pre != nil {
+			q.pre.simd = mode&4 != 0
+		}
+		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(mode>>3))}
 		got, _, err := s.search(context.Background(), bytes.NewReader(data))
 		require.NoError(t, err)
 		assert.Equal(t, naiveGrep(data, regexp.MustCompile(ref), 0), got,
@@ -190,25 +198,39 @@ func describePrefilter(p *grepPrefilter) string {
 	return out
 }
 
-func TestLowerASCII(t *testing.T) {
-	src := make([]byte, 0, 256*3+5)
-	for range 3 {
-		for c := range 256 {
-			src = append(src, byte(c))
-		}
-	}
-	src = append(src, "ZAzaé"...)
-	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, len(src)} {
-		dst := make([]byte, n)
-		lowerASCII(dst, src[:n])
-		want := []byte{}
-		for _, c := range src[:n] {
+// TestGrepNeedleIndexIn checks a needle's search, with and without SIMD,
+// against bytes.Index on text lowered the way a folded needle matches
+// (ASCII letters only): every letter in either case, nothing else folded.
+func TestGrepNeedleIndexIn(t *testing.T) {
+	lowerASCII := func(b []byte) []byte {
+		out := bytes.Clone(b)
+		for i, c := range out {
 			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+				out[i] = c + 'a' - 'A'
 			}
-			want = append(want, c)
 		}
-		assert.Equal(t, want, dst, "length %d", n)
+		return out
+	}
+	data := grepTrickyText(7, 3000)
+	for _, lit := range []string{"unmarshal", "kiss", "error(", "é", "x", "(ctx)", "2024-01-02", "json", "\xff", "ss"} {
+		for _, folded := range []bool{false, true} {
+			n := grepNeedle{lit: []byte(lit), folded: folded}
+			n.probe = newGrepProbe(n.lit, folded)
+			hay := data
+			if folded {
+				hay = lowerASCII(data)
+			}
+			for _, simd := range []bool{true, false} {
+				for from := 0; from <= len(data); {
+					want := bytes.Index(hay[from:], n.lit)
+					require.Equal(t, want, n.indexIn(data[from:], simd), "needle %q folded %v simd %v from %d", lit, folded, simd, from)
+					if want < 0 {
+						break
+					}
+					from += want + 1
+				}
+			}
+		}
 	}
 }
 
