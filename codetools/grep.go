@@ -137,19 +137,19 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 	col := &grepCollector{limit: limit}
 	searchers := make([]fileSearcher, walkWorkers())
 	for i := range searchers {
-		searchers[i] = fileSearcher{q: q, limit: limit}
+		searchers[i] = fileSearcher{q: q, limit: limit, maxText: c.cfg.part2.grepMaxBytes}
 	}
 	if !info.IsDir() {
 		f, _, err := c.openChecked(pathArg, start, wantFile)
 		if err != nil {
 			return "", err
 		}
-		lines, n, err := searchers[0].search(ctx, f)
+		text, n, err := searchers[0].search(ctx, prefix, f)
 		f.Close()
 		if err != nil {
 			return "", fmt.Errorf("path %q: %w", pathArg, err)
 		}
-		col.add(grepFileResult{rel: prefix, lines: lines, matches: n})
+		col.add(grepFileResult{rel: prefix, text: text, matches: n})
 	} else {
 		err = c.walk(ctx, start, func(w int, wf walkFile) {
 			if globArg != "" {
@@ -168,78 +168,126 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			if err != nil {
 				return
 			}
-			lines, n, err := searchers[w].search(ctx, f)
+			text, n, err := searchers[w].search(ctx, wf.rel, f)
 			f.Close()
 			if err == nil && n > 0 {
-				col.add(grepFileResult{rel: wf.rel, lines: lines, matches: n})
+				col.add(grepFileResult{rel: wf.rel, text: text, matches: n})
 			}
 		})
 		if err != nil {
 			return "", fmt.Errorf("grep stopped before searching every file: %w", err)
 		}
 	}
-	return c.formatGrep(ctx, pattern, col, limit, ctxLines > 0), nil
+	return c.formatGrep(ctx, pattern, col, limit, ctxLines), nil
 }
 
 // formatGrep writes the answer: matches in path then line order, at most
-// limit of them and at most grepMaxBytes in all.
-func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit int, withContext bool) string {
+// limit of them and at most grepMaxBytes in all. The walkers wrote each
+// file's lines (grepFileResult.text); a file that fits whole is copied in
+// one step, and only the file where the answer ends is read line by line.
+// Once limit matches are shown, the answer keeps the context lines after
+// the last of them (at most ctxLines, in its file) and none of those of the
+// matches left out.
+func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit, ctxLines int) string {
+	withContext := ctxLines > 0
 	maxBytes := c.cfg.part2.grepMaxBytes
 	const reserve = 200 // room for the closing notice
 	budget := maxBytes - reserve
-	// One allocation for the answer: its size, up to the budget.
-	size, nItems := 0, 0
 	files := col.sorted()
+	size := 0
 	for _, f := range files {
-		for _, l := range f.lines {
-			size += len(f.rel) + len(l.text) + 16
-			if l.match {
-				nItems++
-			}
-		}
+		size += len(f.text) + 3
 	}
 	var b strings.Builder
-	b.Grow(max(min(size, budget), 0))
-	items := make([]Match, 0, min(nItems, limit))
-	var num [20]byte
+	b.Grow(max(min(size, budget), 0) + reserve)
+	// where each file's lines went in the answer, to list the matches
+	type placed struct {
+		rel        string
+		start, end int
+	}
+	spans := make([]placed, 0, len(files))
 	shown, cutBytes := 0, false
-	prevFile := ""
-	lastN := 0
-files:
 	for _, f := range files {
-		for _, l := range f.lines {
-			if l.match && shown == limit {
-				break files
+		if shown == limit {
+			break
+		}
+		sep := withContext && b.Len() > 0
+		need := len(f.text)
+		if sep {
+			need += 3
+		}
+		if shown+f.matches <= limit && b.Len()+need <= budget {
+			if sep {
+				b.WriteString("--\n")
 			}
-			sep := withContext && b.Len() > 0 && (f.rel != prevFile || l.n > lastN+1)
-			digits := strconv.AppendInt(num[:0], int64(l.n), 10)
-			n := len(f.rel) + 1 + len(digits) + 2 + len(l.text) + 1
+			spans = append(spans, placed{f.rel, b.Len(), b.Len() + len(f.text)})
+			b.WriteString(f.text)
+			shown += f.matches
+			continue
+		}
+		// the answer ends in this file: line by line
+		start, after := -1, 0
+		for rest := f.text; rest != ""; {
+			i := strings.IndexByte(rest, '\n')
+			line := rest[:i+1]
+			rest = rest[i+1:]
+			match := line != "--\n" && line[len(f.rel)] == ':'
+			if shown == limit {
+				if match || line == "--\n" || after == ctxLines {
+					break
+				}
+				after++
+			}
+			n := len(line)
 			if sep {
 				n += 3
 			}
 			if b.Len()+n > budget {
 				cutBytes = true
-				break files
+				break
 			}
 			if sep {
 				b.WriteString("--\n")
+				sep = false
 			}
-			mark := byte('-')
-			if l.match {
-				mark = ':'
+			if start < 0 {
+				start = b.Len()
 			}
-			b.WriteString(f.rel)
-			b.WriteByte(mark)
-			b.Write(digits)
-			b.WriteByte(mark)
-			b.WriteByte(' ')
-			b.WriteString(l.text)
-			b.WriteByte('\n')
-			prevFile, lastN = f.rel, l.n
-			if l.match {
+			b.WriteString(line)
+			if match {
 				shown++
-				items = append(items, Match{Path: f.rel, Line: l.n, Text: l.text})
 			}
+		}
+		if start >= 0 {
+			spans = append(spans, placed{f.rel, start, b.Len()})
+		}
+		break
+	}
+	if col.total > 0 && (cutBytes || col.total > limit) && b.Len() == 0 {
+		b.WriteByte('\n') // the notice alone starts after an empty line, as after lines
+	}
+	switch {
+	case col.total == 0:
+	case cutBytes:
+		fmt.Fprintf(&b, "\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", textutil.HumanSize(int64(maxBytes)), shown)
+	case col.total > limit:
+		fmt.Fprintf(&b, "\n[%d matches limit reached. Use limit=%d for more, or refine pattern]", limit, limit*2)
+	}
+	out := b.String()
+	// The matches for the Display: their text is the answer's own.
+	items := make([]Match, 0, shown)
+	for _, sp := range spans {
+		for rest, at := out[sp.start:sp.end], sp.start; rest != ""; {
+			i := strings.IndexByte(rest, '\n')
+			line := rest[:i]
+			rest, at = rest[i+1:], at+i+1
+			if line == "--" || line[len(sp.rel)] != ':' {
+				continue
+			}
+			num := line[len(sp.rel)+1:]
+			k := strings.IndexByte(num, ':')
+			n, _ := strconv.Atoi(num[:k])
+			items = append(items, Match{Path: sp.rel, Line: n, Text: num[k+2:]})
 		}
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindMatches, Payload: MatchesPayload{
@@ -248,12 +296,5 @@ files:
 	if col.total == 0 {
 		return "No matches found"
 	}
-	out := strings.TrimSuffix(b.String(), "\n")
-	switch {
-	case cutBytes:
-		out += fmt.Sprintf("\n\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", textutil.HumanSize(int64(maxBytes)), shown)
-	case col.total > limit:
-		out += fmt.Sprintf("\n\n[%d matches limit reached. Use limit=%d for more, or refine pattern]", limit, limit*2)
-	}
-	return out
+	return strings.TrimSuffix(out, "\n")
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -140,22 +141,21 @@ func classWithoutNewline(ranges []rune) []rune {
 	return out
 }
 
-// grepLine is one line of the answer: a match or a context line.
+// grepLine is a context line kept from a previous block (fileSearcher.tail),
+// and, in tests, a line of the answer.
 type grepLine struct {
 	n     int
 	text  string
 	match bool
-	// While the file is searched, a plain line's text is kept in the
-	// searcher's arena, at [off, end): one string for all of a file's lines
-	// is made when the file is done, instead of one per line.
-	inArena  bool
-	off, end int
 }
 
-// grepFileResult is what one file gave.
+// grepFileResult is what one file gave: its lines of the answer, already
+// written as grep shows them ("path:N: text" for a match, "path-N- text"
+// for a context line, "--" between groups, each ending in '\n'), and the
+// number of matching lines among them.
 type grepFileResult struct {
 	rel     string
-	lines   []grepLine
+	text    string
 	matches int
 }
 
@@ -165,10 +165,12 @@ type fileSearcher struct {
 	q        *grepQuery
 	buf      []byte
 	limit    int // stop a file after this many matches
+	maxText  int // stop writing a file's lines past this many bytes (the answer's cap); 0: no cap
 	maxBlock int // largest buffer; 0 means grepBlockMax
 
 	// per-file state
-	lines     []grepLine
+	rel       string // the file's path in the answer
+	out       []byte // the file's lines of the answer so far (grepFileResult.text)
 	matches   int
 	cur       grepCursor // the prefilter's state in the current block
 	head      []byte     // the start of a line too long for the buffer
@@ -176,33 +178,33 @@ type fileSearcher struct {
 	afterLeft int        // context lines still owed after the last match
 	tail      []grepLine // the last context lines of the previous blocks, newest first
 	spare     []grepLine
-	arena     []byte // the text of the lines put out (see grepLine.inArena)
 }
 
-// search reads r (a file) and returns its matching lines with their
-// context, at most limit matches (plus one, to tell that there are more).
+// search reads r (the file at rel) and returns its matching lines with
+// their context as they are shown (see grepFileResult), and the number of
+// matching lines: at most limit (plus one, to tell that there are more).
 // Binary files give nothing. It checks ctx before every block and while it
 // reads a long line, and returns ctx's error, wrapped, when it ends first.
-func (s *fileSearcher) search(ctx context.Context, r io.Reader) ([]grepLine, int, error) {
+func (s *fileSearcher) search(ctx context.Context, rel string, r io.Reader) (string, int, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, grepBlockMin)
 	}
-	s.lines, s.matches, s.lastOut, s.afterLeft, s.tail, s.arena = nil, 0, 0, 0, s.tail[:0], s.arena[:0]
+	s.rel, s.out, s.matches, s.lastOut, s.afterLeft, s.tail = rel, s.out[:0], 0, 0, 0, s.tail[:0]
 	carry, line, first := 0, 1, true
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, fmt.Errorf("search stopped at line %d: %w", line, err)
+			return "", 0, fmt.Errorf("search stopped at line %d: %w", line, err)
 		}
 		n, err := io.ReadFull(r, s.buf[carry:])
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return nil, 0, err
+			return "", 0, err
 		}
 		data := s.buf[:carry+n]
 		if first {
 			first = false
 			if bytes.IndexByte(data[:min(len(data), grepBinaryWin)], 0) >= 0 {
-				return nil, 0, nil
+				return "", 0, nil
 			}
 		}
 		cut := len(data)
@@ -217,7 +219,7 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) ([]grepLine, int
 				// longer than the largest block: read it through once
 				rest, more, full, err := s.longLine(ctx, r, line)
 				if err != nil {
-					return nil, 0, err
+					return "", 0, err
 				}
 				if full || !more {
 					break
@@ -237,27 +239,16 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) ([]grepLine, int
 		line += bytes.Count(block, []byte{'\n'})
 		carry = copy(s.buf, data[cut:])
 	}
-	s.settle()
-	return s.lines, s.matches, nil
+	text := string(s.out)
+	if cap(s.out) > grepOutKeep {
+		s.out = nil
+	}
+	return text, s.matches, nil
 }
 
-// grepArenaKeep is the largest arena a searcher keeps for its next file.
-const grepArenaKeep = 1 << 20
-
-// settle gives the lines kept in the arena their text: substrings of one
-// string holding all of them.
-func (s *fileSearcher) settle() {
-	all := string(s.arena) // lines may all be empty: the loop still runs
-	for i := range s.lines {
-		if l := &s.lines[i]; l.inArena {
-			*l = grepLine{n: l.n, text: all[l.off:l.end], match: l.match}
-		}
-	}
-	s.arena = s.arena[:0]
-	if cap(s.arena) > grepArenaKeep {
-		s.arena = nil
-	}
-}
+// grepOutKeep is the largest buffer of lines a searcher keeps for its next
+// file.
+const grepOutKeep = 1 << 20
 
 // grepHeadMax is how much of a line is kept to show it: enough for cutLine
 // to cut it as it would cut the whole line.
@@ -301,14 +292,14 @@ func (s *fileSearcher) wholeLine(n int, text []byte, match bool) (full bool) {
 		if C > 0 {
 			s.before(nil, 0, n, C)
 		}
-		s.out(n, text, true)
+		s.line(n, text, true)
 		s.matches++
 		if s.matches > s.limit {
 			return true
 		}
 		s.afterLeft = C
 	case s.afterLeft > 0:
-		s.out(n, text, false)
+		s.line(n, text, false)
 		s.afterLeft--
 	}
 	if C > 0 { // the newest line of the before-context of what follows
@@ -456,7 +447,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 			if s.q.lineMatches(block[ls:le]) {
 				break
 			}
-			s.out(n, block[ls:le], false)
+			s.line(n, block[ls:le], false)
 			s.afterLeft--
 			p, n = le+1, n+1
 		}
@@ -471,7 +462,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 		if C > 0 {
 			s.before(block, ls, n, C)
 		}
-		s.out(n, block[ls:le], true)
+		s.line(n, block[ls:le], true)
 		s.matches++
 		if s.matches > s.limit {
 			return true
@@ -485,7 +476,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 				if s.q.lineMatches(block[p:ae]) {
 					break
 				}
-				s.out(m, block[p:ae], false)
+				s.line(m, block[p:ae], false)
 				s.afterLeft--
 				p, m = ae+1, m+1
 			}
@@ -542,31 +533,58 @@ func (s *fileSearcher) before(block []byte, ls, n, C int) {
 	if missing := n - want - len(starts); missing > 0 {
 		for i := len(s.tail) - 1; i >= 0; i-- { // oldest first
 			if t := s.tail[i]; t.n >= want && t.n > s.lastOut {
-				s.lines = append(s.lines, t)
-				s.lastOut = t.n
+				if s.start(t.n, false) {
+					s.out = append(append(s.out, t.text...), '\n')
+				}
 			}
 		}
 	}
 	for i := len(starts) - 1; i >= 0; i-- {
 		st := starts[i]
-		s.out(n-i-1, block[st:lineEnd(block, st)], false)
+		s.line(n-i-1, block[st:lineEnd(block, st)], false)
 	}
 }
 
-func (s *fileSearcher) out(n int, text []byte, match bool) {
+// line puts out line n, whose text is text (without its '\n'), as a match
+// or a context line, unless it is out already.
+func (s *fileSearcher) line(n int, text []byte, match bool) {
 	if n <= s.lastOut {
 		return
 	}
-	l := grepLine{n: n, match: match}
-	if b := bytes.TrimSuffix(text, []byte{'\r'}); len(b) <= grepLineMax && utf8.Valid(b) {
-		l.inArena, l.off = true, len(s.arena)
-		s.arena = append(s.arena, b...)
-		l.end = len(s.arena)
-	} else {
-		l.text = cutLine(text)
+	if !s.start(n, match) {
+		return
 	}
-	s.lines = append(s.lines, l)
+	if b := bytes.TrimSuffix(text, []byte{'\r'}); len(b) <= grepLineMax && utf8.Valid(b) {
+		s.out = append(s.out, b...)
+	} else {
+		s.out = append(s.out, cutLine(text)...)
+	}
+	s.out = append(s.out, '\n')
+}
+
+// start writes what comes before the text of line n: "--" on a line of
+// its own when context is shown and the line does not follow the last
+// one, then "path:N: " for a match or "path-N- " for a context line. Past
+// maxText bytes nothing more is written, as the answer cannot show it, and
+// start reports false.
+func (s *fileSearcher) start(n int, match bool) bool {
+	last := s.lastOut
 	s.lastOut = n
+	if s.maxText > 0 && len(s.out) > s.maxText {
+		return false
+	}
+	if s.q.context > 0 && last > 0 && n > last+1 {
+		s.out = append(s.out, "--\n"...)
+	}
+	mark := byte('-')
+	if match {
+		mark = ':'
+	}
+	s.out = append(s.out, s.rel...)
+	s.out = append(s.out, mark)
+	s.out = strconv.AppendInt(s.out, int64(n), 10)
+	s.out = append(s.out, mark, ' ')
+	return true
 }
 
 // next finds the first matching line at or after offset from (the start

@@ -113,7 +113,7 @@ func TestGrepTimeoutIsAnError(t *testing.T) {
 		defer cancel()
 		r := &hookReader{r: bytes.NewReader(data), hook: cancel}
 		s := &fileSearcher{q: q, limit: 100}
-		_, _, err = s.search(ctx, r)
+		_, _, err = s.search(ctx, "f", r)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Contains(t, err.Error(), "search stopped at line ")
 		assert.Less(t, r.n, len(data), "the search went on to the end of the file")
@@ -126,7 +126,7 @@ func TestGrepTimeoutIsAnError(t *testing.T) {
 		long := bytes.Repeat([]byte("a"), 64)
 		r := &hookReader{r: bytes.NewReader(long), hook: cancel, after: 16}
 		s := &fileSearcher{q: q, limit: 100, buf: make([]byte, 8), maxBlock: 8}
-		_, _, err = s.search(ctx, r)
+		_, _, err = s.search(ctx, "f", r)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Contains(t, err.Error(), "search stopped at line 1")
 	})
@@ -306,7 +306,7 @@ func BenchmarkGrepNegatedClass(b *testing.B) {
 			s := &fileSearcher{q: q, limit: 100}
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				_, n, err := s.search(context.Background(), bytes.NewReader(data))
+				_, n, err := s.search(context.Background(), "f", bytes.NewReader(data))
 				if err != nil || n != 0 {
 					b.Fatal(n, err)
 				}

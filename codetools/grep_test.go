@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,6 +189,23 @@ func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
 	return out
 }
 
+// grepText writes lines as search gives them for the file at rel, with
+// "--" between groups when context is shown.
+func grepText(rel string, lines []grepLine, C int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if C > 0 && i > 0 && l.n > lines[i-1].n+1 {
+			b.WriteString("--\n")
+		}
+		mark := "-"
+		if l.match {
+			mark = ":"
+		}
+		fmt.Fprintf(&b, "%s%s%d%s %s\n", rel, mark, l.n, mark, l.text)
+	}
+	return b.String()
+}
+
 // grepFuzzPatterns are the patterns FuzzGrepSearch tries, each as a
 // regular expression, as literal text and ignoring case: empty matches at
 // line ends, negated classes and classes holding a line break, \A and \z.
@@ -225,17 +243,114 @@ func FuzzGrepSearch(f *testing.F) {
 		if k := int(maxBlock % 5); k < 4 { // else the default: lines grow the buffer
 			s.maxBlock = len(s.buf) << k // longer lines are streamed
 		}
-		got, n, err := s.search(context.Background(), bytes.NewReader(data))
+		got, n, err := s.search(context.Background(), "f", bytes.NewReader(data))
 		require.NoError(t, err)
-		want := naiveGrep(data, regexp.MustCompile(ref), C)
+		lines := naiveGrep(data, regexp.MustCompile(ref), C)
 		matches := 0
-		for _, l := range want {
+		for _, l := range lines {
 			if l.match {
 				matches++
 			}
 		}
 		assert.Equal(t, matches, n)
-		assert.Equal(t, want, got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
+		assert.Equal(t, grepText("f", lines, C), got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
 			pattern, literal, ignoreCase, C, len(s.buf), s.maxBlock, q.window, data)
 	})
+}
+
+// TestGrepAnswerAndDisplayAgree cuts the answer every way (limit, size,
+// context) and checks that the Display lists exactly the matches shown,
+// that no context line of a match left out is shown, and that the notice
+// says why the answer ends.
+func TestGrepAnswerAndDisplayAgree(t *testing.T) {
+	files := map[string]string{}
+	var body strings.Builder
+	for i := 1; i <= 60; i++ {
+		if i%5 == 0 {
+			fmt.Fprintf(&body, "hit %d\n", i)
+		} else {
+			fmt.Fprintf(&body, "line %d\n", i)
+		}
+	}
+	for i := range 6 {
+		files[fmt.Sprintf("f%d.txt", i)] = body.String() // 12 matches each
+	}
+	tests := []struct {
+		name             string
+		maxBytes         int
+		limit, context   int
+		wantShown        int
+		wantNotice       string
+		lastContextAfter int // context lines after the last match shown
+	}{
+		{"whole", 50 << 10, 1000, 0, 72, "", 0},
+		{"limit inside a file", 50 << 10, 5, 0, 5, "[5 matches limit reached", 0},
+		{"limit at a file's end", 50 << 10, 12, 0, 12, "[12 matches limit reached", 0},
+		{"limit with context", 50 << 10, 5, 2, 5, "[5 matches limit reached", 2},
+		{"limit at a file's end with context", 50 << 10, 12, 2, 12, "[12 matches limit reached", 0},
+		{"size", 1000, 1000, 0, 0, "[Output truncated at", 0},
+		{"size with context", 1200, 1000, 1, 0, "[Output truncated at", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ct := p2Tools(t, WithGrepMaxBytes(tt.maxBytes))
+			p2Write(t, ct.Root(), files)
+			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{
+				"pattern": "hit", "limit": tt.limit, "context": tt.context}})
+			require.False(t, res.IsError, res.Content)
+			p := payloadOf[MatchesPayload](t, res, KindMatches)
+			if tt.limit < 72 { // the files past the limit may go unsearched
+				assert.Greater(t, p.Total, tt.limit)
+			} else {
+				assert.Equal(t, 72, p.Total)
+			}
+			body, notice, _ := strings.Cut(res.Content, "\n\n[")
+			if tt.wantNotice == "" {
+				assert.NotContains(t, res.Content, "\n\n[")
+			} else {
+				assert.True(t, strings.HasPrefix("["+notice, tt.wantNotice), "notice %q", notice)
+			}
+			var shown []Match
+			lines := strings.Split(body, "\n")
+			lastMatch := -1
+			for i, l := range lines {
+				if l == "--" {
+					continue
+				}
+				path, rest, ok := strings.Cut(l, ":")
+				if !ok || strings.Contains(path, "-") {
+					continue
+				}
+				num, text, _ := strings.Cut(rest, ": ")
+				n, err := strconv.Atoi(num)
+				require.NoError(t, err, "line %q", l)
+				shown = append(shown, Match{Path: path, Line: n, Text: text})
+				lastMatch = i
+			}
+			if tt.wantShown > 0 {
+				assert.Len(t, shown, tt.wantShown)
+			}
+			assert.Equal(t, len(shown), p.Shown)
+			assert.Equal(t, shown, p.Items)
+			if tt.lastContextAfter >= 0 && lastMatch >= 0 {
+				assert.Len(t, lines[lastMatch+1:], tt.lastContextAfter, "after the last match: %q", lines[lastMatch+1:])
+			}
+			assert.LessOrEqual(t, len(res.Content), tt.maxBytes)
+		})
+	}
+}
+
+// TestGrepHugeFileIsCutWhileSearched: a file with more matching text than
+// the answer can hold is not kept whole in memory; the answer is cut, and
+// every match is still counted.
+func TestGrepHugeFileIsCutWhileSearched(t *testing.T) {
+	q, err := newGrepQuery("hit", false, false, 0)
+	require.NoError(t, err)
+	data := bytes.Repeat([]byte("a hit on every line\n"), 100000)
+	s := &fileSearcher{q: q, limit: 1 << 30, maxText: 4096}
+	text, n, err := s.search(context.Background(), "f", bytes.NewReader(data))
+	require.NoError(t, err)
+	assert.Equal(t, 100000, n)
+	assert.Less(t, len(text), 4096+600, "the text went on past maxText")
+	assert.True(t, strings.HasPrefix(text, "f:1: a hit on every line\nf:2: "), text[:40])
 }
