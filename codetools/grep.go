@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
@@ -178,123 +179,191 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			return "", fmt.Errorf("grep stopped before searching every file: %w", err)
 		}
 	}
-	return c.formatGrep(ctx, pattern, col, limit, ctxLines), nil
+	return c.formatGrep(ctx, pattern, col, limit, ctxLines)
 }
+
+// grepPiece is what one file shows in the answer: text (all of the file's
+// lines, or the first of them where the answer ends) at offset at, after a
+// "--" line when sep; its matches are items[item:item+matches].
+type grepPiece struct {
+	rel     string
+	text    string
+	at      int
+	sep     bool
+	item    int
+	matches int
+}
+
+// grepParallelBytes is the size of answer from which formatGrep copies
+// and lists matches from several goroutines: the answer is fresh memory,
+// and its first writes cost more than the copy.
+const grepParallelBytes = 1 << 20
 
 // formatGrep writes the answer: matches in path then line order, at most
 // limit of them and at most grepMaxBytes in all. The walkers wrote each
-// file's lines (grepFileResult.text); a file that fits whole is copied in
-// one step, and only the file where the answer ends is read line by line.
-// Once limit matches are shown, the answer keeps the context lines after
-// the last of them (at most ctxLines, in its file) and none of those of the
-// matches left out.
-func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit, ctxLines int) string {
-	withContext := ctxLines > 0
+// file's lines (grepFileResult.text), so the answer is planned file by
+// file (only the file where it ends is read line by line), then copied,
+// and its matches listed for the Display, with their text taken from the
+// answer itself. Once limit matches are shown, the answer keeps the context
+// lines after the last of them (at most ctxLines, in its file) and none of
+// those of the matches left out.
+func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit, ctxLines int) (string, error) {
 	maxBytes := c.cfg.part2.grepMaxBytes
 	const reserve = 200 // room for the closing notice
 	budget := maxBytes - reserve
 	files := col.sorted()
-	size := 0
-	for _, f := range files {
-		size += len(f.text) + 3
-	}
-	var b strings.Builder
-	b.Grow(max(min(size, budget), 0) + reserve)
-	// where each file's lines went in the answer, to list the matches
-	type placed struct {
-		rel        string
-		start, end int
-	}
-	spans := make([]placed, 0, len(files))
-	shown, cutBytes := 0, false
+	pieces := make([]grepPiece, 0, len(files))
+	size, shown, cutBytes := 0, 0, false
 	for _, f := range files {
 		if shown == limit {
 			break
 		}
-		sep := withContext && b.Len() > 0
-		need := len(f.text)
-		if sep {
-			need += 3
+		p := grepPiece{rel: f.rel, text: f.text, at: size, sep: ctxLines > 0 && size > 0, item: shown, matches: f.matches}
+		sepLen := 0
+		if p.sep {
+			sepLen = 3
 		}
-		if shown+f.matches <= limit && b.Len()+need <= budget {
-			if sep {
-				b.WriteString("--\n")
-			}
-			spans = append(spans, placed{f.rel, b.Len(), b.Len() + len(f.text)})
-			b.WriteString(f.text)
-			shown += f.matches
-			continue
+		if shown+f.matches > limit || size+sepLen+len(f.text) > budget {
+			// the answer ends in this file
+			p.text, p.matches, cutBytes = f.cut(limit-shown, ctxLines, budget-size-sepLen)
 		}
-		// the answer ends in this file: line by line
-		start, after := -1, 0
-		for rest := f.text; rest != ""; {
-			i := strings.IndexByte(rest, '\n')
-			line := rest[:i+1]
-			rest = rest[i+1:]
-			match := line != "--\n" && line[len(f.rel)] == ':'
-			if shown == limit {
-				if match || line == "--\n" || after == ctxLines {
-					break
-				}
-				after++
-			}
-			n := len(line)
-			if sep {
-				n += 3
-			}
-			if b.Len()+n > budget {
-				cutBytes = true
-				break
-			}
-			if sep {
-				b.WriteString("--\n")
-				sep = false
-			}
-			if start < 0 {
-				start = b.Len()
-			}
-			b.WriteString(line)
-			if match {
-				shown++
-			}
+		if p.text != "" {
+			pieces = append(pieces, p)
+			size += sepLen + len(p.text)
+			shown += p.matches
 		}
-		if start >= 0 {
-			spans = append(spans, placed{f.rel, start, b.Len()})
+		if p.text != f.text {
+			break
 		}
-		break
 	}
-	if col.total > 0 && (cutBytes || col.total > limit) && b.Len() == 0 {
-		b.WriteByte('\n') // the notice alone starts after an empty line, as after lines
-	}
+	notice := ""
 	switch {
 	case col.total == 0:
 	case cutBytes:
-		fmt.Fprintf(&b, "\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", textutil.HumanSize(int64(maxBytes)), shown)
+		notice = fmt.Sprintf("\n[Output truncated at %s after %d matches. Use a narrower path or glob, a more specific pattern, or a lower limit]", textutil.HumanSize(int64(maxBytes)), shown)
 	case col.total > limit:
-		fmt.Fprintf(&b, "\n[%d matches limit reached. Use limit=%d for more, or refine pattern]", limit, limit*2)
+		notice = fmt.Sprintf("\n[%d matches limit reached. Use limit=%d for more, or refine pattern]", limit, limit*2)
 	}
-	out := b.String()
-	// The matches for the Display: their text is the answer's own.
-	items := make([]Match, 0, shown)
-	for _, sp := range spans {
-		for rest, at := out[sp.start:sp.end], sp.start; rest != ""; {
-			i := strings.IndexByte(rest, '\n')
-			line := rest[:i]
-			rest, at = rest[i+1:], at+i+1
-			if line == "--" || line[len(sp.rel)] != ':' {
-				continue
+	if notice != "" && size == 0 {
+		notice = "\n" + notice // the notice alone starts after an empty line, as after lines
+	}
+	buf := make([]byte, size+len(notice))
+	copy(buf[size:], notice)
+	items := make([]Match, shown)
+	parts := max(1, min(walkWorkers(), size/grepParallelBytes))
+	err := grepInParts(pieces, parts, func(ps []grepPiece) {
+		for _, p := range ps {
+			at := p.at
+			if p.sep {
+				at += copy(buf[at:], "--\n")
 			}
-			num := line[len(sp.rel)+1:]
-			k := strings.IndexByte(num, ':')
-			n, _ := strconv.Atoi(num[:k])
-			items = append(items, Match{Path: sp.rel, Line: n, Text: num[k+2:]})
+			copy(buf[at:], p.text)
 		}
+	})
+	if err != nil {
+		return "", err
+	}
+	var out string
+	if len(buf) > 0 {
+		// buf is complete and never written again: the answer is its
+		// bytes, without a copy (as strings.Builder does it)
+		out = unsafe.String(&buf[0], len(buf))
+	}
+	err = grepInParts(pieces, parts, func(ps []grepPiece) {
+		for _, p := range ps {
+			at := p.at
+			if p.sep {
+				at += 3
+			}
+			listMatches(items[p.item:p.item+p.matches], p.rel, out[at:at+len(p.text)])
+		}
+	})
+	if err != nil {
+		return "", err
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindMatches, Payload: MatchesPayload{
 		Pattern: pattern, Total: col.total, Shown: shown, Items: items,
 	}})
 	if col.total == 0 {
-		return "No matches found"
+		return "No matches found", nil
 	}
-	return strings.TrimSuffix(out, "\n")
+	return strings.TrimSuffix(out, "\n"), nil
+}
+
+// cut returns the first lines of f that the answer can still show: up to
+// matches matches, the context lines after the last of them (at most
+// ctxLines) and at most room bytes; the number of matches among them; and
+// whether room was what stopped it.
+func (f *grepFileResult) cut(matches, ctxLines, room int) (text string, shown int, cutBytes bool) {
+	end, after := 0, 0
+	for end < len(f.text) {
+		i := strings.IndexByte(f.text[end:], '\n')
+		line := f.text[end : end+i+1]
+		match := line != "--\n" && line[len(f.rel)] == ':'
+		if shown == matches {
+			if match || line == "--\n" || after == ctxLines {
+				break
+			}
+			after++
+		}
+		if end+len(line) > room {
+			cutBytes = true
+			break
+		}
+		end += len(line)
+		if match {
+			shown++
+		}
+	}
+	return f.text[:end], shown, cutBytes
+}
+
+// listMatches fills items, one per match line of text (lines of the file
+// rel as search wrote them), in order.
+func listMatches(items []Match, rel, text string) {
+	k := 0
+	for rest := text; rest != "" && k < len(items); {
+		i := strings.IndexByte(rest, '\n')
+		line := rest[:i]
+		rest = rest[i+1:]
+		if line == "--" || line[len(rel)] != ':' {
+			continue
+		}
+		num := line[len(rel)+1:]
+		j := strings.IndexByte(num, ':')
+		n, _ := strconv.Atoi(num[:j])
+		items[k] = Match{Path: rel, Line: n, Text: num[j+2:]}
+		k++
+	}
+}
+
+// grepInParts runs fn on parts runs of pieces that hold about as many
+// bytes each, from as many guarded goroutines, and returns the first
+// panic among them as an error; with one part, fn runs here.
+func grepInParts(pieces []grepPiece, parts int, fn func([]grepPiece)) error {
+	if parts <= 1 || len(pieces) < 2 {
+		fn(pieces)
+		return nil
+	}
+	total := 0
+	for _, p := range pieces {
+		total += len(p.text)
+	}
+	var done []<-chan error
+	from, acc := 0, 0
+	for i, p := range pieces {
+		acc += len(p.text)
+		if acc*parts >= total*(len(done)+1) || i == len(pieces)-1 {
+			run := pieces[from : i+1]
+			done = append(done, goGuarded("grep answer", func() error { fn(run); return nil }))
+			from = i + 1
+		}
+	}
+	var first error
+	for _, d := range done {
+		if err := <-d; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
