@@ -91,6 +91,7 @@ func BenchmarkGrepKindsGoroot(b *testing.B) {
 		{"ci_alternation", "dial|listen|accept", true},
 		{"ci_none", "zzqqxxnotthere", true},
 		{"none", "zzqqxxnotthere", false},
+		{"no_usable_literal", "[0-9]{4}-[0-9]{2}-[0-9]{2}", false},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			benchTool(b, "grep", map[string]any{"pattern": k.pattern, "ignoreCase": k.ignoreCase, "limit": 1 << 30})

@@ -36,11 +36,13 @@ const (
 
 // grepQuery is a compiled pattern.
 type grepQuery struct {
-	re      *regexp.Regexp // the whole pattern for one line; never crosses a line break
-	pre     *grepPrefilter // finds candidate lines for re; nil: re runs over windows
-	pureLit []byte         // the pattern is this exact literal: long lines are searched for it
-	window  int            // bytes of whole lines per call of re: grepWindow
-	context int
+	re       *regexp.Regexp // the whole pattern for one line; never crosses a line break
+	pre      *grepPrefilter // finds candidate lines for re; nil: re runs over windows
+	pureLit  []byte         // the pattern is this exact literal: long lines are searched for it
+	window   int            // bytes of whole lines per call of re: grepWindow
+	span     int            // the longest match in bytes, 0 for none known (see grep_window.go)
+	longLine int            // with span, a line longer than this is tested in windows: grepLongLine
+	context  int
 }
 
 // errGrepNewline is the error for a pattern that can only match a line
@@ -56,7 +58,7 @@ var errGrepNewline = errors.New("grep matches one line at a time, so a pattern c
 // never matches across a line break, so a block of lines is searched once
 // from end to end and every match lies inside the line it is reported on.
 func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQuery, error) {
-	q := &grepQuery{context: context, window: grepWindow}
+	q := &grepQuery{context: context, window: grepWindow, longLine: grepLongLine}
 	if literal && strings.Contains(pattern, "\n") {
 		return nil, fmt.Errorf("pattern %q: %w: search for one line of it", pattern, errGrepNewline)
 	}
@@ -85,6 +87,7 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 	}
 	q.re, q.pre = re, newGrepPrefilter(parsed)
 	q.pre.settle()
+	q.span = matchSpan(parsed)
 	if l, ok := literalOnly(parsed); ok && !l.fold && !slices.Contains(l.runes, utf8.RuneError) {
 		q.pureLit = []byte(string(l.runes))
 	}
@@ -610,7 +613,14 @@ func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
 					continue
 				}
 			}
-			if sure || q.re.Match(block[ls:le]) {
+			switch {
+			case sure:
+				return ls, le, true
+			case q.span > 0 && le-ls > q.longLine:
+				if s.windowMatch(block, ls, le, at) {
+					return ls, le, true
+				}
+			case q.re.Match(block[ls:le]):
 				return ls, le, true
 			}
 			from = le + 1

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -312,5 +314,46 @@ func BenchmarkGrepNegatedClass(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestGrepLongLineWindows: on lines far longer than grepLongLine, a
+// pattern of bounded span is tested in windows around the prefilter's
+// hits; the answer is the one of the whole line, wherever the match lies
+// (at the start, the end, across window edges, beside runes of several
+// bytes and invalid UTF-8).
+func TestGrepLongLineWindows(t *testing.T) {
+	filler := strings.Repeat("x-1 é 2-y \xe2\x84 ", 2000) // hits of '-' everywhere, no date
+	lines := []string{
+		filler,
+		"2024-01-02" + filler,
+		filler + "2024-01-02",
+		filler[:len(filler)/2] + "2024-01-02" + filler[len(filler)/2:],
+		filler + "2024-01-0",
+		strings.Repeat("1-", 5000) + "1",
+		strings.Repeat("12-", 3000) + "1234-56-78",
+	}
+	data := []byte(strings.Join(lines, "\n") + "\n")
+	// and long lines of runes of 1 to 4 bytes and invalid UTF-8, drawn at
+	// random, where a window's edge falls inside a rune
+	r := rand.New(rand.NewPCG(5, 6))
+	tokens := []string{"😀", "😀", "é", "-", "x", "\xe2\x84", "\xa9", " ", "😀-", "é-"}
+	for range 200 {
+		var b strings.Builder
+		for b.Len() < 3*grepLongLine {
+			b.WriteString(tokens[r.IntN(len(tokens))])
+		}
+		data = append(append(data, b.String()...), '\n')
+	}
+	for _, pattern := range []string{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, `x-1 .`, `.\xe2`, `é 2-y`, `\x{FFFD}\x{FFFD} x`, `2-y \x{FFFD}`,
+		`\x{FFFD}.{0,8}-`, `.{3}-.{3}`, `😀-x`, `é.-`, `[^x]{2}-x`, `\x{FFFD}😀{2,5}-`, `-\x{FFFD}`} {
+		q, err := newGrepQuery(pattern, false, false, 0)
+		require.NoError(t, err)
+		require.NotZero(t, q.span, "pattern %q has a bounded span", pattern)
+		s := &fileSearcher{q: q, limit: 1 << 30}
+		got, _, err := s.search(context.Background(), "f", bytes.NewReader(data))
+		require.NoError(t, err)
+		want := grepText("f", naiveGrep(data, regexp.MustCompile(pattern), 0), 0)
+		assert.Equal(t, want, got, "pattern %q", pattern)
 	}
 }

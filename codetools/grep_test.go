@@ -239,6 +239,7 @@ func FuzzGrepSearch(f *testing.F) {
 		q, err := newGrepQuery(pattern, literal, ignoreCase, C)
 		require.NoError(t, err)
 		q.window = 1 + int(block>>4)
+		q.longLine = int(block >> 4) // small: most lines are tested in windows
 		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(block)%16)}
 		if k := int(maxBlock % 5); k < 4 { // else the default: lines grow the buffer
 			s.maxBlock = len(s.buf) << k // longer lines are streamed
