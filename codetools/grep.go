@@ -145,12 +145,13 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		if err != nil {
 			return "", err
 		}
-		text, n, err := searchers[0].search(ctx, prefix, f)
+		res, err := searchers[0].search(ctx, f)
 		f.Close()
 		if err != nil {
 			return "", fmt.Errorf("path %q: %w", pathArg, err)
 		}
-		col.add(grepFileResult{rel: prefix, text: text, matches: n})
+		res.rel = prefix
+		col.add(res)
 	} else {
 		err = c.walk(ctx, start, func(w int, wf walkFile) {
 			if globArg != "" {
@@ -169,10 +170,11 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			if err != nil {
 				return
 			}
-			text, n, err := searchers[w].search(ctx, wf.rel, f)
+			res, err := searchers[w].search(ctx, f)
 			f.Close()
-			if err == nil && n > 0 {
-				col.add(grepFileResult{rel: wf.rel, text: text, matches: n})
+			if err == nil && res.matches > 0 {
+				res.rel = wf.rel
+				col.add(res)
 			}
 		})
 		if err != nil {
@@ -183,30 +185,32 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 }
 
 // grepPiece is what one file shows in the answer: text (all of the file's
-// lines, or the first of them where the answer ends) at offset at, after a
-// "--" line when sep; its matches are items[item:item+matches].
+// lines, or the first of them where the answer ends; see grepFileResult),
+// size bytes in the answer from offset at, after a "--" line when sep; its
+// matches are items[item:item+matches].
 type grepPiece struct {
-	rel     string
-	text    string
-	at      int
-	sep     bool
-	item    int
-	matches int
+	rel      string
+	text     string
+	at, size int
+	sep      bool
+	item     int
+	matches  int
 }
 
-// grepParallelBytes is the size of answer from which formatGrep copies
-// and lists matches from several goroutines: the answer is fresh memory,
-// and its first writes cost more than the copy.
+// grepParallelBytes is the size of answer from which formatGrep writes it
+// from several goroutines: the answer is fresh memory, and its first
+// writes cost more than the copy.
 const grepParallelBytes = 1 << 20
 
 // formatGrep writes the answer: matches in path then line order, at most
 // limit of them and at most grepMaxBytes in all. The walkers wrote each
-// file's lines (grepFileResult.text), so the answer is planned file by
-// file (only the file where it ends is read line by line), then copied,
-// and its matches listed for the Display, with their text taken from the
-// answer itself. Once limit matches are shown, the answer keeps the context
-// lines after the last of them (at most ctxLines, in its file) and none of
-// those of the matches left out.
+// file's lines but for their path (grepFileResult), so the answer is
+// planned file by file (only the file where it ends is read line by line),
+// then written, the path put before each line and the matches listed for
+// the Display as it goes, their text taken from the answer itself. Once
+// limit matches are shown, the answer keeps the context lines after the
+// last of them (at most ctxLines, in its file) and none of those of the
+// matches left out.
 func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit, ctxLines int) (string, error) {
 	maxBytes := c.cfg.part2.grepMaxBytes
 	const reserve = 200 // room for the closing notice
@@ -219,17 +223,24 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCol
 			break
 		}
 		p := grepPiece{rel: f.rel, text: f.text, at: size, sep: ctxLines > 0 && size > 0, item: shown, matches: f.matches}
-		sepLen := 0
+		p.size = len(f.text) + f.lines*len(f.rel)
 		if p.sep {
-			sepLen = 3
+			p.size += 3
 		}
-		if shown+f.matches > limit || size+sepLen+len(f.text) > budget {
+		if shown+f.matches > limit || size+p.size > budget {
 			// the answer ends in this file
-			p.text, p.matches, cutBytes = f.cut(limit-shown, ctxLines, budget-size-sepLen)
+			room := budget - size
+			if p.sep {
+				room -= 3
+			}
+			p.text, p.size, p.matches, cutBytes = f.cut(limit-shown, ctxLines, room)
+			if p.sep && p.text != "" {
+				p.size += 3
+			}
 		}
 		if p.text != "" {
 			pieces = append(pieces, p)
-			size += sepLen + len(p.text)
+			size += p.size
 			shown += p.matches
 		}
 		if p.text != f.text {
@@ -249,36 +260,20 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCol
 	}
 	buf := make([]byte, size+len(notice))
 	copy(buf[size:], notice)
-	items := make([]Match, shown)
-	parts := max(1, min(walkWorkers(), size/grepParallelBytes))
-	err := grepInParts(pieces, parts, func(ps []grepPiece) {
-		for _, p := range ps {
-			at := p.at
-			if p.sep {
-				at += copy(buf[at:], "--\n")
-			}
-			copy(buf[at:], p.text)
-		}
-	})
-	if err != nil {
-		return "", err
-	}
+	// The answer is buf's bytes, without a copy (as strings.Builder does
+	// it): the matches' texts are substrings of it, taken while buf is
+	// written, and nothing reads them, nor writes buf, once it is complete.
 	var out string
 	if len(buf) > 0 {
-		// buf is complete and never written again: the answer is its
-		// bytes, without a copy (as strings.Builder does it)
 		out = unsafe.String(&buf[0], len(buf))
 	}
-	err = grepInParts(pieces, parts, func(ps []grepPiece) {
-		for _, p := range ps {
-			at := p.at
-			if p.sep {
-				at += 3
-			}
-			listMatches(items[p.item:p.item+p.matches], p.rel, out[at:at+len(p.text)])
+	items := make([]Match, shown)
+	parts := max(1, min(walkWorkers(), size/grepParallelBytes))
+	if err := grepInParts(pieces, parts, func(ps []grepPiece) {
+		for i := range ps {
+			ps[i].write(buf, out, items)
 		}
-	})
-	if err != nil {
+	}); err != nil {
 		return "", err
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindMatches, Payload: MatchesPayload{
@@ -292,48 +287,60 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCol
 
 // cut returns the first lines of f that the answer can still show: up to
 // matches matches, the context lines after the last of them (at most
-// ctxLines) and at most room bytes; the number of matches among them; and
-// whether room was what stopped it.
-func (f *grepFileResult) cut(matches, ctxLines, room int) (text string, shown int, cutBytes bool) {
+// ctxLines) and at most room bytes of the answer; their size in the
+// answer; the number of matches among them; and whether room was what
+// stopped it.
+func (f *grepFileResult) cut(matches, ctxLines, room int) (text string, size, shown int, cutBytes bool) {
 	end, after := 0, 0
 	for end < len(f.text) {
 		i := strings.IndexByte(f.text[end:], '\n')
 		line := f.text[end : end+i+1]
-		match := line != "--\n" && line[len(f.rel)] == ':'
+		n := len(line)
+		if line != "--\n" {
+			n += len(f.rel)
+		}
 		if shown == matches {
-			if match || line == "--\n" || after == ctxLines {
+			if line[0] == ':' || line == "--\n" || after == ctxLines {
 				break
 			}
 			after++
 		}
-		if end+len(line) > room {
+		if size+n > room {
 			cutBytes = true
 			break
 		}
 		end += len(line)
-		if match {
+		size += n
+		if line[0] == ':' {
 			shown++
 		}
 	}
-	return f.text[:end], shown, cutBytes
+	return f.text[:end], size, shown, cutBytes
 }
 
-// listMatches fills items, one per match line of text (lines of the file
-// rel as search wrote them), in order.
-func listMatches(items []Match, rel, text string) {
-	k := 0
-	for rest := text; rest != "" && k < len(items); {
+// write puts p in buf at its offset, the path before each line, and its
+// matches in items, their text taken from out, the string of buf.
+func (p *grepPiece) write(buf []byte, out string, items []Match) {
+	at, k := p.at, p.item
+	if p.sep {
+		at += copy(buf[at:], "--\n")
+	}
+	for rest := p.text; rest != ""; {
 		i := strings.IndexByte(rest, '\n')
-		line := rest[:i]
+		line := rest[:i+1]
 		rest = rest[i+1:]
-		if line == "--" || line[len(rel)] != ':' {
+		if line == "--\n" {
+			at += copy(buf[at:], line)
 			continue
 		}
-		num := line[len(rel)+1:]
-		j := strings.IndexByte(num, ':')
-		n, _ := strconv.Atoi(num[:j])
-		items[k] = Match{Path: rel, Line: n, Text: num[j+2:]}
-		k++
+		at += copy(buf[at:], p.rel)
+		if line[0] == ':' { // ":N: text\n"
+			j := strings.IndexByte(line[1:], ':') + 1
+			n, _ := strconv.Atoi(line[1:j])
+			items[k] = Match{Path: p.rel, Line: n, Text: out[at+j+2 : at+len(line)-1]}
+			k++
+		}
+		at += copy(buf[at:], line)
 	}
 }
 
@@ -347,12 +354,12 @@ func grepInParts(pieces []grepPiece, parts int, fn func([]grepPiece)) error {
 	}
 	total := 0
 	for _, p := range pieces {
-		total += len(p.text)
+		total += p.size
 	}
 	var done []<-chan error
 	from, acc := 0, 0
 	for i, p := range pieces {
-		acc += len(p.text)
+		acc += p.size
 		if acc*parts >= total*(len(done)+1) || i == len(pieces)-1 {
 			run := pieces[from : i+1]
 			done = append(done, goGuarded("grep answer", func() error { fn(run); return nil }))

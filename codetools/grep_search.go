@@ -153,12 +153,14 @@ type grepLine struct {
 }
 
 // grepFileResult is what one file gave: its lines of the answer, already
-// written as grep shows them ("path:N: text" for a match, "path-N- text"
-// for a context line, "--" between groups, each ending in '\n'), and the
-// number of matching lines among them.
+// written as grep shows them but for the path in front of each ("-N- text"
+// for a context line, ":N: text" for a match, "--" between groups, each
+// ending in '\n'; the answer puts rel before every line but "--"), how many
+// lines of text it holds, "--" left out, and how many of them match.
 type grepFileResult struct {
 	rel     string
 	text    string
+	lines   int
 	matches int
 }
 
@@ -172,8 +174,8 @@ type fileSearcher struct {
 	maxBlock int // largest buffer; 0 means grepBlockMax
 
 	// per-file state
-	rel       string // the file's path in the answer
 	out       []byte // the file's lines of the answer so far (grepFileResult.text)
+	lines     int    // lines in out, "--" left out
 	matches   int
 	cur       grepCursor // the prefilter's state in the current block
 	head      []byte     // the start of a line too long for the buffer
@@ -183,31 +185,31 @@ type fileSearcher struct {
 	spare     []grepLine
 }
 
-// search reads r (the file at rel) and returns its matching lines with
-// their context as they are shown (see grepFileResult), and the number of
-// matching lines: at most limit (plus one, to tell that there are more).
+// search reads r (a file) and returns its matching lines with their
+// context as they are shown (see grepFileResult, whose rel it leaves
+// empty): at most limit matches (plus one, to tell that there are more).
 // Binary files give nothing. It checks ctx before every block and while it
 // reads a long line, and returns ctx's error, wrapped, when it ends first.
-func (s *fileSearcher) search(ctx context.Context, rel string, r io.Reader) (string, int, error) {
+func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, grepBlockMin)
 	}
-	s.rel, s.out, s.matches, s.lastOut, s.afterLeft, s.tail = rel, s.out[:0], 0, 0, 0, s.tail[:0]
+	s.out, s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = s.out[:0], 0, 0, 0, 0, s.tail[:0]
 	carry, line, first := 0, 1, true
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", 0, fmt.Errorf("search stopped at line %d: %w", line, err)
+			return grepFileResult{}, fmt.Errorf("search stopped at line %d: %w", line, err)
 		}
 		n, err := io.ReadFull(r, s.buf[carry:])
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return "", 0, err
+			return grepFileResult{}, err
 		}
 		data := s.buf[:carry+n]
 		if first {
 			first = false
 			if bytes.IndexByte(data[:min(len(data), grepBinaryWin)], 0) >= 0 {
-				return "", 0, nil
+				return grepFileResult{}, nil
 			}
 		}
 		cut := len(data)
@@ -222,7 +224,7 @@ func (s *fileSearcher) search(ctx context.Context, rel string, r io.Reader) (str
 				// longer than the largest block: read it through once
 				rest, more, full, err := s.longLine(ctx, r, line)
 				if err != nil {
-					return "", 0, err
+					return grepFileResult{}, err
 				}
 				if full || !more {
 					break
@@ -242,11 +244,11 @@ func (s *fileSearcher) search(ctx context.Context, rel string, r io.Reader) (str
 		line += bytes.Count(block, []byte{'\n'})
 		carry = copy(s.buf, data[cut:])
 	}
-	text := string(s.out)
+	res := grepFileResult{text: string(s.out), lines: s.lines, matches: s.matches}
 	if cap(s.out) > grepOutKeep {
 		s.out = nil
 	}
-	return text, s.matches, nil
+	return res, nil
 }
 
 // grepOutKeep is the largest buffer of lines a searcher keeps for its next
@@ -567,7 +569,7 @@ func (s *fileSearcher) line(n int, text []byte, match bool) {
 
 // start writes what comes before the text of line n: "--" on a line of
 // its own when context is shown and the line does not follow the last
-// one, then "path:N: " for a match or "path-N- " for a context line. Past
+// one, then ":N: " for a match or "-N- " for a context line. Past
 // maxText bytes nothing more is written, as the answer cannot show it, and
 // start reports false.
 func (s *fileSearcher) start(n int, match bool) bool {
@@ -583,7 +585,7 @@ func (s *fileSearcher) start(n int, match bool) bool {
 	if match {
 		mark = ':'
 	}
-	s.out = append(s.out, s.rel...)
+	s.lines++
 	s.out = append(s.out, mark)
 	s.out = strconv.AppendInt(s.out, int64(n), 10)
 	s.out = append(s.out, mark, ' ')

@@ -115,7 +115,7 @@ func TestGrepTimeoutIsAnError(t *testing.T) {
 		defer cancel()
 		r := &hookReader{r: bytes.NewReader(data), hook: cancel}
 		s := &fileSearcher{q: q, limit: 100}
-		_, _, err = s.search(ctx, "f", r)
+		_, err = s.search(ctx, r)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Contains(t, err.Error(), "search stopped at line ")
 		assert.Less(t, r.n, len(data), "the search went on to the end of the file")
@@ -128,7 +128,7 @@ func TestGrepTimeoutIsAnError(t *testing.T) {
 		long := bytes.Repeat([]byte("a"), 64)
 		r := &hookReader{r: bytes.NewReader(long), hook: cancel, after: 16}
 		s := &fileSearcher{q: q, limit: 100, buf: make([]byte, 8), maxBlock: 8}
-		_, _, err = s.search(ctx, "f", r)
+		_, err = s.search(ctx, r)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Contains(t, err.Error(), "search stopped at line 1")
 	})
@@ -308,7 +308,8 @@ func BenchmarkGrepNegatedClass(b *testing.B) {
 			s := &fileSearcher{q: q, limit: 100}
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				_, n, err := s.search(context.Background(), "f", bytes.NewReader(data))
+				res, err := s.search(context.Background(), bytes.NewReader(data))
+				_, n := res.text, res.matches
 				if err != nil || n != 0 {
 					b.Fatal(n, err)
 				}
@@ -351,9 +352,10 @@ func TestGrepLongLineWindows(t *testing.T) {
 		require.NoError(t, err)
 		require.NotZero(t, q.span, "pattern %q has a bounded span", pattern)
 		s := &fileSearcher{q: q, limit: 1 << 30}
-		got, _, err := s.search(context.Background(), "f", bytes.NewReader(data))
+		res, err := s.search(context.Background(), bytes.NewReader(data))
+		got, _ := res.text, res.matches
 		require.NoError(t, err)
-		want := grepText("f", naiveGrep(data, regexp.MustCompile(pattern), 0), 0)
+		want := grepText(naiveGrep(data, regexp.MustCompile(pattern), 0), 0)
 		assert.Equal(t, want, got, "pattern %q", pattern)
 	}
 }

@@ -189,9 +189,9 @@ func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
 	return out
 }
 
-// grepText writes lines as search gives them for the file at rel, with
+// grepText writes lines as search gives them (grepFileResult.text), with
 // "--" between groups when context is shown.
-func grepText(rel string, lines []grepLine, C int) string {
+func grepText(lines []grepLine, C int) string {
 	var b strings.Builder
 	for i, l := range lines {
 		if C > 0 && i > 0 && l.n > lines[i-1].n+1 {
@@ -201,7 +201,7 @@ func grepText(rel string, lines []grepLine, C int) string {
 		if l.match {
 			mark = ":"
 		}
-		fmt.Fprintf(&b, "%s%s%d%s %s\n", rel, mark, l.n, mark, l.text)
+		fmt.Fprintf(&b, "%s%d%s %s\n", mark, l.n, mark, l.text)
 	}
 	return b.String()
 }
@@ -244,7 +244,8 @@ func FuzzGrepSearch(f *testing.F) {
 		if k := int(maxBlock % 5); k < 4 { // else the default: lines grow the buffer
 			s.maxBlock = len(s.buf) << k // longer lines are streamed
 		}
-		got, n, err := s.search(context.Background(), "f", bytes.NewReader(data))
+		res, err := s.search(context.Background(), bytes.NewReader(data))
+		got, n := res.text, res.matches
 		require.NoError(t, err)
 		lines := naiveGrep(data, regexp.MustCompile(ref), C)
 		matches := 0
@@ -254,7 +255,8 @@ func FuzzGrepSearch(f *testing.F) {
 			}
 		}
 		assert.Equal(t, matches, n)
-		assert.Equal(t, grepText("f", lines, C), got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
+		assert.Equal(t, len(lines), res.lines)
+		assert.Equal(t, grepText(lines, C), got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
 			pattern, literal, ignoreCase, C, len(s.buf), s.maxBlock, q.window, data)
 	})
 }
@@ -349,9 +351,11 @@ func TestGrepHugeFileIsCutWhileSearched(t *testing.T) {
 	require.NoError(t, err)
 	data := bytes.Repeat([]byte("a hit on every line\n"), 100000)
 	s := &fileSearcher{q: q, limit: 1 << 30, maxText: 4096}
-	text, n, err := s.search(context.Background(), "f", bytes.NewReader(data))
+	res, err := s.search(context.Background(), bytes.NewReader(data))
+	text, n := res.text, res.matches
 	require.NoError(t, err)
 	assert.Equal(t, 100000, n)
 	assert.Less(t, len(text), 4096+600, "the text went on past maxText")
-	assert.True(t, strings.HasPrefix(text, "f:1: a hit on every line\nf:2: "), text[:40])
+	assert.True(t, strings.HasPrefix(text, ":1: a hit on every line\n:2: "), text[:40])
+	assert.Equal(t, strings.Count(text, "\n"), res.lines)
 }
