@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"runtime/pprof"
 
@@ -37,7 +38,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	ct, err := codetools.New(".", codetools.WithGrepMaxBytes(1<<40))
+	ct, err := codetools.New(".", codetools.WithGrepMaxBytes(math.MaxInt))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
