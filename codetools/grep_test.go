@@ -266,17 +266,21 @@ func FuzzGrepSearch(f *testing.F) {
 // that no context line of a match left out is shown, and that the notice
 // says why the answer ends.
 func TestGrepAnswerAndDisplayAgree(t *testing.T) {
-	files := map[string]string{}
-	var body strings.Builder
-	for i := 1; i <= 60; i++ {
-		if i%5 == 0 {
-			fmt.Fprintf(&body, "hit %d\n", i)
-		} else {
-			fmt.Fprintf(&body, "line %d\n", i)
+	// files of `repeat` times 60 lines, a match every 5
+	filesOf := func(repeat int) map[string]string {
+		var body strings.Builder
+		for i := 1; i <= 60*repeat; i++ {
+			if i%5 == 0 {
+				fmt.Fprintf(&body, "hit %d\n", i)
+			} else {
+				fmt.Fprintf(&body, "line %d\n", i)
+			}
 		}
-	}
-	for i := range 6 {
-		files[fmt.Sprintf("f%d.txt", i)] = body.String() // 12 matches each
+		files := map[string]string{}
+		for i := range 6 {
+			files[fmt.Sprintf("f%d.txt", i)] = body.String() // 12 matches each, times repeat
+		}
+		return files
 	}
 	tests := []struct {
 		name             string
@@ -285,27 +289,33 @@ func TestGrepAnswerAndDisplayAgree(t *testing.T) {
 		wantShown        int
 		wantNotice       string
 		lastContextAfter int // context lines after the last match shown
+		repeat           int // of the 60 lines of each file; 0 is 1
 	}{
-		{"whole", 50 << 10, 1000, 0, 72, "", 0},
-		{"limit inside a file", 50 << 10, 5, 0, 5, "[5 matches limit reached", 0},
-		{"limit at a file's end", 50 << 10, 12, 0, 12, "[12 matches limit reached", 0},
-		{"limit with context", 50 << 10, 5, 2, 5, "[5 matches limit reached", 2},
-		{"limit at a file's end with context", 50 << 10, 12, 2, 12, "[12 matches limit reached", 0},
-		{"size", 1000, 1000, 0, 0, "[Output truncated at", 0},
-		{"size with context", 1200, 1000, 1, 0, "[Output truncated at", -1},
+		{"whole", 50 << 10, 1000, 0, 72, "", 0, 0},
+		{"limit inside a file", 50 << 10, 5, 0, 5, "[5 matches limit reached", 0, 0},
+		{"limit at a file's end", 50 << 10, 12, 0, 12, "[12 matches limit reached", 0, 0},
+		{"limit with context", 50 << 10, 5, 2, 5, "[5 matches limit reached", 2, 0},
+		{"limit at a file's end with context", 50 << 10, 12, 2, 12, "[12 matches limit reached", 0, 0},
+		{"size", 1000, 1000, 0, 0, "[Output truncated at", 0, 0},
+		{"size with context", 1200, 1000, 1, 0, "[Output truncated at", -1, 0},
+		// answers over grepParallelBytes are written from two goroutines
+		{"large, whole", 64 << 20, 1 << 20, 1, 72 * 500, "", 0, 500},
+		{"large, limit", 64 << 20, 72*500 - 7, 2, 72*500 - 7, "[35993 matches limit reached", 2, 500},
+		{"large, size", 5 << 19, 1 << 20, 2, 0, "[Output truncated at", -1, 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ct := p2Tools(t, WithGrepMaxBytes(tt.maxBytes))
-			p2Write(t, ct.Root(), files)
+			p2Write(t, ct.Root(), filesOf(max(tt.repeat, 1)))
 			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{
 				"pattern": "hit", "limit": tt.limit, "context": tt.context}})
 			require.False(t, res.IsError, res.Content)
 			p := payloadOf[MatchesPayload](t, res, KindMatches)
-			if tt.limit < 72 { // the files past the limit may go unsearched
+			all := 72 * max(tt.repeat, 1)
+			if tt.limit < all { // the files past the limit may go unsearched
 				assert.Greater(t, p.Total, tt.limit)
 			} else {
-				assert.Equal(t, 72, p.Total)
+				assert.Equal(t, all, p.Total)
 			}
 			body, notice, _ := strings.Cut(res.Content, "\n\n[")
 			if tt.wantNotice == "" {
