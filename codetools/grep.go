@@ -223,20 +223,16 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCol
 			break
 		}
 		p := grepPiece{rel: f.rel, text: f.text, at: size, sep: ctxLines > 0 && size > 0, item: shown, matches: f.matches}
-		p.size = len(f.text) + f.lines*len(f.rel)
+		sepLen := 0
 		if p.sep {
-			p.size += 3
+			sepLen = len("--\n")
 		}
+		p.size = sepLen + len(f.text) + f.lines*len(f.rel)
 		if shown+f.matches > limit || size+p.size > budget {
 			// the answer ends in this file
-			room := budget - size
-			if p.sep {
-				room -= 3
-			}
-			p.text, p.size, p.matches, cutBytes = f.cut(limit-shown, ctxLines, room)
-			if p.sep && p.text != "" {
-				p.size += 3
-			}
+			var n int
+			p.text, n, p.matches, cutBytes = f.cut(limit-shown, ctxLines, budget-size-sepLen)
+			p.size = sepLen + n
 		}
 		if p.text != "" {
 			pieces = append(pieces, p)

@@ -50,18 +50,7 @@ func (p *grepProbe) index(s []byte, simd bool) int {
 		if r := indexProbeAVX2(s, n&^31, p.o1, p.o2, pat); r >= 0 {
 			return r
 		}
-		i = n &^ 31
-		if i == n {
-			return -1
-		}
-		if p.m1 != 0 && p.m2 != 0 { // a short tail: byte by byte
-			for ; i < n; i++ {
-				if s[i+p.o1]|p.m1 == p.b1 && s[i+p.o2]|p.m2 == p.b2 {
-					return i
-				}
-			}
-			return -1
-		}
+		i = n &^ 31 // the tail, under 32 positions
 	}
 	if r := p.indexGo(s[i:], n-i); r >= 0 {
 		return i + r

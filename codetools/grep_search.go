@@ -144,12 +144,10 @@ func classWithoutNewline(ranges []rune) []rune {
 	return out
 }
 
-// grepLine is a context line kept from a previous block (fileSearcher.tail),
-// and, in tests, a line of the answer.
+// grepLine is a context line kept from a previous block (fileSearcher.tail).
 type grepLine struct {
-	n     int
-	text  string
-	match bool
+	n    int
+	text string
 }
 
 // grepFileResult is what one file gave: its lines of the answer, already

@@ -163,8 +163,15 @@ func TestGrepLimitAcrossManyFiles(t *testing.T) {
 	assert.Equal(t, "[7 matches limit reached. Use limit=14 for more, or refine pattern]", lines[8])
 }
 
+// refLine is a line of the reference answer: a match or a context line.
+type refLine struct {
+	n     int
+	text  string
+	match bool
+}
+
 // naiveGrep is the reference: every line tested on its own.
-func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
+func naiveGrep(data []byte, re *regexp.Regexp, C int) []refLine {
 	if len(data) == 0 {
 		return nil
 	}
@@ -180,10 +187,10 @@ func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
 			}
 		}
 	}
-	var out []grepLine
+	var out []refLine
 	for i, s := range show {
 		if s > 0 {
-			out = append(out, grepLine{n: i + 1, text: cutLine(lines[i]), match: s == 2})
+			out = append(out, refLine{n: i + 1, text: cutLine(lines[i]), match: s == 2})
 		}
 	}
 	return out
@@ -191,7 +198,7 @@ func naiveGrep(data []byte, re *regexp.Regexp, C int) []grepLine {
 
 // grepText writes lines as search gives them (grepFileResult.text), with
 // "--" between groups when context is shown.
-func grepText(lines []grepLine, C int) string {
+func grepText(lines []refLine, C int) string {
 	var b strings.Builder
 	for i, l := range lines {
 		if C > 0 && i > 0 && l.n > lines[i-1].n+1 {
