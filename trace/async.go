@@ -92,10 +92,11 @@ type batchWriter struct {
 	groups [][]*Trace // the traces of each table
 }
 
-// flushGuarded writes a batch. A panic while writing (a driver's, a gorm
-// callback's) does not end the writer, which serves the Recorder until
-// Close: the batch's rows count as failed writes, each logged and given to
-// OnError, and the next batch is written as usual.
+// flushGuarded writes a batch. A panic while writing does not end the
+// writer, which serves the Recorder until Close: a database call's panic is
+// an error of the rows it wrote (dbGuarded); any other counts the batch's
+// rows as failed writes, each logged and given to OnError (whose own panic
+// report rescues), and the next batch is written as usual.
 func (w *batchWriter) flushGuarded(rec *Recorder, batch []queued) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -154,14 +155,14 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	if rec.db != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 		db := into(rec.batch.WithContext(ctx), tbl)
-		var err error
-		if len(batch) <= rec.rowsPerInsert {
-			err = db.Create(batch).Error // one statement: atomic as it is
-		} else {
-			err = db.Transaction(func(tx *gorm.DB) error {
+		err := dbGuarded(func() error {
+			if len(batch) <= rec.rowsPerInsert {
+				return db.Create(batch).Error // one statement: atomic as it is
+			}
+			return db.Transaction(func(tx *gorm.DB) error {
 				return tx.CreateInBatches(batch, rec.rowsPerInsert).Error
 			})
-		}
+		})
 		cancel()
 		if err == nil {
 			return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -390,10 +391,23 @@ func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
 	defer cancel()
-	if err := into(rec.db.WithContext(ctx), tbl).Create(t).Error; err != nil {
+	err := dbGuarded(func() error { return into(rec.db.WithContext(ctx), tbl).Create(t).Error })
+	if err != nil {
 		return fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
 	}
 	return nil
+}
+
+// dbGuarded runs a database call, turning a panic in it (a driver's, a
+// gorm callback's) into an error: the rows count as failed writes, each
+// reported once, and the caller goes on.
+func dbGuarded(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the database call panicked: %v", v)
+		}
+	}()
+	return fn()
 }
 
 // into points db at tbl; the default table is the model's own.
@@ -415,9 +429,16 @@ func (rec *Recorder) report(ctx context.Context, t *Trace, err error) {
 			slog.String("tenant_id", t.TenantID), slog.String("conversation_id", t.ConversationID))
 	}
 	rec.cfg.logger.LogAttrs(ctx, slog.LevelError, "trace: a tool call could not be recorded", attrs...)
-	if rec.cfg.onError != nil {
-		rec.cfg.onError(t, err)
+	if rec.cfg.onError == nil {
+		return
 	}
+	defer func() { // OnError is the host's code: its panic is logged, not spread
+		if v := recover(); v != nil {
+			rec.cfg.logger.LogAttrs(ctx, slog.LevelError, "trace: OnError panicked",
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	rec.cfg.onError(t, err)
 }
 
 // maxRuns bounds how many recipe runs' step secrets are kept waiting for
