@@ -290,8 +290,8 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 	return withNotes(geminiTyped(out), notes)
 }
 
-// geminiKnownType reports whether t is a JSON Schema type Gemini has a name
-// for (or already that name, in a schema merged from a converted branch).
+// geminiKnownType reports whether t is a JSON Schema type Gemini has a
+// name for, in any case.
 func geminiKnownType(t string) bool {
 	_, ok := geminiTypeNames[strings.ToLower(t)]
 	return ok
@@ -344,12 +344,11 @@ func geminiTyped(out map[string]any) map[string]any {
 	if !ok {
 		return out
 	}
-	if name, known := geminiTypeNames[t]; known {
+	// any case: "Object" as "object", and a name already converted (merged
+	// from a branch) as itself
+	if name, known := geminiTypeNames[strings.ToLower(t)]; known {
 		out["type"] = name
 		return out
-	}
-	if slices.Contains(slices.Collect(maps.Values(geminiTypeNames)), t) {
-		return out // already converted (merged from a branch)
 	}
 	delete(out, "type")
 	return withNotes(out, []string{"Type: " + t + "."})

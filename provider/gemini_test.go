@@ -246,6 +246,11 @@ func TestGeminiSchema(t *testing.T) {
 			want: `{"description":"Type: file."}`,
 		},
 		{
+			name: "type names in another case",
+			in:   `{"type":"Object","properties":{"a":{"type":"String"},"b":{"type":["Integer","null"]}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"STRING"},"b":{"type":"INTEGER","nullable":true}}}`,
+		},
+		{
 			name: "boolean property schema",
 			in:   `{"type":"object","properties":{"any":true}}`,
 			want: `{"type":"OBJECT","properties":{"any":{}}}`,
