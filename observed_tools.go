@@ -23,9 +23,8 @@ import (
 // the wrapped definition is the same one, so steady use allocates nothing.
 // It is safe for concurrent use.
 type ObservedTools struct {
-	r      Resolver
-	lookup ToolLookup // r's, when it has one
-	ob     Observer
+	r  Resolver
+	ob Observer
 
 	mu   sync.Mutex // serialises writers of snap
 	snap atomic.Pointer[observedSnapshot]
@@ -50,7 +49,6 @@ type observedTool struct {
 // it lists nothing.
 func NewObservedTools(r Resolver, ob Observer) *ObservedTools {
 	o := &ObservedTools{r: r, ob: ob}
-	o.lookup, _ = r.(ToolLookup)
 	o.snap.Store(&observedSnapshot{byName: map[string]observedTool{}})
 	o.Tools() // the first list, so that LookupTool is fast from the start
 	return o
@@ -64,7 +62,9 @@ func (o *ObservedTools) Tools() []Tool {
 		return nil
 	}
 	src := o.r.Tools()
-	if snap := o.snap.Load(); sameSlice(src, snap.src) {
+	// the same list, or a new slice of the same definitions (a resolver
+	// that builds its list on every call)
+	if snap := o.snap.Load(); sameSlice(src, snap.src) || slices.EqualFunc(src, snap.src, sameDefinition) {
 		return snap.list
 	}
 	o.mu.Lock()
@@ -87,16 +87,15 @@ func (o *ObservedTools) Tools() []Tool {
 // observer among its observers: the one in the list Tools last read, else
 // the one the wrapped resolver finds now.
 func (o *ObservedTools) LookupTool(name string) (Tool, bool) {
-	if snap := o.snap.Load(); snap.listed != nil {
-		if i, ok := snap.listed[name]; ok {
-			return snap.list[i], true
-		}
+	snap := o.snap.Load()
+	if i, ok := snap.listed[name]; ok {
+		return snap.list[i], true
 	}
-	def, ok := o.Inner(name)
+	def, ok := o.inner(name)
 	if !ok {
 		return Tool{}, false
 	}
-	if e, hit := o.snap.Load().byName[name]; hit && sameDefinition(e.src, def) {
+	if e, hit := snap.byName[name]; hit && sameDefinition(e.src, def) {
 		return e.observed, true
 	}
 	o.mu.Lock()
@@ -111,14 +110,9 @@ func (o *ObservedTools) LookupTool(name string) (Tool, bool) {
 	return obs, true
 }
 
-// Inner finds the wrapped resolver's own definition of name (without the
-// observer): through its LookupTool when it has one, else in its list.
-func (o *ObservedTools) Inner(name string) (Tool, bool) {
-	if o.lookup != nil {
-		return o.lookup.LookupTool(name)
-	}
-	return FindTool(o.r, name)
-}
+// inner finds the wrapped resolver's own definition of name (without the
+// observer).
+func (o *ObservedTools) inner(name string) (Tool, bool) { return FindTool(o.r, name) }
 
 // Seen returns the wrapped resolver's definition of name as LookupTool
 // gives it (without the observer): a wrapper's Resolve reads the call's
@@ -127,7 +121,7 @@ func (o *ObservedTools) Seen(name string) (Tool, bool) {
 	if e, ok := o.snap.Load().byName[name]; ok {
 		return e.src, true
 	}
-	return o.Inner(name)
+	return o.inner(name)
 }
 
 // observed returns the observed copy of t, reusing the one in byName made
@@ -145,7 +139,7 @@ func (o *ObservedTools) observed(byName map[string]observedTool, t Tool) Tool {
 
 // sameSlice reports whether a and b are the same slice (same array, same
 // length), not merely equal.
-func sameSlice(a, b []Tool) bool {
+func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
@@ -157,8 +151,7 @@ func sameDefinition(a, b Tool) bool {
 		a.Annotations == b.Annotations && a.schema == b.schema &&
 		samePointer(&a.Parameters, &b.Parameters) && samePointer(&a.Metadata, &b.Metadata) &&
 		samePointer(&a.Recipe, &b.Recipe) &&
-		len(a.SensitiveFields) == len(b.SensitiveFields) && (len(a.SensitiveFields) == 0 || &a.SensitiveFields[0] == &b.SensitiveFields[0]) &&
-		len(a.Observers) == len(b.Observers) && (len(a.Observers) == 0 || &a.Observers[0] == &b.Observers[0])
+		sameSlice(a.SensitiveFields, b.SensitiveFields) && sameSlice(a.Observers, b.Observers)
 }
 
 // samePointer reports whether the maps or functions a and b point to are

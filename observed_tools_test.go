@@ -2,6 +2,7 @@ package llmtoolkit
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,6 +120,24 @@ func TestObservedToolsAllocateNothingWhenUnchanged(t *testing.T) {
 	first, _ := o.LookupTool("b")
 	again, _ := o.LookupTool("b")
 	assert.True(t, &first.Observers[0] == &again.Observers[0], "the observed copy is reused")
+}
+
+// freshListResolver builds its list anew on every call, as a permission
+// guard does.
+type freshListResolver struct{ tools []Tool }
+
+func (f freshListResolver) Tools() []Tool                                 { return slices.Clone(f.tools) }
+func (f freshListResolver) Resolve(context.Context, Call) (string, error) { return "ok", nil }
+
+func TestObservedToolsReuseAFreshListOfTheSameTools(t *testing.T) {
+	o := NewObservedTools(freshListResolver{tools: []Tool{simpleTool("a"), simpleTool("b"), simpleTool("c")}}, &countingObserver{})
+	first := o.Tools()
+	allocs := testing.AllocsPerRun(100, func() {
+		if got := o.Tools(); &got[0] != &first[0] {
+			t.Fatal("the observed list was made again")
+		}
+	})
+	assert.LessOrEqual(t, allocs, 1.0, "only the wrapped resolver's own copy of its list")
 }
 
 func TestObservedToolsConcurrent(t *testing.T) {

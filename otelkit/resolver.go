@@ -67,7 +67,8 @@ type Resolver struct {
 //
 // Wrap the top of the stack the model's calls go through (a call a
 // [llmtoolkit.Composition] offers in turn to resolvers that do not list its
-// tool reaches every wrapped one). The tools are listed once, here.
+// tool reaches every wrapped one). Its Tools reads the wrapped list afresh
+// each time ([llmtoolkit.ObservedTools]).
 func Instrument(r llmtoolkit.Resolver, opts ...Option) *Resolver {
 	res := &Resolver{r: r, cfg: newConfig(opts)}
 	res.tr = newTracing(res.cfg.tp)
