@@ -153,9 +153,11 @@ func URLPasswords(s, replacement string) string {
 	var b strings.Builder
 	done := 0 // s[:done] is written to b, or unchanged when b is empty
 	for i := 0; i < len(s); i++ {
-		if s[i] != ':' {
-			continue
+		k := strings.IndexByte(s[i:], ':')
+		if k < 0 {
+			break
 		}
+		i += k
 		a, ok := authorityStart(s, i)
 		if !ok {
 			continue
@@ -197,12 +199,8 @@ func authorityStart(s string, colon int) (int, bool) {
 		start--
 	}
 	scheme := s[start:colon]
-	special := false
-	for _, sp := range specialSchemes {
-		if strings.EqualFold(scheme, sp) && (start == 0 || !isWordByte(s[start-1])) {
-			special = true
-		}
-	}
+	special := (start == 0 || !isWordByte(s[start-1])) &&
+		slices.ContainsFunc(specialSchemes, func(sp string) bool { return strings.EqualFold(scheme, sp) })
 	if !special {
 		if strings.HasPrefix(s[colon+1:], "//") {
 			return colon + 3, true
