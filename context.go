@@ -99,8 +99,11 @@ type definitionSinkKey struct{}
 // it does not list; trace.Recorder binds a sink when it cannot find a
 // call's definition, so that it still redacts that tool's sensitive
 // fields. fn may be called from the goroutine that runs the call; sinks
-// bound by several wrappers are all told.
+// bound by several wrappers are all told. A nil fn leaves ctx as it is.
 func WithDefinitionSink(ctx context.Context, fn func(Tool)) context.Context {
+	if fn == nil {
+		return ctx
+	}
 	if prev, ok := ctx.Value(definitionSinkKey{}).(func(Tool)); ok {
 		inner := fn
 		fn = func(t Tool) { inner(t); prev(t) }

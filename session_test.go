@@ -215,3 +215,14 @@ func (b *sinkBinder) Resolve(ctx context.Context, call Call) (string, error) {
 	})
 	return b.r.Resolve(ctx, call)
 }
+
+// TestDefinitionSinksChain: every sink bound is told, and a nil one leaves
+// the chain as it was.
+func TestDefinitionSinksChain(t *testing.T) {
+	var told []string
+	ctx := WithDefinitionSink(context.Background(), func(t Tool) { told = append(told, "outer "+t.Name) })
+	ctx = WithDefinitionSink(ctx, nil)
+	ctx = WithDefinitionSink(ctx, func(t Tool) { told = append(told, "inner "+t.Name) })
+	require.NotPanics(t, func() { TellDefinition(ctx, Tool{Name: "x"}) })
+	assert.Equal(t, []string{"inner x", "outer x"}, told)
+}

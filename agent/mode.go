@@ -35,6 +35,14 @@ func (m Mode) valid() bool {
 	return false
 }
 
+// check returns the error for a mode that is not one of the four.
+func (m Mode) check() error {
+	if m.valid() {
+		return nil
+	}
+	return fmt.Errorf("%w: unknown mode %q (use default, plan, accept_edits or bypass)", ErrInvalidConfig, m)
+}
+
 // modeState is the mode of a run: mode until iteration from, next after.
 // It is immutable; a switch stores a new one.
 type modeState struct {
@@ -67,8 +75,8 @@ func (p *Permissions) ModeAt(ctx context.Context) Mode {
 // iteration N+1; otherwise at once. The guard's tool list changes at once,
 // so the model is offered the new mode's tools in its next turn.
 func (p *Permissions) SetMode(ctx context.Context, m Mode) error {
-	if !m.valid() {
-		return fmt.Errorf("%w: unknown mode %q (use default, plan, accept_edits or bypass)", ErrInvalidConfig, m)
+	if err := m.check(); err != nil {
+		return err
 	}
 	for {
 		old := p.mode.Load()

@@ -73,8 +73,8 @@ func New(cfg Config) (*Permissions, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeDefault
 	}
-	if !cfg.Mode.valid() {
-		return nil, fmt.Errorf("%w: unknown mode %q (use default, plan, accept_edits or bypass)", ErrInvalidConfig, cfg.Mode)
+	if err := cfg.Mode.check(); err != nil {
+		return nil, err
 	}
 	deny, err := compileRules("deny", cfg.Deny)
 	if err != nil {

@@ -64,7 +64,6 @@ type loop struct {
 	opts      Options
 	resolver  llmtoolkit.Resolver
 	offered   *offered // nil when Options.Tools is nil
-	tools     []llmtoolkit.Tool
 	history   []Message
 	breaker   breaker
 	iteration int
@@ -77,7 +76,6 @@ func newLoop(opts Options, history []Message) *loop {
 	if opts.Tools != nil {
 		l.offered = newOffered(opts.Resolver, opts.Tools)
 		l.resolver = l.offered
-		l.tools = opts.Tools
 	}
 	return l
 }
@@ -149,10 +147,10 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 // offeredTools returns the tools offered in this iteration: Options.Tools,
 // or the Resolver's list read now (it may change between iterations).
 func (l *loop) offeredTools() []llmtoolkit.Tool {
-	if l.offered == nil && l.resolver != nil {
-		l.tools = l.resolver.Tools()
+	if l.resolver == nil {
+		return nil
 	}
-	return l.tools
+	return l.resolver.Tools() // Options.Tools itself when they are set (offered)
 }
 
 // send calls the model, turning a panic of the SendFunc into a

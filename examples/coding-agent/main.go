@@ -173,7 +173,7 @@ func run(ctx context.Context, out io.Writer) error {
 		Logger:      quiet,
 		OnEvent: func(e agentloop.Event) {
 			if e.Kind == agentloop.EventResponse && len(e.Response.ToolCalls) > 0 {
-				fmt.Fprintf(out, "\n[%d] mode %s, offered: %s\n", e.Iteration, perms.ModeAt(llmtoolkit.WithIteration(ctx, e.Iteration)), names(model.Requests()[e.Iteration-1].Tools))
+				fmt.Fprintf(out, "\n[%d] mode %s, offered: %s\n", e.Iteration, perms.ModeAt(llmtoolkit.WithIteration(ctx, e.Iteration)), names(model.LastRequest().Tools))
 			}
 			printEvent(out, "    ", e, false)
 		},
