@@ -48,8 +48,12 @@ type Observation struct {
 	RunID string
 }
 
-// observe tells each of the tool's observers of o, rescuing their panics.
-func observe(ctx context.Context, o Observation) {
+// TellObservers tells each of o.Tool's [Tool.Observers] of o, rescuing
+// and logging their panics. [Execute] calls it for the calls it answers
+// without Resolve (refused, or a recipe's own row); a wrapper that refuses
+// or answers a call itself, such as a permission guard, calls it so that
+// the tool's observers (a trace, a span) still see the call.
+func TellObservers(ctx context.Context, o Observation) {
 	for _, ob := range o.Tool.Observers {
 		if ob == nil {
 			continue

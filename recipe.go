@@ -31,7 +31,7 @@ type Plan struct {
 func runRecipe(ctx context.Context, r Resolver, tool Tool, call Call, start time.Time) Result {
 	run := RecipeRun{ID: newRunID(), Tool: call.Name, CallID: call.ID}
 	res := planResult(withRecipeRun(ctx, run), r, tool, call)
-	observe(ctx, Observation{Kind: ObservedRecipe, Call: call, Tool: tool, Result: res, Duration: time.Since(start), RunID: run.ID})
+	TellObservers(ctx, Observation{Kind: ObservedRecipe, Call: call, Tool: tool, Result: res, Duration: time.Since(start), RunID: run.ID})
 	return res
 }
 

@@ -100,13 +100,13 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 		merr := malformedError(call)
 		res := errorResult(call, merr, merr.Error())
 		if found {
-			observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
+			TellObservers(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
 		}
 		return res
 	}
 	if found {
 		if res, refused := admit(ctx, tool, call); refused {
-			observe(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
+			TellObservers(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
 			return res
 		}
 		if tool.Recipe != nil {

@@ -128,7 +128,7 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 		call.Arguments = map[string]any{}
 	}
 	if res, refused := admit(ctx, tool, call); refused {
-		observe(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
+		TellObservers(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}
 	return nil

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -75,22 +73,8 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 
 // refused tells tool's observers of a call the guard refused.
 func refused(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call, err error, d time.Duration) {
-	o := llmtoolkit.Observation{
+	llmtoolkit.TellObservers(ctx, llmtoolkit.Observation{
 		Kind: llmtoolkit.ObservedRefused, Call: call, Tool: tool, Duration: d,
 		Result: llmtoolkit.Result{ToolCallID: call.ID, Name: call.Name, Content: err.Error(), IsError: true, Err: err},
-	}
-	for _, ob := range tool.Observers {
-		if ob == nil {
-			continue
-		}
-		func() {
-			defer func() {
-				if v := recover(); v != nil {
-					slog.ErrorContext(ctx, "agent: observer panicked", slog.String("tool", call.Name), slog.Any("panic", v),
-						slog.String("stack", string(debug.Stack())))
-				}
-			}()
-			ob.ObserveCall(ctx, o)
-		}()
-	}
+	})
 }
