@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 const globDefaultLimit = 1000
@@ -21,7 +22,7 @@ func (c *CodeTools) globSpec() toolSpec {
 		"Find files by name with a glob pattern and list their paths (relative to the working directory, with \"/\"), newest modification first. "+
 			"Patterns use doublestar syntax relative to path: \"*\" matches within one folder level, \"**\" any number of levels, \"?\" one character, \"{a,b}\" alternatives, \"[a-z]\" classes; "+
 			"for example \"**/*.go\", \"src/**/*_test.ts\", \"*.{md,txt}\" (a pattern without \"/\" only matches at the top of path: use \"**/\" to search every level). "+
-			"Honours .gitignore files, skips .git and does not follow symbolic links. At most `limit` paths (default 1000) are listed. "+
+			"Honours .gitignore files, skips .git and does not follow symbolic links. At most `limit` paths (default 1000) are listed, in at most 50 KiB. "+
 			"Use glob to find files by name; use grep to search their contents and list_directory or tree to browse a folder.",
 		map[string]any{
 			"type": "object",
@@ -112,7 +113,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 }
 
 // globAnswer sorts the hits newest first (ties by path) and lists at most
-// limit of them.
+// limit of them, in at most grepMaxBytes (the cap grep and glob share).
 func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globHit, limit int) string {
 	slices.SortFunc(hits, func(a, b globHit) int {
 		if k := b.mod.Compare(a.mod); k != 0 {
@@ -120,10 +121,18 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 		}
 		return strings.Compare(a.rel, b.rel)
 	})
+	maxBytes := c.cfg.part2.grepMaxBytes
+	const reserve = 200 // room for the closing notice
 	shown := hits[:min(limit, len(hits))]
-	paths := make([]string, len(shown))
-	for i, h := range shown {
-		paths[i] = h.rel
+	paths := make([]string, 0, len(shown))
+	size, cutBytes := 0, false
+	for _, h := range shown {
+		if size+len(h.rel)+1 > maxBytes-reserve {
+			cutBytes = true
+			break
+		}
+		size += len(h.rel) + 1
+		paths = append(paths, h.rel)
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFiles, Payload: FilesPayload{
 		Pattern: pattern, Total: len(hits), Shown: len(paths), Paths: paths,
@@ -132,7 +141,10 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 		return "No files found matching pattern"
 	}
 	out := strings.Join(paths, "\n")
-	if len(hits) > limit {
+	switch {
+	case cutBytes:
+		out += fmt.Sprintf("\n\n[Output truncated at %s after %d of %d files (newest first). Use a narrower path or a more specific pattern]", textutil.HumanSize(int64(maxBytes)), len(paths), len(hits))
+	case len(hits) > limit:
 		out += fmt.Sprintf("\n\n[Showing %d of %d files (newest first). Use limit=%d for more, or refine pattern]", limit, len(hits), min(limit*2, len(hits)))
 	}
 	return out

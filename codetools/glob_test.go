@@ -90,3 +90,27 @@ func TestWalkManyFolders(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, strings.Split(got, "\n"), 500)
 }
+
+// TestGlobAnswerIsCapped: however high the limit, the answer stays within
+// the cap grep and glob share, says where it was cut, and the Display
+// lists the same paths.
+func TestGlobAnswerIsCapped(t *testing.T) {
+	ct := p2Tools(t, WithGrepMaxBytes(4096))
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("%s%03d.txt", strings.Repeat("n", 60), i)] = "x"
+	}
+	p2Write(t, ct.Root(), files)
+	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "*.txt", "limit": 100000}})
+	require.False(t, res.IsError, res.Content)
+	assert.LessOrEqual(t, len(res.Content), 4096)
+	body, notice, found := strings.Cut(res.Content, "\n\n[")
+	require.True(t, found, "the answer says it was cut")
+	perPath := 60 + len("000.txt") + 1 // a name and its line break
+	assert.Contains(t, notice, fmt.Sprintf("Output truncated at 4.0KB after %d of 300 files", (4096-200)/perPath))
+	p := payloadOf[FilesPayload](t, res, KindFiles)
+	assert.Equal(t, 300, p.Total)
+	assert.Equal(t, strings.Split(body, "\n"), p.Paths)
+	assert.Equal(t, len(p.Paths), p.Shown)
+	assert.Less(t, p.Shown, 300)
+}

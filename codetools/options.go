@@ -15,7 +15,7 @@ type config struct {
 	treeDepth    int         // tree: default depth
 	treeLimit    int         // tree: default entry limit
 	treeMaxScan  int         // tree: entries walked to sum folder sizes
-	part2        part2Config // bash, grep, glob, http_get: options_part2.go
+	part2        part2Config // bash, grep, glob, http_get: options_bash_grep_http.go
 }
 
 func defaultConfig() config {

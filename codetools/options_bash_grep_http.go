@@ -19,7 +19,7 @@ type part2Config struct {
 	spillMaxFiles  int           // spill files kept at most, oldest removed first
 
 	// grep and glob
-	grepMaxBytes int // cap of grep's answer in bytes
+	grepMaxBytes int // cap of grep's and glob's answers in bytes
 
 	// http_get
 	httpTimeout      time.Duration
@@ -118,8 +118,9 @@ func WithBashSpillRetention(maxAge time.Duration, maxFiles int) Option {
 	}
 }
 
-// WithGrepMaxBytes sets the largest answer grep gives, in bytes (50 KiB
-// unless set). Hosts that post-process matches themselves may raise it.
+// WithGrepMaxBytes sets the largest answer grep and glob give, in bytes
+// (50 KiB unless set). Hosts that post-process matches themselves may
+// raise it.
 func WithGrepMaxBytes(n int) Option {
 	return func(c *config) {
 		if n > 0 {
