@@ -37,22 +37,7 @@ func (c *changingResolver) Tools() []Tool {
 
 func (c *changingResolver) Resolve(context.Context, Call) (string, error) { return "ok", nil }
 
-func names(tools []Tool) []string {
-	out := make([]string, len(tools))
-	for i, t := range tools {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func hasObserver(t Tool, ob Observer) bool {
-	for _, o := range t.Observers {
-		if o == ob {
-			return true
-		}
-	}
-	return false
-}
+func hasObserver(t Tool, ob Observer) bool { return slices.Contains(t.Observers, ob) }
 
 func TestObservedToolsFollowTheWrappedList(t *testing.T) {
 	ob := &countingObserver{}
@@ -61,13 +46,13 @@ func TestObservedToolsFollowTheWrappedList(t *testing.T) {
 	inner.set(read)
 	o := NewObservedTools(inner, ob)
 
-	require.Equal(t, []string{"read"}, names(o.Tools()))
+	require.Equal(t, []string{"read"}, toolNamesOf(o.Tools()))
 	_, ok := o.LookupTool("write")
 	assert.False(t, ok, "not listed yet")
 
 	inner.set(read, write, simpleTool("read")) // a new tool, and a duplicate name
 	got := o.Tools()
-	require.Equal(t, []string{"read", "write"}, names(got), "the new list, first of each name")
+	require.Equal(t, []string{"read", "write"}, toolNamesOf(got), "the new list, first of each name")
 	for _, tool := range got {
 		assert.True(t, hasObserver(tool, ob), tool.Name)
 	}
@@ -76,7 +61,7 @@ func TestObservedToolsFollowTheWrappedList(t *testing.T) {
 	assert.True(t, hasObserver(w, ob))
 
 	inner.set(write)
-	assert.Equal(t, []string{"write"}, names(o.Tools()))
+	assert.Equal(t, []string{"write"}, toolNamesOf(o.Tools()))
 	_, ok = o.LookupTool("read")
 	assert.False(t, ok, "a tool the wrapped resolver dropped is gone")
 }

@@ -183,7 +183,7 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindProcess, Payload: ProcessPayload{
 		Command: command, ExitCode: code, Output: text, OutputBytes: out.total,
 		DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
-		OutputFile: out.path, OutputFileCut: out.path != "" && out.cut,
+		OutputFile: out.path, OutputFileCut: out.cut,
 	}})
 	if err := trap.error(); err != nil {
 		return "", err

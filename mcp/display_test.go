@@ -3,10 +3,12 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,19 +120,11 @@ func TestTypedDisplayCutToFit(t *testing.T) {
 	var back llmtoolkit.Display
 	require.NoError(t, json.Unmarshal(raw, &back))
 	assert.ElementsMatch(t, []string{"path", "diff", "truncated", "added", "removed", "firstChangedLine", "replacements"},
-		keysOf(back.Payload.(map[string]any)))
+		slices.Collect(maps.Keys(back.Payload.(map[string]any))))
 	typed, err := codetools.DecodeDisplay(back)
 	require.NoError(t, err)
 	p := typed.Payload.(codetools.DiffPayload)
 	assert.Equal(t, 300_000, p.Added)
 	assert.Equal(t, 1, p.Replacements)
 	assert.True(t, strings.HasSuffix(p.Diff, truncatedMark))
-}
-
-func keysOf(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
 }

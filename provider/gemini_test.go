@@ -261,10 +261,11 @@ func TestGeminiSchema(t *testing.T) {
 			var in map[string]any
 			require.NoError(t, json.Unmarshal([]byte(tc.in), &in))
 			before, _ := json.Marshal(in)
-			got, err := json.Marshal(provider.GeminiSchema(in))
+			out := provider.GeminiSchema(in)
+			got, err := json.Marshal(out)
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, string(got))
-			assert.Empty(t, geminiSchemaProblems(provider.GeminiSchema(in)), "Gemini would refuse it")
+			assert.Empty(t, geminiSchemaProblems(out), "Gemini would refuse it")
 			after, _ := json.Marshal(in)
 			assert.JSONEq(t, string(before), string(after), "the input is not modified")
 		})
