@@ -175,58 +175,40 @@ func TestSyncConcurrentWriters(t *testing.T) {
 }
 
 // TestAsyncWriterSurvivesAPanic: a panic while writing a batch (here a gorm
-// callback's) fails that batch's rows, counted and reported, and the writer
-// goes on: the next batch is written and Close returns.
+// callback's) fails that batch's rows, counted and reported once, and the
+// writer goes on: the next batch is written and Close returns. An OnError
+// that panics in turn is logged and leaves the host alive.
 func TestAsyncWriterSurvivesAPanic(t *testing.T) {
-	db := openSQLite(t)
-	var panicking atomic.Bool
-	require.NoError(t, db.Callback().Create().Before("gorm:create").Register("test:panic", func(*gorm.DB) {
-		if panicking.Load() {
-			panic("driver exploded")
-		}
-	}))
-	var fails failures
-	rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Millisecond),
-		trace.OnError(fails.add), trace.WithLogger(discardLogger()))
-	panicking.Store(true)
-	_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return rec.Stats().Failed == 1 }, 5*time.Second, time.Millisecond)
-	panicking.Store(false)
-	_, err = rec.Resolve(convCtx(t, 2), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 2}})
-	require.NoError(t, err)
-	err = rec.Close()
-	require.Error(t, err, "Close reports the lost trace")
-	assert.Contains(t, err.Error(), "driver exploded")
-	assert.Equal(t, 1, fails.len())
-	assert.Equal(t, int64(1), count(t, db), "the batch after the panic is written")
-}
-
-// TestAsyncWriterSurvivesAPanickingOnError: a driver's panic and an OnError
-// that panics in turn still leave the host alive; the lost trace is counted
-// once and Close reports it.
-func TestAsyncWriterSurvivesAPanickingOnError(t *testing.T) {
-	db := openSQLite(t)
-	var panicking atomic.Bool
-	require.NoError(t, db.Callback().Create().Before("gorm:create").Register("test:panic", func(*gorm.DB) {
-		if panicking.Load() {
-			panic("driver exploded")
-		}
-	}))
-	var told atomic.Int64
-	rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Millisecond),
-		trace.OnError(func(*trace.Trace, error) { told.Add(1); panic("OnError bug") }), trace.WithLogger(discardLogger()))
-	panicking.Store(true)
-	_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return rec.Stats().Failed == 1 }, 5*time.Second, time.Millisecond)
-	panicking.Store(false)
-	_, err = rec.Resolve(convCtx(t, 2), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 2}})
-	require.NoError(t, err)
-	err = rec.Close()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "driver exploded")
-	assert.Equal(t, int64(1), told.Load(), "OnError was told once")
-	assert.Equal(t, int64(1), rec.Stats().Failed)
-	assert.Equal(t, int64(1), count(t, db), "the batch after the panics is written")
+	for _, panickingOnError := range []bool{false, true} {
+		t.Run(fmt.Sprintf("OnError panics %v", panickingOnError), func(t *testing.T) {
+			db := openSQLite(t)
+			var panicking atomic.Bool
+			require.NoError(t, db.Callback().Create().Before("gorm:create").Register("test:panic", func(*gorm.DB) {
+				if panicking.Load() {
+					panic("driver exploded")
+				}
+			}))
+			var fails failures
+			rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Millisecond),
+				trace.OnError(func(tr *trace.Trace, err error) {
+					fails.add(tr, err)
+					if panickingOnError {
+						panic("OnError bug")
+					}
+				}), trace.WithLogger(discardLogger()))
+			panicking.Store(true)
+			_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return rec.Stats().Failed == 1 }, 5*time.Second, time.Millisecond)
+			panicking.Store(false)
+			_, err = rec.Resolve(convCtx(t, 2), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 2}})
+			require.NoError(t, err)
+			err = rec.Close()
+			require.Error(t, err, "Close reports the lost trace")
+			assert.Contains(t, err.Error(), "driver exploded")
+			assert.Equal(t, 1, fails.len(), "OnError was told once")
+			assert.Equal(t, int64(1), rec.Stats().Failed)
+			assert.Equal(t, int64(1), count(t, db), "the batch after the panic is written")
+		})
+	}
 }
