@@ -11,11 +11,13 @@
 // [Permissions.Guard] wraps the run's resolver. Every call that reaches the
 // guard is checked in this order, the first refusal winning:
 //
-//  1. the mode ([Mode]): bypass skips steps 1 to 3 and 5; plan refuses
-//     every tool not annotated read-only except the plan-mode tool;
-//     accept_edits lets read-only tools and file edits through without
-//     asking; default asks for every call;
-//  2. the deny rules ([Rule]): a match refuses the call;
+//  1. the mode ([Mode]): the plan-mode tool is refused outside the plan
+//     mode; bypass lets every other call through to step 2 without asking;
+//     plan refuses every tool not annotated read-only except the plan-mode
+//     tool; accept_edits lets read-only tools and file edits through
+//     without asking; default asks for every call;
+//  2. the deny rules ([Rule]), in every mode, bypass included: a match
+//     refuses the call;
 //  3. the allow rules: a match lets the call through without asking;
 //  4. the PreToolUse hooks ([Hooks]), in order: each may refuse the call or
 //     change its arguments (re-validated against the tool's schema, and

@@ -21,8 +21,9 @@ const (
 	// ModeAcceptEdits: read-only tools and file edits ([Config.EditTools])
 	// run without asking the callback; other tools are asked.
 	ModeAcceptEdits Mode = "accept_edits"
-	// ModeBypass: no checks (mode, rules, callback); the hooks still run and
-	// a trace wrapper still records every call.
+	// ModeBypass: nothing is asked (the callback is not called); the deny rules
+	// and the hooks still apply, the plan-mode tool is refused, and a trace
+	// wrapper still records every call.
 	ModeBypass Mode = "bypass"
 )
 

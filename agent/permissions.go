@@ -137,26 +137,24 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	// 1. The mode.
 	ask := true
 	switch {
-	case mode == ModeBypass:
-		ask = false
 	case call.Name == PlanToolName && found:
 		if mode != ModePlan {
 			return call, llmtoolkit.Deny(call.Name, fmt.Sprintf("the run is not in plan mode (mode %s): there is no plan to approve", mode))
 		}
 		ask = false // approving the plan is the host's check
+	case mode == ModeBypass:
+		ask = false
 	case mode == ModePlan && kind != KindReadOnly:
 		return call, llmtoolkit.Deny(call.Name, "plan mode allows only read-only tools: explore, then call "+PlanToolName+" with your plan and wait for its approval")
 	case mode == ModeAcceptEdits && (kind == KindReadOnly || kind == KindEdit):
 		ask = false
 	}
-	if mode != ModeBypass {
-		// 2. Deny rules; 3. allow rules.
-		if r := firstMatch(p.deny, call); r != nil {
-			return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
-		}
-		if ask && firstMatch(p.allow, call) != nil {
-			ask = false
-		}
+	// 2. Deny rules, whatever the mode; 3. allow rules.
+	if r := firstMatch(p.deny, call); r != nil {
+		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
+	}
+	if ask && firstMatch(p.allow, call) != nil {
+		ask = false
 	}
 	// 4. PreToolUse hooks.
 	for _, h := range p.cfg.Hooks.PreToolUse {
@@ -165,7 +163,7 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 			return call, err
 		}
 		var err error
-		if call, err = p.apply(mode, call, tool, found, d, "a PreToolUse hook"); err != nil {
+		if call, err = p.apply(call, tool, found, d, "a PreToolUse hook"); err != nil {
 			return call, err
 		}
 	}
@@ -175,13 +173,13 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, call, tool) }); err != nil {
 			return call, err
 		}
-		return p.apply(mode, call, tool, found, d, "the host")
+		return p.apply(call, tool, found, d, "the host")
 	}
 	return call, nil
 }
 
 // apply applies a hook's or the callback's decision to call.
-func (p *Permissions) apply(mode Mode, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
+func (p *Permissions) apply(call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
 	if d.Deny {
 		msg := d.Message
 		if msg == "" {
@@ -198,10 +196,8 @@ func (p *Permissions) apply(mode Mode, call llmtoolkit.Call, tool llmtoolkit.Too
 			return call, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
 		}
 	}
-	if mode != ModeBypass {
-		if r := firstMatch(p.deny, call); r != nil {
-			return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
-		}
+	if r := firstMatch(p.deny, call); r != nil {
+		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
 	}
 	return call, nil
 }
