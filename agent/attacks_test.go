@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
+	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 )
 
 // This file holds the attacks of issue 23 on the agent layer (rows 5 to 12
@@ -57,6 +58,68 @@ func TestBypassKeepsDenyRules(t *testing.T) {
 			assert.Contains(t, res.Content, "not in plan mode")
 			assert.False(t, asked, "the approver is not asked")
 			assert.Equal(t, mode, p.Mode())
+		})
+	}
+}
+
+// TestHooksSeeACopyOfTheArguments (row 10): a hook or the callback that
+// changes the call's arguments in place, at any depth, and allows the call
+// changes nothing: only the arguments it returns are applied, and those
+// are validated and checked against the deny rules.
+func TestHooksSeeACopyOfTheArguments(t *testing.T) {
+	deny := []agent.Rule{{Tool: "bash", Argument: "command", Regexp: `^rm `}}
+	inPlace := func(call llmtoolkit.Call) {
+		call.Arguments["command"] = "rm -rf /"
+		if env, ok := call.Arguments["env"].(map[string]any); ok {
+			env["PATH"] = "/evil"
+		}
+		if argv, ok := call.Arguments["argv"].([]any); ok {
+			argv[0] = "rm"
+		}
+	}
+	hook := func(context.Context, llmtoolkit.Call, llmtoolkit.Tool) agent.Decision { return agent.Allow() }
+	bash := llmtoolkit.MustTool("bash", "Runs a command.", map[string]any{"type": "object", "properties": map[string]any{
+		"command": str, "env": map[string]any{"type": "object"}, "argv": map[string]any{"type": "array"},
+	}})
+	for _, tc := range []struct {
+		name string
+		cfg  func(mutate agent.PreToolUseHook) agent.Config
+	}{
+		{"PreToolUse hook", func(m agent.PreToolUseHook) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Deny: deny, Hooks: agent.Hooks{PreToolUse: []agent.PreToolUseHook{m, hook}}}
+		}},
+		{"CanUseTool", func(m agent.PreToolUseHook) agent.Config {
+			return agent.Config{Deny: deny, CanUseTool: agent.CanUseTool(m)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran []llmtoolkit.Call
+			tools := (&lt.Fake{}).Add(bash, func(_ context.Context, call llmtoolkit.Call) (string, error) {
+				ran = append(ran, call)
+				return "ran", nil
+			})
+			p := newPerms(t, tc.cfg(func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+				inPlace(call)
+				return agent.Allow()
+			}))
+			call := llmtoolkit.Call{Name: "bash", Arguments: map[string]any{
+				"command": "ls", "env": map[string]any{"PATH": "/bin"}, "argv": []any{"ls"},
+			}}
+			res := llmtoolkit.Execute(t.Context(), p.Guard(tools), call)
+			require.False(t, res.IsError, res.Content)
+			require.Len(t, ran, 1)
+			assert.Equal(t, map[string]any{"command": "ls", "env": map[string]any{"PATH": "/bin"}, "argv": []any{"ls"}}, ran[0].Arguments,
+				"the tool runs on the arguments the rules saw")
+
+			// Changes returned are applied, and checked.
+			p = newPerms(t, tc.cfg(func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+				inPlace(call)
+				return agent.AllowWith(call.Arguments)
+			}))
+			res = llmtoolkit.Execute(t.Context(), p.Guard(tools), call)
+			require.True(t, res.IsError)
+			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+			assert.Len(t, ran, 1)
 		})
 	}
 }

@@ -26,6 +26,10 @@
 //     allows, refuses with a message, or allows with changed arguments
 //     (re-validated and checked against the deny rules too).
 //
+// Hooks and the callback receive a deep copy of the call's arguments: a
+// change made in place is not applied; only the arguments a [Decision]
+// returns are, once validated and checked against the deny rules.
+//
 // A refusal is a [*llmtoolkit.DeniedError]: the model reads that the call
 // was denied and why, a trace.Recorder wrapped around the guard records it,
 // and agentloop's circuit breaker does not count it. After the tool ran,

@@ -159,7 +159,7 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	// 4. PreToolUse hooks.
 	for _, h := range p.cfg.Hooks.PreToolUse {
 		var d Decision
-		if err := guarded(ctx, p.logger, "a PreToolUse hook", call, func() { d = h(ctx, call, tool) }); err != nil {
+		if err := guarded(ctx, p.logger, "a PreToolUse hook", call, func() { d = h(ctx, withArguments(call), tool) }); err != nil {
 			return call, err
 		}
 		var err error
@@ -170,7 +170,7 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	// 5. The callback.
 	if ask && p.cfg.CanUseTool != nil {
 		var d Decision
-		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, call, tool) }); err != nil {
+		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, withArguments(call), tool) }); err != nil {
 			return call, err
 		}
 		return p.apply(call, tool, found, d, "the host")
@@ -190,7 +190,7 @@ func (p *Permissions) apply(call llmtoolkit.Call, tool llmtoolkit.Tool, found bo
 	if d.Arguments == nil {
 		return call, nil
 	}
-	call.Arguments = d.Arguments
+	call.Arguments = copyArguments(d.Arguments) // the hook may keep and change the map it returned
 	if found {
 		if err := tool.ValidateArguments(call.Arguments); err != nil {
 			return call, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
@@ -200,4 +200,11 @@ func (p *Permissions) apply(call llmtoolkit.Call, tool llmtoolkit.Tool, found bo
 		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
 	}
 	return call, nil
+}
+
+// withArguments returns call with a deep copy of its arguments, for a hook
+// or the callback: what they change in place is not what the tool runs.
+func withArguments(call llmtoolkit.Call) llmtoolkit.Call {
+	call.Arguments = copyArguments(call.Arguments)
+	return call
 }
