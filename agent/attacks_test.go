@@ -3,12 +3,14 @@ package agent_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 )
 
@@ -122,4 +124,59 @@ func TestHooksSeeACopyOfTheArguments(t *testing.T) {
 			assert.Len(t, ran, 1)
 		})
 	}
+}
+
+// readOnlyTool is a read-only tool that runs fn.
+func readOnlyTool(name string, fn func(context.Context, llmtoolkit.Call) (string, error)) *lt.Fake {
+	tool := llmtoolkit.MustTool(name, "A read-only tool.", schema(map[string]any{"q": str}))
+	tool.Annotations = &llmtoolkit.Annotations{ReadOnly: true}
+	return (&lt.Fake{}).Add(tool, fn)
+}
+
+// TestSpawnAgentReturnsAtItsDeadline (row 8): a child tool that ignores
+// its context does not hold the parent past the sub-agent's deadline; the
+// stuck call finishes on its own goroutine and its result is dropped.
+func TestSpawnAgentReturnsAtItsDeadline(t *testing.T) {
+	release := make(chan struct{})
+	finished := make(chan struct{})
+	stuck := readOnlyTool("stuck", func(context.Context, llmtoolkit.Call) (string, error) {
+		defer close(finished)
+		select { // ignores its context
+		case <-release:
+		case <-time.After(3 * time.Second):
+		}
+		return "late", nil
+	})
+	sub := lt.NewScriptedModel(t, lt.CallTools(llmtoolkit.Call{Name: "stuck", Arguments: map[string]any{}}), lt.Reply("never"))
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: stuck, Timeout: 200 * time.Millisecond, NewID: fixedID("sub-slow")})
+	start := time.Now()
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("wait"))
+	took := time.Since(start)
+	close(release)
+	<-finished
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, context.DeadlineExceeded)
+	assert.Contains(t, res.Content, "sub-agent sub-slow did not finish within its deadline (200ms)")
+	assert.Less(t, took, 2*time.Second, "spawn_agent returns at its deadline, not when the stuck call does")
+	require.NotNil(t, res.Display)
+	assert.Contains(t, res.Display.Payload.(agent.SubagentPayload).Error, "deadline")
+}
+
+// TestSubAgentOnEventPanic (row 9): a panicking OnEvent, called from the
+// goroutines that run the child's parallel calls, fails the spawn_agent
+// call; the host lives on.
+func TestSubAgentOnEventPanic(t *testing.T) {
+	ok := readOnlyTool("look", func(context.Context, llmtoolkit.Call) (string, error) { return "seen", nil })
+	look := llmtoolkit.Call{Name: "look", Arguments: map[string]any{}}
+	sub := lt.NewScriptedModel(t, lt.CallTools(look, look), lt.Reply("done"))
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: ok, NewID: fixedID("sub-p"),
+		OnEvent: func(_ string, e agentloop.Event) {
+			if e.Kind == agentloop.EventToolCall {
+				panic("host bug in OnEvent")
+			}
+		}})
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("look twice"))
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, llmtoolkit.ErrToolPanic)
+	assert.Contains(t, res.Content, "OnEvent panicked: host bug in OnEvent")
 }

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -51,7 +54,9 @@ type SubAgentConfig struct {
 	MaxDepth int
 	// NewID names each sub-agent; nil means a random 16-hex-digit id.
 	NewID func() string
-	// OnEvent, when set, receives the sub-agent's loop events with its id.
+	// OnEvent, when set, receives the sub-agent's loop events with its id,
+	// one at a time, possibly from the goroutines of the sub-agent's
+	// parallel calls. A panic in it fails the spawn_agent call.
 	OnEvent func(id string, e agentloop.Event)
 	// Logger receives each sub-agent run's record; nil means slog.Default().
 	Logger *slog.Logger
@@ -76,6 +81,14 @@ func depthFrom(ctx context.Context) int {
 // without an answer (iteration limit, deadline, cancellation, model error)
 // fails the call with the reason. A call deeper than cfg.MaxDepth is
 // refused with [ErrMaxDepth].
+//
+// The call returns at the sub-agent's deadline (or its parent's
+// cancellation) even when one of the sub-agent's tools ignores its
+// context: the stuck tool call keeps running on its own goroutine until
+// the tool returns (Go cannot stop it), the sub-agent's loop then ends at
+// its next check of its cancelled context, and what it returns is dropped.
+// A panic in cfg.OnEvent, on whatever goroutine the sub-agent calls it,
+// cancels the sub-agent and fails the call with a [*llmtoolkit.PanicError].
 //
 // The tool is annotated read-only when every tool it offers its
 // sub-agents is, so that the plan mode allows it.
@@ -167,12 +180,16 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 		msgs = append(msgs, agentloop.SystemMessage(s.cfg.Instructions))
 	}
 	msgs = append(msgs, agentloop.UserMessage(task))
+	var mu sync.Mutex // payload's counters: the run may outlive this call (see below)
+	var hostPanic atomic.Pointer[llmtoolkit.PanicError]
 	opts := agentloop.Options{
 		Resolver:      s.tools,
 		Tools:         []llmtoolkit.Tool{},
 		MaxIterations: s.cfg.MaxIterations,
 		Logger:        s.cfg.Logger.With(slog.String("agent_id", id)),
 		OnIteration: func(it agentloop.Iteration) {
+			mu.Lock()
+			defer mu.Unlock()
 			payload.Iterations++
 			payload.ToolCalls += len(it.Calls)
 			payload.Usage.InputTokens += it.Response.Usage.InputTokens
@@ -183,20 +200,70 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 		opts.Tools = nil // offer the resolver's list
 	}
 	if s.cfg.OnEvent != nil {
-		opts.OnEvent = func(e agentloop.Event) { s.cfg.OnEvent(id, e) }
+		// OnEvent runs on the goroutines of the child's parallel calls: a
+		// panic there fails this sub-agent (its run is cancelled), never
+		// the host.
+		opts.OnEvent = func(e agentloop.Event) {
+			defer func() {
+				if v := recover(); v != nil {
+					pe := &llmtoolkit.PanicError{Value: fmt.Sprintf("SubAgentConfig.OnEvent panicked: %v", v), Stack: debug.Stack()}
+					s.cfg.Logger.ErrorContext(ctx, "agent: SubAgentConfig.OnEvent panicked", slog.String("agent_id", id),
+						slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+					hostPanic.CompareAndSwap(nil, pe)
+					cancel()
+				}
+			}()
+			s.cfg.OnEvent(id, e)
+		}
 	}
 	start := time.Now()
-	resp, _, err := agentloop.Run(sctx, msgs, s.cfg.Model, opts)
+	type outcome struct {
+		resp agentloop.Response
+		err  error
+	}
+	// The run goes on its own goroutine so that this call returns at the
+	// deadline even when a tool of the sub-agent ignores its context. Such
+	// a stuck call keeps its goroutine until the tool returns (Go cannot
+	// stop it); the run then ends at its next check of the cancelled
+	// context and its result is dropped.
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil { // agentloop.Run rescues its callbacks' panics; this is a last resort
+				done <- outcome{err: &llmtoolkit.PanicError{Value: fmt.Sprintf("the sub-agent's run panicked: %v", v), Stack: debug.Stack()}}
+			}
+		}()
+		resp, _, err := agentloop.Run(sctx, msgs, s.cfg.Model, opts)
+		done <- outcome{resp, err}
+	}()
+	var out outcome
+	select {
+	case out = <-done:
+	case <-sctx.Done():
+		select {
+		case out = <-done: // it finished as the deadline came
+		default:
+			out.err = fmt.Errorf("the sub-agent's run was abandoned with a call still running: %w", sctx.Err())
+		}
+	}
+	err := out.err
+	mu.Lock()
 	payload.DurationMS = time.Since(start).Milliseconds()
-	if err != nil {
+	if pe := hostPanic.Load(); pe != nil {
+		err = fmt.Errorf("sub-agent %s failed: %w", id, pe)
+	} else if err != nil {
 		err = s.failure(ctx, sctx, id, err)
+	}
+	if err != nil {
 		payload.Error = err.Error()
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubagent, Payload: payload})
+	shown := payload
+	mu.Unlock()
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubagent, Payload: shown})
 	if err != nil {
 		return "", err
 	}
-	return resp.Content, nil
+	return out.resp.Content, nil
 }
 
 // failure explains why sub-agent id stopped without an answer.
