@@ -180,3 +180,80 @@ func TestSubAgentOnEventPanic(t *testing.T) {
 	assert.ErrorIs(t, res.Err, llmtoolkit.ErrToolPanic)
 	assert.Contains(t, res.Content, "OnEvent panicked: host bug in OnEvent")
 }
+
+// recipeWorkspace is workspace() with "survey", a recipe tool (not
+// read-only) whose one step reads a file.
+func recipeWorkspace() *lt.Fake {
+	ws := workspace()
+	survey := llmtoolkit.MustTool("survey", "Reads the project.", schema(map[string]any{"path": str}, "path"))
+	survey.Recipe = func(args map[string]any) llmtoolkit.Plan {
+		return llmtoolkit.Plan{Serial: []llmtoolkit.Call{{Name: "read_file", Arguments: map[string]any{"path": args["path"]}}}}
+	}
+	return ws.Add(survey, func(context.Context, llmtoolkit.Call) (string, error) { return "resolved, not planned", nil })
+}
+
+// TestRecipeCallIsChecked (row 5): a recipe call goes through the whole
+// check (mode, rules, hooks, callback) before its plan runs; its steps are
+// checked as before.
+func TestRecipeCallIsChecked(t *testing.T) {
+	survey := llmtoolkit.Call{Name: "survey", Arguments: map[string]any{"path": "a.go"}}
+	for _, tc := range []struct {
+		name      string
+		cfg       func(trail *[]string) agent.Config
+		wantIn    string // "" means the plan ran
+		wantTrail []string
+	}{
+		{"denied by name", func(*[]string) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "survey"}}}
+		}, `the host's rule survey forbids this call`, nil},
+		{"denied by argument", func(*[]string) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "survey", Argument: "path", Glob: "*.go"}}}
+		}, `forbids this call`, nil},
+		{"refused by a hook", func(tr *[]string) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Hooks: agent.Hooks{PreToolUse: []agent.PreToolUseHook{
+				func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+					*tr = append(*tr, "hook "+call.Name)
+					return agent.Deny("no surveys")
+				}}}}
+		}, "no surveys", []string{"hook survey"}},
+		{"refused by the callback", func(tr *[]string) agent.Config {
+			return agent.Config{CanUseTool: func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+				*tr = append(*tr, "asked "+call.Name)
+				return agent.Deny("the user said no")
+			}}
+		}, "the user said no", []string{"asked survey"}},
+		{"allowed: the callback is asked for the recipe, then for its step", func(tr *[]string) agent.Config {
+			return agent.Config{CanUseTool: func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+				*tr = append(*tr, "asked "+call.Name)
+				return agent.Allow()
+			}}
+		}, "", []string{"asked survey", "asked read_file"}},
+		{"a hook's changed arguments reach the plan, checked", func(tr *[]string) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}},
+				Hooks: agent.Hooks{PreToolUse: []agent.PreToolUseHook{
+					func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+						if call.Name != "survey" {
+							return agent.Allow()
+						}
+						return agent.AllowWith(map[string]any{"path": "secrets/key"})
+					}}}}
+		}, "forbids this call (with the arguments set by a PreToolUse hook)", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var trail []string
+			ws := recipeWorkspace()
+			p := newPerms(t, tc.cfg(&trail))
+			res := llmtoolkit.Execute(t.Context(), p.Guard(ws), survey)
+			assert.Equal(t, tc.wantTrail, trail)
+			if tc.wantIn == "" {
+				require.False(t, res.IsError, res.Content)
+				assert.Equal(t, "read_file ran", res.Content)
+				return
+			}
+			require.True(t, res.IsError, res.Content)
+			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+			assert.Contains(t, res.Content, tc.wantIn)
+			assert.Empty(t, ws.Calls(), "no step ran")
+		})
+	}
+}
