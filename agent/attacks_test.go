@@ -2,6 +2,9 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,6 +257,197 @@ func TestRecipeCallIsChecked(t *testing.T) {
 			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
 			assert.Contains(t, res.Content, tc.wantIn)
 			assert.Empty(t, ws.Calls(), "no step ran")
+		})
+	}
+}
+
+// TestSubAgentInheritsTheParentsPermissions (row 6): a sub-agent runs under
+// its parent's permissions: the parent's deny rules and mode hold for its
+// calls, and a sub-agent's own permissions can only narrow them.
+func TestSubAgentInheritsTheParentsPermissions(t *testing.T) {
+	readSecret := llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "secrets/key"}}
+	write := kindCalls[agent.KindEdit]
+	for _, tc := range []struct {
+		name     string
+		parent   agent.Config
+		child    *agent.Config // the sub-agent's own permissions
+		call     llmtoolkit.Call
+		wantIn   string // "" means the child's call ran
+		mutating bool
+	}{
+		{"the parent's deny rule", agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}},
+			nil, readSecret, "forbids this call", false},
+		{"the parent's mode: accept_edits asks for bash", agent.Config{Mode: agent.ModeAcceptEdits, CanUseTool: func(context.Context, llmtoolkit.Call, llmtoolkit.Tool) agent.Decision {
+			return agent.Deny("the user said no to " + "bash")
+		}, Allow: []agent.Rule{{Tool: agent.SpawnToolName}}}, nil, kindCalls[agent.KindOther], "the user said no to bash", true},
+		{"the parent's callback", agent.Config{CanUseTool: func(context.Context, llmtoolkit.Call, llmtoolkit.Tool) agent.Decision {
+			return agent.Deny("the user said no")
+		}, Allow: []agent.Rule{{Tool: agent.SpawnToolName}}}, nil, write, "the user said no", true},
+		{"a child's bypass does not widen the parent's rules", agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}},
+			&agent.Config{Mode: agent.ModeBypass}, readSecret, "forbids this call", false},
+		{"a child's own deny rule narrows", agent.Config{Mode: agent.ModeBypass},
+			&agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "write_file"}}}, write, "forbids this call", true},
+		{"allowed by both: runs", agent.Config{Mode: agent.ModeBypass},
+			&agent.Config{Mode: agent.ModeAcceptEdits}, write, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := workspace()
+			p := newPerms(t, tc.parent)
+			var results []llmtoolkit.Result
+			cfg := agent.SubAgentConfig{
+				Model: lt.NewScriptedModel(t, lt.CallTools(tc.call), lt.Reply("done")).Send,
+				Tools: ws, AllowMutating: tc.mutating, Logger: quiet,
+				OnEvent: func(_ string, e agentloop.Event) {
+					if e.Kind == agentloop.EventToolResult {
+						results = append(results, *e.Result)
+					}
+				},
+			}
+			if tc.child != nil {
+				cfg.Permissions = newPerms(t, *tc.child)
+			}
+			spawn, err := agent.SpawnAgent(cfg)
+			require.NoError(t, err)
+			res := llmtoolkit.Execute(t.Context(), p.Guard(spawn), spawnCall("read the secret"))
+			require.False(t, res.IsError, res.Content)
+			require.Len(t, results, 1)
+			if tc.wantIn == "" {
+				assert.False(t, results[0].IsError, results[0].Content)
+				assert.Len(t, ws.Calls(), 1)
+				return
+			}
+			assert.True(t, results[0].IsError)
+			assert.ErrorIs(t, results[0].Err, llmtoolkit.ErrDenied)
+			assert.Contains(t, results[0].Content, tc.wantIn)
+			assert.Empty(t, ws.Calls(), "the child's call never ran")
+		})
+	}
+}
+
+// TestModeSwitchesByVersion (row 7): a mode switch applies to every call
+// made after it but those of the turn that made it: a sub-agent spawned in
+// a later turn runs in the new mode (its own iteration counter restarts at
+// 1), and a Permissions reused for a second run starts it in the current
+// mode.
+func TestModeSwitchesByVersion(t *testing.T) {
+	approve := func(context.Context, string) agent.PlanDecision {
+		return agent.PlanDecision{Approved: true, Mode: agent.ModeAcceptEdits}
+	}
+	t.Run("a sub-agent after the approval", func(t *testing.T) {
+		p := newPerms(t, agent.Config{Mode: agent.ModePlan})
+		ws := workspace()
+		var results []llmtoolkit.Result
+		spawn := newSpawn(t, agent.SubAgentConfig{
+			Model: lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindEdit]), lt.Reply("written")).Send,
+			Tools: p.Guard(ws), AllowMutating: true, // the wiring a host writes by hand
+			OnEvent: func(_ string, e agentloop.Event) {
+				if e.Kind == agentloop.EventToolResult {
+					results = append(results, *e.Result)
+				}
+			},
+		})
+		model := lt.NewScriptedModel(t,
+			lt.CallTools(kindCalls[agent.KindReadOnly]),
+			lt.CallTools(planCall("1. write a.go")),
+			lt.CallTools(spawnCall("write a.go")),
+			lt.Reply("done"))
+		_, history, err := agentloop.Run(t.Context(), nil, model.Send, agentloop.Options{
+			Resolver: p.Guard(llmtoolkit.Compose(ws, agent.PlanMode(p, approve), spawn)), Logger: quiet})
+		require.NoError(t, err)
+		require.Len(t, history, 7)
+		assert.False(t, history[5].IsError, history[5].Content)
+		require.Len(t, results, 1)
+		assert.False(t, results[0].IsError, "the child's write is checked in accept_edits, not the stale plan mode: %s", results[0].Content)
+		assert.Len(t, ws.CallsTo("write_file"), 1)
+	})
+	t.Run("a Permissions reused for a second run", func(t *testing.T) {
+		p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits})
+		ws := workspace()
+		toPlan := llmtoolkit.MustTool("pause", "Back to planning.", schema(map[string]any{}))
+		toPlan.Annotations = &llmtoolkit.Annotations{ReadOnly: true}
+		tools := p.Guard(llmtoolkit.Compose(ws, (&lt.Fake{}).Add(toPlan, func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			return "planning", p.SetMode(ctx, agent.ModePlan)
+		})))
+		first := lt.NewScriptedModel(t, lt.CallTools(llmtoolkit.Call{Name: "pause", Arguments: map[string]any{}}), lt.Reply("paused"))
+		_, _, err := agentloop.Run(t.Context(), nil, first.Send, agentloop.Options{Resolver: tools, Logger: quiet})
+		require.NoError(t, err)
+		require.Equal(t, agent.ModePlan, p.Mode())
+
+		second := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindEdit]), lt.Reply("done"))
+		_, history, err := agentloop.Run(t.Context(), nil, second.Send, agentloop.Options{Resolver: tools, Logger: quiet})
+		require.NoError(t, err)
+		require.Len(t, history, 3)
+		assert.True(t, history[1].IsError, "the second run is in plan mode from its first call: %s", history[1].Content)
+		assert.Contains(t, history[1].Content, "plan mode allows only read-only tools")
+		assert.Empty(t, ws.CallsTo("write_file"))
+	})
+}
+
+// TestSubAgentBudget (row 14): a run's sub-agents, at every depth, are
+// bounded in number and in how many run at once; the calls past the budget
+// are refused with ErrSubAgentBudget.
+func TestSubAgentBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		total, concurrent     int // 0: the defaults
+		wantTotal, wantAtOnce int
+		deep                  bool // each child spawns one grandchild
+	}{
+		{"defaults", 0, 0, agent.DefaultMaxSubAgents, agent.DefaultMaxConcurrentSubAgents, false},
+		{"configured", 5, 2, 5, 2, false},
+		{"depth counts", 6, 3, 6, 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			started, running, peak := 0, 0, 0
+			child := func(ctx context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+				mu.Lock()
+				first := len(msgs) == 1
+				if first {
+					started++
+					running++
+					peak = max(peak, running)
+				}
+				mu.Unlock()
+				if first && tc.deep && llmtoolkit.AgentIDFrom(ctx) != "" && !strings.HasPrefix(msgs[0].Content, "grand") {
+					return agentloop.Response{ToolCalls: []llmtoolkit.Call{spawnCall("grandchild")}}, nil
+				}
+				time.Sleep(20 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return agentloop.Response{Content: "done"}, nil
+			}
+			_ = child
+			var spawn llmtoolkit.Resolver
+			inner := newSpawn(t, agent.SubAgentConfig{Model: func(ctx context.Context, msgs []agentloop.Message, tools []llmtoolkit.Tool) (agentloop.Response, error) {
+				msgs[0].Content = "grand " + msgs[0].Content
+				return child(ctx, msgs, tools)
+			}, MaxDepth: 2, MaxSubAgents: tc.total, MaxConcurrentSubAgents: tc.concurrent})
+			spawn = newSpawn(t, agent.SubAgentConfig{Model: child, Tools: inner, MaxDepth: 2, MaxSubAgents: tc.total, MaxConcurrentSubAgents: tc.concurrent})
+			calls := make([]llmtoolkit.Call, 40)
+			for i := range calls {
+				calls[i] = spawnCall(fmt.Sprint("task ", i))
+				calls[i].ID = fmt.Sprint("s", i)
+			}
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass})
+			model := lt.NewScriptedModel(t, lt.CallTools(calls...), lt.Reply("all done"))
+			_, history, err := agentloop.Run(t.Context(), nil, model.Send, agentloop.Options{Resolver: p.Guard(spawn), MaxParallel: 40, BreakerThreshold: -1, Logger: quiet})
+			require.NoError(t, err)
+			refused := 0
+			for _, m := range history[1:41] {
+				if m.IsError {
+					refused++
+					assert.Contains(t, m.Content, "sub-agents")
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, tc.wantTotal, started, "sub-agents started in the run, at every depth")
+			assert.LessOrEqual(t, peak, tc.wantAtOnce)
+			if !tc.deep {
+				assert.Equal(t, 40-tc.wantTotal, refused)
+			}
 		})
 	}
 }

@@ -89,6 +89,9 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 		return "", err
 	}
 	call = checked
+	if call.Name == SpawnToolName {
+		ctx = g.p.within(ctx, g.p.own) // the sub-agent runs under these permissions
+	}
 	content, err := g.r.Resolve(ctx, call)
 	if err != nil {
 		return "", g.p.postFailure(ctx, call, err)

@@ -66,6 +66,8 @@ type Permissions struct {
 	edits       map[string]bool
 	logger      *slog.Logger
 	mode        atomic.Pointer[modeState]
+	own         *lineage // this one alone, for the calls of its guard
+	subAgents   budget   // of the sub-agents of the run, at every depth
 }
 
 // New checks cfg and returns the permissions of a run.
@@ -94,7 +96,8 @@ func New(cfg Config) (*Permissions, error) {
 	if p.logger == nil {
 		p.logger = slog.Default()
 	}
-	p.mode.Store(&modeState{mode: cfg.Mode, next: cfg.Mode})
+	p.mode.Store(&modeState{mode: cfg.Mode, before: cfg.Mode})
+	p.own = &lineage{perms: []*Permissions{p}}
 	return p, nil
 }
 

@@ -24,6 +24,12 @@ const (
 	DefaultSubAgentIterations = 10
 	DefaultSubAgentTimeout    = 10 * time.Minute
 	DefaultMaxDepth           = 1
+	// DefaultMaxSubAgents bounds the sub-agents one run starts, at every
+	// depth (see [SubAgentConfig.MaxSubAgents]).
+	DefaultMaxSubAgents = 16
+	// DefaultMaxConcurrentSubAgents bounds how many of a run's sub-agents
+	// run at once.
+	DefaultMaxConcurrentSubAgents = 4
 )
 
 // ErrMaxDepth is wrapped by the error of a spawn_agent call made too deep:
@@ -39,6 +45,10 @@ type SubAgentConfig struct {
 	// annotated read-only are offered unless AllowMutating is set. Nil: the
 	// sub-agent has no tools.
 	Tools llmtoolkit.Resolver
+	// Permissions, when set, are the sub-agents' own: checked inside the
+	// parent's (see [SpawnAgent]), they can refuse more, never allow more.
+	// One Permissions is shared by every sub-agent of this tool.
+	Permissions *Permissions
 	// AllowMutating offers every tool of Tools, not only its read-only
 	// ones.
 	AllowMutating bool
@@ -52,6 +62,14 @@ type SubAgentConfig struct {
 	// MaxDepth is how deep sub-agents may nest; 0 means [DefaultMaxDepth]
 	// (a sub-agent cannot spawn).
 	MaxDepth int
+	// MaxSubAgents bounds the sub-agents one run starts, its sub-agents'
+	// own included; the calls past it are refused with
+	// [ErrSubAgentBudget]. 0 means [DefaultMaxSubAgents].
+	MaxSubAgents int
+	// MaxConcurrentSubAgents bounds how many of a run's sub-agents run at
+	// once (at every depth); a call past it waits for one to end, within
+	// its Timeout. 0 means [DefaultMaxConcurrentSubAgents].
+	MaxConcurrentSubAgents int
 	// NewID names each sub-agent; nil means a random 16-hex-digit id.
 	NewID func() string
 	// OnEvent, when set, receives the sub-agent's loop events with its id,
@@ -96,7 +114,7 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	switch {
 	case cfg.Model == nil:
 		return nil, fmt.Errorf("%w: SubAgentConfig.Model is nil; pass the SendFunc the sub-agents talk to", ErrInvalidConfig)
-	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0:
+	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0 || cfg.MaxSubAgents < 0 || cfg.MaxConcurrentSubAgents < 0:
 		return nil, fmt.Errorf("%w: SubAgentConfig limits must not be negative", ErrInvalidConfig)
 	}
 	if cfg.MaxIterations == 0 {
@@ -107,6 +125,12 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	}
 	if cfg.MaxDepth == 0 {
 		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if cfg.MaxSubAgents == 0 {
+		cfg.MaxSubAgents = DefaultMaxSubAgents
+	}
+	if cfg.MaxConcurrentSubAgents == 0 {
+		cfg.MaxConcurrentSubAgents = DefaultMaxConcurrentSubAgents
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = randomID
@@ -143,9 +167,10 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 }
 
 type spawner struct {
-	cfg   SubAgentConfig
-	tools llmtoolkit.Resolver
-	def   llmtoolkit.Tool
+	cfg    SubAgentConfig
+	tools  llmtoolkit.Resolver
+	def    llmtoolkit.Tool
+	budget budget // for calls that reach it through no guard
 }
 
 func (s *spawner) Tools() []llmtoolkit.Tool { return []llmtoolkit.Tool{s.def} }
@@ -170,10 +195,26 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	id := s.cfg.NewID()
 	payload := SubagentPayload{ID: id, Description: desc}
 
-	sctx := context.WithValue(llmtoolkit.WithAgentID(ctx, id), depthKey{}, depth+1)
+	// The sub-agent runs under the permissions of every guard the call went
+	// through, and its own; the run's budget is kept by the outermost.
+	parents := lineageFrom(ctx)
+	tools := s.tools
+	if tools != nil {
+		tools = guardFor(tools, parents, s.cfg.Permissions)
+	}
+	b := &s.budget
+	if len(parents) > 0 {
+		b = &parents[0].subAgents
+	}
+
+	sctx := context.WithValue(llmtoolkit.WithAgentID(withParentTurn(ctx), id), depthKey{}, depth+1)
 	sctx = llmtoolkit.WithShowFunc(sctx, nil) // the sub-agent's tools do not show on the parent's call
 	sctx, cancel := context.WithTimeout(sctx, s.cfg.Timeout)
 	defer cancel()
+	release, err := b.acquire(sctx, depth, s.cfg.MaxSubAgents, s.cfg.MaxConcurrentSubAgents)
+	if err != nil {
+		return "", fmt.Errorf("sub-agent not started: %w", err)
+	}
 
 	var msgs []agentloop.Message
 	if s.cfg.Instructions != "" {
@@ -183,7 +224,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	var mu sync.Mutex // payload's counters: the run may outlive this call (see below)
 	var hostPanic atomic.Pointer[llmtoolkit.PanicError]
 	opts := agentloop.Options{
-		Resolver:      s.tools,
+		Resolver:      tools,
 		Tools:         []llmtoolkit.Tool{},
 		MaxIterations: s.cfg.MaxIterations,
 		Logger:        s.cfg.Logger.With(slog.String("agent_id", id)),
@@ -196,7 +237,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 			payload.Usage.OutputTokens += it.Response.Usage.OutputTokens
 		},
 	}
-	if s.tools != nil {
+	if tools != nil {
 		opts.Tools = nil // offer the resolver's list
 	}
 	if s.cfg.OnEvent != nil {
@@ -228,6 +269,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	// context and its result is dropped.
 	done := make(chan outcome, 1)
 	go func() {
+		defer release() // when the run ends, which may be after this call returned
 		defer func() {
 			if v := recover(); v != nil { // agentloop.Run rescues its callbacks' panics; this is a last resort
 				done <- outcome{err: &llmtoolkit.PanicError{Value: fmt.Sprintf("the sub-agent's run panicked: %v", v), Stack: debug.Stack()}}
@@ -246,7 +288,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 			out.err = fmt.Errorf("the sub-agent's run was abandoned with a call still running: %w", sctx.Err())
 		}
 	}
-	err := out.err
+	err = out.err
 	mu.Lock()
 	payload.DurationMS = time.Since(start).Milliseconds()
 	if pe := hostPanic.Load(); pe != nil {

@@ -45,7 +45,10 @@ func testDenialsAndSubAgentsAreTraced(t *testing.T, inside bool) {
 	require.NoError(t, err)
 
 	p := newPerms(t, agent.Config{Allow: []agent.Rule{{Tool: agent.SpawnToolName}},
-		CanUseTool: func(_ context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+		CanUseTool: func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			if call.Name == "read_file" { // the sub-agent's call: it runs under these permissions
+				return agent.Allow()
+			}
 			return agent.Deny("not now")
 		}})
 	var parentTools llmtoolkit.Resolver
