@@ -451,3 +451,94 @@ func TestSubAgentBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestHostCallbackPanics (row 9): a panic in any host callback fails the
+// call (or, for a Stop hook, counts as not asking to go on), never the
+// host, on whatever goroutine it runs: here two calls of one turn run in
+// parallel on agentloop's goroutines, and a sub-agent's two calls on its
+// own.
+func TestHostCallbackPanics(t *testing.T) {
+	boom := func() { panic("host bug") }
+	read := kindCalls[agent.KindReadOnly]
+	fail := llmtoolkit.MustTool("fail", "Fails.", schema(map[string]any{}))
+	failing := (&lt.Fake{}).Add(fail, func(context.Context, llmtoolkit.Call) (string, error) { return "", fmt.Errorf("disk full") })
+	ro := readOnlyTool("look", func(context.Context, llmtoolkit.Call) (string, error) { return "seen", nil })
+	look := llmtoolkit.Call{Name: "look", Arguments: map[string]any{}}
+	todo := todoCall(item("a", "pending"))
+	for _, tc := range []struct {
+		name   string
+		build  func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions)
+		call   llmtoolkit.Call
+		wantIn string // in each result; "" for none (the Stop hook)
+	}{
+		{"PreToolUse hook", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Hooks: agent.Hooks{PreToolUse: []agent.PreToolUseHook{
+				func(context.Context, llmtoolkit.Call, llmtoolkit.Tool) agent.Decision { boom(); return agent.Allow() }}}})
+			return p.Guard(workspace()), p
+		}, read, "a PreToolUse hook panicked"},
+		{"PostToolUse hook", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Hooks: agent.Hooks{PostToolUse: []agent.PostToolUseHook{
+				func(context.Context, llmtoolkit.Call, string) string { boom(); return "" }}}})
+			return p.Guard(workspace()), p
+		}, read, "a PostToolUse hook panicked"},
+		{"PostToolUseFailure hook", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Hooks: agent.Hooks{PostToolUseFailure: []agent.PostToolUseFailureHook{
+				func(context.Context, llmtoolkit.Call, error) { boom() }}}})
+			return p.Guard(failing), p
+		}, llmtoolkit.Call{Name: "fail", Arguments: map[string]any{}}, "disk full"},
+		{"CanUseTool", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{CanUseTool: func(context.Context, llmtoolkit.Call, llmtoolkit.Tool) agent.Decision { boom(); return agent.Allow() }})
+			return p.Guard(workspace()), p
+		}, read, "the CanUseTool callback panicked"},
+		{"ApprovePlan", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModePlan})
+			return p.Guard(agent.PlanMode(p, func(context.Context, string) agent.PlanDecision { boom(); return agent.PlanDecision{} })), p
+		}, planCall("1. x"), "host bug"},
+		{"TodoConfig.OnChange", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass})
+			return p.Guard(agent.NewTodos(agent.TodoConfig{Key: func(context.Context) (string, bool) { return "k", true },
+				OnChange: func(context.Context, string, []agent.Todo) { boom() }})), p
+		}, todo, "host bug"},
+		{"SubAgentConfig.NewID", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass})
+			return p.Guard(newSpawn(t, agent.SubAgentConfig{Model: lt.NewScriptedModel(t).Send, NewID: func() string { boom(); return "" }})), p
+		}, spawnCall("x"), "host bug"},
+		{"SubAgentConfig.OnEvent, on the child's goroutines", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass})
+			child := func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+				if len(msgs) == 1 {
+					return agentloop.Response{ToolCalls: []llmtoolkit.Call{look, look}}, nil
+				}
+				return agentloop.Response{Content: "done"}, nil
+			}
+			return p.Guard(newSpawn(t, agent.SubAgentConfig{Model: child, Tools: ro,
+				OnEvent: func(_ string, e agentloop.Event) {
+					if e.Kind == agentloop.EventToolCall {
+						boom()
+					}
+				}})), p
+		}, spawnCall("x"), "OnEvent panicked: host bug"},
+		{"Stop hook", func(t *testing.T) (llmtoolkit.Resolver, *agent.Permissions) {
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Hooks: agent.Hooks{Stop: []agent.StopHook{
+				func(context.Context, agentloop.Response) (string, bool) { boom(); return "", true }}}})
+			return p.Guard(workspace()), p
+		}, read, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, p := tc.build(t)
+			model := lt.NewScriptedModel(t, lt.CallTools(tc.call, tc.call), lt.Reply("over"))
+			resp, history, err := agentloop.Run(t.Context(), nil, model.Send, agentloop.Options{Resolver: r, Stop: p.Stop, BreakerThreshold: -1, Logger: quiet})
+			require.NoError(t, err)
+			assert.Equal(t, "over", resp.Content)
+			require.Len(t, history, 4)
+			for _, m := range history[1:3] {
+				if tc.wantIn == "" {
+					assert.False(t, m.IsError, m.Content)
+					continue
+				}
+				assert.True(t, m.IsError)
+				assert.Contains(t, m.Content, tc.wantIn)
+			}
+		})
+	}
+}
