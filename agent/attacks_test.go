@@ -360,6 +360,38 @@ func TestModeSwitchesByVersion(t *testing.T) {
 		assert.False(t, results[0].IsError, "the child's write is checked in accept_edits, not the stale plan mode: %s", results[0].Content)
 		assert.Len(t, ws.CallsTo("write_file"), 1)
 	})
+	t.Run("a sub-agent of the approving turn keeps the old mode", func(t *testing.T) {
+		var p *agent.Permissions
+		var childModes []agent.Mode
+		p = newPerms(t, agent.Config{Mode: agent.ModePlan, CanUseTool: func(ctx context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			if llmtoolkit.AgentIDFrom(ctx) != "" {
+				childModes = append(childModes, p.ModeAt(ctx))
+			}
+			return agent.Allow()
+		}})
+		ws := workspace()
+		var results []llmtoolkit.Result
+		spawn := newSpawn(t, agent.SubAgentConfig{
+			Model: lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindReadOnly]), lt.Reply("read")).Send,
+			Tools: ws,
+			OnEvent: func(_ string, e agentloop.Event) {
+				if e.Kind == agentloop.EventToolResult {
+					results = append(results, *e.Result)
+				}
+			},
+		})
+		toDefault := func(context.Context, string) agent.PlanDecision {
+			return agent.PlanDecision{Approved: true, Mode: agent.ModeDefault}
+		}
+		model := lt.NewScriptedModel(t, lt.CallTools(planCall("1. read"), spawnCall("read a.go")), lt.Reply("done"))
+		_, _, err := agentloop.Run(t.Context(), nil, model.Send, agentloop.Options{
+			Resolver: p.Guard(llmtoolkit.Compose(ws, agent.PlanMode(p, toDefault), spawn)), MaxParallel: 1, Logger: quiet})
+		require.NoError(t, err)
+		require.Len(t, results, 1)
+		assert.False(t, results[0].IsError, results[0].Content)
+		assert.Equal(t, []agent.Mode{agent.ModePlan}, childModes, "the child's call is checked in the mode of the turn that spawned it")
+		assert.Equal(t, agent.ModeDefault, p.Mode())
+	})
 	t.Run("a Permissions reused for a second run", func(t *testing.T) {
 		p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits})
 		ws := workspace()
