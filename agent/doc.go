@@ -30,6 +30,11 @@
 // change made in place is not applied; only the arguments a [Decision]
 // returns are, once validated and checked against the deny rules.
 //
+// A recipe call (a tool with a [llmtoolkit.Tool.Recipe], whose plan
+// [llmtoolkit.Execute] runs itself) goes through the same check before its
+// plan runs, through the gate the guard adds to its definition; its steps
+// are then checked one by one.
+//
 // A refusal is a [*llmtoolkit.DeniedError]: the model reads that the call
 // was denied and why, a trace.Recorder wrapped around the guard records it,
 // and agentloop's circuit breaker does not count it. After the tool ran,
@@ -45,7 +50,11 @@
 // guard offers only read-only tools and this one; the model calls it with
 // its plan, the host's [ApprovePlan] callback approves it (the run switches
 // to the mode the host chose, and the guard offers the newly allowed tools
-// from the next iteration) or rejects it (the model reads why).
+// from the next iteration) or rejects it (the model reads why). Each switch
+// is a new version of the mode ([Permissions.Version]); it applies to every
+// call but the other calls of the turn that made it
+// ([llmtoolkit.TurnFrom]), so a sub-agent spawned later, or a second run
+// sharing the permissions, is checked in the current mode.
 //
 // # Todo list and sub-agents
 //
@@ -53,5 +62,10 @@
 // [SpawnAgent] is the spawn_agent tool: a synchronous sub-agent run on
 // agentloop with its own instructions, tools, iteration limit and deadline,
 // in the parent's session, its calls marked with its id
-// ([llmtoolkit.WithAgentID]).
+// ([llmtoolkit.WithAgentID]). A sub-agent runs under its parent's
+// permissions: its tools are wrapped in the guard of every [Permissions]
+// the spawn_agent call went through (their mode, rules, hooks and
+// callback), then in [SubAgentConfig.Permissions], which can only refuse
+// more. A run's sub-agents, at every depth, are bounded in number and in
+// how many run at once ([SubAgentConfig.MaxSubAgents]).
 package agent

@@ -108,6 +108,23 @@ func depthFrom(ctx context.Context) int {
 // A panic in cfg.OnEvent, on whatever goroutine the sub-agent calls it,
 // cancels the sub-agent and fails the call with a [*llmtoolkit.PanicError].
 //
+// The sub-agent runs under its parent's permissions: when the spawn_agent
+// call went through one or more [Permissions.Guard]s, the sub-agent's tools
+// are wrapped in each of them (outermost first: its mode, deny and allow
+// rules, hooks and callback; mode switches by version, see
+// [Permissions.ModeAt]), then in cfg.Permissions. It can only be refused
+// more than its parent, never less. Do not wrap cfg.Tools in the parent's
+// guard yourself: the callback would be asked twice.
+//
+// A run's sub-agents share one budget, kept by the outermost Permissions
+// (by the tool itself for a call that went through no guard): at most
+// cfg.MaxSubAgents started, at every depth, and cfg.MaxConcurrentSubAgents
+// running at once. A call past the first is refused with
+// [ErrSubAgentBudget]; a call past the second waits within its Timeout
+// when the parent is the top-level agent, and is refused at once when it
+// is itself a sub-agent (which holds a place: waiting could deadlock). A
+// sub-agent stuck in a tool keeps its place until the tool returns.
+//
 // The tool is annotated read-only when every tool it offers its
 // sub-agents is, so that the plan mode allows it.
 func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
