@@ -58,8 +58,11 @@ type Config struct {
 }
 
 // Permissions is the permission state of one run: its mode (which a plan
-// approval changes), its compiled rules, hooks and callback. Make one per
-// run with [New]; it is safe for concurrent use by the run's calls.
+// approval changes), its compiled rules, hooks and callback, and the
+// budget of its sub-agents. Make one per run with [New]; it is safe for
+// concurrent use by the run's calls. Reusing one for a later run is safe
+// for the mode (each run's calls see the current version, see
+// [Permissions.ModeAt]), but the later run shares the sub-agent budget.
 type Permissions struct {
 	cfg         Config
 	deny, allow []rule
