@@ -107,3 +107,38 @@ func TestGuardOverARecorderOffersEachModesTools(t *testing.T) {
 	require.NoError(t, p.SetMode(t.Context(), agent.ModeAcceptEdits))
 	assert.Equal(t, []string{"read_file", "write_file", "bash"}, toolNames(g.Tools()))
 }
+
+// TestRefusedRecipeIsTraced: a recipe call the guard refuses leaves one
+// error row, with the Recorder inside the guard or outside it, and none of
+// its steps ran.
+func TestRefusedRecipeIsTraced(t *testing.T) {
+	for _, inside := range []bool{true, false} {
+		t.Run(map[bool]string{true: "recorder inside the guard", false: "recorder outside the guard"}[inside], func(t *testing.T) {
+			db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+			require.NoError(t, err)
+			require.NoError(t, trace.Migrate(db))
+			ws := recipeWorkspace()
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "survey"}}})
+			var tools llmtoolkit.Resolver
+			if inside {
+				rec := trace.Record(ws, db)
+				defer func() { require.NoError(t, rec.Close()) }()
+				tools = p.Guard(rec)
+			} else {
+				rec := trace.Record(p.Guard(ws), db)
+				defer func() { require.NoError(t, rec.Close()) }()
+				tools = rec
+			}
+			ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
+			res := llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{ID: "r1", Name: "survey", Arguments: map[string]any{"path": "a.go"}})
+			require.True(t, res.IsError)
+			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+			assert.Empty(t, ws.Calls())
+			rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: conv})
+			require.NoError(t, err)
+			require.Len(t, rows, 1)
+			assert.Equal(t, "survey", rows[0].ToolName)
+			assert.Equal(t, trace.ResultError, rows[0].ResultType)
+		})
+	}
+}
