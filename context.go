@@ -23,18 +23,39 @@ func SessionFrom(ctx context.Context) map[string]any {
 
 type iterationKey struct{}
 
+// iteration is the value of [WithIteration]; its address identifies the
+// turn ([TurnFrom]).
+type iteration struct{ n int }
+
 // WithIteration returns a context saying that the calls made with it belong
-// to iteration n (1-based) of an agent loop. agentloop.Run sets it on every
-// call; trace.Recorder records it.
+// to iteration n (1-based) of an agent loop, and to one turn of it
+// ([TurnFrom]). agentloop.Run sets it on every call; trace.Recorder records
+// it.
 func WithIteration(ctx context.Context, n int) context.Context {
-	return context.WithValue(ctx, iterationKey{}, n)
+	return context.WithValue(ctx, iterationKey{}, &iteration{n: n})
 }
 
 // IterationFrom returns the iteration set by [WithIteration], and whether
 // one was set.
 func IterationFrom(ctx context.Context) (int, bool) {
-	n, ok := ctx.Value(iterationKey{}).(int)
-	return n, ok
+	it, ok := ctx.Value(iterationKey{}).(*iteration)
+	if !ok {
+		return 0, false
+	}
+	return it.n, true
+}
+
+// Turn identifies one turn of an agent loop: the calls made with one
+// context returned by [WithIteration], or derived from it, share it; no two
+// WithIteration calls give the same one, whatever their iteration numbers
+// (a sub-agent's loop restarts at 1; a second run too). The zero Turn is
+// no turn. Turns are comparable.
+type Turn struct{ it *iteration }
+
+// TurnFrom returns the turn set by [WithIteration], and whether one was set.
+func TurnFrom(ctx context.Context) (Turn, bool) {
+	it, ok := ctx.Value(iterationKey{}).(*iteration)
+	return Turn{it: it}, ok
 }
 
 type agentIDKey struct{}

@@ -151,7 +151,8 @@ func sameDefinition(a, b Tool) bool {
 		a.Annotations == b.Annotations && a.schema == b.schema &&
 		samePointer(&a.Parameters, &b.Parameters) && samePointer(&a.Metadata, &b.Metadata) &&
 		samePointer(&a.Recipe, &b.Recipe) &&
-		sameSlice(a.SensitiveFields, b.SensitiveFields) && sameSlice(a.Observers, b.Observers)
+		sameSlice(a.SensitiveFields, b.SensitiveFields) && sameSlice(a.Observers, b.Observers) &&
+		sameSlice(a.Gates, b.Gates)
 }
 
 // samePointer reports whether the maps or functions a and b point to are

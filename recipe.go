@@ -2,8 +2,10 @@ package llmtoolkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,11 @@ import (
 // Recipe turns a call's arguments into a [Plan]. Set it on a tool's
 // definition ([Tool.Recipe]) to make the tool a plan of other calls.
 type Recipe func(args map[string]any) Plan
+
+// Gate checks a recipe call before its plan runs (see [Tool.Gates]): it
+// returns the call to run, its arguments possibly changed, or the error
+// that refuses it (a [*DeniedError] for a permission refusal).
+type Gate func(ctx context.Context, call Call) (Call, error)
 
 // Plan is what a recipe asks [Execute] to run.
 type Plan struct {
@@ -33,6 +40,46 @@ func runRecipe(ctx context.Context, r Resolver, tool Tool, call Call, start time
 	res := planResult(withRecipeRun(ctx, run), r, tool, call)
 	TellObservers(ctx, Observation{Kind: ObservedRecipe, Call: call, Tool: tool, Result: res, Duration: time.Since(start), RunID: run.ID})
 	return res
+}
+
+// passGates asks tool's gates about a recipe call, in order, and returns
+// the call to run or the result that refuses it. A gate's panic refuses the
+// call; arguments a gate changed are validated again.
+func passGates(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
+	for _, gate := range tool.Gates {
+		if gate == nil {
+			continue
+		}
+		next, err := guardedGate(ctx, gate, call)
+		if err != nil {
+			var pe *PanicError
+			if errors.As(err, &pe) {
+				return call, panicResult(ctx, "gate", call, pe), true
+			}
+			return call, errorResult(call, err, err.Error()), true
+		}
+		if next.Arguments == nil {
+			next.Arguments = map[string]any{}
+		}
+		next.ID, next.Name, next.Malformed, next.Provider = call.ID, call.Name, call.Malformed, call.Provider
+		call = next
+	}
+	if len(tool.Gates) > 0 {
+		if res, refused := admit(ctx, tool, call); refused {
+			return call, res, true
+		}
+	}
+	return call, Result{}, false
+}
+
+// guardedGate calls gate, turning a panic into a *PanicError.
+func guardedGate(ctx context.Context, gate Gate, call Call) (out Call, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return gate(ctx, call)
 }
 
 // planResult builds and runs the plan, rescuing a panic of the recipe or of

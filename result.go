@@ -111,6 +111,11 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 		}
 		if tool.Recipe != nil {
 			if _, inRecipe := RecipeRunFrom(ctx); !inRecipe {
+				call, res, refused := passGates(ctx, tool, call)
+				if refused {
+					TellObservers(ctx, Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res, Duration: time.Since(start)})
+					return res
+				}
 				return runRecipe(ctx, r, tool, call, start)
 			}
 		}

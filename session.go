@@ -54,9 +54,18 @@ func PrepareSession(r Resolver, declared []string, session map[string]any) ([]To
 	return s.tools, s
 }
 
-// bound returns t with each of its observers told of calls with the
-// session bound in the context.
+// bound returns t with each of its observers told of calls, and each of
+// its gates asked, with the session bound in the context.
 func (s *Session) bound(t Tool) Tool {
+	if len(t.Gates) > 0 {
+		gates := make([]Gate, len(t.Gates))
+		for i, g := range t.Gates {
+			if g != nil {
+				gates[i] = func(ctx context.Context, call Call) (Call, error) { return g(WithSession(ctx, s.values), call) }
+			}
+		}
+		t.Gates = gates
+	}
 	if len(t.Observers) == 0 {
 		return t
 	}

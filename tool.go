@@ -74,6 +74,14 @@ type Tool struct {
 	// resolved, and seen by resolvers, one by one). trace.Recorder adds one
 	// to every tool it lists, so that every call reaching it leaves a row.
 	Observers []Observer `json:"-"`
+	// Gates check each call of this tool that [Execute] runs as a recipe,
+	// before its plan runs; the other calls reach the resolvers' Resolve,
+	// where a wrapper checks them itself. A wrapper that must decide every
+	// call, such as a permission guard, adds one to the recipe definitions
+	// it lists, so the gate is asked whatever wraps it. Gates run in order;
+	// the first error refuses the call (its observers are told), and
+	// arguments a gate changed are validated again before the plan runs.
+	Gates []Gate `json:"-"`
 
 	schema *schemaCache
 }

@@ -15,8 +15,10 @@ type Decision struct {
 	// instead.
 	Message string
 	// Arguments, when not nil, replace the call's arguments. They are
-	// validated against the tool's schema and checked against the deny
-	// rules before the tool runs.
+	// copied, validated against the tool's schema and checked against the
+	// deny rules before the tool runs. (The call a hook or the callback
+	// receives holds a copy of the arguments: changing it in place changes
+	// nothing.)
 	Arguments map[string]any
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -20,13 +21,37 @@ import (
 // any call: perms.Guard(trace.Record(tools, db)). A Recorder outside the
 // guard works too (it lists the guard's tools as they are now, and records
 // refusals as errors of the guard). Definitions are passed on unchanged.
+//
+// A tool with a [llmtoolkit.Tool.Recipe] is listed with the guard's check
+// added to its [llmtoolkit.Tool.Gates]: [llmtoolkit.Execute] runs a recipe's
+// plan itself, without Resolve, and asks the gate first, so the recipe call
+// goes through the whole check before its plan runs, whatever wraps the
+// guard; its steps are then checked one by one like any call. (PostToolUse
+// hooks see the steps, not the recipe call.)
 func (p *Permissions) Guard(r llmtoolkit.Resolver) llmtoolkit.Resolver {
-	return &guard{p: p, r: r}
+	g := &guard{p: p, r: r}
+	g.gate = g.checkRecipe
+	return g
 }
 
 type guard struct {
-	p *Permissions
-	r llmtoolkit.Resolver
+	p    *Permissions
+	r    llmtoolkit.Resolver
+	gate llmtoolkit.Gate // g.checkRecipe, made once
+}
+
+// gated returns t, with the guard's gate added when it is a recipe.
+func (g *guard) gated(t llmtoolkit.Tool) llmtoolkit.Tool {
+	if t.Recipe != nil {
+		t.Gates = append(slices.Clip(t.Gates), g.gate)
+	}
+	return t
+}
+
+// checkRecipe checks a recipe call before Execute runs its plan.
+func (g *guard) checkRecipe(ctx context.Context, call llmtoolkit.Call) (llmtoolkit.Call, error) {
+	tool, found := llmtoolkit.FindTool(g.r, call.Name)
+	return g.p.check(ctx, call, tool, found)
 }
 
 // Tools lists the tools the current mode offers.
@@ -36,7 +61,7 @@ func (g *guard) Tools() []llmtoolkit.Tool {
 	out := make([]llmtoolkit.Tool, 0, len(all))
 	for _, t := range all {
 		if g.p.offers(mode, t) {
-			out = append(out, t)
+			out = append(out, g.gated(t))
 		}
 	}
 	return out
@@ -48,7 +73,7 @@ func (g *guard) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	if !ok || !g.p.offers(g.p.Mode(), t) {
 		return llmtoolkit.Tool{}, false
 	}
-	return t, true
+	return g.gated(t), true
 }
 
 // Resolve checks call, runs it on the wrapped resolver, and runs the
@@ -64,6 +89,9 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 		return "", err
 	}
 	call = checked
+	if call.Name == SpawnToolName {
+		ctx = g.p.within(ctx, g.p.own) // the sub-agent runs under these permissions
+	}
 	content, err := g.r.Resolve(ctx, call)
 	if err != nil {
 		return "", g.p.postFailure(ctx, call, err)

@@ -58,14 +58,19 @@ type Config struct {
 }
 
 // Permissions is the permission state of one run: its mode (which a plan
-// approval changes), its compiled rules, hooks and callback. Make one per
-// run with [New]; it is safe for concurrent use by the run's calls.
+// approval changes), its compiled rules, hooks and callback, and the
+// budget of its sub-agents. Make one per run with [New]; it is safe for
+// concurrent use by the run's calls. Reusing one for a later run is safe
+// for the mode (each run's calls see the current version, see
+// [Permissions.ModeAt]), but the later run shares the sub-agent budget.
 type Permissions struct {
 	cfg         Config
 	deny, allow []rule
 	edits       map[string]bool
 	logger      *slog.Logger
 	mode        atomic.Pointer[modeState]
+	own         *lineage // this one alone, for the calls of its guard
+	subAgents   budget   // of the sub-agents of the run, at every depth
 }
 
 // New checks cfg and returns the permissions of a run.
@@ -94,7 +99,8 @@ func New(cfg Config) (*Permissions, error) {
 	if p.logger == nil {
 		p.logger = slog.Default()
 	}
-	p.mode.Store(&modeState{mode: cfg.Mode, next: cfg.Mode})
+	p.mode.Store(&modeState{mode: cfg.Mode, before: cfg.Mode})
+	p.own = &lineage{perms: []*Permissions{p}}
 	return p, nil
 }
 
@@ -137,51 +143,49 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	// 1. The mode.
 	ask := true
 	switch {
-	case mode == ModeBypass:
-		ask = false
 	case call.Name == PlanToolName && found:
 		if mode != ModePlan {
 			return call, llmtoolkit.Deny(call.Name, fmt.Sprintf("the run is not in plan mode (mode %s): there is no plan to approve", mode))
 		}
 		ask = false // approving the plan is the host's check
+	case mode == ModeBypass:
+		ask = false
 	case mode == ModePlan && kind != KindReadOnly:
 		return call, llmtoolkit.Deny(call.Name, "plan mode allows only read-only tools: explore, then call "+PlanToolName+" with your plan and wait for its approval")
 	case mode == ModeAcceptEdits && (kind == KindReadOnly || kind == KindEdit):
 		ask = false
 	}
-	if mode != ModeBypass {
-		// 2. Deny rules; 3. allow rules.
-		if r := firstMatch(p.deny, call); r != nil {
-			return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
-		}
-		if ask && firstMatch(p.allow, call) != nil {
-			ask = false
-		}
+	// 2. Deny rules, whatever the mode; 3. allow rules.
+	if r := firstMatch(p.deny, call); r != nil {
+		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
+	}
+	if ask && firstMatch(p.allow, call) != nil {
+		ask = false
 	}
 	// 4. PreToolUse hooks.
 	for _, h := range p.cfg.Hooks.PreToolUse {
 		var d Decision
-		if err := guarded(ctx, p.logger, "a PreToolUse hook", call, func() { d = h(ctx, call, tool) }); err != nil {
+		if err := guarded(ctx, p.logger, "a PreToolUse hook", call, func() { d = h(ctx, withArguments(call), tool) }); err != nil {
 			return call, err
 		}
 		var err error
-		if call, err = p.apply(mode, call, tool, found, d, "a PreToolUse hook"); err != nil {
+		if call, err = p.apply(call, tool, found, d, "a PreToolUse hook"); err != nil {
 			return call, err
 		}
 	}
 	// 5. The callback.
 	if ask && p.cfg.CanUseTool != nil {
 		var d Decision
-		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, call, tool) }); err != nil {
+		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, withArguments(call), tool) }); err != nil {
 			return call, err
 		}
-		return p.apply(mode, call, tool, found, d, "the host")
+		return p.apply(call, tool, found, d, "the host")
 	}
 	return call, nil
 }
 
 // apply applies a hook's or the callback's decision to call.
-func (p *Permissions) apply(mode Mode, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
+func (p *Permissions) apply(call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
 	if d.Deny {
 		msg := d.Message
 		if msg == "" {
@@ -192,16 +196,21 @@ func (p *Permissions) apply(mode Mode, call llmtoolkit.Call, tool llmtoolkit.Too
 	if d.Arguments == nil {
 		return call, nil
 	}
-	call.Arguments = d.Arguments
+	call.Arguments = copyArguments(d.Arguments) // the hook may keep and change the map it returned
 	if found {
 		if err := tool.ValidateArguments(call.Arguments); err != nil {
 			return call, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
 		}
 	}
-	if mode != ModeBypass {
-		if r := firstMatch(p.deny, call); r != nil {
-			return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
-		}
+	if r := firstMatch(p.deny, call); r != nil {
+		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
 	}
 	return call, nil
+}
+
+// withArguments returns call with a deep copy of its arguments, for a hook
+// or the callback: what they change in place is not what the tool runs.
+func withArguments(call llmtoolkit.Call) llmtoolkit.Call {
+	call.Arguments = copyArguments(call.Arguments)
+	return call
 }

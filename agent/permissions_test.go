@@ -118,9 +118,12 @@ func TestCheckOrder(t *testing.T) {
 		{"the callback last", func(tr *[]string) agent.Config {
 			return agent.Config{Hooks: hook(tr, agent.Allow()), CanUseTool: callback(tr)}
 		}, "callback says no", []string{"hook", "callback"}},
-		{"bypass skips the rules and the callback, not the hooks", func(tr *[]string) agent.Config {
-			return agent.Config{Mode: agent.ModeBypass, Deny: bashRule, Hooks: hook(tr, agent.Allow()), CanUseTool: callback(tr)}
+		{"bypass skips the callback, not the hooks", func(tr *[]string) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Hooks: hook(tr, agent.Allow()), CanUseTool: callback(tr)}
 		}, "", []string{"hook"}},
+		{"bypass keeps the deny rules", func(tr *[]string) agent.Config {
+			return agent.Config{Mode: agent.ModeBypass, Deny: bashRule, Hooks: hook(tr, agent.Allow()), CanUseTool: callback(tr)}
+		}, `the host's rule bash forbids this call`, nil},
 		{"accept_edits asks for bash", func(tr *[]string) agent.Config {
 			return agent.Config{Mode: agent.ModeAcceptEdits, Hooks: hook(tr, agent.Allow()), CanUseTool: callback(tr)}
 		}, "callback says no", []string{"hook", "callback"}},

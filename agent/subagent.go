@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -21,6 +24,12 @@ const (
 	DefaultSubAgentIterations = 10
 	DefaultSubAgentTimeout    = 10 * time.Minute
 	DefaultMaxDepth           = 1
+	// DefaultMaxSubAgents bounds the sub-agents one run starts, at every
+	// depth (see [SubAgentConfig.MaxSubAgents]).
+	DefaultMaxSubAgents = 16
+	// DefaultMaxConcurrentSubAgents bounds how many of a run's sub-agents
+	// run at once.
+	DefaultMaxConcurrentSubAgents = 4
 )
 
 // ErrMaxDepth is wrapped by the error of a spawn_agent call made too deep:
@@ -36,6 +45,10 @@ type SubAgentConfig struct {
 	// annotated read-only are offered unless AllowMutating is set. Nil: the
 	// sub-agent has no tools.
 	Tools llmtoolkit.Resolver
+	// Permissions, when set, are the sub-agents' own: checked inside the
+	// parent's (see [SpawnAgent]), they can refuse more, never allow more.
+	// One Permissions is shared by every sub-agent of this tool.
+	Permissions *Permissions
 	// AllowMutating offers every tool of Tools, not only its read-only
 	// ones.
 	AllowMutating bool
@@ -49,9 +62,19 @@ type SubAgentConfig struct {
 	// MaxDepth is how deep sub-agents may nest; 0 means [DefaultMaxDepth]
 	// (a sub-agent cannot spawn).
 	MaxDepth int
+	// MaxSubAgents bounds the sub-agents one run starts, its sub-agents'
+	// own included; the calls past it are refused with
+	// [ErrSubAgentBudget]. 0 means [DefaultMaxSubAgents].
+	MaxSubAgents int
+	// MaxConcurrentSubAgents bounds how many of a run's sub-agents run at
+	// once (at every depth); a call past it waits for one to end, within
+	// its Timeout. 0 means [DefaultMaxConcurrentSubAgents].
+	MaxConcurrentSubAgents int
 	// NewID names each sub-agent; nil means a random 16-hex-digit id.
 	NewID func() string
-	// OnEvent, when set, receives the sub-agent's loop events with its id.
+	// OnEvent, when set, receives the sub-agent's loop events with its id,
+	// one at a time, possibly from the goroutines of the sub-agent's
+	// parallel calls. A panic in it fails the spawn_agent call.
 	OnEvent func(id string, e agentloop.Event)
 	// Logger receives each sub-agent run's record; nil means slog.Default().
 	Logger *slog.Logger
@@ -77,13 +100,38 @@ func depthFrom(ctx context.Context) int {
 // fails the call with the reason. A call deeper than cfg.MaxDepth is
 // refused with [ErrMaxDepth].
 //
+// The call returns at the sub-agent's deadline (or its parent's
+// cancellation) even when one of the sub-agent's tools ignores its
+// context: the stuck tool call keeps running on its own goroutine until
+// the tool returns (Go cannot stop it), the sub-agent's loop then ends at
+// its next check of its cancelled context, and what it returns is dropped.
+// A panic in cfg.OnEvent, on whatever goroutine the sub-agent calls it,
+// cancels the sub-agent and fails the call with a [*llmtoolkit.PanicError].
+//
+// The sub-agent runs under its parent's permissions: when the spawn_agent
+// call went through one or more [Permissions.Guard]s, the sub-agent's tools
+// are wrapped in each of them (outermost first: its mode, deny and allow
+// rules, hooks and callback; mode switches by version, see
+// [Permissions.ModeAt]), then in cfg.Permissions. It can only be refused
+// more than its parent, never less. Do not wrap cfg.Tools in the parent's
+// guard yourself: the callback would be asked twice.
+//
+// A run's sub-agents share one budget, kept by the outermost Permissions
+// (by the tool itself for a call that went through no guard): at most
+// cfg.MaxSubAgents started, at every depth, and cfg.MaxConcurrentSubAgents
+// running at once. A call past the first is refused with
+// [ErrSubAgentBudget]; a call past the second waits within its Timeout
+// when the parent is the top-level agent, and is refused at once when it
+// is itself a sub-agent (which holds a place: waiting could deadlock). A
+// sub-agent stuck in a tool keeps its place until the tool returns.
+//
 // The tool is annotated read-only when every tool it offers its
 // sub-agents is, so that the plan mode allows it.
 func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	switch {
 	case cfg.Model == nil:
 		return nil, fmt.Errorf("%w: SubAgentConfig.Model is nil; pass the SendFunc the sub-agents talk to", ErrInvalidConfig)
-	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0:
+	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0 || cfg.MaxSubAgents < 0 || cfg.MaxConcurrentSubAgents < 0:
 		return nil, fmt.Errorf("%w: SubAgentConfig limits must not be negative", ErrInvalidConfig)
 	}
 	if cfg.MaxIterations == 0 {
@@ -94,6 +142,12 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	}
 	if cfg.MaxDepth == 0 {
 		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if cfg.MaxSubAgents == 0 {
+		cfg.MaxSubAgents = DefaultMaxSubAgents
+	}
+	if cfg.MaxConcurrentSubAgents == 0 {
+		cfg.MaxConcurrentSubAgents = DefaultMaxConcurrentSubAgents
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = randomID
@@ -130,9 +184,10 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 }
 
 type spawner struct {
-	cfg   SubAgentConfig
-	tools llmtoolkit.Resolver
-	def   llmtoolkit.Tool
+	cfg    SubAgentConfig
+	tools  llmtoolkit.Resolver
+	def    llmtoolkit.Tool
+	budget budget // for calls that reach it through no guard
 }
 
 func (s *spawner) Tools() []llmtoolkit.Tool { return []llmtoolkit.Tool{s.def} }
@@ -157,46 +212,117 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	id := s.cfg.NewID()
 	payload := SubagentPayload{ID: id, Description: desc}
 
-	sctx := context.WithValue(llmtoolkit.WithAgentID(ctx, id), depthKey{}, depth+1)
+	// The sub-agent runs under the permissions of every guard the call went
+	// through, and its own; the run's budget is kept by the outermost.
+	parents := lineageFrom(ctx)
+	tools := s.tools
+	if tools != nil {
+		tools = guardFor(tools, parents, s.cfg.Permissions)
+	}
+	b := &s.budget
+	if len(parents) > 0 {
+		b = &parents[0].subAgents
+	}
+
+	sctx := context.WithValue(llmtoolkit.WithAgentID(withParentTurn(ctx), id), depthKey{}, depth+1)
 	sctx = llmtoolkit.WithShowFunc(sctx, nil) // the sub-agent's tools do not show on the parent's call
 	sctx, cancel := context.WithTimeout(sctx, s.cfg.Timeout)
 	defer cancel()
+	release, err := b.acquire(sctx, depth, s.cfg.MaxSubAgents, s.cfg.MaxConcurrentSubAgents)
+	if err != nil {
+		return "", fmt.Errorf("sub-agent not started: %w", err)
+	}
 
 	var msgs []agentloop.Message
 	if s.cfg.Instructions != "" {
 		msgs = append(msgs, agentloop.SystemMessage(s.cfg.Instructions))
 	}
 	msgs = append(msgs, agentloop.UserMessage(task))
+	var mu sync.Mutex // payload's counters: the run may outlive this call (see below)
+	var hostPanic atomic.Pointer[llmtoolkit.PanicError]
 	opts := agentloop.Options{
-		Resolver:      s.tools,
+		Resolver:      tools,
 		Tools:         []llmtoolkit.Tool{},
 		MaxIterations: s.cfg.MaxIterations,
 		Logger:        s.cfg.Logger.With(slog.String("agent_id", id)),
 		OnIteration: func(it agentloop.Iteration) {
+			mu.Lock()
+			defer mu.Unlock()
 			payload.Iterations++
 			payload.ToolCalls += len(it.Calls)
 			payload.Usage.InputTokens += it.Response.Usage.InputTokens
 			payload.Usage.OutputTokens += it.Response.Usage.OutputTokens
 		},
 	}
-	if s.tools != nil {
+	if tools != nil {
 		opts.Tools = nil // offer the resolver's list
 	}
 	if s.cfg.OnEvent != nil {
-		opts.OnEvent = func(e agentloop.Event) { s.cfg.OnEvent(id, e) }
+		// OnEvent runs on the goroutines of the child's parallel calls: a
+		// panic there fails this sub-agent (its run is cancelled), never
+		// the host.
+		opts.OnEvent = func(e agentloop.Event) {
+			defer func() {
+				if v := recover(); v != nil {
+					pe := &llmtoolkit.PanicError{Value: fmt.Sprintf("SubAgentConfig.OnEvent panicked: %v", v), Stack: debug.Stack()}
+					s.cfg.Logger.ErrorContext(ctx, "agent: SubAgentConfig.OnEvent panicked", slog.String("agent_id", id),
+						slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+					hostPanic.CompareAndSwap(nil, pe)
+					cancel()
+				}
+			}()
+			s.cfg.OnEvent(id, e)
+		}
 	}
 	start := time.Now()
-	resp, _, err := agentloop.Run(sctx, msgs, s.cfg.Model, opts)
+	type outcome struct {
+		resp agentloop.Response
+		err  error
+	}
+	// The run goes on its own goroutine so that this call returns at the
+	// deadline even when a tool of the sub-agent ignores its context. Such
+	// a stuck call keeps its goroutine until the tool returns (Go cannot
+	// stop it); the run then ends at its next check of the cancelled
+	// context and its result is dropped.
+	done := make(chan outcome, 1)
+	go func() {
+		defer release() // when the run ends, which may be after this call returned
+		defer func() {
+			if v := recover(); v != nil { // agentloop.Run rescues its callbacks' panics; this is a last resort
+				done <- outcome{err: &llmtoolkit.PanicError{Value: fmt.Sprintf("the sub-agent's run panicked: %v", v), Stack: debug.Stack()}}
+			}
+		}()
+		resp, _, err := agentloop.Run(sctx, msgs, s.cfg.Model, opts)
+		done <- outcome{resp, err}
+	}()
+	var out outcome
+	select {
+	case out = <-done:
+	case <-sctx.Done():
+		select {
+		case out = <-done: // it finished as the deadline came
+		default:
+			out.err = fmt.Errorf("the sub-agent's run was abandoned with a call still running: %w", sctx.Err())
+		}
+	}
+	err = out.err
+	mu.Lock()
 	payload.DurationMS = time.Since(start).Milliseconds()
-	if err != nil {
+	if pe := hostPanic.Load(); pe != nil {
+		err = fmt.Errorf("sub-agent %s failed: %w", id, pe)
+	} else if err != nil {
 		err = s.failure(ctx, sctx, id, err)
+	}
+	if err != nil {
 		payload.Error = err.Error()
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubagent, Payload: payload})
+	shown := payload
+	mu.Unlock()
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubagent, Payload: shown})
 	if err != nil {
 		return "", err
 	}
-	return resp.Content, nil
+	return out.resp.Content, nil
 }
 
 // failure explains why sub-agent id stopped without an answer.

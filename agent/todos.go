@@ -41,6 +41,7 @@ type Todo struct {
 const (
 	MaxTodos       = 100
 	MaxTodoContent = 2000 // bytes
+	MaxTodoID      = 100  // bytes
 )
 
 // ErrNoSession is wrapped by the error of a todo_write call whose context
@@ -87,7 +88,7 @@ var todoTool = llmtoolkit.MustTool(TodoToolName,
 				"items": map[string]any{
 					"type": "object",
 					"properties": map[string]any{
-						"id":      map[string]any{"type": "string", "description": "The item's id: keep it across calls; omit it for a new item."},
+						"id":      map[string]any{"type": "string", "maxLength": MaxTodoID, "description": "The item's id: keep it across calls; omit it for a new item."},
 						"content": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxTodoContent},
 						"status":  map[string]any{"type": "string", "enum": []any{"pending", "in_progress", "completed"}},
 					},
@@ -202,6 +203,8 @@ func parseTodos(v any) ([]Todo, error) {
 		status, _ := m["status"].(string)
 		content = strings.TrimSpace(content)
 		switch {
+		case len(id) > MaxTodoID:
+			return nil, fmt.Errorf("item %d has an id of %d bytes; keep ids under %d (or omit them: the list gives each new item one)", i+1, len(id), MaxTodoID)
 		case content == "":
 			return nil, fmt.Errorf("item %d has no content", i+1)
 		case len(content) > MaxTodoContent:

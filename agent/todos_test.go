@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -148,5 +149,41 @@ func TestTodoListsOf32ConcurrentSessions(t *testing.T) {
 		assert.Equal(t, key+" next", got[1].Content)
 		assert.Equal(t, "2", got[1].ID, "the unchanged item kept its id through every rewrite")
 		assert.Equal(t, rounds, notified[key])
+	}
+}
+
+// TestTodoIDsAreBounded: an id is bounded like content (issue 23, row 12),
+// both through Execute (the schema) and when the tool is called directly.
+func TestTodoIDsAreBounded(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	items := make([]map[string]any, 100)
+	for i := range items {
+		items[i] = map[string]any{"id": fmt.Sprintf("%s-%d", long, i), "content": fmt.Sprint("step ", i), "status": "pending"}
+	}
+	for _, tc := range []struct {
+		name string
+		call func(context.Context, *agent.Todos, llmtoolkit.Call) (string, error)
+	}{
+		{"through Execute", func(ctx context.Context, todos *agent.Todos, call llmtoolkit.Call) (string, error) {
+			res := llmtoolkit.Execute(ctx, todos, call)
+			return res.Content, res.Err
+		}},
+		{"direct", func(ctx context.Context, todos *agent.Todos, call llmtoolkit.Call) (string, error) {
+			return todos.Resolve(ctx, call)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			todos := agent.NewTodos(agent.TodoConfig{})
+			ctx := session("conv-ids")
+			out, err := tc.call(ctx, todos, todoCall(items...))
+			require.Error(t, err)
+			assert.NotContains(t, out, long)
+			assert.Empty(t, todos.List("conv-ids"))
+			_, err = tc.call(ctx, todos, todoCall(map[string]any{"id": strings.Repeat("y", agent.MaxTodoID+1), "content": "a", "status": "pending"}))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), fmt.Sprint(agent.MaxTodoID))
+			_, err = tc.call(ctx, todos, todoCall(map[string]any{"id": strings.Repeat("y", agent.MaxTodoID), "content": "a", "status": "pending"}))
+			require.NoError(t, err)
+		})
 	}
 }

@@ -45,7 +45,10 @@ func testDenialsAndSubAgentsAreTraced(t *testing.T, inside bool) {
 	require.NoError(t, err)
 
 	p := newPerms(t, agent.Config{Allow: []agent.Rule{{Tool: agent.SpawnToolName}},
-		CanUseTool: func(_ context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+		CanUseTool: func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			if call.Name == "read_file" { // the sub-agent's call: it runs under these permissions
+				return agent.Allow()
+			}
 			return agent.Deny("not now")
 		}})
 	var parentTools llmtoolkit.Resolver
@@ -103,4 +106,39 @@ func TestGuardOverARecorderOffersEachModesTools(t *testing.T) {
 	assert.Equal(t, []string{"read_file", agent.PlanToolName}, toolNames(g.Tools()))
 	require.NoError(t, p.SetMode(t.Context(), agent.ModeAcceptEdits))
 	assert.Equal(t, []string{"read_file", "write_file", "bash"}, toolNames(g.Tools()))
+}
+
+// TestRefusedRecipeIsTraced: a recipe call the guard refuses leaves one
+// error row, with the Recorder inside the guard or outside it, and none of
+// its steps ran.
+func TestRefusedRecipeIsTraced(t *testing.T) {
+	for _, inside := range []bool{true, false} {
+		t.Run(map[bool]string{true: "recorder inside the guard", false: "recorder outside the guard"}[inside], func(t *testing.T) {
+			db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+			require.NoError(t, err)
+			require.NoError(t, trace.Migrate(db))
+			ws := recipeWorkspace()
+			p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "survey"}}})
+			var tools llmtoolkit.Resolver
+			if inside {
+				rec := trace.Record(ws, db)
+				defer func() { require.NoError(t, rec.Close()) }()
+				tools = p.Guard(rec)
+			} else {
+				rec := trace.Record(p.Guard(ws), db)
+				defer func() { require.NoError(t, rec.Close()) }()
+				tools = rec
+			}
+			ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
+			res := llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{ID: "r1", Name: "survey", Arguments: map[string]any{"path": "a.go"}})
+			require.True(t, res.IsError)
+			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+			assert.Empty(t, ws.Calls())
+			rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: conv})
+			require.NoError(t, err)
+			require.Len(t, rows, 1)
+			assert.Equal(t, "survey", rows[0].ToolName)
+			assert.Equal(t, trace.ResultError, rows[0].ResultType)
+		})
+	}
 }

@@ -95,3 +95,27 @@ func (e *ModelPanicError) Error() string {
 
 // Unwrap returns [ErrModelPanic].
 func (e *ModelPanicError) Unwrap() error { return ErrModelPanic }
+
+// ErrCallbackPanic is wrapped by a [*CallbackPanicError]: one of the host's
+// callbacks in [Options] panicked.
+var ErrCallbackPanic = errors.New("agentloop: a callback panicked")
+
+// CallbackPanicError ends a run whose [Options.OnEvent], [Options.OnIteration]
+// or [Options.Stop] panicked, on whatever goroutine: the panic fails the
+// run, never the host. It wraps [ErrCallbackPanic].
+type CallbackPanicError struct {
+	// Callback names the callback: "OnEvent", "OnIteration" or "Stop".
+	Callback string
+	// Value is what it panicked with.
+	Value any
+	// Stack is the stack of the panicking goroutine.
+	Stack []byte
+}
+
+// Error names the callback and the panic's value.
+func (e *CallbackPanicError) Error() string {
+	return fmt.Sprintf("agentloop: Options.%s panicked: %v", e.Callback, e.Value)
+}
+
+// Unwrap returns [ErrCallbackPanic].
+func (e *CallbackPanicError) Unwrap() error { return ErrCallbackPanic }

@@ -54,7 +54,8 @@ type Options struct {
 	// as it happens, and each model response. Calls are serialised (never
 	// concurrent) even when tools run in parallel; for one call, its
 	// EventToolCall comes first and its EventToolResult last. Keep it fast:
-	// tools wait for it.
+	// tools wait for it. A panic in it (or in OnIteration, or Stop) ends the
+	// run with a [*CallbackPanicError], never the host.
 	OnEvent func(Event)
 	// Stop, when set, is called when the model answers without tool calls,
 	// with a context carrying the iteration ([llmtoolkit.IterationFrom]).

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -29,7 +30,8 @@ import (
 // history so far, which always pairs each tool call with its tool message,
 // so the conversation can be resumed. The errors are [ErrMaxIterations] (the
 // last turn's calls were executed), [*CircuitBreakerError], [*HaltedError],
-// [*LLMError] (wrapping a [*ModelPanicError] when the SendFunc panicked), an
+// [*LLMError] (wrapping a [*ModelPanicError] when the SendFunc panicked),
+// [*CallbackPanicError] (OnEvent, OnIteration or Stop panicked), an
 // error wrapping ctx's error, and [ErrInvalidOptions]. Every tool call's
 // context says its iteration ([llmtoolkit.IterationFrom]).
 //
@@ -69,6 +71,7 @@ type loop struct {
 	iteration int
 	toolCalls int
 	eventMu   sync.Mutex
+	panicked  atomic.Pointer[CallbackPanicError] // the first callback panic: the run ends with it
 }
 
 func newLoop(opts Options, history []Message) *loop {
@@ -98,17 +101,26 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		}
 		last = resp
 		l.emit(Event{Kind: EventResponse, Iteration: n, Response: &resp, Duration: modelDur})
+		if err := l.failure(n); err != nil {
+			return resp, err // before running its calls
+		}
 		it := Iteration{N: n, Response: resp, Calls: resp.ToolCalls, ModelDuration: modelDur}
 		if len(resp.ToolCalls) == 0 {
 			l.history = append(l.history, resp.Message())
 			l.iterationDone(it)
 			if l.opts.Stop != nil {
-				if msg, ok := l.opts.Stop(llmtoolkit.WithIteration(ctx, n), resp); ok {
+				var msg string
+				var ok bool
+				l.rescue("Stop", func() { msg, ok = l.opts.Stop(llmtoolkit.WithIteration(ctx, n), resp) })
+				if err := l.failure(n); err != nil {
+					return resp, err
+				}
+				if ok {
 					l.history = append(l.history, UserMessage(msg))
 					continue
 				}
 			}
-			return resp, nil
+			return resp, l.failure(n)
 		}
 
 		calls := make([]llmtoolkit.Call, len(resp.ToolCalls))
@@ -129,6 +141,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			l.history = append(l.history, ToolMessage(res))
 		}
 		l.iterationDone(it)
+		if err := l.failure(n); err != nil {
+			return resp, err
+		}
 
 		if halt := haltOf(results); halt != nil {
 			return resp, halt
@@ -245,13 +260,35 @@ func (l *loop) emit(e Event) {
 	}
 	l.eventMu.Lock()
 	defer l.eventMu.Unlock()
-	l.opts.OnEvent(e)
+	l.rescue("OnEvent", func() { l.opts.OnEvent(e) })
 }
 
 func (l *loop) iterationDone(it Iteration) {
 	if l.opts.OnIteration != nil {
-		l.opts.OnIteration(it)
+		l.rescue("OnIteration", func() { l.opts.OnIteration(it) })
 	}
+}
+
+// rescue runs the host's callback name, turning a panic into the run's
+// failure (logged with its stack) on whatever goroutine it runs.
+func (l *loop) rescue(name string, fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			pe := &CallbackPanicError{Callback: name, Value: v, Stack: debug.Stack()}
+			l.opts.Logger.Error("agentloop: Options."+name+" panicked", slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+			l.panicked.CompareAndSwap(nil, pe)
+		}
+	}()
+	fn()
+}
+
+// failure returns the error that ends the run in iteration n when a
+// callback panicked, else nil.
+func (l *loop) failure(n int) error {
+	if pe := l.panicked.Load(); pe != nil {
+		return fmt.Errorf("agentloop: stopped in iteration %d: %w", n, pe)
+	}
+	return nil
 }
 
 // log writes the one record of a finished Run.
