@@ -127,6 +127,75 @@ type lineConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 	closeErr  error
+
+	inFlight inFlight // the client's requests not answered yet
+}
+
+// maxTracked bounds the requests a connection tracks for cancellation; the
+// ones past it are answered even when cancelled.
+const maxTracked = 1 << 16
+
+// inFlight tracks the client's requests until they are answered, and
+// which of them the client cancelled.
+type inFlight struct {
+	mu        sync.Mutex
+	cancelled map[jsonrpc.ID]bool // request id → cancelled
+}
+
+// start records a request read from the client.
+func (f *inFlight) start(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cancelled == nil {
+		f.cancelled = map[jsonrpc.ID]bool{}
+	}
+	if len(f.cancelled) < maxTracked {
+		f.cancelled[id] = false
+	}
+}
+
+// cancel marks a request the client cancelled, when it is in flight.
+func (f *inFlight) cancel(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.cancelled[id]; ok {
+		f.cancelled[id] = true
+	}
+}
+
+// finish forgets a request being answered and reports whether it was
+// cancelled.
+func (f *inFlight) finish(id jsonrpc.ID) (cancelled bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cancelled = f.cancelled[id]
+	delete(f.cancelled, id)
+	return cancelled
+}
+
+// observe notes what a message from the client means for the requests in
+// flight: a request starts one, notifications/cancelled cancels one.
+func (f *inFlight) observe(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	if req.ID.IsValid() {
+		f.start(req.ID)
+		return
+	}
+	if req.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() {
+		f.cancel(id)
+	}
 }
 
 // Read returns the next good message; it implements [sdk.Connection].
@@ -150,9 +219,26 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write sends msg on one line; it implements [sdk.Connection].
+//
+// The answer to a request the client cancelled is not sent: MCP's
+// cancellation rule is that the receiver of notifications/cancelled SHOULD
+// NOT answer the request (the SDK would answer it with an error of code 0,
+// "context canceled", a code neither JSON-RPC nor MCP defines). Any other
+// error answer of code 0 is sent with -32603 (internal error).
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if c.inFlight.finish(resp.ID) {
+			return nil
+		}
+		var werr *jsonrpc.Error
+		if resp.Error != nil && (!errors.As(resp.Error, &werr) || werr.Code == 0) {
+			fixed := *resp
+			fixed.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+			msg = &fixed
+		}
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -269,6 +355,7 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 	if code != 0 {
 		return f.refuse(id, code, text)
 	}
+	f.conn.inFlight.observe(msg)
 	select {
 	case f.conn.incoming <- msg:
 		return nil
