@@ -76,7 +76,7 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	cfg := newConfig(opts)
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ClientOptions{Logger: cfg.logger})
 	injectTraceContext(client, cfg.propagator)
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger()), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", err)
 	}

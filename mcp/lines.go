@@ -59,7 +59,9 @@ type LineTransport struct {
 	// slog.Default().
 	Logger *slog.Logger
 
-	closeWriter bool // close Writer with the session (for an sdk.IOTransport)
+	closeWriter bool         // close Writer with the session (for an sdk.IOTransport)
+	client      bool         // the client's end: see clientTransportFor
+	onClose     func() error // called last when the session ends (a command's exit)
 }
 
 // StdioTransport returns a [LineTransport] on the process's standard input
@@ -95,7 +97,8 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 	if t.closeWriter {
 		c.dst, _ = dst.(io.Closer)
 	}
-	f := &lineFilter{src: src, conn: c, limit: limit, log: log}
+	c.onClose = t.onClose
+	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client}
 	go f.run()
 	return c, nil
 }
@@ -128,7 +131,8 @@ type lineConn struct {
 	closed    chan struct{}
 	closeErr  error
 
-	inFlight inFlight // the client's requests not answered yet
+	inFlight inFlight     // the client's requests not answered yet
+	onClose  func() error // see LineTransport.onClose
 }
 
 // maxTracked bounds the requests a connection tracks for cancellation; the
@@ -259,6 +263,9 @@ func (c *lineConn) Close() error {
 		if c.dst != nil {
 			c.closeErr = errors.Join(c.closeErr, c.dst.Close())
 		}
+		if c.onClose != nil {
+			c.closeErr = errors.Join(c.closeErr, c.onClose())
+		}
 	})
 	return c.closeErr
 }
@@ -284,6 +291,7 @@ type lineFilter struct {
 	log     *slog.Logger
 	buf     []byte
 	refused int
+	client  bool // reading a server's messages: see clientRefuse
 }
 
 // run is the filter's goroutine. It stops at the source's end or error,
@@ -353,6 +361,9 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 	}
 	msg, code, id, text := checkMessage(line)
 	if code != 0 {
+		if f.client {
+			return f.clientRefuse(line, id, code, text)
+		}
 		return f.refuse(id, code, text)
 	}
 	f.conn.inFlight.observe(msg)
@@ -376,6 +387,42 @@ func (f *lineFilter) refuse(id json.RawMessage, code int64, msg string) error {
 		return fmt.Errorf("mcp: answering a malformed message: %w", err)
 	}
 	return nil
+}
+
+// clientRefuse handles a malformed line from a server, on a client's end.
+// A line with a valid id and no method is an answer: the request it
+// answers fails with a JSON-RPC error saying the answer was malformed. A
+// line with an id and a method is a request: it is answered with the
+// error, as a server does. Any other line is dropped. Each is logged as a
+// warning, and the session goes on.
+func (f *lineFilter) clientRefuse(line []byte, id json.RawMessage, code int64, text string) error {
+	var head messageHead
+	_ = json.Unmarshal(line, &head)
+	if len(id) > 0 && len(head.Method) > 0 {
+		return f.refuse(id, code, text)
+	}
+	f.refused++
+	f.log.Warn("mcp: malformed message from the MCP server ignored",
+		slog.Int64("code", code), slog.String("error", text), slog.Int("refused_so_far", f.refused))
+	if len(id) == 0 {
+		return nil
+	}
+	var raw any
+	if json.Unmarshal(id, &raw) != nil {
+		return nil
+	}
+	rid, err := jsonrpc.MakeID(raw)
+	if err != nil || !rid.IsValid() {
+		return nil
+	}
+	answer := &jsonrpc.Response{ID: rid, Error: &jsonrpc.Error{Code: code,
+		Message: "the MCP server sent a malformed answer: " + textutil.CutUTF8(text, maxErrorMessage)}}
+	select {
+	case f.conn.incoming <- answer:
+		return nil
+	case <-f.conn.closed:
+		return sdk.ErrConnectionClosed
+	}
 }
 
 // messageHead is what checkMessage reads of a message.
