@@ -2,6 +2,7 @@ package llmtoolkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"testing"
@@ -131,4 +132,45 @@ func TestSchemaNodes(t *testing.T) {
 	assert.Contains(t, err.Error(), `"deep"`)
 	assert.Contains(t, err.Error(), fmt.Sprint(DefaultMaxSchemaNodes))
 	require.NoError(t, MustTool("small", "A tool.", doublingSchema(4)).CheckSchemaNodes(DefaultMaxSchemaNodes))
+}
+
+// TestMeteredValidationConcurrent: the metered copies of a schema serve
+// one validation each at a time; concurrent calls each get their own
+// steps and the same answers as alone.
+func TestMeteredValidationConcurrent(t *testing.T) {
+	tool := MustTool("either", "Takes a or b.", map[string]any{
+		"type": "object",
+		"properties": map[string]any{"v": map[string]any{"oneOf": []any{
+			map[string]any{"type": "string", "maxLength": 3},
+			map[string]any{"type": "integer"},
+		}}},
+	})
+	deep := MustTool("deep", "Hostile.", doublingSchema(24))
+	done := make(chan error, 16)
+	for g := range 16 {
+		go func() {
+			var err error
+			for i := range 40 {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				good := tool.ValidateArgumentsContext(ctx, map[string]any{"v": "abc"})
+				bad := tool.ValidateArgumentsContext(ctx, map[string]any{"v": "abcd"})
+				cancel()
+				switch {
+				case good != nil:
+					err = fmt.Errorf("goroutine %d, round %d: valid arguments refused: %w", g, i, good)
+				case bad == nil || errors.Is(bad, ErrSchemaTooComplex):
+					err = fmt.Errorf("goroutine %d, round %d: want a violation, got %v", g, i, bad)
+				}
+				if g == 0 && i == 0 {
+					if e := deep.ValidateArguments(map[string]any{"x": 1.0}); !errors.Is(e, ErrSchemaTooComplex) {
+						err = fmt.Errorf("the hostile schema: %v", e)
+					}
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 16 {
+		require.NoError(t, <-done)
+	}
 }
