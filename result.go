@@ -132,10 +132,13 @@ func admit(ctx context.Context, tool Tool, call Call) (res Result, refused bool)
 	if err := ctx.Err(); err != nil {
 		return errorResult(call, err, cancelMessage(call.Name, err)), true
 	}
-	if err := guardedValidate(tool, call.Arguments); err != nil {
+	if err := guardedValidate(ctx, tool, call.Arguments); err != nil {
 		var pe *PanicError
 		if errors.As(err, &pe) {
 			return panicResult(ctx, "validator", call, pe), true
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return errorResult(call, err, cancelMessage(call.Name, err)), true
 		}
 		return errorResult(call, err, err.Error()), true
 	}
@@ -154,15 +157,15 @@ func guardedLookup(r Resolver, name string) (tool Tool, found bool, err error) {
 	return tool, found, nil
 }
 
-// guardedValidate is [Tool.ValidateArguments], turning a panic into a
-// *PanicError.
-func guardedValidate(tool Tool, args map[string]any) (err error) {
+// guardedValidate is [Tool.ValidateArgumentsContext], turning a panic into
+// a *PanicError.
+func guardedValidate(ctx context.Context, tool Tool, args map[string]any) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return tool.ValidateArguments(args)
+	return tool.ValidateArgumentsContext(ctx, args)
 }
 
 // panicResult is the result of a call during which what panicked, logged

@@ -2,6 +2,7 @@ package llmtoolkit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,7 +106,8 @@ type schemaCache struct {
 	mu       sync.Mutex
 	source   map[string]any // the Parameters map the schema was compiled from
 	compiled *jsonschema.Schema
-	fast     *fastSchema // nil when the schema is outside the fast subset
+	fast     *fastSchema      // nil when the schema is outside the fast subset
+	idle     []*meteredSchema // metered copies of source for the full validator, idle
 }
 
 // NewTool returns a validated Tool. A schema without "properties" gets an
@@ -295,7 +297,7 @@ func (t Tool) schemas() (*jsonschema.Schema, *fastSchema, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c.compiled, c.source, c.fast = s, t.Parameters, compileFast(t.Parameters)
+	c.compiled, c.source, c.fast, c.idle = s, t.Parameters, compileFast(t.Parameters), nil
 	return s, c.fast, nil
 }
 
@@ -304,6 +306,12 @@ func sameMap(a, b map[string]any) bool {
 }
 
 func compileSchema(name string, params map[string]any) (*jsonschema.Schema, error) {
+	return compileSchemaWith(name, params, nil)
+}
+
+// compileSchemaWith compiles params, with m counting the validation's
+// steps on every subschema when it is not nil.
+func compileSchemaWith(name string, params map[string]any, m *meter) (*jsonschema.Schema, error) {
 	data, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: parameters cannot be encoded as JSON: %w", ErrInvalidTool, name, err)
@@ -313,6 +321,9 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 	// is self-contained.
 	c.LoadURL = func(s string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("external schema references are not allowed (%s); inline the definition", s)
+	}
+	if m != nil {
+		c.RegisterExtension("llmtoolkit-meter", nil, meterCompiler{m})
 	}
 	const url = "mem://tool/parameters.json"
 	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
@@ -331,8 +342,19 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 // violation with its JSON pointer, for example:
 //
 //	invalid arguments for tool "read_file": /offset: expected integer, but got string
+//
+// The work is bounded: past the steps [ValidationSteps] allows, the
+// arguments are refused with an error wrapping [ErrSchemaTooComplex] too.
 func (t Tool) ValidateArguments(args map[string]any) error {
-	s, fast, err := t.schemas()
+	return t.ValidateArgumentsContext(context.Background(), args)
+}
+
+// ValidateArgumentsContext is [Tool.ValidateArguments] answering by the
+// end of ctx: when ctx ends first, it returns ctx's error at once, and the
+// validation still running stops within a few hundred steps. A panic of
+// the validator is returned as a [*PanicError].
+func (t Tool) ValidateArgumentsContext(ctx context.Context, args map[string]any) error {
+	_, fast, err := t.schemas()
 	if err != nil {
 		return err
 	}
@@ -361,10 +383,18 @@ func (t Tool) ValidateArguments(args map[string]any) error {
 		// The validator cannot judge them (and panics on some).
 		return &ArgumentsError{Tool: t.Name, Violations: bad}
 	}
-	if err := s.Validate(v); err != nil {
+	if err := t.fullValidate(ctx, v); err != nil {
 		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
+		var pe *PanicError
+		switch {
+		case errors.As(err, &ve):
 			return &ArgumentsError{Tool: t.Name, Violations: violations(ve)}
+		case errors.As(err, &pe):
+			return pe
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			return fmt.Errorf("validating the arguments of tool %q did not finish: %w", t.Name, err)
+		case errors.Is(err, ErrSchemaTooComplex):
+			return fmt.Errorf("%w for tool %q: %w; the tool's schema makes them too costly to check: send simpler arguments, or simplify the schema (fewer oneOf/anyOf branches and references)", ErrInvalidArguments, t.Name, err)
 		}
 		return fmt.Errorf("%w for tool %q: %w", ErrInvalidArguments, t.Name, err)
 	}

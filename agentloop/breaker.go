@@ -28,6 +28,7 @@ func newBreaker(threshold int) breaker {
 // Halts are not counted: they end the loop by themselves. Denials
 // (llmtoolkit.ErrDenied) are not counted either, and leave the tool's
 // streak as it was: a refusal is the host's decision, not a failing tool.
+// Nor are calls past Options.MaxToolCalls, which did not run.
 func (b *breaker) observe(results []llmtoolkit.Result) error {
 	if b.threshold <= 0 {
 		return nil
@@ -38,7 +39,7 @@ func (b *breaker) observe(results []llmtoolkit.Result) error {
 			delete(b.streaks, res.Name)
 			continue
 		}
-		if errors.Is(res.Err, llmtoolkit.ErrHalt) || errors.Is(res.Err, llmtoolkit.ErrDenied) {
+		if errors.Is(res.Err, llmtoolkit.ErrHalt) || errors.Is(res.Err, llmtoolkit.ErrDenied) || errors.Is(res.Err, ErrTooManyCalls) {
 			continue
 		}
 		s := b.streaks[res.Name]

@@ -20,6 +20,10 @@ var ErrHalted = errors.New("agentloop: halted by a tool")
 // [Options] (a negative limit, no SendFunc).
 var ErrInvalidOptions = errors.New("agentloop: invalid options")
 
+// ErrTooManyCalls is wrapped by the error of each call past
+// [Options.MaxToolCalls] in one turn: answered without running.
+var ErrTooManyCalls = errors.New("agentloop: too many tool calls in one turn")
+
 // CircuitBreakerError names the tool that kept failing and its error. It
 // wraps [ErrCircuitBreaker].
 type CircuitBreakerError struct {

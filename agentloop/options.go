@@ -14,11 +14,17 @@ const (
 	DefaultMaxIterations    = 10
 	DefaultMaxParallel      = 8
 	DefaultBreakerThreshold = 3
+	// DefaultMaxToolCalls is how many calls of one turn run by default.
+	DefaultMaxToolCalls = 128
+	// DefaultMaxTurnResultBytes is how many bytes of one turn's tool
+	// results are kept by default.
+	DefaultMaxTurnResultBytes = 4 << 20
 )
 
 // Options configure [Run]. The zero value is usable: no tools, at most 10
-// iterations, up to 8 calls of one turn at once, a circuit breaker at 3
-// identical failures in a row, and the completion logged to slog.Default().
+// iterations, up to 8 calls of one turn at once and 128 in all, 4 MiB of
+// results kept per turn, a circuit breaker at 3 identical failures in a
+// row, and the completion logged to slog.Default().
 type Options struct {
 	// Resolver runs the tool calls, usually the [*llmtoolkit.Session] that
 	// [llmtoolkit.PrepareSession] returns. Its definitions are what
@@ -42,6 +48,21 @@ type Options struct {
 	// [DefaultMaxParallel]; 1 runs them one after the other. Results are
 	// always sent back in call order.
 	MaxParallel int
+	// MaxToolCalls bounds the calls of one turn that run: the model's
+	// answer may ask for more, and each call past the first MaxToolCalls is
+	// answered, without running, with an error result the model reads
+	// (its Err wraps [ErrTooManyCalls]), so that every call still has its
+	// tool message. 0 means [DefaultMaxToolCalls].
+	MaxToolCalls int
+	// MaxTurnResultBytes bounds the bytes of tool result content one turn
+	// keeps in the history (what the model is sent next). Each result is
+	// cut to it as soon as its call ends, then, in call order, results
+	// past the turn's total are cut to what is left (at least a short
+	// head); a cut result ends with a line saying how many bytes were cut
+	// and why. 0 means [DefaultMaxTurnResultBytes]. With MaxToolCalls, it
+	// bounds the memory one turn holds: at most MaxToolCalls ×
+	// MaxTurnResultBytes while the calls run, MaxTurnResultBytes after.
+	MaxTurnResultBytes int
 	// BreakerThreshold is how many times in a row the same tool may fail
 	// with the same error before Run stops with a [*CircuitBreakerError].
 	// 0 means [DefaultBreakerThreshold]; a negative value disables the
@@ -134,6 +155,10 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.MaxIterations < 0:
 		return o, fmt.Errorf("%w: MaxIterations is %d; use a positive number, or 0 for the default (%d)", ErrInvalidOptions, o.MaxIterations, DefaultMaxIterations)
+	case o.MaxToolCalls < 0:
+		return o, fmt.Errorf("%w: MaxToolCalls is %d; use a positive number, or 0 for the default (%d)", ErrInvalidOptions, o.MaxToolCalls, DefaultMaxToolCalls)
+	case o.MaxTurnResultBytes < 0:
+		return o, fmt.Errorf("%w: MaxTurnResultBytes is %d; use a positive number, or 0 for the default (%d)", ErrInvalidOptions, o.MaxTurnResultBytes, DefaultMaxTurnResultBytes)
 	case o.MaxParallel < 0:
 		return o, fmt.Errorf("%w: MaxParallel is %d; use a positive number, 1 for one call at a time, or 0 for the default (%d)", ErrInvalidOptions, o.MaxParallel, DefaultMaxParallel)
 	}
@@ -142,6 +167,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxParallel == 0 {
 		o.MaxParallel = DefaultMaxParallel
+	}
+	if o.MaxToolCalls == 0 {
+		o.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if o.MaxTurnResultBytes == 0 {
+		o.MaxTurnResultBytes = DefaultMaxTurnResultBytes
 	}
 	if o.BreakerThreshold == 0 {
 		o.BreakerThreshold = DefaultBreakerThreshold

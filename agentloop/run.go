@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // Run drives the conversation until the model answers without tool calls.
@@ -24,7 +25,9 @@ import (
 // [llmtoolkit.Execute] (concurrently, up to [Options.MaxParallel]), appends
 // the assistant message and one tool message per call, in call order, and
 // goes again. Calls for unknown tools and calls with invalid arguments go
-// back to the model as error results.
+// back to the model as error results, as do the calls of a turn past
+// [Options.MaxToolCalls] (not run); results past
+// [Options.MaxTurnResultBytes] are cut, with a note.
 //
 // On error, Run returns the last response received (zero if none) and the
 // history so far, which always pairs each tool call with its tool message,
@@ -199,7 +202,9 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 		l.emit(Event{Kind: EventToolCall, Iteration: n, Index: i, Call: call})
 		t0 := time.Now()
 		var res llmtoolkit.Result
-		if l.offered != nil && !l.offered.has(call.Name) {
+		if i >= l.opts.MaxToolCalls {
+			res = tooManyCalls(call, len(calls), l.opts.MaxToolCalls)
+		} else if l.offered != nil && !l.offered.has(call.Name) {
 			res = l.offered.notOffered(call)
 		} else {
 			cctx := ctx
@@ -209,6 +214,7 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 				})
 			}
 			res = llmtoolkit.Execute(cctx, l.resolver, call)
+			res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
 		}
 		durs[i] = time.Since(t0)
 		results[i] = res
@@ -217,23 +223,73 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 			cancel()
 		}
 	}
-	if l.opts.MaxParallel == 1 || len(calls) == 1 {
-		for i := range calls {
+	run := min(len(calls), l.opts.MaxToolCalls)
+	if l.opts.MaxParallel == 1 || run == 1 {
+		for i := range run {
 			one(i)
 		}
-		return results, durs
+	} else {
+		sem := make(chan struct{}, l.opts.MaxParallel)
+		var wg sync.WaitGroup
+		for i := range run {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				one(i)
+			})
+		}
+		wg.Wait()
 	}
-	sem := make(chan struct{}, l.opts.MaxParallel)
-	var wg sync.WaitGroup
-	for i := range calls {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			one(i)
-		})
+	for i := run; i < len(calls); i++ {
+		one(i)
 	}
-	wg.Wait()
+	keepTurnBudget(results, l.opts.MaxTurnResultBytes)
 	return results, durs
+}
+
+// tooManyCalls is the answer to a call past Options.MaxToolCalls.
+func tooManyCalls(call llmtoolkit.Call, asked, limit int) llmtoolkit.Result {
+	err := fmt.Errorf("%w: call %q was not run: this answer asked for %d tool calls and one turn runs at most %d (Options.MaxToolCalls); ask again for the calls you still need, at most %d at a time",
+		ErrTooManyCalls, call.Name, asked, limit, limit)
+	return llmtoolkit.Result{ToolCallID: call.ID, Name: call.Name, Content: err.Error(), IsError: true, Err: err}
+}
+
+// minKeep is the head of a result kept when a turn's budget is spent.
+const minKeep = 256
+
+// keepTurnBudget cuts, in call order, the results past the turn's budget
+// of content bytes to what is left of it, at least minKeep bytes each
+// (the answers to calls past MaxToolCalls are kept whole).
+func keepTurnBudget(results []llmtoolkit.Result, budget int) {
+	left := budget
+	for i := range results {
+		if errors.Is(results[i].Err, ErrTooManyCalls) {
+			continue // short, and not run
+		}
+		c := results[i].Content
+		if len(c) > left {
+			results[i].Content = cutResult(c, max(left, minKeep), budget)
+			c = results[i].Content
+		}
+		left = max(left-len(c), 0)
+	}
+}
+
+// cutResult cuts content to at most n bytes (on a rune boundary), ending
+// it with a line saying how much was cut and why (the line counted in n
+// when n leaves room for it).
+func cutResult(content string, n, budget int) string {
+	if len(content) <= n {
+		return content
+	}
+	keep := max(n-len(cutNote(len(content), len(content), budget)), 0)
+	head := textutil.CutUTF8(content, keep)
+	return head + cutNote(len(content)-len(head), len(content), budget)
+}
+
+func cutNote(cut, total, budget int) string {
+	return fmt.Sprintf("\n[... %d of %d bytes cut: one turn keeps at most %d bytes of tool results (Options.MaxTurnResultBytes); ask for less at a time, or for a part]",
+		cut, total, budget)
 }
 
 // haltOf returns the error for the first result (in call order) whose tool

@@ -47,6 +47,10 @@ type Client struct {
 	server  string
 	log     *slog.Logger
 
+	maxPages       int // see WithMaxToolPages
+	maxTools       int // see WithMaxTools
+	maxSchemaNodes int // see WithMaxSchemaNodes
+
 	mu     sync.RWMutex
 	tools  []llmtoolkit.Tool
 	byName map[string]int
@@ -72,11 +76,12 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	cfg := newConfig(opts)
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ClientOptions{Logger: cfg.logger})
 	injectTraceContext(client, cfg.propagator)
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger()), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", err)
 	}
-	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger()}
+	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger(),
+		maxPages: cfg.maxToolPages, maxTools: cfg.maxTools, maxSchemaNodes: cfg.maxSchemaNodes}
 	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {
 		c.server = init.ServerInfo.Name
 	}
@@ -94,35 +99,73 @@ func (c *Client) Server() string { return c.server }
 // not cover (prompts, resources).
 func (c *Client) Session() *sdk.ClientSession { return c.session }
 
+// ErrListLimit is wrapped by the error of a [Connect] or [Client.Refresh]
+// whose tool listing went past one of the client's bounds: more pages than
+// [WithMaxToolPages], more tools than [WithMaxTools], or a cursor the
+// server had already sent (a loop).
+var ErrListLimit = errors.New("mcp: the MCP server's tool list is past this client's bounds")
+
 // Refresh lists the server's tools again, through every page, and replaces
 // the list [Client.Tools] returns. On error the previous list is kept.
 // A [llmtoolkit.Composition] built earlier keeps the tools it indexed then.
+//
+// The listing is bounded whatever the server sends: at most
+// [WithMaxToolPages] pages (100 by default) and [WithMaxTools] tools (1,000
+// by default, every tool sent counted, skipped ones included), and a
+// cursor the server sends twice ends it; each is an error wrapping
+// [ErrListLimit] that names the server and the bound.
 func (c *Client) Refresh(ctx context.Context) error {
 	var tools []llmtoolkit.Tool
 	byName := make(map[string]int)
-	for st, err := range c.session.Tools(ctx, nil) {
+	seen := make(map[string]bool)
+	cursor, received := "", 0
+	for page := 1; ; page++ {
+		if page > c.maxPages {
+			return fmt.Errorf("%w: MCP server %q sent more than %d pages of tools; raise WithMaxToolPages if it is trusted", ErrListLimit, c.server, c.maxPages)
+		}
+		res, err := c.session.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return fmt.Errorf("mcp: listing the tools of MCP server %q: %w", c.server, err)
 		}
-		if st == nil {
-			continue
+		received += len(res.Tools)
+		if received > c.maxTools {
+			return fmt.Errorf("%w: MCP server %q listed more than %d tools; raise WithMaxTools if it is trusted", ErrListLimit, c.server, c.maxTools)
 		}
-		if _, dup := byName[st.Name]; dup {
-			continue
+		for _, st := range res.Tools {
+			c.addTool(ctx, st, &tools, byName)
 		}
-		t, err := fromSDKTool(st, c.server)
-		if err != nil {
-			c.log.WarnContext(ctx, "mcp: remote tool skipped",
-				slog.String("server", c.server), slog.String("tool", st.Name), slog.Any("error", err))
-			continue
+		if res.NextCursor == "" {
+			break
 		}
-		byName[t.Name] = len(tools)
-		tools = append(tools, t)
+		if seen[res.NextCursor] {
+			return fmt.Errorf("%w: MCP server %q sent the cursor %.64q a second time (page %d): its pages loop", ErrListLimit, c.server, res.NextCursor, page)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
 	}
 	c.mu.Lock()
 	c.tools, c.byName = tools, byName
 	c.mu.Unlock()
 	return nil
+}
+
+// addTool converts one listed tool and adds it to tools, skipping with a
+// warning a duplicate or one that cannot be used.
+func (c *Client) addTool(ctx context.Context, st *sdk.Tool, tools *[]llmtoolkit.Tool, byName map[string]int) {
+	if st == nil {
+		return
+	}
+	if _, dup := byName[st.Name]; dup {
+		return
+	}
+	t, err := fromSDKTool(st, c.server, c.maxSchemaNodes)
+	if err != nil {
+		c.log.WarnContext(ctx, "mcp: remote tool skipped",
+			slog.String("server", c.server), slog.String("tool", st.Name), slog.Any("error", err))
+		return
+	}
+	byName[t.Name] = len(*tools)
+	*tools = append(*tools, t)
 }
 
 // Tools returns the server's tools as listed at [Connect] or the last

@@ -36,7 +36,11 @@ func sdkTool(t llmtoolkit.Tool) (*sdk.Tool, bool) {
 //
 // Hints the server leaves out take MCP's defaults: destructiveHint is true
 // unless the tool is read-only, openWorldHint is true.
-func fromSDKTool(st *sdk.Tool, server string) (llmtoolkit.Tool, error) {
+//
+// A schema whose size with every reference expanded
+// ([llmtoolkit.Tool.SchemaNodes]) is above maxSchemaNodes is refused with
+// an error wrapping [llmtoolkit.ErrSchemaTooComplex].
+func fromSDKTool(st *sdk.Tool, server string, maxSchemaNodes int) (llmtoolkit.Tool, error) {
 	t := llmtoolkit.Tool{Name: st.Name, Description: st.Description}
 	if strings.TrimSpace(t.Description) == "" {
 		t.Description = st.Title
@@ -62,7 +66,14 @@ func fromSDKTool(st *sdk.Tool, server string) (llmtoolkit.Tool, error) {
 			OpenWorld:   boolOr(a.OpenWorldHint, true),
 		}
 	}
-	return llmtoolkit.NewToolFrom(t)
+	t, err := llmtoolkit.NewToolFrom(t)
+	if err != nil {
+		return llmtoolkit.Tool{}, err
+	}
+	if err := t.CheckSchemaNodes(maxSchemaNodes); err != nil {
+		return llmtoolkit.Tool{}, fmt.Errorf("tool %q of MCP server %q refused: %w", st.Name, server, err)
+	}
+	return t, nil
 }
 
 func boolOr(p *bool, def bool) bool {

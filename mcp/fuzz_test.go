@@ -58,7 +58,7 @@ func FuzzFromSDKTool(f *testing.F) {
 		if json.Unmarshal(data, &st) != nil {
 			return
 		}
-		tool, err := fromSDKTool(&st, "fuzz")
+		tool, err := fromSDKTool(&st, "fuzz", DefaultMaxSchemaNodes)
 		if err == nil {
 			require.NoError(t, tool.Validate())
 		}

@@ -59,7 +59,9 @@ type LineTransport struct {
 	// slog.Default().
 	Logger *slog.Logger
 
-	closeWriter bool // close Writer with the session (for an sdk.IOTransport)
+	closeWriter bool         // close Writer with the session (for an sdk.IOTransport)
+	client      bool         // the client's end: see clientTransportFor
+	onClose     func() error // called last when the session ends (a command's exit)
 }
 
 // StdioTransport returns a [LineTransport] on the process's standard input
@@ -95,7 +97,8 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 	if t.closeWriter {
 		c.dst, _ = dst.(io.Closer)
 	}
-	f := &lineFilter{src: src, conn: c, limit: limit, log: log}
+	c.onClose = t.onClose
+	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client}
 	go f.run()
 	return c, nil
 }
@@ -127,6 +130,76 @@ type lineConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 	closeErr  error
+
+	inFlight inFlight     // the client's requests not answered yet
+	onClose  func() error // see LineTransport.onClose
+}
+
+// maxTracked bounds the requests a connection tracks for cancellation; the
+// ones past it are answered even when cancelled.
+const maxTracked = 1 << 16
+
+// inFlight tracks the client's requests until they are answered, and
+// which of them the client cancelled.
+type inFlight struct {
+	mu        sync.Mutex
+	cancelled map[jsonrpc.ID]bool // request id → cancelled
+}
+
+// start records a request read from the client.
+func (f *inFlight) start(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cancelled == nil {
+		f.cancelled = map[jsonrpc.ID]bool{}
+	}
+	if len(f.cancelled) < maxTracked {
+		f.cancelled[id] = false
+	}
+}
+
+// cancel marks a request the client cancelled, when it is in flight.
+func (f *inFlight) cancel(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.cancelled[id]; ok {
+		f.cancelled[id] = true
+	}
+}
+
+// finish forgets a request being answered and reports whether it was
+// cancelled.
+func (f *inFlight) finish(id jsonrpc.ID) (cancelled bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cancelled = f.cancelled[id]
+	delete(f.cancelled, id)
+	return cancelled
+}
+
+// observe notes what a message from the client means for the requests in
+// flight: a request starts one, notifications/cancelled cancels one.
+func (f *inFlight) observe(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	if req.ID.IsValid() {
+		f.start(req.ID)
+		return
+	}
+	if req.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() {
+		f.cancel(id)
+	}
 }
 
 // Read returns the next good message; it implements [sdk.Connection].
@@ -150,9 +223,26 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write sends msg on one line; it implements [sdk.Connection].
+//
+// The answer to a request the client cancelled is not sent: MCP's
+// cancellation rule is that the receiver of notifications/cancelled SHOULD
+// NOT answer the request (the SDK would answer it with an error of code 0,
+// "context canceled", a code neither JSON-RPC nor MCP defines). Any other
+// error answer of code 0 is sent with -32603 (internal error).
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if c.inFlight.finish(resp.ID) {
+			return nil
+		}
+		var werr *jsonrpc.Error
+		if resp.Error != nil && (!errors.As(resp.Error, &werr) || werr.Code == 0) {
+			fixed := *resp
+			fixed.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+			msg = &fixed
+		}
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -172,6 +262,9 @@ func (c *lineConn) Close() error {
 		}
 		if c.dst != nil {
 			c.closeErr = errors.Join(c.closeErr, c.dst.Close())
+		}
+		if c.onClose != nil {
+			c.closeErr = errors.Join(c.closeErr, c.onClose())
 		}
 	})
 	return c.closeErr
@@ -198,6 +291,7 @@ type lineFilter struct {
 	log     *slog.Logger
 	buf     []byte
 	refused int
+	client  bool // reading a server's messages: see clientRefuse
 }
 
 // run is the filter's goroutine. It stops at the source's end or error,
@@ -267,8 +361,12 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 	}
 	msg, code, id, text := checkMessage(line)
 	if code != 0 {
+		if f.client {
+			return f.clientRefuse(line, id, code, text)
+		}
 		return f.refuse(id, code, text)
 	}
+	f.conn.inFlight.observe(msg)
 	select {
 	case f.conn.incoming <- msg:
 		return nil
@@ -289,6 +387,42 @@ func (f *lineFilter) refuse(id json.RawMessage, code int64, msg string) error {
 		return fmt.Errorf("mcp: answering a malformed message: %w", err)
 	}
 	return nil
+}
+
+// clientRefuse handles a malformed line from a server, on a client's end.
+// A line with a valid id and no method is an answer: the request it
+// answers fails with a JSON-RPC error saying the answer was malformed. A
+// line with an id and a method is a request: it is answered with the
+// error, as a server does. Any other line is dropped. Each is logged as a
+// warning, and the session goes on.
+func (f *lineFilter) clientRefuse(line []byte, id json.RawMessage, code int64, text string) error {
+	var head messageHead
+	_ = json.Unmarshal(line, &head)
+	if len(id) > 0 && len(head.Method) > 0 {
+		return f.refuse(id, code, text)
+	}
+	f.refused++
+	f.log.Warn("mcp: malformed message from the MCP server ignored",
+		slog.Int64("code", code), slog.String("error", text), slog.Int("refused_so_far", f.refused))
+	if len(id) == 0 {
+		return nil
+	}
+	var raw any
+	if json.Unmarshal(id, &raw) != nil {
+		return nil
+	}
+	rid, err := jsonrpc.MakeID(raw)
+	if err != nil || !rid.IsValid() {
+		return nil
+	}
+	answer := &jsonrpc.Response{ID: rid, Error: &jsonrpc.Error{Code: code,
+		Message: "the MCP server sent a malformed answer: " + textutil.CutUTF8(text, maxErrorMessage)}}
+	select {
+	case f.conn.incoming <- answer:
+		return nil
+	case <-f.conn.closed:
+		return sdk.ErrConnectionClosed
+	}
 }
 
 // messageHead is what checkMessage reads of a message.

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"log/slog"
+
+	"github.com/llmtoolkit/llmtoolkit"
 	"runtime/debug"
 )
 
@@ -15,7 +17,38 @@ type config struct {
 	instructions string
 	logger       *slog.Logger
 	propagator   MetaPropagator // see WithPropagator
+
+	maxToolPages   int // see WithMaxToolPages
+	maxTools       int // see WithMaxTools
+	maxSchemaNodes int // see WithMaxSchemaNodes
 }
+
+// Default bounds of a client's tool listing (see [Client.Refresh]).
+const (
+	DefaultMaxToolPages   = 100
+	DefaultMaxTools       = 1000
+	DefaultMaxSchemaNodes = llmtoolkit.DefaultMaxSchemaNodes
+)
+
+// WithMaxToolPages bounds the pages of tools/list a client reads in one
+// [Connect] or [Client.Refresh] (default [DefaultMaxToolPages]); past it
+// the listing fails with [ErrListLimit]. Zero or less means the default.
+// It has no effect on a server.
+func WithMaxToolPages(n int) Option { return func(c *config) { c.maxToolPages = n } }
+
+// WithMaxTools bounds the tools a client accepts in one listing, every
+// tool sent counted (default [DefaultMaxTools]); past it the listing fails
+// with [ErrListLimit]. Zero or less means the default. It has no effect on
+// a server.
+func WithMaxTools(n int) Option { return func(c *config) { c.maxTools = n } }
+
+// WithMaxSchemaNodes bounds the complexity of a remote tool's input
+// schema, measured by [llmtoolkit.Tool.SchemaNodes] (the schema's size
+// with every reference expanded; default [DefaultMaxSchemaNodes]). A
+// tool above it is skipped with a warning naming it and its size, like a
+// tool whose schema does not compile. Zero or less means the default. It
+// has no effect on a server.
+func WithMaxSchemaNodes(n int) Option { return func(c *config) { c.maxSchemaNodes = n } }
 
 // WithName sets the implementation name announced to the peer: the
 // server's name for [NewServer], the client's for [Connect]. The default is
@@ -42,6 +75,15 @@ func newConfig(opts []Option) config {
 		if o != nil {
 			o(&c)
 		}
+	}
+	if c.maxToolPages <= 0 {
+		c.maxToolPages = DefaultMaxToolPages
+	}
+	if c.maxTools <= 0 {
+		c.maxTools = DefaultMaxTools
+	}
+	if c.maxSchemaNodes <= 0 {
+		c.maxSchemaNodes = DefaultMaxSchemaNodes
 	}
 	if c.name == "" {
 		c.name = "llmtoolkit"

@@ -184,6 +184,7 @@ func anthropicRead(raw json.RawMessage) (anthropicResponse, anthropicTurn, error
 		return resp, anthropicTurn{}, err
 	}
 	turn, err := anthropicBlocks(raws)
+	distinctCallIDs(turn.calls, GeneratedCallIDPrefix)
 	return resp, turn, err
 }
 

@@ -232,11 +232,7 @@ func geminiParts(raws []json.RawMessage) (geminiTurn, error) {
 			if fc.Name == "" {
 				return geminiTurn{}, fmt.Errorf("%w: Gemini: parts[%d] is a functionCall without a name", ErrInvalidPayload, i)
 			}
-			id := fc.ID
-			if id == "" {
-				id = fmt.Sprintf("%s%d", GeminiCallIDPrefix, len(turn.calls)+1)
-			}
-			call := objectCall("Gemini", id, fc.Name, fc.Args)
+			call := objectCall("Gemini", fc.ID, fc.Name, fc.Args) // an empty id is made up below
 			if p.ThoughtSignature != "" {
 				call.Provider = stateWith(nil, StateGemini, geminiCallState{ThoughtSignature: p.ThoughtSignature})
 			}
@@ -249,6 +245,7 @@ func geminiParts(raws []json.RawMessage) (geminiTurn, error) {
 		}
 	}
 	turn.text = strings.Join(text, "")
+	distinctCallIDs(turn.calls, GeminiCallIDPrefix)
 	if keep {
 		turn.state = stateWith(nil, StateGemini, geminiState{Parts: raws})
 	}

@@ -154,6 +154,7 @@ func openAICalls(msg openAIAssistant) ([]llmtoolkit.Call, error) {
 		}
 		calls = append(calls, llmtoolkit.ParseCallLenient(tc.ID, tc.Function.Name, tc.Function.Arguments))
 	}
+	distinctCallIDs(calls, GeneratedCallIDPrefix)
 	return calls, nil
 }
 

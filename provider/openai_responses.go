@@ -214,9 +214,6 @@ func openAIResponsesItems(raws []json.RawMessage) (openAIResponsesTurn, error) {
 			if it.Name == "" {
 				return openAIResponsesTurn{}, fmt.Errorf("%w: OpenAI Responses: output[%d] is a function_call without a name", ErrInvalidPayload, i)
 			}
-			if it.CallID == "" {
-				return openAIResponsesTurn{}, fmt.Errorf("%w: OpenAI Responses: output[%d] is a function_call without a call_id", ErrInvalidPayload, i)
-			}
 			args := ""
 			if it.Arguments != nil {
 				args = *it.Arguments
@@ -231,6 +228,7 @@ func openAIResponsesItems(raws []json.RawMessage) (openAIResponsesTurn, error) {
 		}
 	}
 	turn.text = strings.Join(text, "")
+	distinctCallIDs(turn.calls, GeneratedCallIDPrefix)
 	if keep {
 		turn.state = stateWith(nil, StateOpenAIResponses, openAIResponsesState{Output: raws})
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/llmtoolkit/llmtoolkit"
 )
@@ -13,6 +14,38 @@ import (
 // ErrInvalidPayload is wrapped by the errors of the functions that read a
 // provider's JSON: the payload is not shaped as the provider documents.
 var ErrInvalidPayload = errors.New("provider: invalid payload")
+
+// GeneratedCallIDPrefix starts the id the parsers make up for a call the
+// answer gave none (OpenAI Chat Completions, OpenAI Responses, Anthropic;
+// Gemini's start with [GeminiCallIDPrefix]).
+const GeneratedCallIDPrefix = "llmtoolkit-call-"
+
+// distinctCallIDs gives every call of one answer an id of its own, the one
+// rule of every parser (responses and streams, all four formats), so that
+// each result pairs with exactly one call: a call without an id gets
+// prefix and its position (1-based); a call whose id an earlier call of
+// the answer already has gets "-2", "-3", ... appended (the first keeps
+// it). Nothing is refused: the model reads each call's own result.
+func distinctCallIDs(calls []llmtoolkit.Call, prefix string) {
+	seen := make(map[string]bool, len(calls))
+	next := map[string]int{} // the next suffix to try, per repeated id
+	for i := range calls {
+		id := calls[i].ID
+		if id == "" {
+			id = prefix + strconv.Itoa(i+1)
+		}
+		if seen[id] {
+			base := id
+			n := max(next[base], 2)
+			for id = base + "-" + strconv.Itoa(n); seen[id]; id = base + "-" + strconv.Itoa(n) {
+				n++
+			}
+			next[base] = n + 1
+		}
+		seen[id] = true
+		calls[i].ID = id
+	}
+}
 
 // objectCall builds the call for arguments given as a JSON value (an
 // Anthropic input, Gemini args): null and absent mean {}; a value that is

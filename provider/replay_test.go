@@ -119,7 +119,6 @@ func TestOpenAIResponsesResponse(t *testing.T) {
 		{"failed", `{"status":"failed","error":{"code":"server_error","message":"The model failed."},"output":[]}`, "The model failed."},
 		{"no output", `{"status":"completed"}`, `no "output"`},
 		{"call without name", `[{"type":"function_call","call_id":"c","arguments":"{}"}]`, "without a name"},
-		{"call without call_id", `[{"type":"function_call","name":"f","arguments":"{}"}]`, "without a call_id"},
 		{"not JSON", `<html>`, "OpenAI Responses"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -175,6 +175,7 @@ func (s *AnthropicStream) Response() (agentloop.Response, error) {
 			turn.calls[i] = malformedObjectCall("Anthropic", c.ID, c.Name, raw)
 		}
 	}
+	distinctCallIDs(turn.calls, GeneratedCallIDPrefix)
 	return agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: s.stop, Usage: s.usage, Provider: turn.state}, nil
 }
 

@@ -136,6 +136,7 @@ func (s *OpenAIStream) Response() (agentloop.Response, error) {
 		}
 		out.ToolCalls = append(out.ToolCalls, llmtoolkit.ParseCallLenient(c.id, c.name, c.args.String()))
 	}
+	distinctCallIDs(out.ToolCalls, GeneratedCallIDPrefix)
 	return out, nil
 }
 
