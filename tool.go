@@ -74,6 +74,11 @@ type Tool struct {
 	// resolved, and seen by resolvers, one by one). trace.Recorder adds one
 	// to every tool it lists, so that every call reaching it leaves a row.
 	Observers []Observer `json:"-"`
+	// Paths, when set, declares which arguments name files and how the tool
+	// turns their values into the files it opens. A permission layer
+	// (package agent) matches its path rules on the canonical path, never on
+	// the spelling the model chose, and refuses what the tool would refuse.
+	Paths *PathArguments `json:"-"`
 
 	schema *schemaCache
 }
