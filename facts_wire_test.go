@@ -18,13 +18,14 @@ type noopObserver struct{}
 func (noopObserver) ObserveCall(context.Context, llmtoolkit.Observation) {}
 
 // TestHostFactsNeverReachAModel: a definition's host-side facts
-// (SensitiveFields, Recipe, Observers) appear in none of the forms a tool
+// (SensitiveFields, Recipe, Observers, Paths) appear in none of the forms a tool
 // takes on its way to a model: its JSON, and each provider's tool format.
 func TestHostFactsNeverReachAModel(t *testing.T) {
 	tool := llmtoolkit.MustTool("login", "Logs in.", map[string]any{"type": "object"})
 	tool.SensitiveFields = []string{"zz_host_only_field"}
 	tool.Recipe = func(map[string]any) llmtoolkit.Plan { return llmtoolkit.Plan{} }
 	tool.Observers = []llmtoolkit.Observer{noopObserver{}}
+	tool.Paths = &llmtoolkit.PathArguments{Names: []string{"zz_host_only_path"}, Canonical: func(_ context.Context, _, v string) (string, error) { return v, nil }}
 	tools := []llmtoolkit.Tool{tool}
 	for name, v := range map[string]any{
 		"json":             tool,
@@ -37,7 +38,7 @@ func TestHostFactsNeverReachAModel(t *testing.T) {
 			data, err := json.Marshal(v)
 			require.NoError(t, err)
 			assert.Contains(t, string(data), "login")
-			for _, fact := range []string{"zz_host_only_field", "ensitive", "ecipe", "bserver"} {
+			for _, fact := range []string{"zz_host_only_field", "ensitive", "ecipe", "bserver", "zz_host_only_path", "anonical"} {
 				assert.NotContains(t, string(data), fact)
 			}
 		})
