@@ -83,6 +83,11 @@ type Tool struct {
 	// the first error refuses the call (its observers are told), and
 	// arguments a gate changed are validated again before the plan runs.
 	Gates []Gate `json:"-"`
+	// Paths, when set, declares which arguments name files and how the tool
+	// turns their values into the files it opens. A permission layer
+	// (package agent) matches its path rules on the canonical path, never on
+	// the spelling the model chose, and refuses what the tool would refuse.
+	Paths *PathArguments `json:"-"`
 
 	schema *schemaCache
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
 )
 
 // instant is a resolver with one bash-like tool that answers at once.
@@ -45,6 +46,44 @@ func BenchmarkGuard(b *testing.B) {
 		{"callback", &agent.Config{CanUseTool: callback}},
 		{"rules", &agent.Config{Deny: deny, Allow: allow, CanUseTool: callback}},
 		{"rules+hooks", &agent.Config{Deny: deny, Allow: allow, Hooks: hooks, CanUseTool: callback}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var res llmtoolkit.Resolver = r
+			if bc.cfg != nil {
+				res = newPerms(b, *bc.cfg).Guard(r)
+			}
+			ctx := llmtoolkit.WithIteration(context.Background(), 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				if out := llmtoolkit.Execute(ctx, res, call); out.IsError {
+					b.Fatal(out.Content)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGuardPaths measures the guard on a tool that declares its path
+// argument (codetools' read_file, answered at once): the canonical path
+// (resolved in a real folder) and two deny rules on it, one of them a
+// rule whose glob is handed to the tool as an exclusion.
+func BenchmarkGuardPaths(b *testing.B) {
+	code, err := codetools.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer code.Close()
+	read, _ := code.LookupTool("read_file")
+	r := instant{tool: read}
+	call := llmtoolkit.Call{ID: "1", Name: "read_file", Arguments: map[string]any{"path": "src/app/main.go"}}
+	deny := []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}, {Tool: "read_file", Argument: "path", Glob: "**/*.pem"}}
+	for _, bc := range []struct {
+		name string
+		cfg  *agent.Config
+	}{
+		{"bare", nil},
+		{"bypass", &agent.Config{Mode: agent.ModeBypass}},
+		{"rules", &agent.Config{Mode: agent.ModeAcceptEdits, Deny: deny}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var res llmtoolkit.Resolver = r

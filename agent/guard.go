@@ -92,6 +92,11 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 	if call.Name == SpawnToolName {
 		ctx = g.p.within(ctx, g.p.own) // the sub-agent runs under these permissions
 	}
+	if globs := excludedPaths(g.p.deny, call.Name, tool); len(globs) > 0 {
+		// What the deny rules forbid a direct call, the tool's walks
+		// leave out (grep, glob, tree and list_directory of codetools).
+		ctx = llmtoolkit.WithExcludedPaths(ctx, globs...)
+	}
 	content, err := g.r.Resolve(ctx, call)
 	if err != nil {
 		return "", g.p.postFailure(ctx, call, err)

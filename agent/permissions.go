@@ -155,11 +155,17 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	case mode == ModeAcceptEdits && (kind == KindReadOnly || kind == KindEdit):
 		ask = false
 	}
+	// The paths the call names, as its tool will open them; a path the
+	// tool would refuse is refused here, whatever the mode.
+	t, err := targetOf(ctx, call, tool)
+	if err != nil {
+		return call, err
+	}
 	// 2. Deny rules, whatever the mode; 3. allow rules.
-	if r := firstMatch(p.deny, call); r != nil {
+	if r := firstMatch(p.deny, &t, true); r != nil {
 		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
 	}
-	if ask && firstMatch(p.allow, call) != nil {
+	if ask && firstMatch(p.allow, &t, false) != nil {
 		ask = false
 	}
 	// 4. PreToolUse hooks.
@@ -169,7 +175,7 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 			return call, err
 		}
 		var err error
-		if call, err = p.apply(call, tool, found, d, "a PreToolUse hook"); err != nil {
+		if call, err = p.apply(ctx, call, tool, found, d, "a PreToolUse hook"); err != nil {
 			return call, err
 		}
 	}
@@ -179,13 +185,13 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, withArguments(call), tool) }); err != nil {
 			return call, err
 		}
-		return p.apply(call, tool, found, d, "the host")
+		return p.apply(ctx, call, tool, found, d, "the host")
 	}
 	return call, nil
 }
 
 // apply applies a hook's or the callback's decision to call.
-func (p *Permissions) apply(call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
+func (p *Permissions) apply(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
 	if d.Deny {
 		msg := d.Message
 		if msg == "" {
@@ -202,7 +208,11 @@ func (p *Permissions) apply(call llmtoolkit.Call, tool llmtoolkit.Tool, found bo
 			return call, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
 		}
 	}
-	if r := firstMatch(p.deny, call); r != nil {
+	t, err := targetOf(ctx, call, tool)
+	if err != nil {
+		return call, err
+	}
+	if r := firstMatch(p.deny, &t, true); r != nil {
 		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
 	}
 	return call, nil

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -215,7 +216,17 @@ func TestRuleMatching(t *testing.T) {
 		{"name glob", agent.Rule{Tool: "mcp_*"}, call("mcp_fetch", nil), true},
 		{"other name", agent.Rule{Tool: "bash"}, call("grep", nil), false},
 		{"missing argument", agent.Rule{Tool: "bash", Argument: "command", Regexp: "."}, call("bash", nil), false},
-		{"argument not a string", agent.Rule{Tool: "bash", Argument: "command", Regexp: "."}, call("bash", map[string]any{"command": 3.0}), false},
+		{"number by its JSON text", agent.Rule{Tool: "bash", Argument: "command", Regexp: "."}, call("bash", map[string]any{"command": 3.0}), true},
+		{"number zero", agent.Rule{Argument: "n", Regexp: "^0$"}, call("bash", map[string]any{"n": 0.0}), true},
+		{"integer zero", agent.Rule{Argument: "n", Regexp: "^0$"}, call("bash", map[string]any{"n": 0}), true},
+		{"json number", agent.Rule{Argument: "n", Regexp: "^0$"}, call("bash", map[string]any{"n": json.Number("0")}), true},
+		{"other number", agent.Rule{Argument: "n", Regexp: "^0$"}, call("bash", map[string]any{"n": 10.0}), false},
+		{"boolean", agent.Rule{Argument: "force", Regexp: "^true$"}, call("bash", map[string]any{"force": true}), true},
+		{"null", agent.Rule{Argument: "x", Regexp: "^null$"}, call("bash", map[string]any{"x": nil}), true},
+		{"array element", agent.Rule{Argument: "paths", Glob: "secrets/**"}, call("bash", map[string]any{"paths": []any{"a", "x/../secrets/k"}}), true},
+		{"array no element", agent.Rule{Argument: "paths", Glob: "secrets/**"}, call("bash", map[string]any{"paths": []any{"a", "b"}}), false},
+		{"nested array element", agent.Rule{Argument: "n", Regexp: "^0$"}, call("bash", map[string]any{"n": []any{1.0, []any{0.0}}}), true},
+		{"object by its JSON text", agent.Rule{Argument: "o", Regexp: `"rm"`}, call("bash", map[string]any{"o": map[string]any{"cmd": "rm"}}), true},
 		{"regexp unanchored", agent.Rule{Argument: "command", Regexp: "rm"}, call("bash", map[string]any{"command": "ls; rm x"}), true},
 		{"regexp anchored", agent.Rule{Argument: "command", Regexp: "^go test( |$)"}, call("bash", map[string]any{"command": "xgo test"}), false},
 		{"glob double star", agent.Rule{Argument: "path", Glob: "**/*.go"}, call("write_file", map[string]any{"path": "a/b/c.go"}), true},
@@ -314,4 +325,35 @@ func TestGuardIsSafeForConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestAllowRulesNeedEveryElement: an allow rule matches an array only when
+// every element does, so one allowed element cannot carry a denied one
+// past the callback; a number is matched by its JSON text.
+func TestAllowRulesNeedEveryElement(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		value any
+		asked bool
+	}{
+		{"every element allowed", []any{"go test ./a", "go test ./b"}, false},
+		{"one element not allowed", []any{"go test ./a", "rm -rf /"}, true},
+		{"empty array", []any{}, true},
+		{"a number", 7.0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := false
+			p := newPerms(t, agent.Config{
+				Allow: []agent.Rule{{Argument: "commands", Regexp: `^go test [./a-z]+$`}},
+				CanUseTool: func(context.Context, llmtoolkit.Call, llmtoolkit.Tool) agent.Decision {
+					asked = true
+					return agent.Allow()
+				},
+			})
+			r := llmtoolkit.ResolverFunc(func(context.Context, llmtoolkit.Call) (string, error) { return "ran", nil })
+			_, err := p.Guard(r).Resolve(t.Context(), llmtoolkit.Call{Name: "batch", Arguments: map[string]any{"commands": tc.value}})
+			require.NoError(t, err)
+			assert.Equal(t, tc.asked, asked)
+		})
+	}
 }

@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -15,9 +18,18 @@ import (
 // value. Deny rules refuse the calls they match; allow rules let them run
 // without asking the callback; a deny rule always wins over an allow rule.
 //
-// A rule with Glob or Regexp matches only calls whose Argument is a string
-// that matches: a call without the argument, or with another type, does not
-// match (it would fail the tool's schema anyway).
+// A rule with Glob or Regexp matches only calls that have Argument. A string
+// is matched as it is; a number, a boolean, null or an object by its JSON
+// text (the number 0 as "0"); an array element by element (a deny rule
+// matches when one element does, an allow rule only when all do).
+//
+// When the tool declares Argument as a path ([llmtoolkit.Tool.Paths], as
+// codetools' tools do), Glob is matched against the path the tool will
+// open: relative to its root, cleaned, symbolic links inside the root
+// followed; a path the tool would refuse (outside its root) is refused by
+// the guard before any rule. Deny rules with a Glob on a path are also
+// handed to the tool's walks as exclusions (grep, glob, tree and
+// list_directory leave those paths out and say so).
 type Rule struct {
 	// Tool is the tool's name or a glob of names ("*", "mcp_*"); empty
 	// matches every tool.
@@ -26,11 +38,14 @@ type Rule struct {
 	// ("command", "path"). Required with either.
 	Argument string
 	// Glob is a doublestar pattern ("src/**", "**/*.go") matched against
-	// the argument's value cleaned as a slash-separated path (path.Clean,
-	// backslashes turned to slashes), so "src/../etc/passwd" is matched as
-	// "etc/passwd".
+	// the canonical path of an argument the tool declares as a path, and
+	// for other tools against the argument's value cleaned as a
+	// slash-separated path (path.Clean, backslashes turned to slashes), so
+	// "src/../etc/passwd" is matched as "etc/passwd". "dir/**" matches the
+	// folder dir itself too.
 	Glob string
-	// Regexp is an RE2 expression matched against the argument's raw value.
+	// Regexp is an RE2 expression matched against the argument's raw value
+	// (and, for a declared path, its canonical path too).
 	// It is not anchored: write ^ and $ to match a whole command, and keep
 	// shell separators (; & | newline) out of what an allow rule accepts.
 	Regexp string
@@ -90,38 +105,164 @@ func compileRules(kind string, rules []Rule) ([]rule, error) {
 	return out, nil
 }
 
-// matches reports whether the rule matches call.
-func (r *rule) matches(call llmtoolkit.Call) bool {
-	if r.src.Tool != "" && r.src.Tool != "*" && r.src.Tool != call.Name {
-		if r.literalName {
-			return false
+// nameMatches reports whether the rule is for tool name.
+func (r *rule) nameMatches(name string) bool {
+	if r.src.Tool == "" || r.src.Tool == "*" || r.src.Tool == name {
+		return true
+	}
+	if r.literalName {
+		return false
+	}
+	ok, _ := doublestar.Match(r.src.Tool, name)
+	return ok
+}
+
+// target is what the rules see of one call: its name and arguments, and
+// the canonical paths of the arguments its tool declares as paths
+// ([llmtoolkit.Tool.Paths]), as the tool will open them.
+type target struct {
+	call  llmtoolkit.Call
+	paths []canonicalPath
+}
+
+type canonicalPath struct{ name, path string }
+
+// targetOf reads call for the rules. Each string argument tool declares as
+// a path is turned into the path the tool opens with the tool's own
+// function; a path the tool would refuse is an error, which refuses the
+// call.
+func targetOf(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool) (target, error) {
+	t := target{call: call}
+	if tool.Paths == nil || tool.Paths.Canonical == nil {
+		return t, nil
+	}
+	for _, name := range tool.Paths.Names {
+		v, ok := call.Arguments[name].(string)
+		if !ok {
+			continue
 		}
-		if ok, _ := doublestar.Match(r.src.Tool, call.Name); !ok {
-			return false
+		cp, err := tool.Paths.Canonical(ctx, name, v)
+		if err != nil {
+			return t, llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool would refuse argument %s: %v", name, err))
 		}
+		t.paths = append(t.paths, canonicalPath{name: name, path: cp})
+	}
+	return t, nil
+}
+
+// canonical returns the canonical path of argument name, if the tool
+// declares it as a path.
+func (t *target) canonical(name string) (string, bool) {
+	for _, p := range t.paths {
+		if p.name == name {
+			return p.path, true
+		}
+	}
+	return "", false
+}
+
+// matches reports whether the rule matches the call t; deny says which
+// list the rule is in. An argument that is not a string is matched by its
+// JSON text (0, true, null, an object), an array element by element: a
+// deny rule matches when one element does, an allow rule only when every
+// element does (and there is one). A path argument the tool declares is
+// matched by Glob on its canonical path only, by Regexp on both its
+// canonical path and its raw value (a deny rule matches either, an allow
+// rule needs both).
+func (r *rule) matches(t *target, deny bool) bool {
+	call := t.call
+	if !r.nameMatches(call.Name) {
+		return false
 	}
 	if r.src.Argument == "" {
 		return true
 	}
-	v, ok := call.Arguments[r.src.Argument].(string)
+	v, ok := call.Arguments[r.src.Argument]
 	if !ok {
 		return false
 	}
+	canon, isPath := t.canonical(r.src.Argument)
 	if r.src.Glob != "" {
-		p := path.Clean(strings.ReplaceAll(v, `\`, "/"))
-		if ok, _ := doublestar.Match(r.src.Glob, p); !ok {
+		glob := func(s string) bool {
+			ok, _ := doublestar.Match(r.src.Glob, path.Clean(strings.ReplaceAll(s, `\`, "/")))
+			return ok
+		}
+		if isPath {
+			if ok, _ := doublestar.Match(r.src.Glob, canon); !ok {
+				return false
+			}
+		} else if !quantify(v, deny, glob) {
 			return false
 		}
 	}
-	return r.re == nil || r.re.MatchString(v)
+	if r.re == nil {
+		return true
+	}
+	ok = quantify(v, deny, r.re.MatchString)
+	if isPath {
+		if deny {
+			ok = ok || r.re.MatchString(canon)
+		} else {
+			ok = ok && r.re.MatchString(canon)
+		}
+	}
+	return ok
 }
 
-// firstMatch returns the first rule of rules that matches call, or nil.
-func firstMatch(rules []rule, call llmtoolkit.Call) *rule {
+// quantify applies match to the text of v: a string as it is, an array
+// element by element (any element for a deny rule, every element of a
+// non-empty array for an allow rule), anything else by its JSON text.
+func quantify(v any, deny bool, match func(string) bool) bool {
+	switch x := v.(type) {
+	case string:
+		return match(x)
+	case bool:
+		return match(strconv.FormatBool(x))
+	case []any:
+		if len(x) == 0 {
+			return false
+		}
+		for _, e := range x {
+			if quantify(e, deny, match) == deny {
+				return deny
+			}
+		}
+		return !deny
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return deny // a value without a JSON text: a deny rule holds, an allow rule does not
+	}
+	return match(string(data))
+}
+
+// firstMatch returns the first rule of rules that matches t, or nil; deny
+// says which list rules is.
+func firstMatch(rules []rule, t *target, deny bool) *rule {
 	for i := range rules {
-		if rules[i].matches(call) {
+		if rules[i].matches(t, deny) {
 			return &rules[i]
 		}
 	}
 	return nil
+}
+
+// excludedPaths returns the globs of the deny rules that cover the paths of
+// tool, for the tool's walks to leave out (llmtoolkit.WithExcludedPaths):
+// the rules for name, with a Glob on an argument tool declares as a path.
+func excludedPaths(rules []rule, name string, tool llmtoolkit.Tool) []string {
+	if tool.Paths == nil {
+		return nil
+	}
+	var globs []string
+	for i := range rules {
+		r := &rules[i]
+		if r.src.Glob == "" || !tool.Paths.Declares(r.src.Argument) {
+			continue
+		}
+		if r.nameMatches(name) {
+			globs = append(globs, r.src.Glob)
+		}
+	}
+	return globs
 }

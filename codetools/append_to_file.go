@@ -23,7 +23,7 @@ func (c *CodeTools) appendToFileSpec() toolSpec {
 func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", "")
 	content := stringArg(args, "content", "")
-	rel, err := c.writeTarget(p)
+	rel, err := c.writeTarget(ctx, p)
 	if err != nil {
 		return "", err
 	}

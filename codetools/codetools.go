@@ -81,7 +81,7 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 
 // specs lists the built-in tools, in the order Tools reports them.
 func (c *CodeTools) specs() []toolSpec {
-	return []toolSpec{
+	specs := []toolSpec{
 		c.readFileSpec(),
 		c.writeFileSpec(),
 		c.editFileSpec(),
@@ -95,6 +95,19 @@ func (c *CodeTools) specs() []toolSpec {
 		c.globSpec(),
 		c.httpGetSpec(),
 	}
+	// The path arguments, declared with the function each tool opens them
+	// with (resolve.go), for permission checks.
+	paths := map[string]*llmtoolkit.PathArguments{
+		"read_file": c.readPathFact(false), "file_info": c.infoPathFact(),
+		"list_directory": c.readPathFact(true), "tree": c.readPathFact(true),
+		"grep": c.readPathFact(true), "glob": c.readPathFact(true),
+		"write_file": c.writePathFact(), "edit_file": c.writePathFact(),
+		"multi_edit": c.writePathFact(), "append_to_file": c.writePathFact(),
+	}
+	for i := range specs {
+		specs[i].tool.Paths = paths[specs[i].tool.Name]
+	}
+	return specs
 }
 
 // Root returns the absolute path of the root folder.

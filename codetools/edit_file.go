@@ -26,7 +26,7 @@ func (c *CodeTools) editFileSpec() toolSpec {
 func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", "")
 	oldText, newText := stringArg(args, "oldText", ""), stringArg(args, "newText", "")
-	rel, err := c.writeTarget(p)
+	rel, err := c.writeTarget(ctx, p)
 	if err != nil {
 		return "", err
 	}

@@ -2,10 +2,12 @@ package codetools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,7 +29,7 @@ func (c *CodeTools) fileInfoSpec() toolSpec {
 
 func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", "")
-	rel, err := c.rel("path", p, false)
+	rel, real, err := c.infoTarget(ctx, p)
 	if err != nil {
 		return "", err
 	}
@@ -41,7 +43,10 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	if linfo.Mode()&fs.ModeSymlink != 0 {
 		target, _ := c.root.Readlink(rel)
 		fmt.Fprintf(&sb, "type: symlink -> %s\n", target)
-		if info, err = c.root.Stat(rel); err != nil {
+		if real == "" {
+			sb.WriteString("target: cannot be followed (it points outside the working directory)\n")
+			info = linfo
+		} else if info, err = c.root.Stat(real); err != nil {
 			fmt.Fprintf(&sb, "target: cannot be followed (%s)\n", linkProblem(err))
 			info = linfo
 		} else {
@@ -55,7 +60,7 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 		// Open without blocking and take the facts from the opened
 		// descriptor: a named pipe renamed over the file since the stat
 		// above is refused, never opened for reading.
-		f, info, err = c.openChecked(p, rel, wantFile)
+		f, info, err = c.openChecked(p, real, wantFile)
 		if err != nil {
 			return "", err
 		}
@@ -105,6 +110,47 @@ func typeName(info fs.FileInfo) string {
 		return "device"
 	}
 	return "other"
+}
+
+// infoTarget is file_info's canonical function. It returns the path
+// described (the folders above resolved by [CodeTools.canonical], the last
+// step kept as named: a link there is described as a link) and the path
+// whose facts and content are read (where links lead; "" when a last-step
+// link leads outside the root, which is then described, never followed).
+// A path whose folders lead outside the root is an error.
+func (c *CodeTools) infoTarget(ctx context.Context, p string) (described, real string, err error) {
+	rel, err := c.rel("path", p, false)
+	if err != nil {
+		return "", "", err
+	}
+	described = rel
+	if dir, base := filepath.Split(rel); dir != "" {
+		d, err := c.resolve(ctx, "path", p, filepath.Clean(dir))
+		if err != nil {
+			return "", "", err
+		}
+		described = filepath.Join(d, base)
+	}
+	real, err = c.resolve(ctx, "path", p, described)
+	if errors.Is(err, ErrOutsideRoot) {
+		return described, "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return described, real, nil
+}
+
+// infoPathFact declares file_info's "path" argument: the path whose facts
+// it reads, the link itself when its target is outside the root.
+func (c *CodeTools) infoPathFact() *llmtoolkit.PathArguments {
+	return pathFact(func(ctx context.Context, p string) (string, error) {
+		described, real, err := c.infoTarget(ctx, p)
+		if real == "" {
+			return described, err
+		}
+		return real, err
+	})
 }
 
 // linkProblem says why a link cannot be followed.

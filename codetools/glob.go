@@ -52,8 +52,12 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 	if strings.HasPrefix(pattern, "/") || pattern == ".." || strings.HasPrefix(pattern, "../") {
 		return "", fmt.Errorf("pattern %q must be relative to path; put the folder in path instead", pattern)
 	}
-	start, info, err := c.startPoint("path", pathArg)
+	start, info, err := c.startPoint(ctx, "path", pathArg)
 	if err != nil {
+		return "", err
+	}
+	ctx, ex := bindExclusions(ctx)
+	if err := ex.refuseStart("path", pathArg, start); err != nil {
 		return "", err
 	}
 	if !info.IsDir() {
@@ -79,7 +83,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 			return "", fmt.Errorf("pattern %q leads outside the working directory through a symbolic link: %w", given, ErrOutsideRoot)
 		}
 		if err != nil || !bi.IsDir() {
-			return c.globAnswer(ctx, pattern, nil, limit), nil
+			return c.globAnswer(ctx, pattern, nil, limit) + ex.note(), nil
 		}
 		walkFrom = path.Join(prefix, base)
 	}
@@ -109,7 +113,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return c.globAnswer(ctx, pattern, hits, limit), nil
+	return c.globAnswer(ctx, pattern, hits, limit) + ex.note(), nil
 }
 
 // globAnswer sorts the hits newest first (ties by path) and lists at most

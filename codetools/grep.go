@@ -127,8 +127,12 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			globArg = "**/" + globArg
 		}
 	}
-	start, info, err := c.startPoint("path", pathArg)
+	start, info, err := c.startPoint(ctx, "path", pathArg)
 	if err != nil {
+		return "", err
+	}
+	ctx, ex := bindExclusions(ctx)
+	if err := ex.refuseStart("path", pathArg, start); err != nil {
 		return "", err
 	}
 	prefix := path.Clean(strings.ReplaceAll(start, "\\", "/"))
@@ -181,7 +185,11 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			return "", fmt.Errorf("grep stopped before searching every file: %w", err)
 		}
 	}
-	return c.formatGrep(ctx, pattern, col, limit, ctxLines)
+	out, err := c.formatGrep(ctx, pattern, col, limit, ctxLines)
+	if err != nil {
+		return "", err
+	}
+	return out + ex.note(), nil
 }
 
 // grepPiece is what one file shows in the answer: text (all of the file's

@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
@@ -112,11 +114,47 @@ func logIgnoreProblem(err error) {
 
 // ignoreAbove returns the rules of the .gitignore files of the root and of
 // every folder down to dir (root-relative, slash-separated), for a walk
-// that starts below dir.
-func (c *CodeTools) ignoreAbove(dir string) *gitignore.Matcher {
-	m, err := gitignore.LoadPath(c.readIgnoreFile, dir)
+// that starts below dir. It goes down one folder handle at a time, so the
+// work is linear in dir's depth, and returns ctx's error when it ends
+// first. A folder that cannot be opened ends the descent: the rules found
+// above it apply.
+func (c *CodeTools) ignoreAbove(ctx context.Context, dir string) (*gitignore.Matcher, error) {
+	m, err := gitignore.LoadDir(c.readIgnoreFile, "", nil)
 	logIgnoreProblem(err)
-	return m
+	dir = path.Clean(dir)
+	if dir == "." || dir == "" {
+		return m, nil
+	}
+	cur := c.root
+	defer func() {
+		if cur != c.root {
+			cur.Close()
+		}
+	}()
+	done := ""
+	for i, name := range strings.Split(dir, "/") {
+		if i%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		sub, err := cur.OpenRoot(name)
+		if err != nil {
+			slog.Warn("codetools: a folder above a walk could not be opened to read its .gitignore; the rules below it are not read",
+				slog.String("folder", path.Join(done, name)), slog.String("error", err.Error()))
+			return m, nil
+		}
+		if cur != c.root {
+			cur.Close()
+		}
+		cur, done = sub, path.Join(done, name)
+		here := cur
+		m, err = gitignore.LoadDir(func(string) ([]byte, error) {
+			return readIgnoreFileIn(here, ".gitignore", path.Join(done, ".gitignore"))
+		}, done, m)
+		logIgnoreProblem(err)
+	}
+	return m, nil
 }
 
 // readIgnoreFile reads an ignore file named by its root-relative,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ func (c *CodeTools) listDirectorySpec() toolSpec {
 
 func (c *CodeTools) listDirectory(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", ".")
-	rel, err := c.rel("path", p, true)
+	rel, err := c.canonical(ctx, "path", p, true)
 	if err != nil {
 		return "", err
 	}
@@ -35,12 +36,21 @@ func (c *CodeTools) listDirectory(ctx context.Context, args map[string]any) (str
 	if limit <= 0 {
 		limit = c.cfg.listLimit
 	}
+	ctx, ex := bindExclusions(ctx)
+	if err := ex.refuseStart("path", p, rel); err != nil {
+		return "", err
+	}
 	entries, err := c.readDir(p, rel)
 	if err != nil {
 		return "", err
 	}
+	if ex != nil {
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool {
+			return ex.excluded(path.Join(filepath.ToSlash(rel), e.Name()))
+		})
+	}
 	if len(entries) == 0 {
-		return "(empty directory)", nil
+		return "(empty directory)" + ex.note(), nil
 	}
 	var sb strings.Builder
 	for i, e := range entries {
@@ -60,7 +70,7 @@ func (c *CodeTools) listDirectory(ctx context.Context, args map[string]any) (str
 		out += fmt.Sprintf("\n\n[Showing %d of %d entries (limit=%d). Use limit=%d to see them all, or glob to narrow down.]",
 			limit, len(entries), limit, len(entries))
 	}
-	return out, nil
+	return out + ex.note(), nil
 }
 
 // readDir reads a folder's entries through the root, sorted by name

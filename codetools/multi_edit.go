@@ -33,7 +33,7 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	if err != nil {
 		return "", err
 	}
-	rel, err := c.writeTarget(p)
+	rel, err := c.writeTarget(ctx, p)
 	if err != nil {
 		return "", err
 	}

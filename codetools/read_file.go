@@ -34,7 +34,7 @@ func (c *CodeTools) readFileSpec() toolSpec {
 
 func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", "")
-	rel, err := c.rel("path", p, false)
+	rel, err := c.canonical(ctx, "path", p, false)
 	if err != nil {
 		return "", err
 	}

@@ -1,73 +1,207 @@
 package codetools
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit"
 )
 
 // maxLinkHops bounds the symbolic links followed while resolving a path.
 const maxLinkHops = 40
 
+// keptHandles bounds the folder handles resolve keeps open at once: the
+// folders of the last levels it went down, so that a ".." of a link
+// target steps back without a new open from the root.
+const keptHandles = 16
+
+// canonical is the one function that turns a path argument into the path
+// a tool opens: [CodeTools.rel] (absolute inside the root made relative,
+// ".", "..", "//" and a trailing slash cleaned, a path outside refused),
+// then [CodeTools.resolve] (symbolic links inside the root followed to
+// their target, a link out refused). The tools open what it returns, and
+// their definitions declare it ([llmtoolkit.Tool.Paths]) so that a
+// permission layer checks the same path: the two cannot disagree.
+func (c *CodeTools) canonical(ctx context.Context, arg, p string, allowEmpty bool) (string, error) {
+	rel, err := c.rel(arg, p, allowEmpty)
+	if err != nil {
+		return "", err
+	}
+	return c.resolve(ctx, arg, p, rel)
+}
+
+// pathFact declares the tool's "path" argument with the function the tool
+// opens it with.
+func pathFact(canon func(ctx context.Context, p string) (string, error)) *llmtoolkit.PathArguments {
+	return &llmtoolkit.PathArguments{
+		Names: []string{"path"},
+		Canonical: func(ctx context.Context, _, value string) (string, error) {
+			r, err := canon(ctx, value)
+			return filepath.ToSlash(r), err
+		},
+	}
+}
+
+// readPathFact is pathFact for the tools that read what path names;
+// allowEmpty says whether an empty path means the root.
+func (c *CodeTools) readPathFact(allowEmpty bool) *llmtoolkit.PathArguments {
+	return pathFact(func(ctx context.Context, p string) (string, error) {
+		return c.canonical(ctx, "path", p, allowEmpty)
+	})
+}
+
 // resolve follows the symbolic links of rel (a path from [CodeTools.rel]),
 // one component at a time, and returns the path inside the root that they
-// lead to, so that an atomic write replaces the file a link points to
-// rather than the link, and so that two names of one file share one lock.
-// A link that leads outside the root is an error wrapping [ErrOutsideRoot].
-// The part of the path that does not exist yet is kept as it is. Every
-// later access still goes through os.Root, which checks again: resolve is
-// a convenience, not the guard.
-func (c *CodeTools) resolve(arg, p, rel string) (string, error) {
+// lead to, so that a tool opens, and a permission check sees, the file a
+// link points to, and so that two names of one file share one lock. A link
+// that leads outside the root is an error wrapping [ErrOutsideRoot]. The
+// part of the path that does not exist yet is kept as it is. Every later
+// access still goes through os.Root, which checks again.
+//
+// Each component is looked up in its folder's handle (one step, however
+// deep the folder lies), so the work is linear in the depth of the path;
+// ctx is checked as it goes.
+func (c *CodeTools) resolve(ctx context.Context, arg, p, rel string) (string, error) {
+	w := resolveWalk{c: c}
+	defer w.closeAll()
 	todo := splitPath(rel)
-	var cur []string
+	slices.Reverse(todo) // a stack: the next component is the last
 	hops := 0
 	missing := false
-	for len(todo) > 0 {
-		comp := todo[0]
-		todo = todo[1:]
+	for n := 0; len(todo) > 0; n++ {
+		if n%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return "", fmt.Errorf("%s %q: resolving the path: %w", arg, p, err)
+			}
+		}
+		comp := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
 		switch comp {
 		case "", ".":
 			continue
 		case "..":
-			if len(cur) == 0 {
+			if len(w.cur) == 0 {
 				return "", fmt.Errorf("%s %q leads outside the working directory through a symbolic link: %w", arg, p, ErrOutsideRoot)
 			}
-			cur = cur[:len(cur)-1]
+			w.pop()
 			continue
 		}
-		cand := filepath.Join(append(cur[:len(cur):len(cur)], comp)...)
 		if missing {
-			cur = append(cur, comp)
+			w.push(comp, nil)
 			continue
 		}
-		info, err := c.root.Lstat(cand)
-		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
-			missing = err != nil
-			cur = append(cur, comp)
+		dir, err := w.top()
+		if err != nil {
+			missing = true
+			w.push(comp, nil)
+			continue
+		}
+		info, err := dir.Lstat(comp)
+		if err != nil {
+			missing = true
+			w.push(comp, nil)
+			continue
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			var sub *os.Root
+			if len(todo) > 0 {
+				if info.IsDir() {
+					sub, _ = dir.OpenRoot(comp) // nil: reopened from the root if needed
+				} else {
+					missing = true // a file with components below it
+				}
+			}
+			w.push(comp, sub)
 			continue
 		}
 		if hops++; hops > maxLinkHops {
 			return "", fmt.Errorf("%s %q: too many levels of symbolic links", arg, p)
 		}
-		target, err := c.root.Readlink(cand)
+		target, err := dir.Readlink(comp)
 		if err != nil {
-			return "", fmt.Errorf("%s %q: read symbolic link %q: %w", arg, p, filepath.ToSlash(cand), err)
+			return "", fmt.Errorf("%s %q: read symbolic link %q: %w", arg, p, filepath.ToSlash(filepath.Join(w.path(), comp)), err)
 		}
 		if filepath.IsAbs(target) {
 			r, err := filepath.Rel(c.dir, filepath.Clean(target))
 			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return "", fmt.Errorf("%s %q leads outside the working directory through symbolic link %q: %w", arg, p, filepath.ToSlash(cand), ErrOutsideRoot)
+				return "", fmt.Errorf("%s %q leads outside the working directory through symbolic link %q: %w",
+					arg, p, filepath.ToSlash(filepath.Join(w.path(), comp)), ErrOutsideRoot)
 			}
-			cur = cur[:0]
+			w.reset()
 			target = r
 		}
-		todo = append(splitPath(target), todo...)
+		parts := splitPath(target)
+		slices.Reverse(parts)
+		todo = append(todo, parts...)
 	}
-	if len(cur) == 0 {
-		return ".", nil
+	return w.path(), nil
+}
+
+// resolveWalk is where resolve stands: the components of the folder it is
+// in, and open handles of the last few of them (nil where not kept).
+type resolveWalk struct {
+	c       *CodeTools
+	cur     []string
+	handles []*os.Root
+}
+
+// top returns the handle of the folder cur names, the root's when cur is
+// empty, reopening it from the root when it was not kept.
+func (w *resolveWalk) top() (*os.Root, error) {
+	n := len(w.cur)
+	if n == 0 {
+		return w.c.root, nil
 	}
-	return filepath.Join(cur...), nil
+	if h := w.handles[n-1]; h != nil {
+		return h, nil
+	}
+	h, err := w.c.root.OpenRoot(filepath.Join(w.cur...))
+	if err != nil {
+		return nil, err
+	}
+	w.handles[n-1] = h
+	return h, nil
+}
+
+// push goes down into comp; h is its handle, or nil.
+func (w *resolveWalk) push(comp string, h *os.Root) {
+	w.cur = append(w.cur, comp)
+	w.handles = append(w.handles, h)
+	if i := len(w.handles) - 1 - keptHandles; i >= 0 && w.handles[i] != nil {
+		w.handles[i].Close()
+		w.handles[i] = nil
+	}
+}
+
+// pop goes up one level.
+func (w *resolveWalk) pop() {
+	n := len(w.cur) - 1
+	if h := w.handles[n]; h != nil {
+		h.Close()
+	}
+	w.cur, w.handles = w.cur[:n], w.handles[:n]
+}
+
+// reset goes back to the root.
+func (w *resolveWalk) reset() {
+	for len(w.cur) > 0 {
+		w.pop()
+	}
+}
+
+func (w *resolveWalk) closeAll() { w.reset() }
+
+// path is the root-relative path of where the walk stands, "." at the root.
+func (w *resolveWalk) path() string {
+	if len(w.cur) == 0 {
+		return "."
+	}
+	return filepath.Join(w.cur...)
 }
 
 func splitPath(p string) []string {

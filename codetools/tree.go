@@ -53,11 +53,12 @@ type treeWalker struct {
 	depthCut bool
 	dirs     treeDirs
 	path     []byte // the path from the root to the folder being listed
+	ex       *exclusions
 }
 
 func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, error) {
 	p := stringArg(args, "path", ".")
-	rel, err := c.rel("path", p, true)
+	rel, err := c.canonical(ctx, "path", p, true)
 	if err != nil {
 		return "", err
 	}
@@ -69,6 +70,10 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	if limit <= 0 {
 		limit = c.cfg.treeLimit
 	}
+	ctx, ex := bindExclusions(ctx)
+	if err := ex.refuseStart("path", p, rel); err != nil {
+		return "", err
+	}
 	top, err := openWalkStart(c.root, p, rel)
 	if err != nil {
 		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
@@ -76,10 +81,10 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 		}
 		return "", err
 	}
-	w := &treeWalker{c: c, ctx: ctx, depth: depth, maxScan: c.cfg.treeMaxScan}
+	w := &treeWalker{c: c, ctx: ctx, depth: depth, maxScan: c.cfg.treeMaxScan, ex: ex}
 	w.dirs.push("", top)
 	defer w.dirs.closeAll()
-	walkState, err := c.treeIgnore(rel)
+	walkState, err := c.treeIgnore(ctx, rel)
 	if err != nil {
 		return "", err
 	}
@@ -119,6 +124,7 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	if len(notices) > 0 {
 		sb.WriteString("\n\n" + strings.Join(notices, "\n"))
 	}
+	sb.WriteString(ex.note())
 	return sb.String(), nil
 }
 
@@ -216,6 +222,9 @@ func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (k
 		// The path is only built where there are rules to match it: in a
 		// deep tree it is long.
 		if st.m != nil && st.ignored(string(w.join(plen, name)), isDir) {
+			continue
+		}
+		if w.ex != nil && w.ex.excluded(string(w.join(plen, name))) {
 			continue
 		}
 		k := treeEntry{name: name, isDir: isDir}

@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
@@ -18,8 +19,12 @@ type ignoreState struct {
 // files of the root and of every folder down to rel. A .gitignore that
 // cannot be read (a link, a pipe, a folder) is skipped with a logged event,
 // and those below it still apply.
-func (c *CodeTools) treeIgnore(rel string) (*ignoreState, error) {
-	return &ignoreState{m: c.ignoreAbove(ignorePath(rel))}, nil
+func (c *CodeTools) treeIgnore(ctx context.Context, rel string) (*ignoreState, error) {
+	m, err := c.ignoreAbove(ctx, ignorePath(rel))
+	if err != nil {
+		return nil, err
+	}
+	return &ignoreState{m: m}, nil
 }
 
 // ignored reports whether the entry at rel (relative to the root) is

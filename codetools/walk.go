@@ -55,6 +55,7 @@ type walkFile struct {
 
 // walkQueue is a LIFO of pending items with a count of unfinished ones.
 type walkQueue struct {
+	ex      *exclusions // paths the host's rules leave out (nil: none)
 	mu      sync.Mutex
 	cond    *sync.Cond
 	items   []walkItem
@@ -99,7 +100,9 @@ func (q *walkQueue) done() {
 func walkWorkers() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 // walk visits every regular file below folder start (a clean relative path
-// from the root, "." for the root itself) that no .gitignore ignores, from
+// from the root, "." for the root itself) that no .gitignore ignores and
+// the host's rules do not leave out (bindExclusions: a folder left out is
+// never opened; nothing is visited when start itself is left out), from
 // walkWorkers goroutines at once; worker is the caller's index (0 to
 // walkWorkers()-1), for per-goroutine buffers. The order is unspecified.
 // Folders below start that cannot be read are skipped; start itself must
@@ -107,26 +110,32 @@ func walkWorkers() int { return max(2, runtime.GOMAXPROCS(0)) }
 // panic in a walker goroutine (in visit too) stops the walk and is returned
 // as a *llmtoolkit.PanicError. walk returns ctx's error when it was
 // cancelled, after every worker has stopped.
-func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker int, f walkFile)) error {
+func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker int, f walkFile)) (err error) {
 	relStart := ""
 	if start != "." {
 		relStart = path.Clean(filepath.ToSlash(start))
 	}
-	top, err := openWalkStart(c.root, slashPath(start), start)
-	if err != nil {
-		return err
+	ex := boundExclusions(ctx)
+	if ex.excluded(relStart) {
+		return ctx.Err() // nothing below start may be shown
 	}
 	var matcher *gitignore.Matcher
 	if relStart != "" {
 		// The rules of the folders above start; start's own are read when
 		// it is listed.
-		matcher = c.ignoreAbove(path.Dir(relStart))
+		if matcher, err = c.ignoreAbove(ctx, path.Dir(relStart)); err != nil {
+			return err
+		}
+	}
+	top, err := openWalkStart(c.root, slashPath(start), start)
+	if err != nil {
+		return err
 	}
 	// A panicking worker cancels wctx: the others then drain the queue
 	// without listing or visiting anything more.
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
-	q := &walkQueue{}
+	q := &walkQueue{ex: ex}
 	q.cond = sync.NewCond(&q.mu)
 	top.refs.Store(1)
 	q.push(walkItem{dir: top, rel: relStart, isDir: true, matcher: matcher})
@@ -214,7 +223,7 @@ func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
 		if it.rel != "" {
 			rel = it.rel + "/" + name
 		}
-		if m.Ignored(rel, isDir) {
+		if m.Ignored(rel, isDir) || q.ex.excluded(rel) {
 			continue
 		}
 		items = append(items, walkItem{parent: d, name: name, rel: rel, isDir: isDir, matcher: m})
@@ -227,8 +236,8 @@ func (c *CodeTools) listDir(q *walkQueue, it walkItem) {
 // relative path and whether it is a folder. A missing path, or one that a
 // symbolic link leads outside the root (an error wrapping [ErrOutsideRoot]),
 // is an error that names the argument.
-func (c *CodeTools) startPoint(arg, p string) (rel string, info fs.FileInfo, err error) {
-	rel, err = c.rel(arg, p, true)
+func (c *CodeTools) startPoint(ctx context.Context, arg, p string) (rel string, info fs.FileInfo, err error) {
+	rel, err = c.canonical(ctx, arg, p, true)
 	if err != nil {
 		return "", nil, err
 	}

@@ -19,14 +19,12 @@ import (
 const newFileMode fs.FileMode = 0o666
 
 // writeTarget confines a write tool's path argument and follows its
-// symbolic links inside the root, so that writes replace the file a link
-// points to and two names of one file share one lock.
-func (c *CodeTools) writeTarget(p string) (string, error) {
-	rel, err := c.rel("path", p, false)
-	if err != nil {
-		return "", err
-	}
-	real, err := c.resolve("path", p, rel)
+// symbolic links inside the root ([CodeTools.canonical]), so that writes
+// replace the file a link points to and two names of one file share one
+// lock; it refuses the root itself and a path written as a folder. It is
+// the canonical function the write tools declare ([CodeTools.writePathFact]).
+func (c *CodeTools) writeTarget(ctx context.Context, p string) (string, error) {
+	real, err := c.canonical(ctx, "path", p, false)
 	if err != nil {
 		return "", err
 	}
@@ -37,6 +35,11 @@ func (c *CodeTools) writeTarget(p string) (string, error) {
 		return "", fmt.Errorf("path %q names a folder (it ends with %q), not a file; give the file's path, without the trailing %q", p, end, end)
 	}
 	return real, nil
+}
+
+// writePathFact declares the write tools' "path" argument with writeTarget.
+func (c *CodeTools) writePathFact() *llmtoolkit.PathArguments {
+	return pathFact(func(ctx context.Context, p string) (string, error) { return c.writeTarget(ctx, p) })
 }
 
 // folderEnding reports whether p, as written, can only name a folder: it

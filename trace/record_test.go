@@ -35,6 +35,9 @@ func newSecretive() secretive {
 		if t.Name == "login" {
 			t.SensitiveFields = []string{"password", "token"}
 		}
+		if t.Name == "read_file" {
+			t.Paths = &llmtoolkit.PathArguments{Names: []string{"path"}, Canonical: func(_ context.Context, _, v string) (string, error) { return v, nil }}
+		}
 		s.tools = append(s.tools, t)
 	}
 	both := llmtoolkit.MustTool("both", "Reads a and b.", nil)
@@ -61,6 +64,7 @@ func TestRecord(t *testing.T) {
 		for i, tool := range rec.Tools() {
 			assert.Equal(t, fake.Tools()[i].Name, tool.Name)
 			assert.Equal(t, fake.Tools()[i].SensitiveFields, tool.SensitiveFields)
+			assert.Same(t, fake.Tools()[i].Paths, tool.Paths, "the path declaration travels")
 		}
 		ctx := convCtx(t, 2)
 

@@ -1,0 +1,63 @@
+package llmtoolkit
+
+import "context"
+
+// PathArguments is a tool's declaration of its path arguments (see
+// [Tool.Paths]): which arguments name files, and the function that turns
+// such a value into the file the tool will open. A tool that declares its
+// paths must use Canonical itself when it opens them, so that a check made
+// on Canonical's answer holds for what the tool does, whatever the
+// spelling (absolute, "..", "//", a trailing slash, a symbolic link).
+type PathArguments struct {
+	// Names lists the top-level arguments whose string values are paths.
+	Names []string
+	// Canonical returns the path the tool opens for value, the value of
+	// argument name: slash-separated, relative to the tool's root ("." for
+	// the root itself), with "." and ".." steps, repeated and trailing
+	// slashes cleaned and symbolic links inside the root followed to their
+	// target (the part that does not exist yet kept as written). It returns
+	// an error, naming the argument, for a value the tool would refuse (a
+	// path outside its root, directly or through a link). It must be safe
+	// for concurrent use and honour ctx's deadline.
+	Canonical func(ctx context.Context, name, value string) (string, error)
+}
+
+// Declares reports whether name is one of the path arguments p declares;
+// a nil p declares none.
+func (p *PathArguments) Declares(name string) bool {
+	if p == nil || p.Canonical == nil {
+		return false
+	}
+	for _, n := range p.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+type excludedPathsKey struct{}
+
+// WithExcludedPaths returns a context that tells a recursive tool (one
+// that walks folders: grep, glob, tree, list_directory) to leave out every
+// path matching one of globs: doublestar patterns on canonical paths (see
+// [PathArguments.Canonical]), "secrets/**" leaving out the folder secrets
+// and all it holds. A permission layer sets it from its deny rules so that
+// a walk never returns what a direct call would be refused; the tool's
+// answer says what it left out. Globs add to those ctx already carries.
+func WithExcludedPaths(ctx context.Context, globs ...string) context.Context {
+	if len(globs) == 0 {
+		return ctx
+	}
+	prev := ExcludedPathsFrom(ctx)
+	all := make([]string, 0, len(prev)+len(globs))
+	all = append(append(all, prev...), globs...)
+	return context.WithValue(ctx, excludedPathsKey{}, all)
+}
+
+// ExcludedPathsFrom returns the globs bound by [WithExcludedPaths], or nil.
+// The caller must not modify the slice.
+func ExcludedPathsFrom(ctx context.Context) []string {
+	g, _ := ctx.Value(excludedPathsKey{}).([]string)
+	return g
+}
