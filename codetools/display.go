@@ -159,7 +159,8 @@ type WebpagePayload struct {
 	// parameters.
 	ContentType string `json:"contentType"`
 	// Truncated reports that the body or its text was cut to the size
-	// limit.
+	// limit, or that the body stopped before its end (the connection
+	// closed early, or the timeout came while it arrived).
 	Truncated bool `json:"truncated"`
 }
 
