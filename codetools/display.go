@@ -42,7 +42,9 @@ const (
 // FilePayload is the payload of a "file" Display: the lines read_file
 // showed.
 type FilePayload struct {
-	// Path is the file's path relative to the root, with forward slashes.
+	// Path is the file's path relative to the root, with forward slashes,
+	// shown by the package's rule for names (quoted when it holds a control
+	// character: see "Names in answers" in the package doc).
 	Path string `json:"path"`
 	// Content is the lines shown, as the model read them, without line
 	// numbers or read_file's closing notice. It is capped as the model's
@@ -63,7 +65,9 @@ type FilePayload struct {
 // DiffPayload is the payload of a "diff" Display: the change an edit made.
 // It never holds the whole texts.
 type DiffPayload struct {
-	// Path is the file's path relative to the root, with forward slashes.
+	// Path is the file's path relative to the root, with forward slashes,
+	// shown by the package's rule for names (quoted when it holds a control
+	// character: see "Names in answers" in the package doc).
 	Path string `json:"path"`
 	// Diff is a unified diff (as diff -u prints it, lines without their
 	// line endings) of at most 64 KiB: past that it is cut and ends with a
@@ -126,7 +130,9 @@ type MatchesPayload struct {
 
 // Match is one matching line in a [MatchesPayload].
 type Match struct {
-	// Path is the file's path relative to the root, with forward slashes.
+	// Path is the file's path relative to the root, with forward slashes,
+	// shown by the package's rule for names (quoted when it holds a control
+	// character: see "Names in answers" in the package doc).
 	Path string `json:"path"`
 	// Line is the line's number, 1-based.
 	Line int `json:"line"`
@@ -144,7 +150,7 @@ type FilesPayload struct {
 	// length of Paths.
 	Shown int `json:"shown"`
 	// Paths are the files listed, relative to the root with forward
-	// slashes, newest first.
+	// slashes, newest first, shown by the package's rule for names.
 	Paths []string `json:"paths"`
 }
 
@@ -159,7 +165,8 @@ type WebpagePayload struct {
 	// parameters.
 	ContentType string `json:"contentType"`
 	// Truncated reports that the body or its text was cut to the size
-	// limit.
+	// limit, or that the body stopped before its end (the connection
+	// closed early, or the timeout came while it arrived).
 	Truncated bool `json:"truncated"`
 }
 

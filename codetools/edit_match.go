@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -12,7 +13,8 @@ import (
 // The edit matching engine. A file's text is matched in two spaces:
 //
 //   - the exact space: the file without its UTF-8 BOM and with "\r\n" as
-//     "\n" (the model writes LF);
+//     "\n" (the model writes LF); a match there never splits a character
+//     (a letter from its combining marks, a joined emoji: charBoundary);
 //   - the tolerant space, tried only when the exact one has no match: the
 //     exact text under Unicode NFKC, with typographic quotes as ASCII quotes,
 //     Unicode dashes as "-", special spaces as " ", and the whitespace at the
@@ -102,8 +104,8 @@ func (t *editText) find(oldText string) (editMatch, error) {
 		return editMatch{}, errEmptyOldText
 	}
 	old := strings.ReplaceAll(oldText, "\r\n", "\n")
-	onRunes := func(s, e int) bool { return runeBoundary(t.lf, s) && runeBoundary(t.lf, e) }
-	pos, n := findUnique(t.lf, old, onRunes)
+	onChars := func(s, e int) bool { return charBoundary(t.lf, s) && charBoundary(t.lf, e) }
+	pos, n := findUnique(t.lf, old, onChars)
 	if n > 1 {
 		return editMatch{}, &ambiguousError{n}
 	}
@@ -125,7 +127,14 @@ func (t *editText) find(oldText string) (editMatch, error) {
 	}
 	tText, origin := tolerantForm(t.lf, true)
 	aligned := func(s, e int) bool {
-		return (s == 0 || origin.at(s-1) != origin.at(s)) && (e == origin.len() || origin.at(e-1) != origin.at(e))
+		if s > 0 && (origin.at(s-1) == origin.at(s) || !charBoundary(t.lf, origin.at(s))) {
+			return false
+		}
+		if e < origin.len() {
+			last := origin.at(e - 1)
+			return last != origin.at(e) && charBoundary(t.lf, last+segmentLen(t.lf, last))
+		}
+		return true
 	}
 	pos, n = findUnique(tText, tOld, aligned)
 	switch {
@@ -211,6 +220,29 @@ func runeBoundary(s string, i int) bool {
 	}
 	return true
 }
+
+// charBoundary reports whether an exact match may start or end at offset
+// i of s: on a rune boundary that does not split a character, so neither
+// a combining mark (or another mark) nor a zero-width joiner follows it,
+// and no joiner precedes it. "cafe" in "cafe\u0301" ends inside "é":
+// replacing it would leave the mark on whatever comes in its place.
+func charBoundary(s string, i int) bool {
+	if !runeBoundary(s, i) {
+		return false
+	}
+	if i <= 0 || i >= len(s) {
+		return true
+	}
+	if r, _ := utf8.DecodeRuneInString(s[i:]); r == zeroWidthJoiner || unicode.Is(unicode.M, r) {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r != zeroWidthJoiner
+}
+
+// zeroWidthJoiner joins the runes on either side into one character
+// (emoji sequences, some scripts).
+const zeroWidthJoiner = '\u200d'
 
 // segmentLen is the length of the normalisation segment of s starting at
 // i: one byte for ASCII followed by ASCII (the common case), else up to

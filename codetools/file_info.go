@@ -38,11 +38,11 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 		return "", fileError(p, err)
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "path: %s\n", slashPath(rel))
+	fmt.Fprintf(&sb, "path: %s\n", shownPath(rel))
 	info := linfo
 	if linfo.Mode()&fs.ModeSymlink != 0 {
 		target, _ := c.root.Readlink(rel)
-		fmt.Fprintf(&sb, "type: symlink -> %s\n", target)
+		fmt.Fprintf(&sb, "type: symlink -> %s\n", shownName(filepath.ToSlash(target)))
 		if real == "" {
 			sb.WriteString("target: cannot be followed (it points outside the working directory)\n")
 			info = linfo

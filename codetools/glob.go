@@ -131,12 +131,13 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 	paths := make([]string, 0, len(shown))
 	size, cutBytes := 0, false
 	for _, h := range shown {
-		if size+len(h.rel)+1 > maxBytes-reserve {
+		p := shownName(h.rel) // a name cannot forge a line (shown_names.go)
+		if size+len(p)+1 > maxBytes-reserve {
 			cutBytes = true
 			break
 		}
-		size += len(h.rel) + 1
-		paths = append(paths, h.rel)
+		size += len(p) + 1
+		paths = append(paths, p)
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFiles, Payload: FilesPayload{
 		Pattern: pattern, Total: len(hits), Shown: len(paths), Paths: paths,

@@ -224,6 +224,9 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCol
 	const reserve = 200 // room for the closing notice
 	budget := maxBytes - reserve
 	files := col.sorted()
+	for i := range files {
+		files[i].rel = shownName(files[i].rel) // a name cannot forge a line (shown_names.go)
+	}
 	pieces := make([]grepPiece, 0, len(files))
 	size, shown, cutBytes := 0, 0, false
 	for _, f := range files {

@@ -41,6 +41,7 @@ type grepQuery struct {
 	pureLit  []byte         // the pattern is this exact literal: long lines are searched for it
 	window   int            // bytes of whole lines per call of re: grepWindow
 	span     int            // the longest match in bytes, 0 for none known (see grep_window.go)
+	insts    int            // instructions of re's program: the work per byte of its NFA (grep_work.go)
 	longLine int            // with span, a line longer than this is tested in windows: grepLongLine
 	context  int
 }
@@ -88,6 +89,7 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 	q.re, q.pre = re, newGrepPrefilter(parsed)
 	q.pre.settle()
 	q.span = matchSpan(parsed)
+	q.insts = programSize(parsed)
 	if l, ok := literalOnly(parsed); ok && !l.fold && !slices.Contains(l.runes, utf8.RuneError) {
 		q.pureLit = []byte(string(l.runes))
 	}
@@ -172,8 +174,11 @@ type fileSearcher struct {
 	maxBlock int // largest buffer; 0 means grepBlockMax
 
 	// per-file state
-	out       []byte // the file's lines of the answer so far (grepFileResult.text)
-	lines     int    // lines in out, "--" left out
+	ctx       context.Context // the call's, checked while a costly run of re goes (grep_work.go)
+	err       error           // the context's error, once a run of re stopped on it
+	work      int             // work of re since the context was last checked (grep_work.go)
+	out       []byte          // the file's lines of the answer so far (grepFileResult.text)
+	lines     int             // lines in out, "--" left out
 	matches   int
 	cur       grepCursor // the prefilter's state in the current block
 	head      []byte     // the start of a line too long for the buffer
@@ -193,6 +198,8 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult,
 		s.buf = make([]byte, grepBlockMin)
 	}
 	s.out, s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = s.out[:0], 0, 0, 0, 0, s.tail[:0]
+	s.ctx, s.err, s.work = ctx, nil, 0
+	defer func() { s.ctx = nil }()
 	carry, line, first := 0, 1, true
 	for {
 		if err := ctx.Err(); err != nil {
@@ -233,7 +240,11 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult,
 			}
 		}
 		block := data[:cut]
-		if s.scan(block, line, !eof) {
+		full := s.scan(block, line, !eof)
+		if s.err != nil {
+			return grepFileResult{}, fmt.Errorf("search stopped in lines %d to %d: %w", line, line+bytes.Count(block[:len(block)-1], []byte{'\n'}), s.err)
+		}
+		if full {
 			break
 		}
 		if eof {
@@ -264,7 +275,8 @@ const grepHeadMax = 4*grepLineMax + 8
 // more is false when the file ended with the line, full true when the
 // limit is reached.
 func (s *fileSearcher) longLine(ctx context.Context, r io.Reader, n int) (rest int, more, full bool, err error) {
-	lr := &grepLineReader{ctx: ctx, r: r, buf: s.buf, end: len(s.buf), head: s.head[:0]}
+	lr := &grepLineReader{ctx: ctx, r: r, buf: s.buf, end: len(s.buf), head: s.head[:0], every: s.q.checkEvery()}
+	lr.left = lr.every
 	var match bool
 	if s.q.pureLit != nil && len(s.q.pureLit) <= len(s.buf)/2 {
 		match = lr.contains(s.q.pureLit)
@@ -321,6 +333,8 @@ type grepLineReader struct {
 	r        io.Reader
 	buf      []byte
 	pos, end int
+	every    int // bytes read between checks of ctx (grepQuery.checkEvery)
+	left     int // bytes left before the next check
 	head     []byte
 	eof      bool // r is exhausted
 	done     bool // the line is over: at its '\n' (nl) or at the end of r
@@ -330,6 +344,12 @@ type grepLineReader struct {
 
 // ReadRune implements [io.RuneReader]; the line's end is [io.EOF].
 func (lr *grepLineReader) ReadRune() (rune, int, error) {
+	if lr.left--; lr.left < 0 {
+		lr.left = lr.every
+		if lr.err = lr.ctx.Err(); lr.err != nil {
+			lr.done = true
+		}
+	}
 	for !lr.done {
 		if lr.pos < lr.end {
 			c := lr.buf[lr.pos]
@@ -447,7 +467,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 		p, n := 0, line
 		for s.afterLeft > 0 && p < len(block) {
 			ls, le := p, lineEnd(block, p)
-			if s.q.lineMatches(block[ls:le]) {
+			if s.lineMatches(block[ls:le]) {
 				break
 			}
 			s.line(n, block[ls:le], false)
@@ -476,7 +496,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 			p, m := le+1, n+1
 			for s.afterLeft > 0 && p < len(block) {
 				ae := lineEnd(block, p)
-				if s.q.lineMatches(block[p:ae]) {
+				if s.lineMatches(block[p:ae]) {
 					break
 				}
 				s.line(m, block[p:ae], false)
@@ -620,8 +640,11 @@ func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
 				if s.windowMatch(block, ls, le, at) {
 					return ls, le, true
 				}
-			case q.re.Match(block[ls:le]):
+			case s.match(block[ls:le]):
 				return ls, le, true
+			}
+			if s.err != nil {
+				return 0, 0, false
 			}
 			from = le + 1
 			continue
@@ -630,8 +653,11 @@ func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
 		if from+q.window < end {
 			end = lineEnd(block, from+q.window)
 		}
-		loc := q.re.FindIndex(block[from:end])
+		loc := s.findIndex(block[from:end])
 		if loc == nil {
+			if s.err != nil {
+				return 0, 0, false
+			}
 			from = end + 1
 			continue
 		}
@@ -646,11 +672,11 @@ func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
 }
 
 // lineMatches reports whether one line (without its '\n') matches.
-func (q *grepQuery) lineMatches(line []byte) bool {
-	if q.pureLit != nil {
-		return bytes.Contains(line, q.pureLit)
+func (s *fileSearcher) lineMatches(line []byte) bool {
+	if s.q.pureLit != nil {
+		return bytes.Contains(line, s.q.pureLit)
 	}
-	return q.re.Match(line)
+	return s.match(line)
 }
 
 func lineEnd(block []byte, p int) int {

@@ -87,8 +87,11 @@ func (s *fileSearcher) windowMatch(block []byte, ls, le, at int) bool {
 		for b < le && !utf8.RuneStart(block[b]) {
 			b++
 		}
-		if s.q.re.Match(block[a:b]) {
+		if s.match(block[a:b]) {
 			return true
+		}
+		if s.err != nil {
+			return false
 		}
 		tested = b
 		// the next hit whose matches can end past b

@@ -46,7 +46,7 @@ const (
 func (c *CodeTools) httpGetSpec() toolSpec {
 	return makeSpec("http_get",
 		"Fetch a web page or file over HTTP(S) with a GET request and return it: HTML as Markdown (default), or as plain text, or the raw body. "+
-			"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB); images, archives and other binary content are described, not shown. "+
+			"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB), and a body that stops early (closed or timed out) is shown as cut, with why; images, archives and other binary content are described, not shown. "+
 			"Only http and https URLs; at most 5 redirects; local and private network addresses are refused. A non-2xx status is an error with the start of the body. "+
 			"Use http_get to read documentation, issues or APIs on the web; use read_file for files in the working directory.",
 		map[string]any{
@@ -139,9 +139,9 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	}
 	defer resp.Body.Close()
 
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxBytes)+1))
-	if err != nil && len(body) == 0 {
-		return "", fmt.Errorf("http_get %s: reading the body: %w", u.Redacted(), err)
+	body, readErr := io.ReadAll(io.LimitReader(resp.Body, int64(maxBytes)+1))
+	if readErr != nil && (len(body) == 0 || caller.Err() != nil) {
+		return "", fmt.Errorf("http_get %s: reading the body: %w", u.Redacted(), readErr)
 	}
 	truncated := len(body) > maxBytes
 	if truncated {
@@ -156,14 +156,29 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	finalText := textutil.CutUTF8(final.Redacted(), httpMaxURLChars)
 
 	sizeText := textutil.HumanSize(int64(len(body)))
-	if truncated {
+	// cutNote says why a body that stopped early (a connection closed
+	// before its Content-Length, the HTTP timeout while it trickled in)
+	// is not whole: such a body is always shown as cut, with its error.
+	cutNote := ""
+	switch {
+	case readErr != nil && !truncated:
+		sizeText += " received, cut"
+		announced := ""
+		if resp.ContentLength > int64(len(body)) {
+			sizeText += " (" + textutil.HumanSize(resp.ContentLength) + " announced)"
+			announced = " of the " + textutil.HumanSize(resp.ContentLength) + " announced"
+		}
+		cutNote = fmt.Sprintf("[cut: the body stopped after %s%s: %v; the rest was not received]",
+			textutil.HumanSize(int64(len(body))), announced, unwrapURLError(readErr))
+	case truncated:
 		sizeText = "more than " + sizeText
-	} else if resp.ContentLength > int64(len(body)) {
+	case resp.ContentLength > int64(len(body)):
 		sizeText = textutil.HumanSize(resp.ContentLength)
 	}
+	short := cutNote != ""
 	isHTML := mediatype == "text/html" || mediatype == "application/xhtml+xml"
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated)
+		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated || short)
 		start := ""
 		if isTextual(mediatype, body) {
 			start = toUTF8(body, params["charset"])
@@ -180,6 +195,9 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		if start != "" {
 			msg += "\n\n" + start
 		}
+		if short {
+			msg += "\n\n" + cutNote
+		}
 		return "", errors.New(msg)
 	}
 
@@ -188,7 +206,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		header += " · from " + finalText
 	}
 	if !isTextual(mediatype, body) {
-		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated)
+		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated || short)
 		return fmt.Sprintf("%s\nBinary content (%s, %s) is not shown. Download it with bash (curl -o FILE URL) to work with it.", header, orUnknown(mediatype), sizeText), nil
 	}
 	var content string
@@ -200,6 +218,10 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		body = nil // the page holds it now
 		var cut bool
 		var note string
+		if short && ctx.Err() != nil {
+			return "", fmt.Errorf("http_get %s: the body was still arriving at the HTTP timeout (%v), after %s, which left no time to convert the page; "+
+				"ask for format \"raw\" to see what arrived, or raise the timeout (codetools.WithHTTPTimeout)", u.Redacted(), c.cfg.part2.httpTimeout, textutil.HumanSize(int64(len(page))))
+		}
 		if format == "text" {
 			content, err = htmlText(ctx, page)
 		} else {
@@ -225,10 +247,13 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	if len(content) > maxBytes {
 		content, truncated = textutil.CutUTF8(content, maxBytes), true
 	}
-	showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated)
+	showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated || short)
 	out := header + "\n\n" + content
 	if truncated {
 		out += fmt.Sprintf("\n\n[truncated at %d bytes]", maxBytes)
+	}
+	if short {
+		out += "\n\n" + cutNote
 	}
 	return out, nil
 }

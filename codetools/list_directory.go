@@ -106,13 +106,14 @@ func sortEntries(entries []fs.DirEntry) {
 
 // entryLabel names an entry: "dir/", "file", "link -> target" (a link to
 // a folder inside the root gets its "/" too).
+// Names and targets are shown by shownName, so none can forge a line.
 func (c *CodeTools) entryLabel(dir string, e fs.DirEntry) string {
-	name := e.Name()
+	name := shownName(e.Name())
 	switch {
 	case e.IsDir():
 		return name + "/"
 	case e.Type()&fs.ModeSymlink != 0:
-		rel := filepath.Join(dir, name)
+		rel := filepath.Join(dir, e.Name())
 		target, err := c.root.Readlink(rel)
 		if err != nil {
 			return name + " -> ?"
@@ -120,7 +121,7 @@ func (c *CodeTools) entryLabel(dir string, e fs.DirEntry) string {
 		if info, err := c.root.Stat(rel); err == nil && info.IsDir() {
 			name += "/"
 		}
-		return name + " -> " + target
+		return name + " -> " + shownName(filepath.ToSlash(target))
 	}
 	return name
 }

@@ -121,7 +121,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	total := last + rest
 	content := out.String()
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFile, Payload: FilePayload{
-		Path: slashPath(rel), Content: content, StartLine: first, EndLine: last,
+		Path: shownPath(rel), Content: content, StartLine: first, EndLine: last,
 		TotalLines: total, Truncated: rest > 0 || cut,
 	}})
 	if total == 0 {

@@ -97,10 +97,11 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	}
 
 	var sb strings.Builder
-	name := strings.TrimSuffix(p, "/")
+	name := strings.TrimSuffix(readName(p), "/")
 	if name == "" {
 		name = "."
 	}
+	name = shownName(name)
 	fmt.Fprintf(&sb, "%s/ (%s)\n", name, textutil.HumanSize(root.size))
 	r := treeRenderer{sb: &sb, limit: limit, maxBytes: treeMaxBytes}
 	r.render(root, "")
@@ -321,19 +322,24 @@ func (r *treeRenderer) render(n *treeNode, prefix string) {
 	}
 }
 
-// label is how a node is drawn.
+// label is how a node is drawn; its name and its link's target as
+// shownName shows them, so none can forge a line.
 func (n *treeNode) label() string {
+	name := shownName(n.name)
 	switch {
 	case n.link != "":
-		return n.name + " -> " + n.link
+		if n.link == "?" {
+			return name + " -> ?"
+		}
+		return name + " -> " + shownName(filepath.ToSlash(n.link))
 	case !n.dir:
-		return fmt.Sprintf("%s (%s)", n.name, textutil.HumanSize(n.size))
+		return fmt.Sprintf("%s (%s)", name, textutil.HumanSize(n.size))
 	case n.problem != "":
-		return fmt.Sprintf("%s/ (%s)", n.name, n.problem)
+		return fmt.Sprintf("%s/ (%s)", name, n.problem)
 	case !n.expanded && n.entries > 0:
-		return fmt.Sprintf("%s/ (%s, %d more inside)", n.name, textutil.HumanSize(n.size), n.entries)
+		return fmt.Sprintf("%s/ (%s, %d more inside)", name, textutil.HumanSize(n.size), n.entries)
 	}
-	return fmt.Sprintf("%s/ (%s)", n.name, textutil.HumanSize(n.size))
+	return fmt.Sprintf("%s/ (%s)", name, textutil.HumanSize(n.size))
 }
 
 func plural(n int, one, many string) string {

@@ -131,7 +131,7 @@ func (c *CodeTools) writeAtomic(p, rel, content string) error {
 // many replacements were made, and returns the compact diff.
 func (c *CodeTools) showDiff(ctx context.Context, rel, before, after string, replacements int) string {
 	d := newTextDiff(before, after, c.cfg.diffContext)
-	p := d.payload(slashPath(rel), c.cfg.diffContext)
+	p := d.payload(shownPath(rel), c.cfg.diffContext)
 	p.Replacements = replacements
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindDiff, Payload: p})
 	return d.compact(c.cfg.diffContext, c.cfg.diffMaxLines)
