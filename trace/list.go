@@ -68,7 +68,7 @@ func List(ctx context.Context, db *gorm.DB, f Filter, opts ...Option) ([]Trace, 
 	}
 
 	q := db.WithContext(ctx).Model(&Trace{})
-	if !tbl.isDefault() {
+	if tbl = tbl.on(db.Dialector.Name()); !tbl.isDefault() {
 		q = q.Table(tbl.String()) // validated: gorm quotes each part
 	}
 	if f.TenantID != "" {
