@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 	"github.com/llmtoolkit/llmtoolkit/otelkit"
@@ -153,4 +154,42 @@ func TestMetricNamesFollowSemConv(t *testing.T) {
 	tokens, _ := tel.metricPoints(t, genaiconv.ClientTokenUsage{}.Name())
 	require.NotEmpty(t, tokens)
 	assert.Contains(t, tokens[0].attrs, string(semconv.GenAITokenTypeKey))
+}
+
+// TestSubAgentRunNestsUnderItsTool: with a tracer of its own, a
+// sub-agent's run is an invoke_agent span under the spawn_agent call's
+// span, with its chat span under it, and its tool calls are tagged with
+// its name.
+func TestSubAgentRunNestsUnderItsTool(t *testing.T) {
+	tel := newTelemetry(t)
+	tools := otelkit.Instrument(lt.NewFake(map[string]string{"look": "seen"}), tel.opts()...)
+	sub := lt.NewScriptedModel(t,
+		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "l1", Name: "look"}}}},
+		lt.Reply("found"))
+	spawn, err := agent.SpawnAgent(agent.SubAgentConfig{Model: sub.Send, Tools: tools, AllowMutating: true, Logger: quiet,
+		Tracer: otelkit.Agent("searcher", tel.opts()...)})
+	require.NoError(t, err)
+	top := otelkit.Instrument(spawn, tel.opts()...)
+	ctx, end := otelkit.Agent("main", tel.opts()...).StartRun(testContext(t))
+	res := llmtoolkit.Execute(ctx, top, llmtoolkit.Call{ID: "s1", Name: agent.SpawnToolName, Arguments: map[string]any{"task": "look", "description": "look"}})
+	end(agentloop.RunEnd{})
+	require.False(t, res.IsError, res.Content)
+
+	spawnSpan := tel.span(t, "execute_tool "+agent.SpawnToolName)
+	run := tel.span(t, "invoke_agent searcher")
+	assert.Equal(t, spawnSpan.SpanContext.SpanID(), run.Parent.SpanID(), "the sub-agent's run nests under its tool's span")
+	for _, sp := range tel.spans() {
+		if sp.Name == "chat" {
+			assert.Equal(t, run.SpanContext.SpanID(), sp.Parent.SpanID(), "the sub-agent's model calls nest under its run")
+		}
+	}
+	assert.Equal(t, run.SpanContext.SpanID(), tel.span(t, "execute_tool look").Parent.SpanID())
+	for _, p := range tel.toolPoints(t) {
+		switch p.attrs["gen_ai.tool.name"] {
+		case "look":
+			assert.Equal(t, "searcher", p.attrs["gen_ai.agent.name"])
+		case agent.SpawnToolName:
+			assert.Equal(t, "main", p.attrs["gen_ai.agent.name"])
+		}
+	}
 }
