@@ -78,6 +78,13 @@ type SubAgentConfig struct {
 	OnEvent func(id string, e agentloop.Event)
 	// Logger receives each sub-agent run's record; nil means slog.Default().
 	Logger *slog.Logger
+	// Tracer, when set, traces each sub-agent run and its model calls
+	// (agentloop.Options.Tracer): with otelkit.Agent("NAME"), the run's
+	// invoke_agent span nests under the spawn_agent call's span, its chat
+	// spans under it, and its tool calls are tagged with NAME. Nil: the
+	// sub-agent's runs are not traced (its tool calls still are, by an
+	// instrumented resolver, untagged).
+	Tracer agentloop.Tracer
 }
 
 type depthKey struct{}
@@ -245,6 +252,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 		Tools:         []llmtoolkit.Tool{},
 		MaxIterations: s.cfg.MaxIterations,
 		Logger:        s.cfg.Logger.With(slog.String("agent_id", id)),
+		Tracer:        s.cfg.Tracer,
 		OnIteration: func(it agentloop.Iteration) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -201,3 +201,37 @@ func TestSpawnAgentConfig(t *testing.T) {
 	require.True(t, res.IsError)
 	assert.Contains(t, res.Content, "failed: agentloop: model call failed in iteration 1: rate limited")
 }
+
+// recordingTracer is an agentloop.Tracer that notes the agent id of the
+// runs and model calls it is told of.
+type recordingTracer struct {
+	mu    sync.Mutex
+	runs  []string
+	calls []string
+}
+
+func (r *recordingTracer) StartRun(ctx context.Context) (context.Context, func(agentloop.RunEnd)) {
+	r.mu.Lock()
+	r.runs = append(r.runs, llmtoolkit.AgentIDFrom(ctx))
+	r.mu.Unlock()
+	return ctx, func(agentloop.RunEnd) {}
+}
+
+func (r *recordingTracer) StartModelCall(ctx context.Context, _ int) (context.Context, func(agentloop.Response, error)) {
+	r.mu.Lock()
+	r.calls = append(r.calls, llmtoolkit.AgentIDFrom(ctx))
+	r.mu.Unlock()
+	return ctx, func(agentloop.Response, error) {}
+}
+
+// TestSpawnAgentTracer: the sub-agent's run and model calls are told to
+// SubAgentConfig.Tracer, with the sub-agent's id on their context.
+func TestSpawnAgentTracer(t *testing.T) {
+	sub := lt.NewScriptedModel(t, lt.Reply("done"))
+	tr := &recordingTracer{}
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, NewID: fixedID("sub-7"), Tracer: tr})
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("Say done."))
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, []string{"sub-7"}, tr.runs)
+	assert.Equal(t, []string{"sub-7"}, tr.calls)
+}

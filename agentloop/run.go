@@ -149,13 +149,13 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		}
 
 		if halt := haltOf(results); halt != nil {
-			return resp, halt
+			return resp, l.scrubRunError(halt, calls)
 		}
 		if err := ctx.Err(); err != nil {
 			return resp, fmt.Errorf("agentloop: stopped in iteration %d: %w", n, err)
 		}
 		if err := l.breaker.observe(results); err != nil {
-			return resp, err
+			return resp, l.scrubRunError(err, calls)
 		}
 	}
 	l.iteration = l.opts.MaxIterations

@@ -314,10 +314,81 @@ func (d *textDiff) payload(path string, context int) DiffPayload {
 			added += op.n
 		}
 	}
+	bounded := false
+	if removed+added > maxDiffEdits {
+		// myers gave up on the shown diff's minimality: count exactly.
+		if r, a, ok := minimalCounts(d.a, d.b, maxCountWork); ok {
+			removed, added = r, a
+		} else {
+			bounded = true
+		}
+	}
 	return DiffPayload{
 		Path: path, Diff: diff, Truncated: truncated,
-		Added: added, Removed: removed, FirstChangedLine: d.firstChanged(),
+		Added: added, Removed: removed, CountsBounded: bounded, FirstChangedLine: d.firstChanged(),
 	}
+}
+
+// maxCountWork bounds the steps minimalCounts takes (tens of milliseconds).
+const maxCountWork = 30_000_000
+
+// minimalCounts returns the lines removed and added by a minimal diff of a
+// and b (what diff -u and git diff --stat count), in space linear in
+// their lengths: Myers' greedy search without its trace, on the part
+// between their common prefix and suffix. It reports false past work
+// steps. Texts sharing no line at all are answered at once.
+func minimalCounts(a, b []string, work int) (removed, added int, ok bool) {
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
+	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b = a[:len(a)-1], b[:len(b)-1]
+	}
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 || !shareALine(a, b) {
+		return n, m, true
+	}
+	off := n + m + 1
+	v := make([]int, 2*(n+m)+3)
+	for d := 0; d <= n+m; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+				work--
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				lcs := (n + m - d) / 2
+				return n - lcs, m - lcs, true
+			}
+		}
+		if work -= 2*d + 1; work < 0 {
+			return 0, 0, false
+		}
+	}
+	return n, m, true // not reached: d = n+m always ends
+}
+
+// shareALine reports whether a and b have a line in common.
+func shareALine(a, b []string) bool {
+	seen := make(map[string]struct{}, len(a))
+	for _, l := range a {
+		seen[l] = struct{}{}
+	}
+	for _, l := range b {
+		if _, ok := seen[l]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // unified renders the diff in the unified format (as diff -u and git

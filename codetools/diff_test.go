@@ -290,3 +290,27 @@ func hunkHeader(h string) string {
 	}
 	return strings.Join(fields, " ")
 }
+
+// TestDiffCountsMinimalPastTheEditBound: past the 2,000 edits the shown
+// diff gives up on, the counts are still those of diff -u.
+func TestDiffCountsMinimalPastTheEditBound(t *testing.T) {
+	var before, after strings.Builder
+	for i := range 2400 {
+		fmt.Fprintf(&before, "line %d\n", i)
+		if i%2 == 0 {
+			fmt.Fprintf(&after, "changed %d\n", i)
+		} else {
+			fmt.Fprintf(&after, "line %d\n", i)
+		}
+	}
+	p := newTextDiff(before.String(), after.String(), 3).payload("f.txt", 3)
+	assert.Equal(t, 1200, p.Added)
+	assert.Equal(t, 1200, p.Removed)
+	assert.False(t, p.CountsBounded)
+
+	r, a, ok := minimalCounts([]string{"a", "b", "c", "d"}, []string{"b", "x", "d", "e"}, 1000)
+	assert.True(t, ok)
+	assert.Equal(t, [2]int{2, 2}, [2]int{r, a})
+	_, _, ok = minimalCounts(strings.Split(strings.Repeat("a\nb\n", 5000), "\n"), strings.Split(strings.Repeat("b\nc\n", 5000), "\n"), 1000)
+	assert.False(t, ok, "past the work bound")
+}

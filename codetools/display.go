@@ -79,6 +79,14 @@ type DiffPayload struct {
 	Added int `json:"added"`
 	// Removed is the number of lines removed.
 	Removed int `json:"removed"`
+	// CountsBounded reports that Added and Removed are not minimal. They
+	// are the counts of a minimal diff (what diff -u and git diff --stat
+	// give), also when Diff itself is not minimal (past 2,000 edits it
+	// shows the changed part removed then added) or is cut, unless finding
+	// them would take too long (tens of thousands of changed lines, most
+	// of them shared): then they are upper bounds and CountsBounded is
+	// true.
+	CountsBounded bool `json:"countsBounded"`
 	// FirstChangedLine is the first changed line of the new text, 1-based
 	// (1 when only line endings changed).
 	FirstChangedLine int `json:"firstChangedLine"`

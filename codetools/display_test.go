@@ -19,7 +19,7 @@ import (
 // TestDisplayKeysAreDocumented: update the docs with this list.
 var documentedKeys = map[string][]string{
 	KindFile:    {"path", "content", "startLine", "endLine", "totalLines", "truncated"},
-	KindDiff:    {"path", "diff", "truncated", "added", "removed", "firstChangedLine", "replacements"},
+	KindDiff:    {"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements"},
 	KindProcess: {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut"},
 	KindMatches: {"pattern", "total", "shown", "items"},
 	KindFiles:   {"pattern", "total", "shown", "paths"},

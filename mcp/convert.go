@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -19,6 +20,9 @@ func sdkTool(t llmtoolkit.Tool) (*sdk.Tool, bool) {
 		return nil, false
 	}
 	st := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: params}
+	if len(t.SensitiveFields) > 0 {
+		st.Meta = sdk.Meta{MetaSensitiveFields: t.SensitiveFields}
+	}
 	if a := t.Annotations; a != nil {
 		st.Annotations = &sdk.ToolAnnotations{
 			ReadOnlyHint:    a.ReadOnly,
@@ -66,6 +70,7 @@ func fromSDKTool(st *sdk.Tool, server string, maxSchemaNodes int) (llmtoolkit.To
 			OpenWorld:   boolOr(a.OpenWorldHint, true),
 		}
 	}
+	t.SensitiveFields = sensitiveFieldsFrom(st.Meta)
 	t, err := llmtoolkit.NewToolFrom(t)
 	if err != nil {
 		return llmtoolkit.Tool{}, err
@@ -75,6 +80,43 @@ func fromSDKTool(st *sdk.Tool, server string, maxSchemaNodes int) (llmtoolkit.To
 	}
 	return t, nil
 }
+
+// MetaSensitiveFields is the key, in a tool's _meta, of the names of its
+// sensitive argument fields ([llmtoolkit.Tool.SensitiveFields]): the server
+// sends them so that a client's own audit and telemetry (a trace.Recorder
+// or an otelkit.Resolver around the [Client]) redact them as the server's
+// do; the client puts them on its definitions. They name fields, never
+// values.
+const MetaSensitiveFields = "io.github.llmtoolkit/sensitiveFields"
+
+// sensitiveFieldsFrom reads the sensitive field names of a tool's _meta:
+// a list of strings, the others ignored.
+func sensitiveFieldsFrom(meta sdk.Meta) []string {
+	list, ok := meta[MetaSensitiveFields].([]any)
+	if !ok {
+		if names, ok := meta[MetaSensitiveFields].([]string); ok { // in-process
+			return slices.Clone(names)
+		}
+		return nil
+	}
+	var names []string
+	for _, v := range list {
+		if n, ok := v.(string); ok && strings.TrimSpace(n) != "" && len(n) <= maxSensitiveName {
+			names = append(names, n)
+		}
+		if len(names) == maxSensitiveFields {
+			break
+		}
+	}
+	return names
+}
+
+// Bounds on what a server may declare sensitive: a field name is short,
+// and a tool has few.
+const (
+	maxSensitiveFields = 256
+	maxSensitiveName   = 1024
+)
 
 func boolOr(p *bool, def bool) bool {
 	if p == nil {

@@ -14,8 +14,9 @@ type noopObserver struct{}
 
 func (noopObserver) ObserveCall(context.Context, llmtoolkit.Observation) {}
 
-// TestServerSendsNoHostFacts: a definition's host-side facts
-// (SensitiveFields, Recipe, Observers, Paths) never reach an MCP client.
+// TestServerSendsNoHostFacts: a definition's host-side facts (Recipe,
+// Observers, Paths) never reach an MCP client; its sensitive field names
+// travel only in the tool's _meta, under MetaSensitiveFields.
 func TestServerSendsNoHostFacts(t *testing.T) {
 	tool := llmtoolkit.MustTool("login", "Logs in.", map[string]any{"type": "object"})
 	tool.SensitiveFields = []string{"zz_host_only_field"}
@@ -26,9 +27,35 @@ func TestServerSendsNoHostFacts(t *testing.T) {
 	res, err := cs.ListTools(testContext(t), nil)
 	require.NoError(t, err)
 	require.Len(t, res.Tools, 1)
+	assert.Equal(t, []any{"zz_host_only_field"}, res.Tools[0].Meta[MetaSensitiveFields])
+	res.Tools[0].Meta = nil
 	listed := mustJSON(t, res)
 	assert.Contains(t, listed, "login")
 	for _, fact := range []string{"zz_host_only_field", "ensitive", "ecipe", "bserver", "zz_host_only_path", "anonical"} {
 		assert.NotContains(t, listed, fact)
 	}
+}
+
+// TestSensitiveFieldsCrossMCP: the client's definitions carry the sensitive
+// field names the server's tool declares, so that a trace.Recorder or an
+// otelkit.Resolver around the Client redacts them; a hostile list is
+// bounded and non-strings are ignored.
+func TestSensitiveFieldsCrossMCP(t *testing.T) {
+	tool := llmtoolkit.MustTool("login", "Logs in.", map[string]any{"type": "object"})
+	tool.SensitiveFields = []string{"password", "auth.token"}
+	plain := llmtoolkit.MustTool("echo", "Echoes.", map[string]any{"type": "object"})
+	c := ourClient(t, staticResolver{tool, plain})
+	got, ok := c.LookupTool("login")
+	require.True(t, ok)
+	assert.Equal(t, []string{"password", "auth.token"}, got.SensitiveFields)
+	got, ok = c.LookupTool("echo")
+	require.True(t, ok)
+	assert.Empty(t, got.SensitiveFields)
+
+	many := make([]any, 0, 1000)
+	for range 1000 {
+		many = append(many, "f", 7, "")
+	}
+	names := sensitiveFieldsFrom(map[string]any{MetaSensitiveFields: many})
+	assert.Len(t, names, maxSensitiveFields)
 }

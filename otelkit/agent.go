@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 )
 
@@ -25,6 +28,8 @@ type AgentTracer struct {
 	chatName  string
 	runAttrs  []attribute.KeyValue
 	chatAttrs []attribute.KeyValue
+	opHist    metric.Float64Histogram // gen_ai.client.operation.duration
+	tokenHist metric.Int64Histogram   // gen_ai.client.token.usage
 }
 
 // Agent returns the tracer of the runs of an agent called name, following
@@ -48,15 +53,32 @@ type AgentTracer struct {
 //     [ClassPanic], [ClassTimeout], [ClassCanceled], or the error's type.
 //   - Tool calls are made with the run's context: a Resolver wrapped with
 //     [Instrument] makes their spans children of the run's, in parallel
-//     dispatch too, and tags their duration with gen_ai.agent.name.
+//     dispatch too, and tags their duration with gen_ai.agent.name (not a
+//     sub-agent's calls, which carry another [llmtoolkit.AgentIDFrom]:
+//     give the sub-agent a tracer of its own, agent.SubAgentConfig.Tracer).
+//   - The gen_ai.client.operation.duration histogram (seconds) gets each
+//     model call's duration (gen_ai.operation.name "chat") and each run's
+//     (the agent invocation, "invoke_agent"), with the provider, the model
+//     and error.type on failure; gen_ai.client.token.usage gets each model
+//     call's reported tokens, by gen_ai.token.type "input" and "output".
+//     Both follow the conventions' advised buckets.
+//
+// gen_ai.provider.name is required by the conventions on both spans and
+// both metrics: set it with [WithProviderName]. Unset, it is inferred from
+// the provider state of an answer (package provider's codecs: "anthropic",
+// "gcp.gemini", "openai") when the answer carries some, and left out
+// otherwise.
 //
 // Messages (prompts, answers) are not recorded. Options other than
-// [WithTracerProvider], [WithProviderName], [WithModel] and
-// [CaptureContent] (which puts the full error text of a circuit breaker or
-// a halt on the run's status) are ignored.
+// [WithTracerProvider], [WithMeterProvider], [WithProviderName],
+// [WithModel] and [CaptureContent] (which puts the full error text of a
+// circuit breaker or a halt, scrubbed of the declared secrets of the turn's
+// calls by agentloop, on the run's status) are ignored.
 func Agent(name string, opts ...Option) *AgentTracer {
 	a := &AgentTracer{name: name, cfg: newConfig(opts), idle: &runState{agent: name}}
 	a.tr = newTracing(a.cfg.tp)
+	a.opHist = newHistogram(a.cfg.mp, metricOperationDuration, metricOperationDurationUnit, metricOperationDurationDesc, toolDurationBuckets)
+	a.tokenHist = newIntHistogram(a.cfg.mp, metricTokenUsage, metricTokenUsageUnit, metricTokenUsageDesc, tokenUsageBuckets)
 	a.runName = spanName(opInvokeAgent, name)
 	a.chatName = spanName(opChat, a.cfg.model)
 	common := func(op string) []attribute.KeyValue {
@@ -84,16 +106,20 @@ type runKey struct{}
 
 // runState is what a run's span gathers from its model calls.
 type runState struct {
-	agent string
+	agent   string
+	agentID string // llmtoolkit.AgentIDFrom of the run's context
 
-	mu      sync.Mutex
-	usage   bool // a model call reported its usage
-	in, out int
+	mu       sync.Mutex
+	usage    bool // a model call reported its usage
+	in, out  int
+	provider string // inferred from an answer's provider state
 }
 
-// agentName is the name of the agent whose run ctx belongs to, or "".
+// agentName is the name of the agent whose run ctx belongs to, or "": a
+// sub-agent's call (another agent id than its run's) is not the run's
+// agent's.
 func agentName(ctx context.Context) string {
-	if s, ok := ctx.Value(runKey{}).(*runState); ok {
+	if s, ok := ctx.Value(runKey{}).(*runState); ok && s.agentID == llmtoolkit.AgentIDFrom(ctx) {
 		return s.agent
 	}
 	return ""
@@ -104,33 +130,117 @@ var (
 	noModelEnd = func(agentloop.Response, error) {}
 )
 
-// StartRun starts the run's invoke_agent span. It implements
-// [agentloop.Tracer].
+// StartRun starts the run's invoke_agent span and times the run. It
+// implements [agentloop.Tracer].
 func (a *AgentTracer) StartRun(ctx context.Context) (context.Context, func(agentloop.RunEnd)) {
-	if !a.tr.active() {
+	tracing := a.tr.active()
+	metering := a.opHist.Enabled(ctx)
+	if !tracing && !metering {
 		if a.name == "" {
 			return ctx, noRunEnd
 		}
 		// The tool duration metric may still want the agent's name.
+		if id := llmtoolkit.AgentIDFrom(ctx); id != "" {
+			return context.WithValue(ctx, runKey{}, &runState{agent: a.name, agentID: id}), noRunEnd
+		}
 		return context.WithValue(ctx, runKey{}, a.idle), noRunEnd
 	}
-	state := &runState{agent: a.name}
+	start := time.Now()
+	state := &runState{agent: a.name, agentID: llmtoolkit.AgentIDFrom(ctx)}
 	ctx = context.WithValue(ctx, runKey{}, state)
-	ctx, span := a.tr.tracer.Start(ctx, a.runName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(a.runAttrs...))
+	var span trace.Span
+	if tracing {
+		ctx, span = a.tr.tracer.Start(ctx, a.runName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(a.runAttrs...))
+	}
 	return ctx, func(e agentloop.RunEnd) {
+		class := ""
+		if e.Err != nil {
+			class = classifyRun(e.Err)
+		}
+		if metering {
+			a.recordOperation(ctx, opInvokeAgent, state.providerName(a.cfg.provider), class, time.Since(start))
+		}
+		if span == nil {
+			return
+		}
 		state.mu.Lock()
 		if state.usage {
 			span.SetAttributes(keyInputTokens.Int(state.in), keyOutputTokens.Int(state.out))
 		}
+		provider := state.provider
 		state.mu.Unlock()
+		if a.cfg.provider == "" && provider != "" {
+			span.SetAttributes(keyProviderName.String(provider))
+		}
 		if e.Response.StopReason != "" {
 			span.SetAttributes(keyFinishReasons.StringSlice([]string{e.Response.StopReason}))
 		}
 		if e.Err != nil {
-			span.SetAttributes(keyErrorType.String(classifyRun(e.Err)))
+			span.SetAttributes(keyErrorType.String(class))
 			span.SetStatus(codes.Error, a.cfg.capText(a.runErrorText(e.Err)))
 		}
 		span.End()
+	}
+}
+
+// providerName is the configured provider name, else the one inferred from
+// the run's answers.
+func (s *runState) providerName(configured string) string {
+	if configured != "" || s == nil {
+		return configured
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.provider
+}
+
+// inferProvider names the provider whose codec filled an answer's state, as
+// the conventions spell it, or "".
+func inferProvider(state llmtoolkit.ProviderState) string {
+	for _, k := range []struct{ key, name string }{
+		{"anthropic", "anthropic"}, {"gemini", "gcp.gemini"}, {"openai-responses", "openai"},
+	} {
+		if _, ok := state[k.key]; ok {
+			return k.name
+		}
+	}
+	return ""
+}
+
+// recordOperation measures one chat or invoke_agent operation.
+func (a *AgentTracer) recordOperation(ctx context.Context, op, provider, class string, d time.Duration) {
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs, keyOperationName.String(op))
+	if provider != "" {
+		attrs = append(attrs, keyProviderName.String(provider))
+	}
+	if a.cfg.model != "" {
+		attrs = append(attrs, keyRequestModel.String(a.cfg.model))
+	}
+	if class != "" {
+		attrs = append(attrs, keyErrorType.String(class))
+	}
+	a.opHist.Record(ctx, d.Seconds(), metric.WithAttributes(attrs...))
+}
+
+// recordTokens measures one chat's reported tokens.
+func (a *AgentTracer) recordTokens(ctx context.Context, provider string, u agentloop.Usage) {
+	if !a.tokenHist.Enabled(ctx) {
+		return
+	}
+	for _, t := range []struct {
+		typ string
+		n   int
+	}{{tokenTypeInput, u.InputTokens}, {tokenTypeOutput, u.OutputTokens}} {
+		attrs := make([]attribute.KeyValue, 0, 4)
+		attrs = append(attrs, keyOperationName.String(opChat), keyTokenType.String(t.typ))
+		if provider != "" {
+			attrs = append(attrs, keyProviderName.String(provider))
+		}
+		if a.cfg.model != "" {
+			attrs = append(attrs, keyRequestModel.String(a.cfg.model))
+		}
+		a.tokenHist.Record(ctx, int64(t.n), metric.WithAttributes(attrs...))
 	}
 }
 
@@ -153,33 +263,65 @@ func (a *AgentTracer) runErrorText(err error) string {
 	return err.Error()
 }
 
-// StartModelCall starts a model call's chat span. It implements
-// [agentloop.Tracer].
+// StartModelCall starts a model call's chat span and times the call. It
+// implements [agentloop.Tracer].
 func (a *AgentTracer) StartModelCall(ctx context.Context, _ int) (context.Context, func(agentloop.Response, error)) {
-	if !a.tr.active() {
+	tracing := a.tr.active()
+	metering := a.opHist.Enabled(ctx)
+	if !tracing && !metering {
 		return ctx, noModelEnd
 	}
+	start := time.Now()
 	state, _ := ctx.Value(runKey{}).(*runState)
 	if state == a.idle {
-		state = nil // the run started while nothing listened: it has no span to sum for
+		state = nil // the run started while nothing listened: it has nothing to sum for
 	}
-	ctx, span := a.tr.tracer.Start(ctx, a.chatName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(a.chatAttrs...))
+	var span trace.Span
+	if tracing {
+		ctx, span = a.tr.tracer.Start(ctx, a.chatName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(a.chatAttrs...))
+	}
 	return ctx, func(resp agentloop.Response, err error) {
-		if err != nil {
-			span.SetAttributes(keyErrorType.String(classifyModel(err)))
-			span.SetStatus(codes.Error, a.cfg.capText(err.Error()))
-			span.End()
-			return
+		provider := a.cfg.provider
+		if provider == "" {
+			if provider = inferProvider(resp.Provider); provider != "" && state != nil {
+				state.mu.Lock()
+				state.provider = provider
+				state.mu.Unlock()
+			}
 		}
-		if u := resp.Usage; u.InputTokens != 0 || u.OutputTokens != 0 {
-			span.SetAttributes(keyInputTokens.Int(u.InputTokens), keyOutputTokens.Int(u.OutputTokens))
-			if state != nil {
+		class := ""
+		if err != nil {
+			class = classifyModel(err)
+		}
+		if metering {
+			a.recordOperation(ctx, opChat, provider, class, time.Since(start))
+			if u := resp.Usage; err == nil && (u.InputTokens != 0 || u.OutputTokens != 0) {
+				a.recordTokens(ctx, provider, u)
+			}
+		}
+		if err == nil && state != nil {
+			if u := resp.Usage; u.InputTokens != 0 || u.OutputTokens != 0 {
 				state.mu.Lock()
 				state.usage = true
 				state.in += u.InputTokens
 				state.out += u.OutputTokens
 				state.mu.Unlock()
 			}
+		}
+		if span == nil {
+			return
+		}
+		if a.cfg.provider == "" && provider != "" {
+			span.SetAttributes(keyProviderName.String(provider))
+		}
+		if err != nil {
+			span.SetAttributes(keyErrorType.String(class))
+			span.SetStatus(codes.Error, a.cfg.capText(err.Error()))
+			span.End()
+			return
+		}
+		if u := resp.Usage; u.InputTokens != 0 || u.OutputTokens != 0 {
+			span.SetAttributes(keyInputTokens.Int(u.InputTokens), keyOutputTokens.Int(u.OutputTokens))
 		}
 		if resp.StopReason != "" {
 			span.SetAttributes(keyFinishReasons.StringSlice([]string{resp.StopReason}))

@@ -31,7 +31,13 @@ func (c *config) redactCall(call llmtoolkit.Call, def llmtoolkit.Tool) redacted 
 			return redacted{args: `{"_error":"the arguments could not be encoded as JSON"}`}
 		}
 	}
-	secrets := redact.NewFields(def.SensitiveFields, c.fields).Apply(args, Redacted)
+	fields := redact.NewFields(def.SensitiveFields, c.fields)
+	secrets := fields.Apply(args, Redacted)
+	if call.Malformed != nil {
+		// No decoded arguments: the values are found in the raw text the
+		// error quotes.
+		secrets = append(secrets, fields.Raw(call.Malformed.Raw)...)
+	}
 	redact.ScrubJSON(args, secrets, Redacted)
 	data, err := json.Marshal(args)
 	if err != nil { // a decoded JSON value always encodes

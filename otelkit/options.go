@@ -55,8 +55,9 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(c *config) { c.tp = tp }
 }
 
-// WithMeterProvider sets where the gen_ai.execute_tool.duration histogram
-// goes ([Instrument]). The default is the global provider
+// WithMeterProvider sets where the metrics go: gen_ai.execute_tool.duration
+// ([Instrument]), gen_ai.client.operation.duration and
+// gen_ai.client.token.usage ([Agent]). The default is the global provider
 // (otel.GetMeterProvider): until the host sets one, nothing is measured, at
 // no cost.
 func WithMeterProvider(mp metric.MeterProvider) Option {
@@ -110,8 +111,9 @@ func ErrorClass(class string, targets ...error) Option {
 
 // WithProviderName sets gen_ai.provider.name on the agent's spans ([Agent]):
 // the model provider as the GenAI conventions name it ("openai",
-// "anthropic", "gcp.gemini", ...). agentloop knows no provider, so the host
-// says it; unset, the attribute is left out.
+// "anthropic", "gcp.gemini", ...). The conventions require it; agentloop
+// knows no provider, so the host says it. Unset, it is inferred from an
+// answer's provider state when there is some (see [Agent]), else left out.
 func WithProviderName(name string) Option {
 	return func(c *config) { c.provider = name }
 }

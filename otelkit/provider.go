@@ -67,21 +67,46 @@ func (t *tracing) active() bool {
 }
 
 // newToolHistogram makes the gen_ai.execute_tool.duration histogram on mp,
-// or on the global meter provider when mp is nil. An instrument the
-// provider refuses is reported to otel.Handle and replaced by a no-op one.
+// or on the global meter provider when mp is nil.
 func newToolHistogram(mp metric.MeterProvider) metric.Float64Histogram {
+	return newHistogram(mp, metricToolDuration, metricToolDurationUnit, metricToolDurationDesc, toolDurationBuckets)
+}
+
+// newHistogram makes a histogram on mp, or on the global meter provider
+// when mp is nil. An instrument the provider refuses is reported to
+// otel.Handle and replaced by a no-op one.
+func newHistogram(mp metric.MeterProvider, name, unit, desc string, buckets []float64) metric.Float64Histogram {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
 	meter := mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL))
-	h, err := meter.Float64Histogram(metricToolDuration,
-		metric.WithUnit(metricToolDurationUnit),
-		metric.WithDescription(metricToolDurationDesc),
-		metric.WithExplicitBucketBoundaries(toolDurationBuckets...))
+	h, err := meter.Float64Histogram(name,
+		metric.WithUnit(unit),
+		metric.WithDescription(desc),
+		metric.WithExplicitBucketBoundaries(buckets...))
 	if err != nil {
-		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", metricToolDuration, err))
+		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", name, err))
 		if h == nil {
 			return metricnoop.Float64Histogram{}
+		}
+	}
+	return h
+}
+
+// newIntHistogram is newHistogram for integer values.
+func newIntHistogram(mp metric.MeterProvider, name, unit, desc string, buckets []float64) metric.Int64Histogram {
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	meter := mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL))
+	h, err := meter.Int64Histogram(name,
+		metric.WithUnit(unit),
+		metric.WithDescription(desc),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	if err != nil {
+		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", name, err))
+		if h == nil {
+			return metricnoop.Int64Histogram{}
 		}
 	}
 	return h

@@ -53,10 +53,28 @@ const (
 	metricToolDurationDesc = "Duration of tool executions."
 )
 
-// toolDurationBuckets are the histogram's advised bucket boundaries, in
-// seconds: the GenAI duration buckets, from a millisecond (file tools are
-// fast) to 82 s.
-var toolDurationBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+// toolDurationBuckets are the histogram's bucket boundaries, in seconds:
+// the conventions' advice for the GenAI duration metrics, 10 ms to 82 s (a
+// host wanting finer buckets for fast file tools sets a view).
+var toolDurationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+
+// The client metrics of the agent's operations ([Agent]): the duration of
+// each chat (model call) and invoke_agent (run) operation, and the tokens
+// of each chat.
+const (
+	metricOperationDuration     = "gen_ai.client.operation.duration"
+	metricOperationDurationUnit = "s"
+	metricOperationDurationDesc = "GenAI operation duration."
+	metricTokenUsage            = "gen_ai.client.token.usage"
+	metricTokenUsageUnit        = "{token}"
+	metricTokenUsageDesc        = "Number of input and output tokens used."
+	keyTokenType                = attribute.Key("gen_ai.token.type")
+	tokenTypeInput              = "input"
+	tokenTypeOutput             = "output"
+)
+
+// tokenUsageBuckets are the conventions' advice for gen_ai.client.token.usage.
+var tokenUsageBuckets = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
 
 // Error classes, the values of error.type on tool spans and on the
 // duration metric (see [ErrorClass]).

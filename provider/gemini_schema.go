@@ -204,7 +204,7 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 	// format.
 	if f, ok := s["format"].(string); ok {
 		typ, _ := out["type"].(string)
-		if slices.Contains(geminiFormats[typ], f) {
+		if slices.Contains(geminiFormats[strings.ToLower(typ)], f) { // any spelling: "INTEGER" too
 			out["format"] = f
 		} else {
 			notes = append(notes, "Format: "+f+".")
@@ -239,7 +239,7 @@ func (c *geminiConverter) convert(s map[string]any, depth int, refs []string) ma
 			out["items"] = c.union(prefix, depth, refs)
 		}
 	}
-	if _, ok := out["items"]; !ok && out["type"] == "array" {
+	if typ, _ := out["type"].(string); strings.EqualFold(typ, "array") && out["items"] == nil { // "ARRAY" too
 		// Gemini requires items; JSON Schema's default is any value.
 		out["items"] = map[string]any{"type": "STRING"}
 		notes = append(notes, "Items: any value, given as text.")

@@ -126,6 +126,16 @@ func TestGeminiSchema(t *testing.T) {
 		in, want string
 	}{
 		{
+			name: "an ARRAY without items, in Gemini's spelling, gets items",
+			in:   `{"type":"OBJECT","properties":{"a":{"type":"ARRAY"}}}`,
+			want: `{"type":"OBJECT","properties":{"a":{"type":"ARRAY","items":{"type":"STRING"},"description":"Items: any value, given as text."}}}`,
+		},
+		{
+			name: "formats Gemini accepts are kept in Gemini's spelling",
+			in:   `{"type":"OBJECT","properties":{"n":{"type":"INTEGER","format":"int32"},"t":{"type":"STRING","format":"date-time"},"f":{"type":"Number","format":"float"}}}`,
+			want: `{"type":"OBJECT","properties":{"n":{"type":"INTEGER","format":"int32"},"t":{"type":"STRING","format":"date-time"},"f":{"type":"NUMBER","format":"float"}}}`,
+		},
+		{
 			name: "unsupported keywords are dropped",
 			in:   `{"$schema":"x","$id":"y","type":"object","additionalProperties":false,"properties":{"n":{"type":"integer","exclusiveMinimum":0,"multipleOf":2,"minimum":1}},"required":["n"]}`,
 			want: `{"type":"OBJECT","properties":{"n":{"type":"INTEGER","minimum":1}},"required":["n"]}`,

@@ -150,10 +150,13 @@ func (w *batchWriter) flush(rec *Recorder, batch []queued) {
 
 // flush inserts traces into tbl in one transaction; if that fails, it
 // inserts them one by one so that one bad trace does not lose the others,
-// and reports those that still fail.
+// and reports those that still fail. The whole batch, retries included, has
+// one write timeout: a database that hangs costs one timeout per batch,
+// never one per row, so Close ends in bounded time.
 func (rec *Recorder) flush(tbl table, batch []*Trace) {
+	ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
+	defer cancel()
 	if rec.db != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 		db := into(rec.batch.WithContext(ctx), tbl)
 		err := dbGuarded(func() error {
 			if len(batch) <= rec.rowsPerInsert {
@@ -163,13 +166,18 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 				return tx.CreateInBatches(batch, rec.rowsPerInsert).Error
 			})
 		})
-		cancel()
 		if err == nil {
 			return
 		}
 	}
 	for _, t := range batch {
-		if err := rec.insert(context.Background(), tbl, t); err != nil {
+		err := ctx.Err()
+		if err != nil {
+			err = fmt.Errorf("trace: writing the trace of %q to %s: the batch's write timeout (%s) passed: %w", t.ToolName, tbl, rec.cfg.writeTimeout, err)
+		} else {
+			err = rec.insert(ctx, tbl, t)
+		}
+		if err != nil {
 			rec.lost(t, err)
 		}
 	}

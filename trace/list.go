@@ -68,7 +68,7 @@ func List(ctx context.Context, db *gorm.DB, f Filter, opts ...Option) ([]Trace, 
 	}
 
 	q := db.WithContext(ctx).Model(&Trace{})
-	if !tbl.isDefault() {
+	if tbl = tbl.on(db.Dialector.Name()); !tbl.isDefault() {
 		q = q.Table(tbl.String()) // validated: gorm quotes each part
 	}
 	if f.TenantID != "" {
@@ -81,7 +81,7 @@ func List(ctx context.Context, db *gorm.DB, f Filter, opts ...Option) ([]Trace, 
 		q = q.Where("parent_id = ?", f.ParentID)
 	}
 	if f.ToolName != "" {
-		q = q.Where("tool_name = ?", f.ToolName)
+		q = q.Where("tool_name = ?", cleanText(f.ToolName)) // as it was stored
 	}
 	// Times are compared in UTC at microsecond precision, as they are
 	// stored (SQLite compares the stored text).

@@ -1,9 +1,12 @@
 package trace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -43,6 +46,7 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 	}
 	q := quoter{db}
 	name := db.Dialector.Name()
+	t = t.on(name)
 	var stmts []string
 	switch name {
 	case "sqlite":
@@ -52,12 +56,22 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 	default:
 		return fmt.Errorf("%w: %q (use SQLite or PostgreSQL)", ErrUnsupportedDatabase, name)
 	}
-	err = db.Transaction(func(tx *gorm.DB) error {
-		if name == "sqlite" {
+	migrate := func(tx *gorm.DB) error {
+		switch name {
+		case "sqlite":
+			if err := caseClash(tx, t); err != nil {
+				return err
+			}
 			for _, col := range []string{"parent_id", "agent_id"} {
 				if err := addSQLiteColumn(tx, q, t, col); err != nil {
 					return err
 				}
+			}
+		case "postgres":
+			// Migrations of one table wait for each other: a host migrating
+			// each tenant lazily may start many at once.
+			if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtext(?))`, "llmtoolkit/trace.Migrate/"+t.String()).Error; err != nil {
+				return err
 			}
 		}
 		for _, s := range stmts {
@@ -65,11 +79,93 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 				return err
 			}
 		}
-		return nil
-	})
+		return checkIndexes(tx, name, q, t)
+	}
+	for attempt := 0; ; attempt++ {
+		err = db.Transaction(migrate)
+		// SQLite: two migrations that both read before writing cannot wait
+		// for each other (the busy timeout does not apply): try again.
+		if err == nil || name != "sqlite" || !isBusy(err) || attempt == migrateRetries {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
 	if err != nil {
 		return fmt.Errorf("trace: migrating %s: %w", t, err)
 	}
+	return nil
+}
+
+// migrateRetries bounds the retries of a SQLite migration that found the
+// database busy.
+const migrateRetries = 50
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+// checkIndexes verifies that each index Migrate names exists on t: CREATE
+// INDEX IF NOT EXISTS skips a name another relation holds, and Migrate
+// must never report success over a missing index.
+func checkIndexes(tx *gorm.DB, dialect string, q quoter, t table) error {
+	for _, suffix := range []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix} {
+		idx := t.derived(suffix)
+		var n int64
+		var err error
+		if dialect == "postgres" {
+			err = tx.Raw(`SELECT count(*) FROM pg_indexes WHERE schemaname = COALESCE(NULLIF(?, ''), current_schema()) AND tablename = ? AND indexname = ?`,
+				t.schema, t.name, idx).Scan(&n).Error
+		} else {
+			err = tx.Raw(`SELECT count(*) FROM `+q.id(t.schema)+`.sqlite_master WHERE type = 'index' AND name = ? AND tbl_name = ?`,
+				idx, t.name).Scan(&n).Error
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("the index %s of %s is missing: its name is taken by another table or index; rename that one or choose another table name", idx, t)
+		}
+	}
+	return nil
+}
+
+// caseClash returns an error wrapping ErrInvalidTable when SQLite holds a
+// table whose name differs from t's only by case (SQLite would use it for
+// t).
+func caseClash(db *gorm.DB, t table) error {
+	var names []string
+	err := db.Raw(`SELECT name FROM `+quoter{db}.id(t.schema)+`.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE`, t.name).Scan(&names).Error
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n != t.name {
+			return fmt.Errorf("%w %q: it differs only by case from the existing table %q, and SQLite ignores case in names; use %q or a name of its own", ErrInvalidTable, t.String(), t.schema+"."+n, t.schema+"."+n)
+		}
+	}
+	return nil
+}
+
+// caseChecks remembers, for a Recorder on SQLite, the tables found not to
+// clash by case with another.
+type caseChecks struct{ ok sync.Map } // table -> struct{}
+
+// check returns caseClash's error for t, querying once per table that
+// exists.
+func (c *caseChecks) check(ctx context.Context, db *gorm.DB, t table) error {
+	t = t.on("sqlite")
+	if _, ok := c.ok.Load(t); ok || db == nil {
+		return nil
+	}
+	if err := caseClash(db.WithContext(ctx), t); err != nil {
+		if errors.Is(err, ErrInvalidTable) {
+			return err
+		}
+		return nil // the write will report what is wrong
+	}
+	c.ok.Store(t, struct{}{})
 	return nil
 }
 
@@ -133,9 +229,13 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
 	stmts = append(stmts, indexes(t, func(n string) string { return q.in(t, n) }, on)...)
 	// t's name is a validated identifier: it cannot end the string literal.
 	for _, op := range []string{"UPDATE", "DELETE"} {
+		shown := t.String()
+		if t.schema == "main" {
+			shown = t.name
+		}
 		stmts = append(stmts, `
 CREATE TRIGGER IF NOT EXISTS `+q.in(t, t.derived("no_"+strings.ToLower(op)))+` BEFORE `+op+` ON `+on+`
-BEGIN SELECT RAISE(ABORT, '`+t.String()+` is insert-only: `+op+` is not allowed'); END`)
+BEGIN SELECT RAISE(ABORT, '`+shown+` is insert-only: `+op+` is not allowed'); END`)
 	}
 	return stmts
 }

@@ -162,7 +162,9 @@ func FlushInterval(d time.Duration) Option {
 }
 
 // WriteTimeout bounds each insert (default [DefaultWriteTimeout]); d <= 0
-// keeps the default. Writes do not stop when the call's context is
+// keeps the default. With [Async] it bounds each batch as a whole, the
+// row-by-row retry of a failed batch included, so that [Recorder.Close]
+// with a hung database takes about one timeout per batch. Writes do not stop when the call's context is
 // cancelled: the trace of a cancelled call is still written.
 func WriteTimeout(d time.Duration) Option {
 	return func(c *config) {

@@ -40,6 +40,8 @@ type Recorder struct {
 	db            *gorm.DB                  // single inserts: prepared statement, no transaction
 	batch         *gorm.DB                  // batch inserts
 	rowsPerInsert int
+	sqlite        bool       // the database is SQLite: names ignore case
+	cases         caseChecks // SQLite: tables known not to differ only by case
 	cfg           config
 	table         table // InTable's, or the default
 	tableErr      error // why InTable's name is invalid
@@ -108,6 +110,7 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 		rec.batch = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
 		rec.rowsPerInsert = rec.cfg.batchSize
 		if db.Dialector.Name() == "sqlite" {
+			rec.sqlite = true
 			// The pure-Go driver binds parameters in time quadratic in their
 			// number: statements of 100 rows in one transaction are faster
 			// than one statement of 500.
@@ -273,6 +276,11 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	} else {
 		p.table = &t
 	}
+	if p.table != nil && rec.sqlite {
+		if err := rec.cases.check(ctx, rec.db, *p.table); err != nil {
+			p.table, p.unwritable = nil, err
+		}
+	}
 	p.args, p.secrets = rec.arguments(call, def)
 	return p
 }
@@ -410,8 +418,10 @@ func dbGuarded(fn func() error) (err error) {
 	return fn()
 }
 
-// into points db at tbl; the default table is the model's own.
+// into points db at tbl; the default table is the model's own (on SQLite,
+// main's).
 func into(db *gorm.DB, tbl table) *gorm.DB {
+	tbl = tbl.on(db.Dialector.Name())
 	if tbl.isDefault() {
 		return db
 	}

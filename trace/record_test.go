@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -340,3 +341,23 @@ func TestRecordFailurePolicy(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestMalformedCallSecretNotStored: a malformed call (its arguments cut
+// off) to a tool with sensitive fields leaves a row whose error text
+// quotes the raw arguments without the secret's value.
+func TestMalformedCallSecretNotStored(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		rec := trace.Record(newSecretive(), db)
+		call := llmtoolkit.MalformedCall("c1", "login", `{"user": "bob", "password": "hunter2-XYZ`, errors.New("unexpected end of JSON input"))
+		res := llmtoolkit.Execute(convCtx(t, 1), rec, call)
+		require.True(t, res.IsError)
+		rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})
+		require.NoError(t, err)
+		require.Len(t, rows, 1)
+		data, err := json.Marshal(rows[0])
+		require.NoError(t, err)
+		stored := string(data)
+		assert.NotContains(t, stored, "hunter2-XYZ")
+		assert.Contains(t, stored, trace.Redacted)
+	})
+}

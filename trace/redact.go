@@ -24,13 +24,19 @@ const DefaultMaxArgumentBytes = 64 << 10
 // arguments returns the stored form of a call's arguments: a JSON copy with
 // the sensitive fields of def and of [RedactFields] redacted, every URL
 // password scrubbed, capped; and the secret values removed, to scrub from
-// the result.
+// the result (for a malformed call, those found in its raw text).
 func (rec *Recorder) arguments(call llmtoolkit.Call, def llmtoolkit.Tool) (JSON, []string) {
 	args, err := normalize(call.Arguments)
 	if err != nil {
 		return JSON{"_error": "the arguments could not be encoded as JSON: " + err.Error()}, nil
 	}
-	secrets := redact.NewFields(def.SensitiveFields, rec.cfg.fields).Apply(map[string]any(args), Redacted)
+	fields := redact.NewFields(def.SensitiveFields, rec.cfg.fields)
+	secrets := fields.Apply(map[string]any(args), Redacted)
+	if call.Malformed != nil {
+		// No decoded arguments: the values are found in the raw text the
+		// error quotes.
+		secrets = append(secrets, fields.Raw(call.Malformed.Raw)...)
+	}
 	redact.ScrubJSON(map[string]any(args), secrets, Redacted)
 	return rec.capArguments(args), secrets
 }

@@ -12,7 +12,9 @@ import (
 
 // DefaultTable is the table traces live in unless [InTable] or [TableFrom]
 // names another. It is unqualified: on PostgreSQL the connection's
-// search_path finds it, on SQLite the main database holds it.
+// search_path finds it; on SQLite the main database holds it, and an
+// unqualified name is always addressed as main.NAME, never as the table of
+// an attached database.
 const DefaultTable = "tool_traces"
 
 // MaxIdentifierBytes is the longest schema or table name accepted:
@@ -35,7 +37,10 @@ var ErrInvalidTable = errors.New("trace: invalid table name")
 //
 // Names are used exactly as written and always quoted, so that a name can
 // never become SQL; on PostgreSQL, capitals therefore matter ("Tenant_42" is
-// not tenant_42). A name that is not valid (see [ErrInvalidTable]) makes
+// not tenant_42). SQLite ignores case in names: there a name that differs
+// from an existing table's only by case is refused with ErrInvalidTable
+// (by Migrate, and by a Recorder before the tool runs) instead of sharing
+// that table. A name that is not valid (see [ErrInvalidTable]) makes
 // Migrate and List fail, and makes a Recorder refuse every call before the
 // tool runs (with [BestEffort]: run it and drop its row), with an error
 // wrapping ErrInvalidTable; check a name from outside with [ValidateTable]
@@ -88,6 +93,17 @@ func (t table) String() string {
 
 // isDefault reports whether t is the unqualified [DefaultTable].
 func (t table) isDefault() bool { return t == defaultTable }
+
+// on returns t as the database named dialect must be told it: on SQLite an
+// unqualified name is the main database's, written main.NAME, since SQLite
+// would otherwise resolve it through the attached databases too (a
+// tenant's table when main has none).
+func (t table) on(dialect string) table {
+	if dialect == "sqlite" && t.schema == "" {
+		t.schema = "main"
+	}
+	return t
+}
 
 // parseTable validates s, given as arg (named in the error, if not ""), as
 // "name" or "schema.name".

@@ -380,7 +380,7 @@ func TestTableFromFailures(t *testing.T) {
 			_, err := trace.Record(fake, db, opts...).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			if tt.name == "missing table" { // chosen, but absent: a failed write
 				require.NoError(t, err)
-				assert.Contains(t, logs.String(), "no such table: nowhere")
+				assert.Contains(t, logs.String(), "no such table: main.nowhere", "SQLite: an unqualified name is main's")
 				return
 			}
 			require.Error(t, err)

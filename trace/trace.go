@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -136,7 +137,10 @@ func (e *ValidationError) Has(field string) bool {
 // arguments and result encode as JSON; a [*ValidationError] names every bad
 // field. Arguments and Result are copied in their JSON form (numbers become
 // float64, NUL characters become U+FFFD), which is exactly what either
-// database gives back. InsertedAt is made UTC and cut to microseconds.
+// database gives back. The tool name and the agent id are cleaned (NUL
+// characters and invalid UTF-8 become U+FFFD) and capped at [MaxTextBytes],
+// so that any text a model or a host gives leaves a row on either database.
+// InsertedAt is made UTC and cut to microseconds.
 func New(attrs Attrs) (*Trace, error) {
 	t, err := build(attrs)
 	if err != nil {
@@ -168,7 +172,7 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 		ID:             a.ID,
 		TenantID:       a.TenantID,
 		ConversationID: a.ConversationID,
-		ToolName:       a.ToolName,
+		ToolName:       cleanText(a.ToolName),
 		ResultType:     a.ResultType,
 		DurationMS:     a.DurationMS,
 		Iteration:      a.Iteration,
@@ -182,7 +186,7 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 		t.ParentID = &parent
 	}
 	if a.AgentID != "" {
-		agent := a.AgentID
+		agent := cleanText(a.AgentID)
 		t.AgentID = &agent
 	}
 	if t.ID == "" {
@@ -308,4 +312,24 @@ func (*Trace) BeforeDelete(*gorm.DB) error { return ErrImmutable }
 func (t *Trace) AfterFind(*gorm.DB) error {
 	t.InsertedAt = t.InsertedAt.UTC()
 	return nil
+}
+
+// MaxTextBytes caps the text columns a call fills with what it is given
+// (tool_name, agent_id): a longer text is cut on a UTF-8 boundary and ends
+// with "…[N bytes cut]", so that it fits PostgreSQL's index rows.
+const MaxTextBytes = 1 << 10
+
+// cleanText makes s fit a text column of either database: NUL characters
+// and invalid UTF-8 become U+FFFD, and a text longer than MaxTextBytes is
+// cut on a UTF-8 boundary and marked. It does not allocate for a clean,
+// short text.
+func cleanText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	if len(s) > MaxTextBytes {
+		s = cutString(s, MaxTextBytes)
+	}
+	return s
 }

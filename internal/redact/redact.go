@@ -7,6 +7,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,4 +244,112 @@ func ScrubJSON(v any, secrets []string, replacement string) any {
 		}
 	}
 	return v
+}
+
+// Raw returns the secret values f finds in raw, the text of arguments that
+// could not be decoded (a model's malformed call, cut off or not JSON at
+// all): every value of a `name: value` pair whose name is sensitive, found
+// leniently. Names may be quoted with " or ' or bare, followed by ':' or
+// '='; a quoted value runs to its closing quote or the end of the text (a
+// value cut off is still a secret), a bare one to the next ',', '}', ']',
+// newline or the end. A dotted name is matched by its last part, wherever
+// it is. Each value is returned as written and, when it holds escapes,
+// decoded and Go-quoted too, so that it is found in any text that quotes
+// raw (an error message quoting it with %q, say).
+func (f Fields) Raw(raw string) []string {
+	if f.Empty() || raw == "" {
+		return nil
+	}
+	names := make([]string, 0, len(f.names)+len(f.paths))
+	for n := range f.names {
+		names = append(names, n)
+	}
+	for _, p := range f.paths {
+		names = append(names, p[len(p)-1])
+	}
+	lower := strings.ToLower(raw)
+	var secrets []string
+	for _, n := range names {
+		for from := 0; ; {
+			k := strings.Index(lower[from:], n)
+			if k < 0 {
+				break
+			}
+			start := from + k
+			from = start + len(n)
+			if start > 0 && isNameByte(lower[start-1]) || from < len(lower) && isNameByte(lower[from]) {
+				continue // part of a longer name
+			}
+			if v, ok := rawValue(raw, from); ok {
+				secrets = appendVariants(secrets, v)
+			}
+		}
+	}
+	return secrets
+}
+
+// isNameByte reports whether c may continue a bare key name.
+func isNameByte(c byte) bool { return isWordByte(c) && c != '.' && c != '+' }
+
+// rawValue reads the value after a key that ends at raw[i]: an optional
+// closing quote, blanks, ':' or '=', blanks, then the value.
+func rawValue(raw string, i int) (string, bool) {
+	if i < len(raw) && (raw[i] == '"' || raw[i] == '\'') {
+		i++
+	}
+	i = skipBlanks(raw, i)
+	if i >= len(raw) || raw[i] != ':' && raw[i] != '=' {
+		return "", false
+	}
+	i = skipBlanks(raw, i+1)
+	if i >= len(raw) {
+		return "", false
+	}
+	if q := raw[i]; q == '"' || q == '\'' {
+		j := i + 1
+		for j < len(raw) && raw[j] != q {
+			if raw[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		return raw[i+1 : min(j, len(raw))], true
+	}
+	j := i
+	for j < len(raw) && !strings.ContainsRune(",}]\n\r", rune(raw[j])) {
+		j++
+	}
+	return strings.TrimSpace(raw[i:j]), j > i
+}
+
+// skipBlanks returns the index of the first byte at or after i that is not
+// a blank.
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// appendVariants appends v as written and, when they differ, its JSON
+// decoding and the inside of its Go quoting (and of its decoding's).
+func appendVariants(out []string, v string) []string {
+	if v == "" {
+		return out
+	}
+	out = append(out, v)
+	forms := []string{v}
+	if strings.ContainsRune(v, '\\') {
+		var dec string
+		if err := json.Unmarshal([]byte(`"`+v+`"`), &dec); err == nil && dec != v {
+			out = append(out, dec)
+			forms = append(forms, dec)
+		}
+	}
+	for _, f := range forms {
+		if q := strconv.Quote(f); q[1:len(q)-1] != f {
+			out = append(out, q[1:len(q)-1])
+		}
+	}
+	return out
 }

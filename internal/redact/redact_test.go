@@ -147,3 +147,37 @@ func TestURLPasswordsLenientForms(t *testing.T) {
 		assert.Equal(t, tt.want, URLPasswords(tt.in, r), tt.in)
 	}
 }
+
+func TestRaw(t *testing.T) {
+	tests := []struct {
+		name   string
+		fields []string
+		raw    string
+		want   []string
+	}{
+		{"cut off in the value", []string{"password"}, `{"password": "hunter2-XYZ`, []string{"hunter2-XYZ"}},
+		{"closed value, other keys kept", []string{"Password"}, `{"user":"bob","PASSWORD" : "s3cret"`, []string{"s3cret"}},
+		{"escaped quote: as written, decoded, Go-quoted", []string{"token"}, `{"token":"a\"bc"`, []string{`a\"bc`, `a"bc`, `a\\\"bc`, `a\"bc`}},
+		{"bare names and values", []string{"pin"}, `pin=12345, other: 1`, []string{"12345"}},
+		{"single quotes", []string{"key"}, `{'key': 'k-9876'}`, []string{"k-9876"}},
+		{"dotted name by its last part", []string{"auth.token"}, `{"auth":{"token":"tok-1"`, []string{"tok-1"}},
+		{"part of a longer name is not it", []string{"pass"}, `{"password":"nope", "passes": 3`, nil},
+		{"number value", []string{"pin"}, `{"pin": 98765}`, []string{"98765"}},
+		{"nothing sensitive", nil, `{"password":"x"`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, NewFields(tc.fields).Raw(tc.raw))
+		})
+	}
+}
+
+func FuzzRaw(f *testing.F) {
+	f.Add(`{"password": "hunter2-XYZ`)
+	f.Add(`password='a\'b`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, s := range NewFields([]string{"password", "a.b"}).Raw(raw) {
+			assert.NotEmpty(t, s)
+		}
+	})
+}
