@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Bubblewrap is the backend that runs commands under bwrap: new user, PID,
@@ -100,16 +103,33 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), kill: killBwrap}, nil
 }
 
-// killBwrap kills the init of bwrap's PID namespace (bwrap's child) first,
-// so that when bwrap, which waits for it, exits, the namespace is empty;
-// then bwrap itself.
+// killBwrap kills the init of bwrap's PID namespace (bwrap's child) first
+// and waits, through a pidfd, until it has exited: its exit empties the
+// namespace. Then it kills bwrap, whose Wait thus returns only once every
+// process of the command is gone.
 func killBwrap(cmd *exec.Cmd) error {
 	pid := cmd.Process.Pid
 	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	for _, f := range strings.Fields(string(data)) {
-		if child, err := strconv.Atoi(f); err == nil {
-			_ = syscall.Kill(child, syscall.SIGKILL) // bwrap does not reap it before it exits itself: the pid is its child
+		child, err := strconv.Atoi(f)
+		if err != nil {
+			continue
 		}
+		// bwrap is alive and has not reaped it: the pid is still its child.
+		fd, err := unix.PidfdOpen(child, 0)
+		if err != nil {
+			continue
+		}
+		if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+				n, err := unix.Poll(fds, 100)
+				if n > 0 || (err != nil && err != unix.EINTR) {
+					break
+				}
+			}
+		}
+		unix.Close(fd)
 	}
 	return cmd.Process.Signal(syscall.SIGKILL)
 }

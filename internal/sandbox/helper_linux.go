@@ -10,8 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"sync/atomic"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -121,82 +120,78 @@ func reapUntil(main int, init bool) int {
 	}
 }
 
-// nsState remembers, for the process, whether user namespaces failed, so
-// that later calls do not try again. A machine fact, probed once.
-var userNSFailed atomic.Bool
-
-// helperCommand prepares the helper to run spec in new namespaces: PID
-// always (the containment), network when noNet, mount to show the
-// namespace's own /proc. As root it needs no user namespace; otherwise it
-// maps the user to itself in a new one. Without either it runs the helper
-// uncontained, and says so in Fallback.
-func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cmd, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("%w: cannot find the program to re-execute: %w", ErrUnavailable, err)
+// userNS reports whether this process may create user namespaces (needed
+// for a PID namespace when not root). A machine fact, probed once by
+// starting /bin/true in one.
+var userNS = sync.OnceValue(func() error {
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  unix.CLONE_NEWUSER | unix.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
 	}
-	_ = self // the path is only checked: /proc/self/exe survives a replaced binary
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the kernel refuses this user a user namespace: %w", err)
+	}
+	return nil
+})
+
+// nsAttr returns the process attributes of a command contained in a new
+// PID namespace (and a mount namespace, and a network namespace when
+// noNet): as root directly, otherwise inside a user namespace that maps
+// the user to itself. Without either it returns attributes without
+// namespaces and the reason.
+func nsAttr(noNet bool) (*syscall.SysProcAttr, string) {
 	flags := uintptr(unix.CLONE_NEWPID | unix.CLONE_NEWNS)
-	if noNetNS {
+	if noNet {
 		flags |= unix.CLONE_NEWNET
 	}
-	attr := &syscall.SysProcAttr{Setsid: true, Cloneflags: flags, Pdeathsig: syscall.SIGKILL}
-	out := &Cmd{Contained: true, Backend: backend}
-	if os.Geteuid() != 0 {
-		if userNSFailed.Load() {
-			attr.Cloneflags = 0
-			out.Contained, out.Fallback = false, "no PID namespace: user namespaces are not available to this user"
-		} else {
-			attr.Cloneflags |= unix.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-			attr.GidMappingsEnableSetgroups = false
-		}
+	attr := &syscall.SysProcAttr{Setsid: true, Cloneflags: flags}
+	if os.Geteuid() == 0 {
+		return attr, ""
 	}
+	if err := userNS(); err != nil {
+		return &syscall.SysProcAttr{Setsid: true}, "no PID namespace: " + err.Error()
+	}
+	attr.Cloneflags |= unix.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	return attr, ""
+}
+
+// helperCommand prepares the helper to run spec with configuration c, in
+// new namespaces where it can (see nsAttr); Fallback says when it cannot.
+func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cmd, error) {
+	attr, fallback := nsAttr(noNetNS)
 	c.MountProc = attr.Cloneflags&unix.CLONE_NEWNS != 0
 	cfg, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
 	cmd := &exec.Cmd{
-		Path: "/proc/self/exe",
+		Path: "/proc/self/exe", // the running program, even if its file was replaced
 		Args: append([]string{helperArg0, string(cfg), spec.Path}, spec.Args...),
 		Dir:  spec.Dir,
 		Env:  append(append([]string(nil), spec.Env...), helperEnv+"=1"),
 	}
 	cmd.SysProcAttr = attr
-	out.Cmd = cmd
-	out.kill = func(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGKILL) }
-	return out, nil
+	return &Cmd{Cmd: cmd, Contained: fallback == "", Fallback: fallback, Backend: backend, kill: killProcess}, nil
 }
 
-// StartFallback starts c; when the kernel refuses the user namespace it
-// remembers that and starts the command again without namespaces
-// (uncontained, Fallback saying why). Commands of backends that need no
-// namespace start as they are.
-func (c *Cmd) Start() error {
-	err := c.Cmd.Start()
-	attr := c.Cmd.SysProcAttr
-	if err == nil || attr == nil || attr.Cloneflags&unix.CLONE_NEWUSER == 0 || !isNSRefusal(err) {
-		return err
+func killProcess(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGKILL) }
+
+// Contains reports whether [Contain]'s commands are contained here (root,
+// or user namespaces allowed), and otherwise why not.
+func Contains() (bool, string) {
+	if _, why := nsAttr(false); why != "" {
+		return false, why
 	}
-	userNSFailed.Store(true)
-	retry := &exec.Cmd{Path: c.Cmd.Path, Args: c.Cmd.Args, Dir: c.Cmd.Dir, Env: c.Cmd.Env,
-		Stdin: c.Cmd.Stdin, Stdout: c.Cmd.Stdout, Stderr: c.Cmd.Stderr, ExtraFiles: c.Cmd.ExtraFiles}
-	retry.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	c.Cmd = retry
-	c.Contained = false
-	c.Fallback = "no PID namespace: the kernel refused a user namespace (" + err.Error() + ")"
-	return c.Cmd.Start()
+	return true, ""
 }
 
-func isNSRefusal(err error) bool {
-	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
-		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EUSERS)
-}
-
-// Contain returns the backend that only contains commands (policy Off): a
-// PID namespace whose init is the helper.
+// Contain returns the backend that only contains commands (policy Off): the
+// command runs as the init of a new PID namespace, so its end, or its kill,
+// ends every process it started. No helper: the command itself is init.
 func Contain() Backend { return containBackend{} }
 
 type containBackend struct{}
@@ -207,7 +202,11 @@ func (containBackend) Command(spec Spec, p Policy) (*Cmd, error) {
 	if p.Mode != Off {
 		return nil, fmt.Errorf("%w: the namespace backend only contains; it cannot enforce %s", ErrBadPolicy, p.Mode)
 	}
-	return helperCommand(spec, helperConfig{}, false, "")
+	attr, fallback := nsAttr(false)
+	attr.Cloneflags &^= unix.CLONE_NEWNS // nothing to mount: the command is init
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Dir, cmd.Env, cmd.SysProcAttr = spec.Dir, spec.Env, attr
+	return &Cmd{Cmd: cmd, Contained: fallback == "", Fallback: fallback, kill: killProcess}, nil
 }
 
 // absClean returns the absolute, link-free form of dir, as Landlock and
@@ -219,8 +218,6 @@ func absClean(dir string) (string, error) {
 	}
 	return filepath.EvalSymlinks(abs)
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // readableOf lists what a sandboxed command may read: the system folders,
 // the folder of the program it runs, the root and the policy's extras.

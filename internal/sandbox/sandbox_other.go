@@ -38,5 +38,5 @@ func (*Landlock) Command(Spec, Policy) (*Cmd, error) { _, err := NewLandlock(); 
 // Contain returns nil: no containment backend on this system.
 func Contain() Backend { return nil }
 
-// Start starts the command.
-func (c *Cmd) Start() error { return c.Cmd.Start() }
+// Contains reports false: no containment on this system.
+func Contains() (bool, string) { return false, "no PID namespaces on " + runtime.GOOS }
