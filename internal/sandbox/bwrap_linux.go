@@ -15,7 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Bubblewrap is the backend that runs commands under bwrap: new user, PID,
+// Bubblewrap is the backend that runs commands under bwrap, the command as
+// the init of the PID namespace (--as-pid-1: its end ends every process it
+// started, and bwrap waits for that): new user, PID,
 // IPC, UTS, cgroup and (without network) network namespaces, a new mount
 // tree holding only the system folders read-only, the root (writable under
 // WorkspaceWrite), the private temporary folder writable, a fresh /dev
@@ -54,7 +56,7 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	args := []string{"--unshare-all", "--die-with-parent", "--new-session"}
+	args := []string{"--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"}
 	if p.Mode == Off || p.Network {
 		args = append(args, "--share-net")
 	}
