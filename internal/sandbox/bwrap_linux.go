@@ -24,19 +24,32 @@ import (
 // and /proc.
 type Bubblewrap struct{ path string }
 
-// bwrapProbe runs bwrap once per process: installed is not enough, user
-// namespaces may be refused. A machine fact, probed once.
-var bwrapProbe = sync.OnceValues(func() (string, error) {
+// bwrapWorks caches, per bwrap path, whether it runs here: installed is not
+// enough, user namespaces may be refused. A machine fact, probed once per
+// path.
+var bwrapWorks sync.Map // path -> error (nil when it works)
+
+// bwrapProbe finds bwrap in PATH and runs it once.
+func bwrapProbe() (string, error) {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
 		return "", fmt.Errorf("%w: bubblewrap: bwrap is not installed (apt-get install bubblewrap)", ErrUnavailable)
 	}
+	if v, ok := bwrapWorks.Load(path); ok {
+		if v == nil {
+			return path, nil
+		}
+		return "", v.(error)
+	}
 	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
+		err = fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
+		bwrapWorks.Store(path, err)
+		return "", err
 	}
+	bwrapWorks.Store(path, nil)
 	return path, nil
-})
+}
 
 // NewBubblewrap returns the bubblewrap backend, or an error wrapping
 // ErrUnavailable when bwrap is missing or cannot run here.
