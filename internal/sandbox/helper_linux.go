@@ -86,6 +86,11 @@ func helperMain(config string, argv []string) int {
 			return fail(err)
 		}
 	}
+	if c.Landlock {
+		if err := dropCapabilities(); err != nil {
+			return fail(err)
+		}
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fail(err)
@@ -233,4 +238,23 @@ func readableOf(spec Spec, p Policy, root string) []string {
 		}
 	}
 	return out
+}
+
+// dropCapabilities clears this thread's capabilities (and the bounding and
+// ambient sets), so that a command started by root cannot load modules,
+// read raw devices past Landlock, or regain them: root stays uid 0 for
+// file ownership, nothing more.
+func dropCapabilities() error {
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clear capabilities: %w", err)
+	}
+	return nil
 }

@@ -48,7 +48,7 @@ func fsRights(abi int) uint64 {
 
 // restrictSelf applies Landlock to the calling thread (and what it starts):
 // the folders in readable readable and executable, those in writable
-// writable, and the harmless devices; without network, TCP bind and connect
+// writable, and the harmless devices (never a disk); without network, TCP bind and connect
 // denied (ABI 4) and abstract Unix sockets outside the sandbox unreachable
 // (ABI 6). Signals to processes outside the sandbox are denied (ABI 6).
 func restrictSelf(readable, writable []string, noNetwork bool) error {
@@ -91,7 +91,7 @@ func restrictSelf(readable, writable []string, noNetwork bool) error {
 		path     string
 		access   uint64
 		optional bool
-	}{{"/dev", llRead, false}, {"/proc", llRead, false}}
+	}{{"/proc", llRead, false}}
 	for _, r := range readable {
 		rules = append(rules, struct {
 			path     string
@@ -99,7 +99,7 @@ func restrictSelf(readable, writable []string, noNetwork bool) error {
 			optional bool
 		}{r, llRead, true})
 	}
-	for _, d := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"} {
+	for _, d := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"} {
 		rules = append(rules, struct {
 			path     string
 			access   uint64
