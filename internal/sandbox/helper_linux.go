@@ -86,7 +86,7 @@ func helperMain(config string, argv []string) int {
 			return fail(err)
 		}
 	}
-	if c.Landlock {
+	if c.Landlock && os.Geteuid() == 0 { // others lost their capabilities at exec; no_new_privs keeps them lost
 		if err := dropCapabilities(); err != nil {
 			return fail(err)
 		}
