@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -33,7 +34,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 	return makeSpec("bash",
 		fmt.Sprintf("Run a shell command with bash -c in the working directory and return its output (stdout and stderr merged, in the order written). "+
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
-			bashKillScope+" "+
+			c.bashScope()+" "+
 			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
 			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
 			"A non-zero exit code is reported as an error with the output. "+
@@ -50,6 +51,26 @@ func (c *CodeTools) bashSpec() toolSpec {
 		}, llmtoolkit.Annotations{Destructive: true}, c.bash)
 }
 
+// bashScope tells the model what is killed and, in a sandbox, what the
+// command may do: what holds here, no more.
+func (c *CodeTools) bashScope() string {
+	scope := bashKillScope
+	if c.sbx.backend != nil || (!c.cfg.part2.noContain && containedHere()) {
+		scope = "The command runs in its own process namespace and is killed after timeout seconds (default %d, at most %d); " +
+			"when it ends or is killed, every process it started ends with it, background and detached ones included."
+	}
+	switch p := c.sbx.policy; {
+	case c.sbx.backend != nil && p.Mode == SandboxWorkspaceWrite:
+		scope += " It runs in a sandbox: it can read the system folders and the working directory, and write only the working directory and $TMPDIR."
+	case c.sbx.backend != nil:
+		scope += " It runs in a read-only sandbox: it can read the system folders and the working directory, and write only $TMPDIR."
+	}
+	if c.sbx.backend != nil && !c.sbx.policy.Network {
+		scope += " It has no network."
+	}
+	return scope
+}
+
 // shellPath returns the configured shell, else bash, else sh.
 func (c *CodeTools) shellPath() string {
 	if c.cfg.part2.shell != "" {
@@ -59,21 +80,6 @@ func (c *CodeTools) shellPath() string {
 		return p
 	}
 	return "sh"
-}
-
-// bashEnv returns the commands' environment.
-func (c *CodeTools) bashEnv() []string {
-	var env []string
-	if c.cfg.part2.bashCleanEnv {
-		for _, k := range []string{"PATH", "HOME"} {
-			if v, ok := os.LookupEnv(k); ok {
-				env = append(env, k+"="+v)
-			}
-		}
-	} else {
-		env = os.Environ()
-	}
-	return append(env, c.cfg.part2.bashEnv...)
 }
 
 func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, error) {
@@ -90,12 +96,21 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
-	cmd := exec.Command(c.shellPath(), "-c", command)
-	cmd.Dir = c.dir
-	cmd.Env = c.bashEnv()
+	sc, err := c.bashCommand(command)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return "", fmt.Errorf("bash: sandbox: %w", err)
+	}
+	cmd := sc.Cmd
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
 	trap := newPanicTrap()
-	guard := newProcGuard(cmd, pw, trap)
+	var guard callGuard
+	if sc.Contained {
+		guard = newContainedGuard(sc)
+	} else {
+		guard = newProcGuard(cmd, pw, trap)
+	}
 
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -172,6 +187,10 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	settled = true
 	elapsed := time.Since(began)
 
+	sandboxShown := c.sandboxName()
+	if sc.Fallback != "" {
+		sandboxShown += "; " + sc.Fallback
+	}
 	text := out.text()
 	if left != "" {
 		text += "\n\n[" + left + "]"
@@ -183,7 +202,7 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindProcess, Payload: ProcessPayload{
 		Command: command, ExitCode: code, Output: text, OutputBytes: out.total,
 		DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
-		OutputFile: out.path, OutputFileCut: out.cut,
+		OutputFile: out.path, OutputFileCut: out.cut, Sandbox: sandboxShown,
 	}})
 	if err := trap.error(); err != nil {
 		return "", err
@@ -203,6 +222,15 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		return "", &commandError{fmt.Sprintf("%sCommand exited with code %d", prefix, code)}
 	}
 	return text, nil
+}
+
+// callGuard ends the processes of one bash call: a contained one (the
+// kernel does it) or, as a fallback, the process guard's scan.
+type callGuard interface {
+	started()        // the command runs
+	waitExited()     // returns when the command has exited
+	killAll() string // kills every process of the call; a note on failure
+	reap() error     // the command's exit status (exec's error)
 }
 
 // bashTestHook, when set by a test, is called at the start of each
@@ -249,4 +277,11 @@ func (p *panicTrap) error() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
+}
+
+// containedHere reports whether commands run as the init of their own PID
+// namespace on this machine.
+func containedHere() bool {
+	ok, _ := sandbox.Contains()
+	return ok
 }

@@ -86,7 +86,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 	for _, lv := range leavers {
 		for _, end := range endings {
 			t.Run(lv.name+"/"+end.name, func(t *testing.T) {
-				ct := p2Tools(t)
+				ct := p2Tools(t, withoutContainment()) // the scan, the fallback: it reads host pids
 				args := map[string]any{"command": lv.command + end.suffix}
 				if end.timeout > 0 {
 					args["timeout"] = end.timeout
@@ -138,7 +138,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 // Killing a call's processes leaves alone those of a concurrent call and
 // the host's own children.
 func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
-	ct := p2Tools(t)
+	ct := p2Tools(t, withoutContainment()) // reads host pids
 	slow := make(chan error, 1)
 	var slowOut string
 	go func() {

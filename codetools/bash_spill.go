@@ -1,9 +1,12 @@
 package codetools
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -141,6 +144,16 @@ type spillFiles struct {
 	live   map[string]bool // being written
 	kept   []*keptSpill    // finished, oldest first
 	failed []error         // removals that failed, retried by close
+	dir    *spillDir       // the folder, opened once
+}
+
+// spillDir is the spill folder, held open: files are made and removed
+// through its handle, so that replacing the folder by a link (a command can
+// when it lies inside the root) never moves them elsewhere.
+type spillDir struct {
+	path     string   // as configured
+	resolved string   // its link-free path when first opened
+	root     *os.Root // the folder first opened
 }
 
 type keptSpill struct {
@@ -149,7 +162,9 @@ type keptSpill struct {
 }
 
 // create makes a new spill file in dir (the system temp folder when empty),
-// creating dir if needed.
+// creating dir if needed. The folder is opened once and files are made
+// through its handle; if the path later names another folder (replaced by a
+// link, or a folder elsewhere), it is refused rather than followed.
 func (s *spillFiles) create(dir string) (*os.File, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,10 +174,18 @@ func (s *spillFiles) create(dir string) (*os.File, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("spill folder: %w", err)
+	d, err := s.openDirLocked(dir)
+	if err != nil {
+		return nil, err
 	}
-	f, err := os.CreateTemp(dir, spillPattern)
+	var f *os.File
+	for range 100 {
+		name := strings.Replace(spillPattern, "*", rand.Text()[:12], 1)
+		f, err = d.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("spill file: %w", err)
 	}
@@ -171,6 +194,43 @@ func (s *spillFiles) create(dir string) (*os.File, error) {
 	}
 	s.live[f.Name()] = true
 	return f, nil
+}
+
+// openDirLocked returns the open spill folder for path, opening it the
+// first time and checking, each time, that path still leads to it.
+func (s *spillFiles) openDirLocked(path string) (*spillDir, error) {
+	if d := s.dir; d != nil && d.path == path {
+		now, err := os.Stat(d.resolved)
+		held, herr := d.root.Stat(".")
+		if err == nil && herr == nil && os.SameFile(now, held) {
+			if real, err := filepath.EvalSymlinks(path); err == nil && real == d.resolved {
+				return d, nil
+			}
+		}
+		if err == nil || !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("spill folder %s was replaced (by a link or another folder) since it was opened: refused; remove it or set WithBashSpillDir to a folder commands cannot change", path)
+		}
+		// removed: made again below, then checked like the first time
+	}
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, fmt.Errorf("spill folder: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("spill folder: %w", err)
+	}
+	if s.dir != nil && s.dir.path == path && real != s.dir.resolved {
+		return nil, fmt.Errorf("spill folder %s now leads to %s: refused; remove it or set WithBashSpillDir to a folder commands cannot change", path, real)
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("spill folder: %w", err)
+	}
+	if s.dir != nil {
+		s.dir.root.Close()
+	}
+	s.dir = &spillDir{path: path, resolved: real, root: root}
+	return s.dir, nil
 }
 
 // keep records that path is finished: it is removed after maxAge (when > 0)
@@ -182,6 +242,10 @@ func (s *spillFiles) keep(path string, maxAge time.Duration, maxFiles int) {
 	delete(s.live, path)
 	if s.closed {
 		s.removeLocked(path)
+		if s.dir != nil && len(s.live) == 0 {
+			s.dir.root.Close()
+			s.dir = nil
+		}
 		return
 	}
 	k := &keptSpill{path: path}
@@ -220,9 +284,21 @@ func (s *spillFiles) expire(k *keptSpill) {
 
 // removeLocked removes path; a failure is kept for close, which retries it.
 func (s *spillFiles) removeLocked(path string) {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := s.removeFile(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.failed = append(s.failed, err)
 	}
+}
+
+// removeFile removes a spill file through the folder's handle (never
+// through a link that replaced the folder).
+func (s *spillFiles) removeFile(path string) error {
+	if s.dir == nil || filepath.Dir(path) != s.dir.resolved {
+		return &os.PathError{Op: "remove", Path: path, Err: errors.New("not in the spill folder")}
+	}
+	if err := s.dir.root.Remove(filepath.Base(path)); err != nil {
+		return &os.PathError{Op: "remove", Path: path, Err: errors.Unwrap(err)}
+	}
+	return nil
 }
 
 // close removes every spill file still kept and refuses new ones. Files
@@ -238,7 +314,7 @@ func (s *spillFiles) close() error {
 	for _, err := range failed {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "remove" {
-			if err = os.Remove(pe.Path); err == nil || errors.Is(err, os.ErrNotExist) {
+			if err = s.removeFile(pe.Path); err == nil || errors.Is(err, os.ErrNotExist) {
 				continue
 			}
 		}
@@ -248,11 +324,15 @@ func (s *spillFiles) close() error {
 		if k.timer != nil {
 			k.timer.Stop()
 		}
-		if err := os.Remove(k.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := s.removeFile(k.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	s.kept = nil
+	if s.dir != nil && len(s.live) == 0 {
+		s.dir.root.Close()
+		s.dir = nil
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("codetools: bash spill files: %w", errors.Join(errs...))
 	}

@@ -62,10 +62,36 @@ func TestBashOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "none 1 /bin/sh", got)
 
-	ct = p2Tools(t)
-	got, err = p2Call(t, ct, "bash", map[string]any{"command": `echo ${P2_SECRET}`})
-	require.NoError(t, err)
-	assert.Equal(t, "hunter2", got)
+}
+
+// Commands start from a minimal environment: the host's variables, secrets
+// above all, pass only when the host says so.
+func TestBashEnvironment(t *testing.T) {
+	t.Setenv("P2_SECRET", "hunter2")
+	t.Setenv("OPENAI_API_KEY", "sk-host")
+	t.Setenv("P2_PLAIN", "plain")
+	t.Setenv("LANG", "C.UTF-8")
+	show := `echo "${P2_SECRET:-none} ${OPENAI_API_KEY:-none} ${P2_PLAIN:-none} ${LANG:-none} ${PATH:+path} $PWD"; env | grep -c . `
+	tests := []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"default: minimal", nil, "none none none C.UTF-8 path ROOT"},
+		{"named, secrets included", []Option{WithInheritEnv("P2_SECRET", "P2_PLAIN")}, "hunter2 none plain C.UTF-8 path ROOT"},
+		{"all but secrets", []Option{WithInheritEnv()}, "none none plain C.UTF-8 path ROOT"},
+		{"all, one secret named", []Option{WithInheritEnv(), WithInheritEnv("OPENAI_API_KEY")}, "none sk-host plain C.UTF-8 path ROOT"},
+		{"WithEnv wins", []Option{WithEnv("P2_SECRET=given")}, "given none none C.UTF-8 path ROOT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ct := p2Tools(t, tt.opts...)
+			got, err := p2Call(t, ct, "bash", map[string]any{"command": show})
+			require.NoError(t, err)
+			first, _, _ := strings.Cut(got, "\n")
+			assert.Equal(t, strings.ReplaceAll(tt.want, "ROOT", ct.Root()), first)
+		})
+	}
 }
 
 func TestBashTimeout(t *testing.T) {
@@ -88,7 +114,7 @@ func groupAlive(pgid int) bool {
 }
 
 func TestBashCancelKillsProcessGroup(t *testing.T) {
-	ct := p2Tools(t)
+	ct := p2Tools(t, withoutContainment()) // reads host pids
 	pidFile := filepath.Join(ct.Root(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -307,7 +333,7 @@ func TestBashGoroutinePanics(t *testing.T) {
 	}
 	for _, stage := range stages {
 		t.Run(stage, func(t *testing.T) {
-			ct := p2Tools(t)
+			ct := p2Tools(t, withoutContainment()) // reads host pids; "watch" is the scan's
 			pidFile := filepath.Join(ct.Root(), "pid")
 			bashTestHook = func(s string) {
 				if s == stage {

@@ -35,3 +35,8 @@ func p2Write(t testing.TB, root string, files map[string]string) {
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 }
+
+// withoutContainment runs bash's commands without a PID namespace, so that
+// the tests of the process guard's scan (the fallback) run where
+// containment is available.
+func withoutContainment() Option { return func(c *config) { c.part2.noContain = true } }

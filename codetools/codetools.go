@@ -22,6 +22,7 @@ type CodeTools struct {
 	byName   map[string]int
 	locks    pathLocks  // serialises the write tools per file
 	spills   spillFiles // bash's spill files, removed by Close
+	sbx      sandboxState
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -71,7 +72,14 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 	for _, opt := range opts {
 		opt(&c.cfg)
 	}
+	if err := c.setupSandbox(); err != nil {
+		fsroot.Close()
+		return nil, err
+	}
 	for _, spec := range c.specs() {
+		if c.sbx.policy.Mode == SandboxReadOnly && spec.tool.Name != "bash" && !spec.tool.Annotations.ReadOnly {
+			continue // the file tools write no more than bash may
+		}
 		c.byName[spec.tool.Name] = len(c.tools)
 		c.tools = append(c.tools, spec.tool)
 		c.handlers[spec.tool.Name] = spec.run
@@ -114,11 +122,11 @@ func (c *CodeTools) specs() []toolSpec {
 func (c *CodeTools) Root() string { return c.dir }
 
 // Close releases the root folder's handle and removes the spill files bash
-// made (see [WithBashSpillDir]); a file whose command is still running is
+// made (see [WithBashSpillDir]) and the sandbox's temporary folder; a file whose command is still running is
 // removed when it ends. The error reports every file that could not be
 // removed. Calls after Close fail.
 func (c *CodeTools) Close() error {
-	return errors.Join(c.spills.close(), c.root.Close())
+	return errors.Join(c.spills.close(), c.closeSandbox(), c.root.Close())
 }
 
 // Tools lists the tools. The slice is shared: do not modify it.

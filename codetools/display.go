@@ -120,6 +120,11 @@ type ProcessPayload struct {
 	// OutputFileCut reports that the output was larger than the file
 	// keeps: it holds the output's beginning and its end.
 	OutputFileCut bool `json:"outputFileCut"`
+	// Sandbox says where the command ran: "bubblewrap (workspace-write,
+	// no network)", "landlock (...)", or "none" (see [WithSandbox]),
+	// followed by "none: REASON" when a sandbox was asked for and could
+	// not run, and by a note when processes could not be contained.
+	Sandbox string `json:"sandbox"`
 }
 
 // MatchesPayload is the payload of a "matches" Display: the lines grep

@@ -20,7 +20,7 @@ import (
 var documentedKeys = map[string][]string{
 	KindFile:    {"path", "content", "startLine", "endLine", "totalLines", "truncated"},
 	KindDiff:    {"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements"},
-	KindProcess: {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut"},
+	KindProcess: {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut", "sandbox"},
 	KindMatches: {"pattern", "total", "shown", "items"},
 	KindFiles:   {"pattern", "total", "shown", "paths"},
 	KindWebpage: {"url", "status", "contentType", "truncated"},

@@ -10,7 +10,12 @@ type part2Config struct {
 	// bash
 	shell          string        // "" finds bash, then sh
 	bashEnv        []string      // KEY=VALUE added to the environment
-	bashCleanEnv   bool          // start from an empty environment (plus PATH, HOME)
+	bashCleanEnv   bool          // only PATH and HOME of the minimal environment
+	inheritEnv     []string      // names of host variables passed on
+	inheritAll     bool          // pass the host's environment, less its secrets
+	sandbox        SandboxPolicy // the OS sandbox of the commands
+	requireSandbox bool          // New fails when the sandbox cannot run
+	noContain      bool          // tests and benchmarks: no PID namespace, the scan alone
 	bashTimeout    time.Duration // default timeout
 	bashMaxTimeout time.Duration // largest timeout a call may ask for
 	spillDir       string        // folder of the spill files; "" is the system temp folder
@@ -47,14 +52,16 @@ func WithShell(path string) Option {
 }
 
 // WithEnv adds variables, as "KEY=VALUE", to the environment of bash's
-// commands. Later values override earlier ones and the inherited ones.
+// commands, which start from a minimal one (see [WithInheritEnv]). Later
+// values override earlier ones and the inherited ones.
 func WithEnv(vars ...string) Option {
 	return func(c *config) { c.part2.bashEnv = append(c.part2.bashEnv, vars...) }
 }
 
-// WithCleanEnv starts bash's commands from an empty environment instead of
-// the host's: only PATH and HOME are kept, plus the variables of [WithEnv].
-// Use it to keep the host's secrets (API keys, tokens) from the commands.
+// WithCleanEnv keeps only PATH and HOME of the host's environment (plus
+// PWD, TMPDIR in a sandbox, and the variables of [WithEnv]), dropping even
+// LANG and TERM. Commands no longer inherit the host's environment by
+// default (see [WithInheritEnv]), so it is rarely needed.
 func WithCleanEnv() Option {
 	return func(c *config) { c.part2.bashCleanEnv = true }
 }

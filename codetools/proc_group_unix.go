@@ -20,7 +20,10 @@ const bashKillScope = "The command is killed with its child processes after time
 type procGuard struct{ reaper }
 
 func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
 	return &procGuard{reaper{cmd: cmd, trap: trap}}
 }
 

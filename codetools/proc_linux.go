@@ -20,9 +20,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bashKillScope tells the model, in bash's description, what is killed.
-const bashKillScope = "The command is killed with every process it started after timeout seconds (default %d, at most %d); " +
-	"background jobs and daemons it leaves, even detached ones (setsid, nohup, set -m), are killed when it ends."
+// bashKillScope tells the model, in bash's description, what is killed,
+// when the scan alone finds the call's processes (no PID namespace).
+const bashKillScope = "The command is killed with the processes it started after timeout seconds (default %d, at most %d); " +
+	"background jobs and daemons it leaves are killed when it ends, though one that detaches and loses its parent quickly may survive."
 
 // How the processes of a call are found and killed.
 const (
@@ -65,7 +66,10 @@ type procGuard struct {
 // write end of the output pipe.
 func newProcGuard(cmd *exec.Cmd, out *os.File, trap *panicTrap) *procGuard {
 	g := &procGuard{cmd: cmd, trap: trap, seen: map[int]uint64{}, stopPoll: make(chan struct{}), pollDone: make(chan struct{})}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
 	kv := procTokenVar + "=" + rand.Text()
 	cmd.Env = append(cmd.Env, kv)
 	g.token = []byte(kv)

@@ -12,6 +12,7 @@ import (
 )
 
 const callUsage = `Usage: llmtoolkit call NAME [ARGS_JSON|-] [--root DIR]
+                      [--sandbox MODE] [--sandbox-network] [--sandbox-backend NAME]
 
 Runs one code tool and prints its result to stdout. ARGS_JSON is a JSON
 object of arguments; when it is omitted or "-", it is read from stdin
@@ -25,11 +26,12 @@ are not valid JSON (message on stderr); 2 on a wrong command line.
 When OTEL_EXPORTER_OTLP_ENDPOINT is set, the call is exported as an
 OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
 variables).
-`
+` + sandboxUsage
 
 func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("call")
 	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
+	sandboxOpts := sandboxFlags(fs)
 	pos, code, ok := parseArgs(fs, callUsage, args, stdout, stderr)
 	if !ok {
 		return code
@@ -60,7 +62,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "llmtoolkit call: %v; pass the arguments as one JSON object, such as '{\"path\":\"a.txt\"}'\n", err)
 		return exitError
 	}
-	ct, err := codetools.New(*root)
+	opts, err := sandboxOpts()
+	if err != nil {
+		return usageError(stderr, fs.Name(), err.Error())
+	}
+	ct, err := codetools.New(*root, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit call: %v; pass an existing folder with --root\n", err)
 		return exitError

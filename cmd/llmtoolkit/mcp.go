@@ -17,6 +17,7 @@ import (
 
 const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
                       [--trace-table NAME] [--tenant UUID] [--conversation UUID]
+                      [--sandbox MODE] [--sandbox-network] [--sandbox-backend NAME]
 
 Serves the code tools confined to DIR over the Model Context Protocol on
 stdin/stdout, until the client disconnects or the process is interrupted.
@@ -33,11 +34,12 @@ When OTEL_EXPORTER_OTLP_ENDPOINT is set, every call is exported as an
 OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
 variables), continuing the trace of the client's request when its _meta
 carries a traceparent.
-`
+` + sandboxUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp")
 	root := fs.String("root", defaultRoot(), "folder the tools are confined to")
+	sandboxOpts := sandboxFlags(fs)
 	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
 	traceDB := fs.String("trace-db", "", "record every call in this SQLite database (e.g. "+defaultDB+")")
 	traceTable := fs.String("trace-table", trace.DefaultTable, "the traces table in the --trace-db database: a name, or schema.name")
@@ -66,7 +68,11 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
-	ct, err := codetools.New(*root)
+	opts, err := sandboxOpts()
+	if err != nil {
+		return usageError(stderr, fs.Name(), err.Error())
+	}
+	ct, err := codetools.New(*root, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit mcp: %v; pass an existing folder with --root\n", err)
 		return exitError

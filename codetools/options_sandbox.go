@@ -1,0 +1,136 @@
+package codetools
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
+)
+
+// SandboxMode says what bash's commands may write when they run in an OS
+// sandbox (see [WithSandbox]).
+type SandboxMode = sandbox.Mode
+
+const (
+	// SandboxOff runs commands without a sandbox (the default). They are
+	// still contained: none of their processes outlives the call where
+	// the kernel gives a PID namespace.
+	SandboxOff = sandbox.Off
+	// SandboxWorkspaceWrite lets commands read the system folders and the
+	// root, and write only the root and a private temporary folder.
+	SandboxWorkspaceWrite = sandbox.WorkspaceWrite
+	// SandboxReadOnly lets commands write only their private temporary
+	// folder; the tools that write files are then not offered either.
+	SandboxReadOnly = sandbox.ReadOnly
+)
+
+// ErrSandboxUnavailable is wrapped by the error of [New] when a sandbox
+// was asked for and cannot run on this machine ([RequireSandbox]).
+var ErrSandboxUnavailable = sandbox.ErrUnavailable
+
+// ParseSandboxMode reads "workspace-write", "read-only" or "off".
+func ParseSandboxMode(s string) (SandboxMode, error) { return sandbox.ParseMode(s) }
+
+// SandboxPolicy is the OS sandbox bash's commands run in.
+type SandboxPolicy struct {
+	// Mode says what commands may write.
+	Mode SandboxMode
+	// Network lets commands open network connections (all or nothing:
+	// there is no allow-list of hosts).
+	Network bool
+	// Backend picks the engine: "auto" or "" (the strongest available:
+	// bubblewrap, then Landlock), "bubblewrap" or "landlock".
+	Backend string
+	// Readable lists more folders commands may read, beyond the system
+	// folders (/usr, /bin, /lib*, /etc, /opt, /sys) and the root: a
+	// toolchain, a module cache.
+	Readable []string
+}
+
+// WithSandbox runs every bash command in an OS sandbox under policy: the
+// file system is limited as the mode says, the network closed unless
+// allowed, every process of the call in a PID namespace. TMPDIR points to
+// a private temporary folder, removed by [CodeTools.Close], that also
+// holds the spill files unless [WithBashSpillDir] says otherwise. When no
+// backend can run, bash runs commands unsandboxed and says so in its
+// description and in every "process" Display (Sandbox), and New logs a
+// warning; add [RequireSandbox] to make New fail instead.
+func WithSandbox(policy SandboxPolicy) Option {
+	return func(c *config) { c.part2.sandbox = policy }
+}
+
+// RequireSandbox makes [New] fail with an error wrapping
+// [ErrSandboxUnavailable] when the sandbox of [WithSandbox] cannot run
+// here (or none was asked for), never a silent unsandboxed run.
+func RequireSandbox() Option {
+	return func(c *config) { c.part2.requireSandbox = true }
+}
+
+// WithInheritEnv passes variables of the host's environment to bash's
+// commands, which by default start from a minimal one (PATH, HOME, LANG,
+// TERM, PWD, plus [WithEnv]). Each name is passed as is, even a secret's.
+// Without names, the whole environment is passed except the variables
+// whose name contains KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL (any
+// case): those pass only when named.
+func WithInheritEnv(names ...string) Option {
+	return func(c *config) {
+		if len(names) == 0 {
+			c.part2.inheritAll = true
+		}
+		c.part2.inheritEnv = append(c.part2.inheritEnv, names...)
+	}
+}
+
+// secretWords are the parts of a variable's name that mark it as a secret
+// never inherited unless named.
+var secretWords = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL"}
+
+// isSecretName reports whether name looks like a secret's.
+func isSecretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// bashEnv returns the commands' environment: the minimal variables, the
+// inherited ones, PWD, TMPDIR in a sandbox, then WithEnv's (later values
+// win, as the shell reads them).
+func (c *CodeTools) bashEnv() []string {
+	p := c.cfg.part2
+	var env []string
+	named := map[string]bool{}
+	for _, n := range p.inheritEnv {
+		named[n] = true
+	}
+	if p.inheritAll {
+		for _, kv := range os.Environ() {
+			name, _, _ := strings.Cut(kv, "=")
+			if !isSecretName(name) || named[name] {
+				env = append(env, kv)
+			}
+		}
+	} else {
+		base := []string{"PATH", "HOME", "LANG", "TERM"}
+		if p.bashCleanEnv {
+			base = base[:2]
+		}
+		for _, k := range append(base, p.inheritEnv...) {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+	}
+	env = append(env, "PWD="+c.dir)
+	if c.sbx.tmp != "" {
+		env = append(env, "TMPDIR="+c.sbx.tmp)
+	}
+	return append(env, p.bashEnv...)
+}
+
+// errNoSandboxAsked is RequireSandbox's error without WithSandbox.
+var errNoSandboxAsked = errors.New("RequireSandbox needs WithSandbox with a mode other than SandboxOff")

@@ -1,0 +1,150 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Bubblewrap is the backend that runs commands under bwrap, the command as
+// the init of the PID namespace (--as-pid-1: its end ends every process it
+// started, and bwrap waits for that): new user, PID,
+// IPC, UTS, cgroup and (without network) network namespaces, a new mount
+// tree holding only the system folders read-only, the root (writable under
+// WorkspaceWrite), the private temporary folder writable, a fresh /dev
+// and /proc.
+type Bubblewrap struct{ path string }
+
+// bwrapWorks caches, per bwrap path, whether it runs here: installed is not
+// enough, user namespaces may be refused. A machine fact, probed once per
+// path.
+var bwrapWorks sync.Map // path -> error (nil when it works)
+
+// bwrapProbe finds bwrap in PATH and runs it once.
+func bwrapProbe() (string, error) {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", fmt.Errorf("%w: bubblewrap: bwrap is not installed (apt-get install bubblewrap)", ErrUnavailable)
+	}
+	if v, ok := bwrapWorks.Load(path); ok {
+		if v == nil {
+			return path, nil
+		}
+		return "", v.(error)
+	}
+	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true").CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
+		bwrapWorks.Store(path, err)
+		return "", err
+	}
+	bwrapWorks.Store(path, nil)
+	return path, nil
+}
+
+// NewBubblewrap returns the bubblewrap backend, or an error wrapping
+// ErrUnavailable when bwrap is missing or cannot run here.
+func NewBubblewrap() (*Bubblewrap, error) {
+	path, err := bwrapProbe()
+	if err != nil {
+		return nil, err
+	}
+	return &Bubblewrap{path: path}, nil
+}
+
+// Name returns "bubblewrap".
+func (*Bubblewrap) Name() string { return "bubblewrap" }
+
+// Command prepares spec to run under p.
+func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	args := []string{"--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"}
+	if p.Mode == Off || p.Network {
+		args = append(args, "--share-net")
+	}
+	if p.Mode == Off {
+		args = append(args, "--bind", "/", "/", "--dev-bind", "/dev", "/dev")
+	} else {
+		tmp, err := absClean(p.Tmp)
+		if err != nil {
+			return nil, fmt.Errorf("%w: temporary folder: %w", ErrBadPolicy, err)
+		}
+		root, err := absClean(p.Root)
+		if err != nil {
+			return nil, fmt.Errorf("%w: root: %w", ErrBadPolicy, err)
+		}
+		args = append(args, "--dev", "/dev", "--tmpfs", "/dev/shm")
+		for _, r := range readableOf(spec, p, root) {
+			fi, err := os.Lstat(r)
+			switch {
+			case err != nil:
+				continue
+			case fi.Mode()&os.ModeSymlink != 0: // /lib -> usr/lib on merged systems
+				if target, err := os.Readlink(r); err == nil {
+					args = append(args, "--symlink", target, r)
+				}
+			case r == root && p.Mode == WorkspaceWrite:
+				args = append(args, "--bind", r, r)
+			default:
+				args = append(args, "--ro-bind", r, r)
+			}
+		}
+		args = append(args, "--bind", tmp, tmp)
+	}
+	args = append(args, "--proc", "/proc")
+	if p.Mode != Off {
+		args = append(args, "--remount-ro", "/") // bwrap's own root, where mount points are made
+	}
+	if spec.Dir != "" {
+		args = append(args, "--chdir", spec.Dir)
+	}
+	args = append(args, "--", spec.Path)
+	args = append(args, spec.Args...)
+	cmd := exec.Command(b.path, args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), kill: killBwrap}, nil
+}
+
+// killBwrap kills the init of bwrap's PID namespace (bwrap's child) first
+// and waits, through a pidfd, until it has exited: its exit empties the
+// namespace. Then it kills bwrap, whose Wait thus returns only once every
+// process of the command is gone.
+func killBwrap(cmd *exec.Cmd) error {
+	pid := cmd.Process.Pid
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	for _, f := range strings.Fields(string(data)) {
+		child, err := strconv.Atoi(f)
+		if err != nil {
+			continue
+		}
+		// bwrap is alive and has not reaped it: the pid is still its child.
+		fd, err := unix.PidfdOpen(child, 0)
+		if err != nil {
+			continue
+		}
+		if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+				n, err := unix.Poll(fds, 100)
+				if n > 0 || (err != nil && err != unix.EINTR) {
+					break
+				}
+			}
+		}
+		unix.Close(fd)
+	}
+	return cmd.Process.Signal(syscall.SIGKILL)
+}

@@ -1,0 +1,196 @@
+// Package sandbox runs a command confined by the operating system: a
+// [Policy] says what the command may write and whether it may use the
+// network, and a [Backend] enforces it (bubblewrap or Landlock on Linux).
+// Every backend also contains the command: killing it with [Cmd.Kill] ends
+// every process it started, however they detach (a PID namespace whose init
+// dies with the call).
+//
+// The Backend interface is the seam for other engines (a container, a
+// remote sandbox): they implement Command and Name.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// Mode says what a sandboxed command may write.
+type Mode int
+
+const (
+	// Off runs commands without restrictions (they are still contained
+	// where the kernel allows it).
+	Off Mode = iota
+	// WorkspaceWrite lets commands read the system folders
+	// ([SystemFolders]), the root and Readable, and write only the root
+	// and their private temporary folder.
+	WorkspaceWrite
+	// ReadOnly lets commands read what WorkspaceWrite does and write only
+	// their private temporary folder.
+	ReadOnly
+)
+
+// String returns the mode's name, as ParseMode reads it.
+func (m Mode) String() string {
+	switch m {
+	case Off:
+		return "off"
+	case WorkspaceWrite:
+		return "workspace-write"
+	case ReadOnly:
+		return "read-only"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ErrUnavailable is wrapped by the error of a sandbox that was asked for
+// and cannot run here.
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// ErrBadPolicy is wrapped by the error for a policy that names an unknown
+// mode or lacks a folder it needs.
+var ErrBadPolicy = errors.New("bad sandbox policy")
+
+// ParseMode reads "workspace-write", "read-only" or "off".
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "off", "none", "":
+		return Off, nil
+	case "workspace-write":
+		return WorkspaceWrite, nil
+	case "read-only":
+		return ReadOnly, nil
+	}
+	return Off, fmt.Errorf("%w: mode %q: use workspace-write, read-only or off", ErrBadPolicy, s)
+}
+
+// Policy is what a sandboxed command may do.
+type Policy struct {
+	Mode Mode
+	// Network lets the command open network connections (all or
+	// nothing). It is ignored when Mode is Off.
+	Network bool
+	// Root is the working folder, writable under WorkspaceWrite and
+	// readable under every mode.
+	Root string
+	// Tmp is the command's private temporary folder, always writable
+	// (TMPDIR points to it). Required unless Mode is Off.
+	Tmp string
+	// Readable lists more folders or files the command may read (a
+	// toolchain or module cache outside the system folders).
+	Readable []string
+}
+
+// SystemFolders are the folders every sandboxed command may read (those
+// that exist): programs, libraries and configuration, never the home
+// folders, /tmp, /var or /run (where sockets such as Docker's live).
+var SystemFolders = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys"}
+
+func (p Policy) check() error {
+	if p.Mode == Off {
+		return nil
+	}
+	if p.Mode != WorkspaceWrite && p.Mode != ReadOnly {
+		return fmt.Errorf("%w: unknown mode %d", ErrBadPolicy, int(p.Mode))
+	}
+	if p.Root == "" || p.Tmp == "" {
+		return fmt.Errorf("%w: the policy needs Root and Tmp folders", ErrBadPolicy)
+	}
+	return nil
+}
+
+// Spec is a command to run: argv, working folder and environment.
+type Spec struct {
+	Path string   // the program
+	Args []string // its arguments, without argv[0]
+	Dir  string
+	Env  []string
+}
+
+// Backend runs commands under a policy. Implementations must make
+// [Cmd.Kill] end every process of the command, or say with Cmd.Contained
+// that they cannot.
+type Backend interface {
+	// Name names the backend in displays and errors ("bubblewrap",
+	// "landlock", "namespace").
+	Name() string
+	// Command prepares spec to run under p. The caller sets the standard
+	// streams, starts Cmd, waits for it and calls Kill to end it.
+	Command(spec Spec, p Policy) (*Cmd, error)
+}
+
+// Cmd is a prepared command.
+type Cmd struct {
+	*exec.Cmd
+	// Contained reports that Kill ends every process the command started
+	// and that none is left once Wait returns.
+	Contained bool
+	// Backend names the backend that runs the command ("" when none).
+	Backend string
+	// Fallback is set when a backend had to run the command in a weaker
+	// way than it meant to (for example without a PID namespace); the
+	// text says why.
+	Fallback string
+	kill     func(*exec.Cmd) error
+}
+
+// Kill ends the command and, when Contained, every process it started.
+// Call it before Wait returns the first time, or after Start at any time.
+func (c *Cmd) Kill() error {
+	if c.kill != nil {
+		return c.kill(c.Cmd)
+	}
+	return c.Process.Kill()
+}
+
+// Available lists the backends that can enforce a policy here, strongest
+// first.
+func Available() []Backend {
+	var out []Backend
+	if b, err := NewBubblewrap(); err == nil {
+		out = append(out, b)
+	}
+	if b, err := NewLandlock(); err == nil {
+		out = append(out, b)
+	}
+	return out
+}
+
+// ByName returns the backend called name ("bubblewrap", "landlock", or
+// "auto" for the strongest available), or an error wrapping
+// ErrUnavailable that says why it cannot run here.
+func ByName(name string) (Backend, error) {
+	switch strings.ToLower(name) {
+	case "", "auto":
+		if b := Available(); len(b) > 0 {
+			return b[0], nil
+		}
+		var errs []error
+		if _, err := NewBubblewrap(); err != nil {
+			errs = append(errs, err)
+		}
+		if _, err := NewLandlock(); err != nil {
+			errs = append(errs, err)
+		}
+		return nil, fmt.Errorf("%w: no sandbox backend works here (install bubblewrap, or use a kernel with Landlock): %w", ErrUnavailable, errors.Join(errs...))
+	case "bubblewrap", "bwrap":
+		return NewBubblewrap()
+	case "landlock":
+		return NewLandlock()
+	}
+	return nil, fmt.Errorf("%w: unknown backend %q: use auto, bubblewrap or landlock", ErrBadPolicy, name)
+}
+
+// once caches a probe's result in a backend value.
+type probe struct {
+	once sync.Once
+	err  error
+}
+
+func (p *probe) do(f func() error) error {
+	p.once.Do(func() { p.err = f() })
+	return p.err
+}
