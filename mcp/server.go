@@ -13,6 +13,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// DisplayMetaKey is the key of a tool result's _meta under which [NewServer]
+// sends the tool's [llmtoolkit.Display] and [Client] reads it back.
+const DisplayMetaKey = "io.llmtoolkit/display"
+
 // NewServer returns an MCP server that offers the tools of r.
 //
 // The tools are read from r.Tools() once, here, and registered with their
@@ -27,10 +31,14 @@ import (
 // context (cancelled when the client cancels): the arguments are validated
 // against the tool's schema, a panic is rescued, and any failure answers
 // with a result marked isError whose text says what went wrong, never a
-// protocol error. A [llmtoolkit.Display] the tool shows is sent as
-// structuredContent: {"kind": ..., "payload": {...}}, the payload encoded
-// with its own JSON keys (for codetools' kinds, the documented camelCase
-// ones).
+// protocol error. The text content is the tool's answer, what the model
+// reads. A [llmtoolkit.Display] the tool shows is for hosts, not models: it
+// travels in the result's _meta under [DisplayMetaKey] as
+// {"kind": ..., "payload": {...}}, the payload encoded with its own JSON
+// keys (for codetools' kinds, the documented camelCase ones). No
+// structuredContent is sent: the MCP specification makes it the structured
+// result of a tool that declares an output schema, and clients hand it to
+// the model in place of the text.
 //
 // An answer always fits in one MCP message (the Go SDK's clients read at
 // most 16 MiB a line): a text longer than 8 MiB once encoded in JSON is
@@ -160,7 +168,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 					slog.String("tool", name), slog.String("kind", res.Display.Kind), slog.Int("sent", len(data)))
 				fallthrough
 			default:
-				out.StructuredContent = data
+				out.Meta = sdk.Meta{DisplayMetaKey: data}
 			}
 		}
 		return out, nil
