@@ -70,7 +70,14 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 		return nil, errors.New("mcp: Connect needs a transport: use CommandTransport, HTTPTransport or an SDK transport")
 	}
 	cfg := newConfig(opts)
-	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ClientOptions{Logger: cfg.logger})
+	var copts sdk.ClientOptions
+	if cfg.clientOpts != nil {
+		copts = *cfg.clientOpts
+	}
+	if cfg.logger != nil {
+		copts.Logger = cfg.logger
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {

@@ -54,12 +54,24 @@ const DisplayMetaKey = "io.llmtoolkit/display"
 // [Handler]. Prompts and resources may be added to it with the SDK.
 func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	cfg := newConfig(opts)
-	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ServerOptions{
-		Instructions: cfg.instructions,
-		Logger:       cfg.logger,
-		// Advertise tools even when r has none, so clients know to ask.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-	})
+	var sopts sdk.ServerOptions
+	if cfg.serverOpts != nil {
+		sopts = *cfg.serverOpts
+	}
+	if cfg.instructions != "" || sopts.Instructions == "" {
+		sopts.Instructions = cfg.instructions
+	}
+	if cfg.logger != nil {
+		sopts.Logger = cfg.logger
+	}
+	// Advertise tools even when r has none, so clients know to ask.
+	caps := sdk.ServerCapabilities{}
+	if sopts.Capabilities != nil {
+		caps = *sopts.Capabilities
+	}
+	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
+	sopts.Capabilities = &caps
+	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
 	extractTraceContext(srv, cfg.propagator)
 	if r == nil {
 		return srv
@@ -120,11 +132,46 @@ func lineTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
 // Handler returns an http.Handler that serves the tools of r over MCP's
 // streamable HTTP transport, one MCP session per client, all sharing one
 // server (see [NewServer]).
+//
+// Sessions are bounded: one that receives no request for the idle timeout
+// ([WithSessionIdleTimeout], default [DefaultSessionIdleTimeout]) is closed
+// and forgotten, so clients that leave without a DELETE do not hold memory,
+// and a request that would open a session beyond the cap ([WithMaxSessions],
+// default [DefaultMaxSessions]) is answered 503 Service Unavailable with a
+// Retry-After, and logged.
 func Handler(r llmtoolkit.Resolver, opts ...Option) http.Handler {
 	cfg := newConfig(opts)
 	srv := NewServer(r, opts...)
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{Logger: cfg.logger})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+		&sdk.StreamableHTTPOptions{Logger: cfg.logger, SessionTimeout: cfg.idleTimeout})
+	return &sessionCap{next: h, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}
+}
+
+// sessionCap refuses a request that would open a session (one without a
+// session id) while the server has max live sessions.
+type sessionCap struct {
+	next http.Handler
+	srv  *sdk.Server
+	max  int
+	log  *slog.Logger
+}
+
+func (c *sessionCap) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") == "" {
+		live := 0
+		for range c.srv.Sessions() {
+			live++
+			if live >= c.max {
+				c.log.WarnContext(req.Context(), "mcp: new session refused: too many live sessions",
+					slog.Int("max", c.max))
+				w.Header().Set("Retry-After", "60")
+				http.Error(w, fmt.Sprintf("the server has %d live MCP sessions, its limit: retry later", c.max),
+					http.StatusServiceUnavailable)
+				return
+			}
+		}
+	}
+	c.next.ServeHTTP(w, req)
 }
 
 // toolHandler answers tools/call for one tool through llmtoolkit.Execute.
