@@ -60,8 +60,12 @@ func run() error {
 
 	g := genkit.Init(ctx)
 	tool := genkit.DefineTool(g, def.Name, def.Description,
-		func(tc *ai.ToolContext, in map[string]any) (string, error) {
-			res := llmtoolkit.Execute(tc.Context, rec, llmtoolkit.Call{ID: "c1", Name: def.Name, Arguments: in})
+		func(tc *ai.ToolContext, in any) (string, error) {
+			args, ok := in.(map[string]any)
+			if !ok {
+				return "", fmt.Errorf("the arguments are a %T, not an object", in)
+			}
+			res := llmtoolkit.Execute(tc.Context, rec, llmtoolkit.Call{ID: "c1", Name: def.Name, Arguments: args})
 			if res.IsError {
 				return "", fmt.Errorf("%s", res.Content)
 			}
