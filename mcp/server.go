@@ -38,7 +38,9 @@ const DisplayMetaKey = "io.llmtoolkit/display"
 // keys (for codetools' kinds, the documented camelCase ones). No
 // structuredContent is sent: the MCP specification makes it the structured
 // result of a tool that declares an output schema, and clients hand it to
-// the model in place of the text.
+// the model in place of the text. When the client asks for progress (a
+// progressToken), what the tool reports with [llmtoolkit.ReportProgress]
+// is sent as notifications/progress.
 //
 // An answer always fits in one MCP message (the Go SDK's clients read at
 // most 16 MiB a line): a text longer than 8 MiB once encoded in JSON is
@@ -196,6 +198,16 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 		call, err := llmtoolkit.ParseCall("", name, string(raw))
 		if err != nil {
 			return textResult(err.Error(), true), nil
+		}
+		if req != nil && req.Params != nil && req.Session != nil && req.Params.GetProgressToken() != nil {
+			token := req.Params.GetProgressToken()
+			ctx = llmtoolkit.WithProgressFunc(ctx, func(p llmtoolkit.Progress) {
+				err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+					ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+				if err != nil {
+					log.WarnContext(ctx, "mcp: progress not sent", slog.String("tool", name), slog.Any("error", err))
+				}
+			})
 		}
 		res := llmtoolkit.Execute(ctx, r, call)
 		text, cut := capResultText(res.Content)
