@@ -125,6 +125,9 @@ const (
 	EventToolCall EventKind = "tool_call"
 	// EventDisplay: a running tool showed a payload (Event.Call, Event.Display).
 	EventDisplay EventKind = "display"
+	// EventProgress: a running tool reported its progress with
+	// llmtoolkit.ReportProgress (Event.Call, Event.Progress).
+	EventProgress EventKind = "progress"
 	// EventToolResult: a tool call finished (Event.Call, Event.Result).
 	EventToolResult EventKind = "tool_result"
 )
@@ -143,6 +146,8 @@ type Event struct {
 	Result *llmtoolkit.Result
 	// Display is the payload the tool showed (EventDisplay).
 	Display *llmtoolkit.Display
+	// Progress is the progress the tool reported (EventProgress).
+	Progress *llmtoolkit.Progress
 	// Response is the model's answer (EventResponse).
 	Response *Response
 	// Duration is how long the call took (EventToolResult) or the model

@@ -212,6 +212,9 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 				cctx = llmtoolkit.WithShowFunc(ctx, func(d llmtoolkit.Display) {
 					l.emit(Event{Kind: EventDisplay, Iteration: n, Index: i, Call: call, Display: &d})
 				})
+				cctx = llmtoolkit.WithProgressFunc(cctx, func(p llmtoolkit.Progress) {
+					l.emit(Event{Kind: EventProgress, Iteration: n, Index: i, Call: call, Progress: &p})
+				})
 			}
 			res = llmtoolkit.Execute(cctx, l.resolver, call)
 			res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)

@@ -362,6 +362,7 @@ func TestRunEventsInOrder(t *testing.T) {
 	fake := &lt.Fake{}
 	fake.Handle("show", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
 		llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "file", Payload: map[string]any{"path": "a.txt"}})
+		llmtoolkit.ReportProgress(ctx, llmtoolkit.Progress{Progress: 1, Total: 2, Message: "half"})
 		return "shown", nil
 	})
 	fake.Returns("plain", "plain")
@@ -381,6 +382,8 @@ func TestRunEventsInOrder(t *testing.T) {
 				s += " " + e.Call.ID + " " + e.Call.Name
 			case agentloop.EventDisplay:
 				s += " " + e.Call.ID + " " + e.Display.Kind + " " + e.Display.Payload.(map[string]any)["path"].(string)
+			case agentloop.EventProgress:
+				s += fmt.Sprintf(" %s %g/%g %s", e.Call.ID, e.Progress.Progress, e.Progress.Total, e.Progress.Message)
 			case agentloop.EventToolResult:
 				s += " " + e.Call.ID + " " + e.Result.Content
 			}
@@ -392,6 +395,7 @@ func TestRunEventsInOrder(t *testing.T) {
 		"1 response ",
 		"1 tool_call call_1_1 show",
 		"1 display call_1_1 file a.txt",
+		"1 progress call_1_1 1/2 half",
 		"1 tool_result call_1_1 shown",
 		"1 tool_call call_1_2 plain",
 		"1 tool_result call_1_2 plain",

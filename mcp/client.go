@@ -74,7 +74,14 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 		return nil, errors.New("mcp: Connect needs a transport: use CommandTransport, HTTPTransport or an SDK transport")
 	}
 	cfg := newConfig(opts)
-	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ClientOptions{Logger: cfg.logger})
+	var copts sdk.ClientOptions
+	if cfg.clientOpts != nil {
+		copts = *cfg.clientOpts
+	}
+	if cfg.logger != nil {
+		copts.Logger = cfg.logger
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
 	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger()), nil)
 	if err != nil {
@@ -194,8 +201,10 @@ func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // A name the server did not list is refused with an error wrapping
 // [llmtoolkit.ErrUnknownTool], so that a composition passes the call on. A
 // result marked isError becomes a [*ToolError] carrying the server's text.
-// Structured content is shown with [llmtoolkit.Show]: as the Display itself
-// when it has the shape [NewServer] sends ({"kind", "payload"}), otherwise
+// The Display a server sends in the result's _meta under [DisplayMetaKey]
+// (as [NewServer] does) is shown with [llmtoolkit.Show]. Without one,
+// structured content is shown instead: as the Display itself when it has
+// the shape older llmtoolkit servers sent ({"kind", "payload"}), otherwise
 // under kind "mcp". Its payload is the JSON as decoded (a map[string]any),
 // whatever the server's tool: this package knows no tool's types. A host
 // that wants the Go types of the built-in tools' kinds passes the Display
@@ -216,7 +225,7 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 		}
 		return "", fmt.Errorf("mcp: calling tool %q on MCP server %q: %w", call.Name, c.server, err)
 	}
-	if d, ok := displayFrom(res.StructuredContent); ok {
+	if d, ok := resultDisplay(res); ok {
 		llmtoolkit.Show(ctx, d)
 	}
 	text := contentText(res.Content)

@@ -175,9 +175,24 @@ func mimeSuffix(mime string) string {
 	return ", " + mime
 }
 
+// resultDisplay is the Display of a tools/call result: the one in _meta
+// under DisplayMetaKey, else one made of its structured content (see
+// displayFrom).
+func resultDisplay(res *sdk.CallToolResult) (llmtoolkit.Display, bool) {
+	if m, ok := res.Meta[DisplayMetaKey].(map[string]any); ok {
+		kind, _ := m["kind"].(string)
+		payload, _ := m["payload"].(map[string]any)
+		if kind != "" {
+			return llmtoolkit.Display{Kind: kind, Payload: payload}, true
+		}
+	}
+	return displayFrom(res.StructuredContent)
+}
+
 // displayFrom reads a structuredContent value as a Display when it has the
-// shape the server side of this package sends: {"kind": string, "payload":
-// object}. Any other structured content is kept whole under kind "mcp".
+// shape older versions of this package's server sent: {"kind": string,
+// "payload": object}. Any other structured content is kept whole under kind
+// "mcp".
 func displayFrom(v any) (llmtoolkit.Display, bool) {
 	if v == nil {
 		return llmtoolkit.Display{}, false

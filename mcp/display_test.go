@@ -50,11 +50,11 @@ func generic(t *testing.T, v any) any {
 	return out
 }
 
-// TestStructuredContentMatchesLocalDisplay: for every built-in kind, the
-// structuredContent an MCP client reads has the JSON shape of the Display
+// TestMetaDisplayMatchesLocalDisplay: for every built-in kind, the Display
+// an MCP client reads in _meta has the JSON shape of the Display
 // the tool shows locally, and this package's client turns it back into a
 // Display that codetools.DecodeDisplay makes the very same typed payload.
-func TestStructuredContentMatchesLocalDisplay(t *testing.T) {
+func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprint(w, "hello page")
@@ -85,11 +85,13 @@ func TestStructuredContentMatchesLocalDisplay(t *testing.T) {
 			remote := displayProject(t)
 			res, err := sdkClient(t, remote).CallTool(ctx, &sdk.CallToolParams{Name: tt.call.Name, Arguments: tt.call.Arguments})
 			require.NoError(t, err)
-			want, got := generic(t, local.Display).(map[string]any), generic(t, res.StructuredContent).(map[string]any)
+			assert.Nil(t, res.StructuredContent, "the Display is not the tool's result")
+			assert.Equal(t, local.Content, res.Content[0].(*sdk.TextContent).Text, "the text is the tool's answer")
+			want, got := generic(t, local.Display).(map[string]any), generic(t, res.Meta[DisplayMetaKey]).(map[string]any)
 			if tt.kind == codetools.KindProcess { // the one value that differs between two runs
 				got["payload"].(map[string]any)["durationMs"] = want["payload"].(map[string]any)["durationMs"]
 			}
-			assert.Equal(t, want, got, "structuredContent has the local Display's JSON shape")
+			assert.Equal(t, want, got, "_meta's Display has the local Display's JSON shape")
 
 			// What this package's client shows, decoded by the host.
 			viaClient := llmtoolkit.Execute(ctx, ourClient(t, displayProject(t)), tt.call)

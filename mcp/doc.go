@@ -8,8 +8,9 @@
 //     from the resolver's Tools, with schemas as given and annotations as
 //     MCP's hints; tools/call goes through [llmtoolkit.Execute], so a
 //     failing, panicking or mis-called tool answers with a result marked
-//     isError (never a protocol error), and a [llmtoolkit.Display] goes out
-//     as structuredContent.
+//     isError (never a protocol error); the text content is the model's
+//     answer, and a [llmtoolkit.Display] goes out in the result's _meta
+//     under [DisplayMetaKey], never as structuredContent.
 //   - [Connect] turns any MCP server into a [llmtoolkit.Resolver]: a [Client]
 //     lists the server's tools once and calls them with tools/call; results
 //     marked isError become a [*ToolError]. A Client composes with local

@@ -157,8 +157,8 @@ func TestServerCapsLargeResults(t *testing.T) {
 				assert.Contains(t, marker, "MB")
 			}
 			if tt.check != nil {
-				require.NotNil(t, res.StructuredContent, "the Display is sent")
-				d := res.StructuredContent.(map[string]any)
+				require.Contains(t, res.Meta, DisplayMetaKey, "the Display is sent")
+				d := res.Meta[DisplayMetaKey].(map[string]any)
 				assert.NotEmpty(t, d["kind"])
 				tt.check(t, d["payload"].(map[string]any))
 			}

@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"log/slog"
+	"runtime/debug"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/llmtoolkit/llmtoolkit"
-	"runtime/debug"
 )
 
 // Option configures a server ([NewServer], [Serve], [Handler]) or a client
@@ -18,9 +21,53 @@ type config struct {
 	logger       *slog.Logger
 	propagator   MetaPropagator // see WithPropagator
 
-	maxToolPages   int // see WithMaxToolPages
-	maxTools       int // see WithMaxTools
-	maxSchemaNodes int // see WithMaxSchemaNodes
+	maxToolPages   int           // see WithMaxToolPages
+	maxTools       int           // see WithMaxTools
+	maxSchemaNodes int           // see WithMaxSchemaNodes
+	idleTimeout    time.Duration // see WithSessionIdleTimeout
+	maxSessions    int           // see WithMaxSessions
+	serverOpts     *sdk.ServerOptions
+	clientOpts     *sdk.ClientOptions
+}
+
+// DefaultSessionIdleTimeout is how long [Handler] keeps a session that
+// receives no request: clients that leave without a DELETE (the TypeScript
+// SDK's close() sends none) are forgotten after it.
+const DefaultSessionIdleTimeout = 5 * time.Minute
+
+// DefaultMaxSessions is how many live sessions [Handler] keeps at most.
+const DefaultMaxSessions = 10000
+
+// WithSessionIdleTimeout sets how long [Handler] keeps a session that
+// receives no request before closing it (default
+// [DefaultSessionIdleTimeout]); 0 or less means the default. It has no
+// effect elsewhere.
+func WithSessionIdleTimeout(d time.Duration) Option {
+	return func(c *config) { c.idleTimeout = d }
+}
+
+// WithMaxSessions caps the live sessions of [Handler] (default
+// [DefaultMaxSessions]; 0 or less means the default): a client that opens
+// one more is answered 503 Service Unavailable with a Retry-After, and the
+// refusal is logged. It has no effect elsewhere.
+func WithMaxSessions(n int) Option { return func(c *config) { c.maxSessions = n } }
+
+// WithServerOptions passes the official SDK's server options to
+// [NewServer], [Serve] and [Handler]: handlers for subscriptions,
+// completions, progress, logging and the rest. This package's own settings
+// win where they overlap: the instructions ([WithInstructions]), the logger
+// ([WithLogger]) and the tools capability are set over the given ones. The
+// options are copied, not kept.
+func WithServerOptions(o *sdk.ServerOptions) Option {
+	return func(c *config) { c.serverOpts = o }
+}
+
+// WithClientOptions passes the official SDK's client options to [Connect]:
+// elicitation and sampling handlers, notification handlers and the rest.
+// The options are copied, not kept; a logger set with [WithLogger] is set
+// over theirs.
+func WithClientOptions(o *sdk.ClientOptions) Option {
+	return func(c *config) { c.clientOpts = o }
 }
 
 // Default bounds of a client's tool listing (see [Client.Refresh]).
@@ -90,6 +137,12 @@ func newConfig(opts []Option) config {
 	}
 	if c.version == "" {
 		c.version = "dev"
+	}
+	if c.idleTimeout <= 0 {
+		c.idleTimeout = DefaultSessionIdleTimeout
+	}
+	if c.maxSessions <= 0 {
+		c.maxSessions = DefaultMaxSessions
 	}
 	return c
 }

@@ -13,6 +13,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// DisplayMetaKey is the key of a tool result's _meta under which [NewServer]
+// sends the tool's [llmtoolkit.Display] and [Client] reads it back.
+const DisplayMetaKey = "io.llmtoolkit/display"
+
 // NewServer returns an MCP server that offers the tools of r.
 //
 // The tools are read from r.Tools() once, here, and registered with their
@@ -27,10 +31,16 @@ import (
 // context (cancelled when the client cancels): the arguments are validated
 // against the tool's schema, a panic is rescued, and any failure answers
 // with a result marked isError whose text says what went wrong, never a
-// protocol error. A [llmtoolkit.Display] the tool shows is sent as
-// structuredContent: {"kind": ..., "payload": {...}}, the payload encoded
-// with its own JSON keys (for codetools' kinds, the documented camelCase
-// ones).
+// protocol error. The text content is the tool's answer, what the model
+// reads. A [llmtoolkit.Display] the tool shows is for hosts, not models: it
+// travels in the result's _meta under [DisplayMetaKey] as
+// {"kind": ..., "payload": {...}}, the payload encoded with its own JSON
+// keys (for codetools' kinds, the documented camelCase ones). No
+// structuredContent is sent: the MCP specification makes it the structured
+// result of a tool that declares an output schema, and clients hand it to
+// the model in place of the text. When the client asks for progress (a
+// progressToken), what the tool reports with [llmtoolkit.ReportProgress]
+// is sent as notifications/progress.
 //
 // An answer always fits in one MCP message (the Go SDK's clients read at
 // most 16 MiB a line): a text longer than 8 MiB once encoded in JSON is
@@ -46,12 +56,24 @@ import (
 // [Handler]. Prompts and resources may be added to it with the SDK.
 func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	cfg := newConfig(opts)
-	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sdk.ServerOptions{
-		Instructions: cfg.instructions,
-		Logger:       cfg.logger,
-		// Advertise tools even when r has none, so clients know to ask.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-	})
+	var sopts sdk.ServerOptions
+	if cfg.serverOpts != nil {
+		sopts = *cfg.serverOpts
+	}
+	if cfg.instructions != "" || sopts.Instructions == "" {
+		sopts.Instructions = cfg.instructions
+	}
+	if cfg.logger != nil {
+		sopts.Logger = cfg.logger
+	}
+	// Advertise tools even when r has none, so clients know to ask.
+	caps := sdk.ServerCapabilities{}
+	if sopts.Capabilities != nil {
+		caps = *sopts.Capabilities
+	}
+	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
+	sopts.Capabilities = &caps
+	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
 	extractTraceContext(srv, cfg.propagator)
 	if r == nil {
 		return srv
@@ -112,11 +134,46 @@ func lineTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
 // Handler returns an http.Handler that serves the tools of r over MCP's
 // streamable HTTP transport, one MCP session per client, all sharing one
 // server (see [NewServer]).
+//
+// Sessions are bounded: one that receives no request for the idle timeout
+// ([WithSessionIdleTimeout], default [DefaultSessionIdleTimeout]) is closed
+// and forgotten, so clients that leave without a DELETE do not hold memory,
+// and a request that would open a session beyond the cap ([WithMaxSessions],
+// default [DefaultMaxSessions]) is answered 503 Service Unavailable with a
+// Retry-After, and logged.
 func Handler(r llmtoolkit.Resolver, opts ...Option) http.Handler {
 	cfg := newConfig(opts)
 	srv := NewServer(r, opts...)
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{Logger: cfg.logger})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+		&sdk.StreamableHTTPOptions{Logger: cfg.logger, SessionTimeout: cfg.idleTimeout})
+	return &sessionCap{next: h, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}
+}
+
+// sessionCap refuses a request that would open a session (one without a
+// session id) while the server has max live sessions.
+type sessionCap struct {
+	next http.Handler
+	srv  *sdk.Server
+	max  int
+	log  *slog.Logger
+}
+
+func (c *sessionCap) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") == "" {
+		live := 0
+		for range c.srv.Sessions() {
+			live++
+			if live >= c.max {
+				c.log.WarnContext(req.Context(), "mcp: new session refused: too many live sessions",
+					slog.Int("max", c.max))
+				w.Header().Set("Retry-After", "60")
+				http.Error(w, fmt.Sprintf("the server has %d live MCP sessions, its limit: retry later", c.max),
+					http.StatusServiceUnavailable)
+				return
+			}
+		}
+	}
+	c.next.ServeHTTP(w, req)
 }
 
 // toolHandler answers tools/call for one tool through llmtoolkit.Execute.
@@ -142,6 +199,16 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 		if err != nil {
 			return textResult(err.Error(), true), nil
 		}
+		if req != nil && req.Params != nil && req.Session != nil && req.Params.GetProgressToken() != nil {
+			token := req.Params.GetProgressToken()
+			ctx = llmtoolkit.WithProgressFunc(ctx, func(p llmtoolkit.Progress) {
+				err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+					ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+				if err != nil {
+					log.WarnContext(ctx, "mcp: progress not sent", slog.String("tool", name), slog.Any("error", err))
+				}
+			})
+		}
 		res := llmtoolkit.Execute(ctx, r, call)
 		text, cut := capResultText(res.Content)
 		if cut {
@@ -160,7 +227,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 					slog.String("tool", name), slog.String("kind", res.Display.Kind), slog.Int("sent", len(data)))
 				fallthrough
 			default:
-				out.StructuredContent = data
+				out.Meta = sdk.Meta{DisplayMetaKey: data}
 			}
 		}
 		return out, nil

@@ -53,20 +53,20 @@ func TestServerListsToolsWithSchemasAndAnnotations(t *testing.T) {
 func TestServerCalls(t *testing.T) {
 	cs := sdkClient(t, fixture(t))
 	tests := []struct {
-		name       string
-		tool       string
-		args       map[string]any
-		wantText   string
-		wantError  bool
-		wantStruct string // JSON, "" for none
+		name        string
+		tool        string
+		args        map[string]any
+		wantText    string
+		wantError   bool
+		wantDisplay string // JSON of _meta's DisplayMetaKey, "" for none
 	}{
 		{name: "success", tool: "echo", args: map[string]any{"text": "hello"}, wantText: "hello"},
 		{name: "tool error is a result", tool: "fail", wantText: "disk full: free some space and retry", wantError: true},
 		{name: "invalid arguments are a result", tool: "echo", args: map[string]any{"times": 0},
 			wantText: `invalid arguments for tool "echo": /: missing properties: 'text' (add them); /times: must be >= 1 but found 0`, wantError: true},
 		{name: "panic is rescued", tool: "boom", wantText: "tool execution failed: kaboom", wantError: true},
-		{name: "display is structured content", tool: "show", wantText: "shown",
-			wantStruct: `{"kind":"diff","payload":{"path":"a.txt","added":2}}`},
+		{name: "display travels in _meta, the text is the answer", tool: "show", wantText: "shown",
+			wantDisplay: `{"kind":"diff","payload":{"path":"a.txt","added":2}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,10 +77,15 @@ func TestServerCalls(t *testing.T) {
 			text, ok := res.Content[0].(*sdk.TextContent)
 			require.True(t, ok, "content is text, got %T", res.Content[0])
 			assert.Equal(t, tt.wantText, text.Text)
-			if tt.wantStruct == "" {
-				assert.Nil(t, res.StructuredContent)
+			// No tool declares an output schema: per the MCP specification
+			// there is no structured result, and clients (ADK Go's toolset,
+			// for one) give the model the text.
+			assert.Nil(t, res.StructuredContent, "no structuredContent without an output schema")
+			if tt.wantDisplay == "" {
+				assert.NotContains(t, res.Meta, DisplayMetaKey)
 			} else {
-				assert.JSONEq(t, tt.wantStruct, mustJSON(t, res.StructuredContent))
+				require.Contains(t, res.Meta, DisplayMetaKey)
+				assert.JSONEq(t, tt.wantDisplay, mustJSON(t, res.Meta[DisplayMetaKey]))
 			}
 		})
 	}

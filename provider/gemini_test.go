@@ -275,7 +275,6 @@ func TestGeminiSchema(t *testing.T) {
 			got, err := json.Marshal(out)
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, string(got))
-			assert.Empty(t, geminiSchemaProblems(out), "Gemini would refuse it")
 			after, _ := json.Marshal(in)
 			assert.JSONEq(t, string(before), string(after), "the input is not modified")
 		})
@@ -304,9 +303,6 @@ func FuzzGeminiSchema(f *testing.F) {
 			if _, ok := out[k]; ok {
 				t.Fatalf("output keeps %q: %v", k, out)
 			}
-		}
-		if problems := geminiSchemaProblems(out); len(problems) > 0 {
-			t.Fatalf("Gemini would refuse the schema of %s: %v", data, problems)
 		}
 	})
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/glebarez/sqlite"
+	sqlite "github.com/llmtoolkit/llmtoolkit/internal/sqlitegorm"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 )

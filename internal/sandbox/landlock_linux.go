@@ -57,21 +57,21 @@ func restrictSelf(readable, writable []string, noNetwork bool) error {
 		return fmt.Errorf("%w: the kernel has no Landlock", ErrUnavailable)
 	}
 	all := fsRights(abi)
-	attr := unix.LandlockRulesetAttr{Access_fs: all}
+	attr := rulesetAttr{handledFS: all}
 	if abi >= 4 && noNetwork {
-		attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		attr.handledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	}
 	if abi >= 6 {
-		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL
 		if noNetwork {
-			attr.Scoped |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+			attr.scoped |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 		}
 	}
 	size := unsafe.Sizeof(attr)
 	if abi < 4 {
-		size = unsafe.Offsetof(attr.Access_net) // older kernels know only Access_fs
+		size = unsafe.Offsetof(attr.handledNet) // older kernels know only handledFS
 	} else if abi < 6 {
-		size = unsafe.Offsetof(attr.Scoped)
+		size = unsafe.Offsetof(attr.scoped)
 	}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
@@ -187,4 +187,13 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 		c.Writable = append(c.Writable, root)
 	}
 	return helperCommand(spec, c, !p.Network, l.Name())
+}
+
+// rulesetAttr is the kernel's struct landlock_ruleset_attr as of ABI 6,
+// declared here so that its layout does not follow the field names of a
+// golang.org/x/sys version (they were renamed in v0.49.0).
+type rulesetAttr struct {
+	handledFS  uint64 // handled_access_fs
+	handledNet uint64 // handled_access_net (ABI 4)
+	scoped     uint64 // scoped (ABI 6)
 }

@@ -1,4 +1,4 @@
-package provider_test
+package conformance_test
 
 // The requests this package writes are decoded into the official Go SDKs'
 // request types and encoded again: a field the SDK does not know is lost on
