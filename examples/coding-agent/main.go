@@ -112,7 +112,7 @@ func run(ctx context.Context, out io.Writer) error {
 				return agent.Allow()
 			}
 			answer := call.Name != "bash" // this user lets the agent edit, not run commands
-			fmt.Fprintf(out, "    ? permission prompt: may the agent run %s %s? user answers: %s\n", call.Name, compactArgs(call.Arguments), yesNo(answer))
+			fmt.Fprintf(out, "    ? permission prompt: may the agent run %s %s? user answers: %s\n", call.Name, compactArgs(out, call.Arguments), yesNo(answer))
 			if !answer {
 				return agent.Deny("the user declined to run a command; say what you would run instead")
 			}
@@ -249,7 +249,7 @@ func run(ctx context.Context, out io.Writer) error {
 func printEvent(out io.Writer, pad string, e agentloop.Event, answers bool) {
 	switch e.Kind {
 	case agentloop.EventToolCall:
-		fmt.Fprintf(out, "%scall %s %s\n", pad, e.Call.Name, compactArgs(e.Call.Arguments))
+		fmt.Fprintf(out, "%scall %s %s\n", pad, e.Call.Name, compactArgs(out, e.Call.Arguments))
 	case agentloop.EventDisplay:
 		switch p := e.Display.Payload.(type) {
 		case agent.TodosPayload:
@@ -299,7 +299,10 @@ func names(tools []llmtoolkit.Tool) string {
 	return strings.Join(n, ", ")
 }
 
-func compactArgs(args map[string]any) string {
+// compactArgs shows a call's arguments on one line, each value cut at 50
+// characters after the work folder's path is replaced by <work> (so that a
+// cut falls at the same place whatever the folder's name).
+func compactArgs(out io.Writer, args map[string]any) string {
 	keys := make([]string, 0, len(args))
 	for k := range args {
 		keys = append(keys, k)
@@ -311,7 +314,11 @@ func compactArgs(args map[string]any) string {
 		if _, ok := v.([]any); ok {
 			v = fmt.Sprintf("[%d items]", len(v.([]any)))
 		}
-		s := fmt.Sprintf("%q", fmt.Sprint(v))
+		text := fmt.Sprint(v)
+		if f, ok := out.(workFolderWriter); ok {
+			text = strings.ReplaceAll(text, f.work, "<work>")
+		}
+		s := fmt.Sprintf("%q", text)
 		if len(s) > 50 {
 			s = s[:47] + `..."`
 		}
