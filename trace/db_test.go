@@ -54,7 +54,7 @@ func openPostgres(tb testing.TB) *gorm.DB {
 	require.NoError(tb, err)
 	schema := "trace_test_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	require.NoError(tb, admin.Exec("CREATE SCHEMA "+schema).Error)
-	db, err := gorm.Open(postgres.Open(dsn+" search_path="+schema), cfg)
+	db, err := trace.OpenPostgres(dsn + " search_path=" + schema)
 	require.NoError(tb, err)
 	tb.Cleanup(func() {
 		if sqlDB, err := db.DB(); err == nil {
