@@ -1,6 +1,7 @@
 package sqlitegorm
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -67,7 +68,7 @@ func (d *Dialector) Initialize(db *gorm.DB) error {
 // later, the first with RETURNING.
 func supportsReturning(db *gorm.DB) bool {
 	var version string
-	if err := db.ConnPool.QueryRowContext(db.Statement.Context, "SELECT sqlite_version()").Scan(&version); err != nil {
+	if err := db.ConnPool.QueryRowContext(context.Background(), "SELECT sqlite_version()").Scan(&version); err != nil {
 		return false
 	}
 	parts := strings.SplitN(version, ".", 3)

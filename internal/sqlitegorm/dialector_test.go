@@ -173,3 +173,19 @@ func TestSavePoints(t *testing.T) {
 	require.NoError(t, db.Model(&item{}).Pluck("name", &names).Error)
 	assert.Equal(t, []string{"kept"}, names)
 }
+
+// A connection pool given as Conn is used as it is.
+func TestGivenConnPool(t *testing.T) {
+	first := open(t, filepath.Join(t.TempDir(), "pool.db")+pragmas)
+	sqlDB, err := first.DB()
+	require.NoError(t, err)
+	db, err := gorm.Open(sqlite.New(sqlite.Dialector{Conn: sqlDB}), &gorm.Config{Logger: logger.Discard})
+	require.NoError(t, err)
+	require.NoError(t, db.AutoMigrate(&item{}))
+	in := item{Name: "pooled"}
+	require.NoError(t, db.Create(&in).Error)
+	assert.NotZero(t, in.ID)
+	var got item
+	require.NoError(t, first.First(&got, in.ID).Error)
+	assert.Equal(t, "pooled", got.Name)
+}
