@@ -2,429 +2,293 @@ package sqlitegorm
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/migrator"
-	"gorm.io/gorm/schema"
 )
 
+// Migrator is gorm's generic migrator with the queries that read
+// information_schema replaced by SQLite's catalogue: sqlite_master and the
+// table_info pragma, in the table's schema ("main", "temp" or an attached
+// database) when its name is qualified.
 type Migrator struct {
 	migrator.Migrator
 }
 
-func (m *Migrator) RunWithoutForeignKey(fc func() error) error {
-	var enabled int
-	m.DB.Raw("PRAGMA foreign_keys").Scan(&enabled)
-	if enabled == 1 {
-		m.DB.Exec("PRAGMA foreign_keys = OFF")
-		defer m.DB.Exec("PRAGMA foreign_keys = ON")
+// ErrAlterColumn is returned when AutoMigrate or AlterColumn would change
+// an existing column: SQLite cannot alter a column in place.
+var ErrAlterColumn = errors.New("sqlitegorm: SQLite cannot alter an existing column")
+
+// CurrentDatabase returns the name of the main database, "main".
+func (m Migrator) CurrentDatabase() string {
+	var name string
+	if err := m.DB.Raw("SELECT name FROM pragma_database_list ORDER BY seq LIMIT 1").Row().Scan(&name); err != nil {
+		return "main"
 	}
-
-	return fc()
+	return name
 }
 
-func (m Migrator) HasTable(value interface{}) bool {
-	var count int
-	m.Migrator.RunWithValue(value, func(stmt *gorm.Statement) error {
-		return m.DB.Raw("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?", stmt.Table).Row().Scan(&count)
+// GetTables returns the names of the main database's tables, SQLite's own
+// (sqlite_…) left out.
+func (m Migrator) GetTables() ([]string, error) {
+	var names []string
+	err := m.DB.Raw(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`).Scan(&names).Error
+	return names, err
+}
+
+// HasTable reports whether the table of value (a model or a table name,
+// which may be qualified: "main.t") exists.
+func (m Migrator) HasTable(value any) bool {
+	var n int64
+	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		schemaName, table := tableOf(stmt)
+		return m.DB.Raw(`SELECT count(*) FROM `+m.catalogue(schemaName)+` WHERE type = 'table' AND name = ?`, table).Row().Scan(&n)
 	})
-	return count > 0
+	return n > 0
 }
 
-func (m Migrator) DropTable(values ...interface{}) error {
-	return m.RunWithoutForeignKey(func() error {
-		values = m.ReorderModels(values, false)
-		tx := m.DB.Session(&gorm.Session{})
-
-		for i := len(values) - 1; i >= 0; i-- {
-			if err := m.RunWithValue(values[i], func(stmt *gorm.Statement) error {
-				return tx.Exec("DROP TABLE IF EXISTS ?", clause.Table{Name: stmt.Table}).Error
-			}); err != nil {
-				return err
-			}
-		}
-
-		return nil
-	})
-}
-
-func (m Migrator) GetTables() (tableList []string, err error) {
-	return tableList, m.DB.Raw("SELECT name FROM sqlite_master where type=?", "table").Scan(&tableList).Error
-}
-
-func (m Migrator) HasColumn(value interface{}, name string) bool {
-	var count int
-	m.Migrator.RunWithValue(value, func(stmt *gorm.Statement) error {
+// HasColumn reports whether the table of value has the column of field (a
+// field name or a column name).
+func (m Migrator) HasColumn(value any, field string) bool {
+	var n int64
+	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		name := field
 		if stmt.Schema != nil {
-			if field := stmt.Schema.LookUpField(name); field != nil {
-				name = field.DBName
+			if f := stmt.Schema.LookUpField(field); f != nil {
+				name = f.DBName
 			}
 		}
-
-		if name != "" {
-			m.DB.Raw(
-				"SELECT count(*) FROM sqlite_master WHERE type = ? AND tbl_name = ? AND (sql LIKE ? OR sql LIKE ? OR sql LIKE ? OR sql LIKE ? OR sql LIKE ?)",
-				"table", stmt.Table, `%"`+name+`" %`, `%`+name+` %`, "%`"+name+"`%", "%["+name+"]%", "%\t"+name+"\t%",
-			).Row().Scan(&count)
-		}
-		return nil
+		q, args := tableInfo(stmt)
+		return m.DB.Raw(`SELECT count(*) FROM `+q+` WHERE name = ?`, append(args, name)...).Row().Scan(&n)
 	})
-	return count > 0
+	return n > 0
 }
 
-func (m Migrator) AlterColumn(value interface{}, name string) error {
-	return m.RunWithoutForeignKey(func() error {
-		return m.recreateTable(value, nil, func(ddl *ddl, stmt *gorm.Statement) (*ddl, []interface{}, error) {
-			if field := stmt.Schema.LookUpField(name); field != nil {
-				var sqlArgs []interface{}
-				for i, f := range ddl.fields {
-					if matches := columnRegexp.FindStringSubmatch(f); len(matches) > 1 && matches[1] == field.DBName {
-						ddl.fields[i] = fmt.Sprintf("`%v` ?", field.DBName)
-						sqlArgs = []interface{}{m.FullDataTypeOf(field)}
-						// table created by old version might look like `CREATE TABLE ? (? varchar(10) UNIQUE)`.
-						// FullDataTypeOf doesn't contain UNIQUE, so we need to add unique constraint.
-						if strings.Contains(strings.ToUpper(matches[3]), " UNIQUE") {
-							uniName := m.DB.NamingStrategy.UniqueName(stmt.Table, field.DBName)
-							uni, _ := m.GuessConstraintInterfaceAndTable(stmt, uniName)
-							if uni != nil {
-								uniSQL, uniArgs := uni.Build()
-								ddl.addConstraint(uniName, uniSQL)
-								sqlArgs = append(sqlArgs, uniArgs...)
-							}
-						}
-						break
-					}
-				}
-				return ddl, sqlArgs, nil
-			}
-			return nil, nil, fmt.Errorf("failed to alter field with name %v", name)
-		})
-	})
-}
-
-// ColumnTypes return columnTypes []gorm.ColumnType and execErr error
-func (m Migrator) ColumnTypes(value interface{}) ([]gorm.ColumnType, error) {
-	columnTypes := make([]gorm.ColumnType, 0)
-	execErr := m.RunWithValue(value, func(stmt *gorm.Statement) (err error) {
-		var (
-			sqls   []string
-			sqlDDL *ddl
-		)
-
-		if err := m.DB.Raw("SELECT sql FROM sqlite_master WHERE type IN ? AND tbl_name = ? AND sql IS NOT NULL order by type = ? desc", []string{"table", "index"}, stmt.Table, "table").Scan(&sqls).Error; err != nil {
-			return err
-		}
-
-		if sqlDDL, err = parseDDL(sqls...); err != nil {
-			return err
-		}
-
-		rows, err := m.DB.Session(&gorm.Session{}).Table(stmt.Table).Limit(1).Rows()
-		if err != nil {
-			return err
-		}
-		defer func() {
-			err = rows.Close()
-		}()
-
-		var rawColumnTypes []*sql.ColumnType
-		rawColumnTypes, err = rows.ColumnTypes()
-		if err != nil {
-			return err
-		}
-
-		for _, c := range rawColumnTypes {
-			columnType := migrator.ColumnType{SQLColumnType: c}
-			for _, column := range sqlDDL.columns {
-				if column.NameValue.String == c.Name() {
-					column.SQLColumnType = c
-					columnType = column
-					break
-				}
-			}
-			columnTypes = append(columnTypes, columnType)
-		}
-
-		return err
-	})
-
-	return columnTypes, execErr
-}
-
-func (m Migrator) DropColumn(value interface{}, name string) error {
-	return m.recreateTable(value, nil, func(ddl *ddl, stmt *gorm.Statement) (*ddl, []interface{}, error) {
-		if field := stmt.Schema.LookUpField(name); field != nil {
-			name = field.DBName
-		}
-
-		ddl.removeColumn(name)
-		return ddl, nil, nil
-	})
-}
-
-func (m Migrator) CreateConstraint(value interface{}, name string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		constraint, table := m.GuessConstraintInterfaceAndTable(stmt, name)
-
-		return m.recreateTable(value, &table,
-			func(ddl *ddl, stmt *gorm.Statement) (*ddl, []interface{}, error) {
-				var (
-					constraintName   string
-					constraintSql    string
-					constraintValues []interface{}
-				)
-
-				if constraint != nil {
-					constraintName = constraint.GetName()
-					constraintSql, constraintValues = constraint.Build()
-				} else {
-					return nil, nil, nil
-				}
-
-				ddl.addConstraint(constraintName, constraintSql)
-				return ddl, constraintValues, nil
-			})
-	})
-}
-
-func (m Migrator) DropConstraint(value interface{}, name string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		constraint, table := m.GuessConstraintInterfaceAndTable(stmt, name)
-		if constraint != nil {
-			name = constraint.GetName()
-		}
-
-		return m.recreateTable(value, &table,
-			func(ddl *ddl, stmt *gorm.Statement) (*ddl, []interface{}, error) {
-				ddl.removeConstraint(name)
-				return ddl, nil, nil
-			})
-	})
-}
-
-func (m Migrator) HasConstraint(value interface{}, name string) bool {
-	var count int64
-	m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		constraint, table := m.GuessConstraintInterfaceAndTable(stmt, name)
-		if constraint != nil {
-			name = constraint.GetName()
-		}
-
-		m.DB.Raw(
-			"SELECT count(*) FROM sqlite_master WHERE type = ? AND tbl_name = ? AND (sql LIKE ? OR sql LIKE ? OR sql LIKE ? OR sql LIKE ? OR sql LIKE ?)",
-			"table", table, `%CONSTRAINT "`+name+`" %`, `%CONSTRAINT `+name+` %`, "%CONSTRAINT `"+name+"`%", "%CONSTRAINT ["+name+"]%", "%CONSTRAINT \t"+name+"\t%",
-		).Row().Scan(&count)
-
-		return nil
-	})
-
-	return count > 0
-}
-
-func (m Migrator) CurrentDatabase() (name string) {
-	var null interface{}
-	m.DB.Raw("PRAGMA database_list").Row().Scan(&null, &name, &null)
-	return
-}
-
-func (m Migrator) BuildIndexOptions(opts []schema.IndexOption, stmt *gorm.Statement) (results []interface{}) {
-	for _, opt := range opts {
-		str := stmt.Quote(opt.DBName)
-		if opt.Expression != "" {
-			str = opt.Expression
-		}
-
-		if opt.Collate != "" {
-			str += " COLLATE " + opt.Collate
-		}
-
-		if opt.Sort != "" {
-			str += " " + opt.Sort
-		}
-		results = append(results, clause.Expr{SQL: str})
-	}
-	return
-}
-
-func (m Migrator) CreateIndex(value interface{}, name string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if idx := stmt.Schema.LookIndex(name); idx != nil {
-				opts := m.BuildIndexOptions(idx.Fields, stmt)
-				values := []interface{}{clause.Column{Name: idx.Name}, clause.Table{Name: stmt.Table}, opts}
-
-				createIndexSQL := "CREATE "
-				if idx.Class != "" {
-					createIndexSQL += idx.Class + " "
-				}
-				createIndexSQL += "INDEX ?"
-
-				if idx.Type != "" {
-					createIndexSQL += " USING " + idx.Type
-				}
-				createIndexSQL += " ON ??"
-
-				if idx.Where != "" {
-					createIndexSQL += " WHERE " + idx.Where
-				}
-
-				return m.DB.Exec(createIndexSQL, values...).Error
-			}
-		}
-		return fmt.Errorf("failed to create index with name %v", name)
-	})
-}
-
-func (m Migrator) HasIndex(value interface{}, name string) bool {
-	var count int
-	m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if idx := stmt.Schema.LookIndex(name); idx != nil {
-				name = idx.Name
-			}
-		}
-
-		if name != "" {
-			m.DB.Raw(
-				"SELECT count(*) FROM sqlite_master WHERE type = ? AND tbl_name = ? AND name = ?", "index", stmt.Table, name,
-			).Row().Scan(&count)
-		}
-		return nil
-	})
-	return count > 0
-}
-
-func (m Migrator) RenameIndex(value interface{}, oldName, newName string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		var sql string
-		m.DB.Raw("SELECT sql FROM sqlite_master WHERE type = ? AND tbl_name = ? AND name = ?", "index", stmt.Table, oldName).Row().Scan(&sql)
-		if sql != "" {
-			if err := m.DropIndex(value, oldName); err != nil {
-				return err
-			}
-			return m.DB.Exec(strings.Replace(sql, oldName, newName, 1)).Error
-		}
-		return fmt.Errorf("failed to find index with name %v", oldName)
-	})
-}
-
-func (m Migrator) DropIndex(value interface{}, name string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if idx := stmt.Schema.LookIndex(name); idx != nil {
-				name = idx.Name
-			}
-		}
-
-		return m.DB.Exec("DROP INDEX ?", clause.Column{Name: name}).Error
-	})
-}
-
-type Index struct {
-	Seq     int
-	Name    string
-	Unique  bool
-	Origin  string
-	Partial bool
-}
-
-// GetIndexes return Indexes []gorm.Index and execErr error,
-// See the [doc]
-//
-// [doc]: https://www.sqlite.org/pragma.html#pragma_index_list
-func (m Migrator) GetIndexes(value interface{}) ([]gorm.Index, error) {
-	indexes := make([]gorm.Index, 0)
+// ColumnTypes returns the columns of value's table as the table_info
+// pragma describes them: declared type, nullability, default value (a
+// string literal unquoted) and primary key.
+func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
+	var cols []gorm.ColumnType
 	err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		rst := make([]*Index, 0)
-		if err := m.DB.Debug().Raw("SELECT * FROM PRAGMA_index_list(?)", stmt.Table).Scan(&rst).Error; err != nil { // alias `PRAGMA index_list(?)`
+		q, args := tableInfo(stmt)
+		rows, err := m.DB.Raw(`SELECT name, type, "notnull", dflt_value, pk FROM `+q+` ORDER BY cid`, args...).Rows()
+		if err != nil {
 			return err
 		}
-		for _, index := range rst {
-			if index.Origin == "u" { // skip the index was created by a UNIQUE constraint
+		defer func() { _ = rows.Close() }()
+		for rows.Next() {
+			var (
+				name, typ   string
+				notNull, pk int64
+				dflt        sql.NullString
+			)
+			if err := rows.Scan(&name, &typ, &notNull, &dflt, &pk); err != nil {
+				return err
+			}
+			if dflt.Valid && strings.EqualFold(dflt.String, "NULL") {
+				dflt = sql.NullString{}
+			}
+			dflt.String = unquoteLiteral(dflt.String)
+			cols = append(cols, migrator.ColumnType{
+				NameValue:         sql.NullString{String: name, Valid: true},
+				DataTypeValue:     sql.NullString{String: typ, Valid: true},
+				ColumnTypeValue:   sql.NullString{String: typ, Valid: true},
+				NullableValue:     sql.NullBool{Bool: notNull == 0, Valid: true},
+				PrimaryKeyValue:   sql.NullBool{Bool: pk > 0, Valid: true},
+				DefaultValueValue: dflt,
+			})
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(cols) == 0 {
+			return fmt.Errorf("sqlitegorm: no table %s", stmt.Table)
+		}
+		return nil
+	})
+	return cols, err
+}
+
+// AlterColumn returns an error wrapping [ErrAlterColumn]: SQLite cannot
+// change a column's type, nullability or default. Rebuild the table, or
+// add a new column.
+func (m Migrator) AlterColumn(value any, field string) error {
+	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		return fmt.Errorf("%w: column %s of table %s differs from the model", ErrAlterColumn, field, stmt.Table)
+	})
+}
+
+// HasIndex reports whether the index name (an index of the model, by name
+// or field, or an index name) exists on value's table.
+func (m Migrator) HasIndex(value any, name string) bool {
+	var n int64
+	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		name = indexName(stmt, name)
+		schemaName, table := tableOf(stmt)
+		return m.DB.Raw(`SELECT count(*) FROM `+m.catalogue(schemaName)+` WHERE type = 'index' AND tbl_name = ? AND name = ?`, table, name).Row().Scan(&n)
+	})
+	return n > 0
+}
+
+// CreateIndex creates the model's index name, in the table's schema (SQLite
+// qualifies the index, not the table, in CREATE INDEX).
+func (m Migrator) CreateIndex(value any, name string) error {
+	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		if stmt.Schema == nil {
+			return fmt.Errorf("sqlitegorm: creating index %s: no model", name)
+		}
+		idx := stmt.Schema.LookIndex(name)
+		if idx == nil {
+			return fmt.Errorf("sqlitegorm: the model of table %s has no index %s", stmt.Table, name)
+		}
+		schemaName, table := tableOf(stmt)
+		q := "CREATE "
+		if idx.Class != "" {
+			q += idx.Class + " "
+		}
+		q += "INDEX ? ON ??"
+		if idx.Where != "" {
+			q += " WHERE " + idx.Where
+		}
+		return m.DB.Exec(q, qualified(schemaName, idx.Name), clause.Table{Name: table}, m.BuildIndexOptions(idx.Fields, stmt)).Error
+	})
+}
+
+// DropIndex drops the index name of value's table, if it exists.
+func (m Migrator) DropIndex(value any, name string) error {
+	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		schemaName, _ := tableOf(stmt)
+		return m.DB.Exec("DROP INDEX IF EXISTS ?", qualified(schemaName, indexName(stmt, name))).Error
+	})
+}
+
+// HasConstraint reports whether the CREATE TABLE statement of value's
+// table names the constraint name (a check or foreign key constraint of
+// the model, or a name): SQLite has no catalogue of constraints, and cannot
+// add one to an existing table.
+func (m Migrator) HasConstraint(value any, name string) bool {
+	var found bool
+	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
+		if c, _ := m.GuessConstraintInterfaceAndTable(stmt, name); c != nil {
+			name = c.GetName()
+		}
+		schemaName, table := tableOf(stmt)
+		var ddl sql.NullString
+		err := m.DB.Raw(`SELECT sql FROM `+m.catalogue(schemaName)+` WHERE type = 'table' AND name = ?`, table).Row().Scan(&ddl)
+		if err != nil {
+			return err
+		}
+		re := regexp.MustCompile("(?i)\\bCONSTRAINT\\s+[`\"\\[]?" + regexp.QuoteMeta(name) + "[`\"\\]]?[\\s(]")
+		found = re.MatchString(ddl.String)
+		return nil
+	})
+	return found
+}
+
+// catalogue returns the sqlite_master table of the schema ("" for the main
+// database).
+func (m Migrator) catalogue(schemaName string) string {
+	if schemaName == "" {
+		return "sqlite_master"
+	}
+	var b strings.Builder
+	m.Dialector.QuoteTo(&b, schemaName)
+	return b.String() + ".sqlite_master"
+}
+
+// tableInfo returns the table_info pragma, as a table, of stmt's table and
+// its arguments.
+func tableInfo(stmt *gorm.Statement) (string, []any) {
+	schemaName, table := tableOf(stmt)
+	if schemaName == "" {
+		return "pragma_table_info(?)", []any{table}
+	}
+	return "pragma_table_info(?, ?)", []any{table, schemaName}
+}
+
+// indexName returns the name of the model's index name (looked up by name
+// or field), or name.
+func indexName(stmt *gorm.Statement, name string) string {
+	if stmt.Schema != nil {
+		if idx := stmt.Schema.LookIndex(name); idx != nil {
+			return idx.Name
+		}
+	}
+	return name
+}
+
+// qualified returns the name in the schema, for quoting as one identifier
+// per part.
+func qualified(schemaName, name string) clause.Column {
+	if schemaName == "" {
+		return clause.Column{Name: name}
+	}
+	return clause.Column{Name: schemaName + "." + name}
+}
+
+// tableOf returns the schema ("" if unqualified) and name of stmt's table:
+// a table named "main.t" with db.Table has Table "t" and the schema only in
+// its quoted TableExpr; a table name given to the migrator is in Table as
+// written.
+func tableOf(stmt *gorm.Statement) (schemaName, table string) {
+	if stmt.TableExpr != nil && len(stmt.TableExpr.Vars) == 0 {
+		if parts := splitQuoted(stmt.TableExpr.SQL); len(parts) == 2 {
+			return parts[0], parts[1]
+		}
+	}
+	if s, t, ok := strings.Cut(stmt.Table, "."); ok {
+		return s, t
+	}
+	return "", stmt.Table
+}
+
+// splitQuoted returns the parts of a dotted name quoted by QuoteTo
+// (`a`.`b`), or nil if s is not one.
+func splitQuoted(s string) []string {
+	var parts []string
+	for {
+		if !strings.HasPrefix(s, "`") {
+			return nil
+		}
+		var b strings.Builder
+		i := 1
+		for ; i < len(s); i++ {
+			if s[i] != '`' {
+				b.WriteByte(s[i])
 				continue
 			}
-			var columns []string
-			if err := m.DB.Raw("SELECT name FROM PRAGMA_index_info(?)", index.Name).Scan(&columns).Error; err != nil { // alias `PRAGMA index_info(?)`
-				return err
+			if i+1 < len(s) && s[i+1] == '`' {
+				b.WriteByte('`')
+				i++
+				continue
 			}
-			indexes = append(indexes, &migrator.Index{
-				TableName:       stmt.Table,
-				NameValue:       index.Name,
-				ColumnList:      columns,
-				PrimaryKeyValue: sql.NullBool{Bool: index.Origin == "pk", Valid: true}, // The exceptions are INTEGER PRIMARY KEY
-				UniqueValue:     sql.NullBool{Bool: index.Unique, Valid: true},
-			})
+			break
 		}
-		return nil
-	})
-	return indexes, err
-}
-
-func (m Migrator) getRawDDL(table string) (string, error) {
-	var createSQL string
-	m.DB.Raw("SELECT sql FROM sqlite_master WHERE type = ? AND tbl_name = ? AND name = ?", "table", table, table).Row().Scan(&createSQL)
-
-	if m.DB.Error != nil {
-		return "", m.DB.Error
+		if i >= len(s) {
+			return nil // unterminated
+		}
+		parts = append(parts, b.String())
+		s = s[i+1:]
+		if s == "" {
+			return parts
+		}
+		if s[0] != '.' {
+			return nil
+		}
+		s = s[1:]
 	}
-	return createSQL, nil
 }
 
-func (m Migrator) recreateTable(
-	value interface{}, tablePtr *string,
-	getCreateSQL func(ddl *ddl, stmt *gorm.Statement) (sql *ddl, sqlArgs []interface{}, err error),
-) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		table := stmt.Table
-		if tablePtr != nil {
-			table = *tablePtr
-		}
-
-		rawDDL, err := m.getRawDDL(table)
-		if err != nil {
-			return err
-		}
-
-		originDDL, err := parseDDL(rawDDL)
-		if err != nil {
-			return err
-		}
-
-		createDDL, sqlArgs, err := getCreateSQL(originDDL.clone(), stmt)
-		if err != nil {
-			return err
-		}
-		if createDDL == nil {
-			return nil
-		}
-
-		newTableName := table + "__temp"
-		if err := createDDL.renameTable(newTableName, table); err != nil {
-			return err
-		}
-
-		columns := createDDL.getColumns()
-		createSQL := createDDL.compile()
-
-		return m.DB.Transaction(func(tx *gorm.DB) error {
-			if err := tx.Exec(createSQL, sqlArgs...).Error; err != nil {
-				return err
-			}
-
-			queries := []string{
-				fmt.Sprintf("INSERT INTO `%v`(%v) SELECT %v FROM `%v`", newTableName, strings.Join(columns, ","), strings.Join(columns, ","), table),
-				fmt.Sprintf("DROP TABLE `%v`", table),
-				fmt.Sprintf("ALTER TABLE `%v` RENAME TO `%v`", newTableName, table),
-			}
-			for _, query := range queries {
-				if err := tx.Exec(query).Error; err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
+// unquoteLiteral returns the value of s if it is an SQL string literal
+// (quoted with single quotes, a quote inside doubled), or s.
+func unquoteLiteral(s string) string {
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+	}
+	return s
 }
