@@ -40,8 +40,10 @@ func TestCancelledRequestIsNotAnswered(t *testing.T) {
 				}
 				s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
 			} else {
-				// Both on one write: the cancel is read before the call runs.
-				s.write(`{"jsonrpc":"2.0","id":"five","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}` + "\n" +
+				// Both on one write: the cancel is read before the call runs,
+				// or just after it started; the tool ends only when cancelled,
+				// so any answer to "five" is the wrong one.
+				s.write(`{"jsonrpc":"2.0","id":"five","method":"tools/call","params":{"name":"slow","arguments":{}}}` + "\n" +
 					`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"five"}}` + "\n")
 			}
 			time.Sleep(100 * time.Millisecond) // let a wrong answer come first
