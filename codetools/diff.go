@@ -100,24 +100,33 @@ func myers(a, b []string) ([]byte, bool) {
 	for d := 0; d <= limit; d++ {
 		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
 		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
+			x, y, _ := myersStep(v, off, d, k, a, b)
 			if x >= n && y >= m {
 				return backtrack(trace, d, n, m), true
 			}
 		}
 	}
 	return nil, false
+}
+
+// myersStep takes one step of Myers' search on diagonal k in round d: from
+// the better of its neighbours' furthest points (v, indexed from off), one
+// edit, then along the lines a and b share. It records and returns the
+// furthest point (x, y) and how many shared lines it followed.
+func myersStep(v []int, off, d, k int, a, b []string) (x, y, snake int) {
+	if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+		x = v[off+k+1]
+	} else {
+		x = v[off+k-1] + 1
+	}
+	y = x - k
+	for x < len(a) && y < len(b) && a[x] == b[y] {
+		x++
+		y++
+		snake++
+	}
+	v[off+k] = x
+	return x, y, snake
 }
 
 func backtrack(trace [][]int, d, x, y int) []byte {
@@ -352,19 +361,8 @@ func minimalCounts(a, b []string, work int) (removed, added int, ok bool) {
 	v := make([]int, 2*(n+m)+3)
 	for d := 0; d <= n+m; d++ {
 		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-				work--
-			}
-			v[off+k] = x
+			x, y, snake := myersStep(v, off, d, k, a, b)
+			work -= snake
 			if x >= n && y >= m {
 				lcs := (n + m - d) / 2
 				return n - lcs, m - lcs, true

@@ -76,37 +76,30 @@ func newToolHistogram(mp metric.MeterProvider) metric.Float64Histogram {
 // when mp is nil. An instrument the provider refuses is reported to
 // otel.Handle and replaced by a no-op one.
 func newHistogram(mp metric.MeterProvider, name, unit, desc string, buckets []float64) metric.Float64Histogram {
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	meter := mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL))
-	h, err := meter.Float64Histogram(name,
-		metric.WithUnit(unit),
-		metric.WithDescription(desc),
-		metric.WithExplicitBucketBoundaries(buckets...))
-	if err != nil {
-		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", name, err))
-		if h == nil {
-			return metricnoop.Float64Histogram{}
-		}
-	}
-	return h
+	return instrument[metric.Float64Histogram](mp, name, metricnoop.Float64Histogram{}, func(m metric.Meter) (metric.Float64Histogram, error) {
+		return m.Float64Histogram(name, metric.WithUnit(unit), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(buckets...))
+	})
 }
 
 // newIntHistogram is newHistogram for integer values.
 func newIntHistogram(mp metric.MeterProvider, name, unit, desc string, buckets []float64) metric.Int64Histogram {
+	return instrument[metric.Int64Histogram](mp, name, metricnoop.Int64Histogram{}, func(m metric.Meter) (metric.Int64Histogram, error) {
+		return m.Int64Histogram(name, metric.WithUnit(unit), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(buckets...))
+	})
+}
+
+// instrument makes an instrument with create on this package's meter of mp
+// (the global meter provider when nil); one the provider refuses is
+// reported to otel.Handle and, when none came back, replaced by noop.
+func instrument[H any](mp metric.MeterProvider, name string, noop H, create func(metric.Meter) (H, error)) H {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	meter := mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL))
-	h, err := meter.Int64Histogram(name,
-		metric.WithUnit(unit),
-		metric.WithDescription(desc),
-		metric.WithExplicitBucketBoundaries(buckets...))
+	h, err := create(mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL)))
 	if err != nil {
 		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", name, err))
-		if h == nil {
-			return metricnoop.Int64Histogram{}
+		if any(h) == nil {
+			return noop
 		}
 	}
 	return h
