@@ -58,7 +58,8 @@ func DisplayTo(fn func(callID string, d llmtoolkit.Display)) tool.Option {
 }
 
 // Tools returns one eino tool for each tool r lists, in r's order. It fails
-// if a tool's schema cannot be expressed as eino's jsonschema.Schema.
+// (wrapping [ErrSchemaChanged]) if a tool's schema cannot be held by eino's
+// jsonschema.Schema unchanged.
 func Tools(ctx context.Context, r llmtoolkit.Resolver, opts ...Option) ([]tool.BaseTool, error) {
 	if r == nil {
 		return nil, errors.New("eino.Tools: the resolver is nil; pass one, such as codetools.New(dir)")
@@ -95,11 +96,42 @@ func ToolInfo(t llmtoolkit.Tool) (*schema.ToolInfo, error) {
 	if err := json.Unmarshal(raw, s); err != nil {
 		return nil, fmt.Errorf("eino: tool %q: its parameters are not a JSON Schema eino can hold: %w", t.Name, err)
 	}
+	if err := sameJSON(raw, s); err != nil {
+		return nil, fmt.Errorf("eino: tool %q: %w", t.Name, err)
+	}
 	return &schema.ToolInfo{
 		Name:        t.Name,
 		Desc:        t.Description,
 		ParamsOneOf: schema.NewParamsOneOfByJSONSchema(s),
 	}, nil
+}
+
+// ErrSchemaChanged is wrapped by the error of [ToolInfo] (and so [Tools])
+// when eino's jsonschema.Schema cannot hold a tool's schema as it is: a
+// keyword it does not model would be dropped, and the model would be told a
+// schema other than the one Execute validates against.
+var ErrSchemaChanged = errors.New("the JSON Schema would change in eino")
+
+// sameJSON checks that s encodes to the same JSON as raw, compared after
+// both are decoded, so key order and spacing do not count.
+func sameJSON(raw []byte, s *jsonschema.Schema) error {
+	back, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("%w: encoding eino's copy: %w", ErrSchemaChanged, err)
+	}
+	var a, b any
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(back, &b); err != nil {
+		return err
+	}
+	ca, _ := json.Marshal(a)
+	cb, _ := json.Marshal(b)
+	if string(ca) != string(cb) {
+		return fmt.Errorf("%w: %s became %s; remove the keywords eino's jsonschema.Schema does not model", ErrSchemaChanged, ca, cb)
+	}
+	return nil
 }
 
 // invokable is one llmtoolkit tool as an eino InvokableTool.
