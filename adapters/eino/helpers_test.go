@@ -20,3 +20,16 @@ func (s staticResolver) Resolve(_ context.Context, call llmtoolkit.Call) (string
 	}
 	return "", fmt.Errorf("%w: %q", llmtoolkit.ErrUnknownTool, call.Name)
 }
+
+// recordingResolver hands every call it resolves to fn.
+type recordingResolver struct {
+	tools []llmtoolkit.Tool
+	fn    func(llmtoolkit.Call)
+}
+
+func (r recordingResolver) Tools() []llmtoolkit.Tool { return r.tools }
+
+func (r recordingResolver) Resolve(_ context.Context, call llmtoolkit.Call) (string, error) {
+	r.fn(call)
+	return "ok", nil
+}

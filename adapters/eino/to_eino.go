@@ -168,3 +168,20 @@ func (t *invokable) InvokableRun(ctx context.Context, argumentsInJSON string, op
 	}
 	return res.Content, nil
 }
+
+// UnknownTools returns a handler for compose.ToolsNodeConfig's
+// UnknownToolsHandler that answers a call of a name the node does not hold
+// through llmtoolkit.Execute on r: the model reads llmtoolkit's "unknown
+// tool" error result (or the tool's answer, if r has come to offer it since
+// the node was built) instead of eino's run ending with an error.
+func UnknownTools(r llmtoolkit.Resolver, opts ...Option) func(ctx context.Context, name, input string) (string, error) {
+	cfg := &config{}
+	for _, o := range opts {
+		if o != nil {
+			o(cfg)
+		}
+	}
+	return func(ctx context.Context, name, input string) (string, error) {
+		return (&invokable{name: name, r: r, cfg: cfg}).InvokableRun(ctx, input)
+	}
+}
