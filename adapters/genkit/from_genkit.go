@@ -31,8 +31,9 @@ var ErrInterrupted = errors.New("genkit tool interrupted")
 // output becomes the content: a string as it is, any other value as JSON;
 // the text of the response's content parts follows it, one per line, and
 // its media parts are dropped (counted in a closing note). A tool error is
-// returned, so [llmtoolkit.Execute] makes it an error result; an interrupt
-// becomes an error wrapping [ErrInterrupted].
+// returned (without genkit's "error calling tool NAME: " prefix), so
+// [llmtoolkit.Execute] makes it an error result; an interrupt becomes an
+// error wrapping [ErrInterrupted].
 func FromTools(tools ...ai.Tool) (llmtoolkit.Resolver, error) {
 	r := &genkitResolver{byName: make(map[string]int, len(tools))}
 	for i, t := range tools {
@@ -95,9 +96,20 @@ func (r *genkitResolver) Resolve(ctx context.Context, call llmtoolkit.Call) (str
 			b, _ := json.Marshal(meta)
 			return "", fmt.Errorf("%w: %s", ErrInterrupted, b)
 		}
-		return "", err
+		return "", ownError(call.Name, err)
 	}
 	return content(resp)
+}
+
+// ownError returns the tool's own error when err is genkit's wrapping of it
+// ("error calling tool NAME: ..."), which only repeats the tool's name to
+// the model; else err.
+func ownError(name string, err error) error {
+	inner := errors.Unwrap(err)
+	if inner != nil && err.Error() == "error calling tool "+name+": "+inner.Error() {
+		return inner
+	}
+	return err
 }
 
 // content turns a genkit tool response into the text the model reads.
