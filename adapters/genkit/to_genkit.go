@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core"
@@ -34,8 +35,9 @@ func OnResult(fn func(ctx context.Context, res llmtoolkit.Result)) Option {
 }
 
 // Tools returns r's tools, as r lists them now, as genkit tools: same name,
-// description and input schema (the very map of [llmtoolkit.Tool.Parameters],
-// so it encodes byte for byte as llmtoolkit's). Pass them to a generation
+// description and input schema (a deep copy of [llmtoolkit.Tool.Parameters],
+// which encodes byte for byte as llmtoolkit's, so that a plugin that edits
+// the schema it sends never edits llmtoolkit's). A nil r has no tools. Pass them to a generation
 // with ai.WithTools (see [ToolRefs]) or register them with
 // genkit.RegisterAction-style Register(registry).
 //
@@ -57,6 +59,9 @@ func OnResult(fn func(ctx context.Context, res llmtoolkit.Result)) Option {
 // changes (the plan mode's switch) takes effect at the next Generate, built
 // with a new call of Tools.
 func Tools(r llmtoolkit.Resolver, opts ...Option) []ai.Tool {
+	if r == nil {
+		return nil
+	}
 	var cfg config
 	for _, opt := range opts {
 		opt(&cfg)
@@ -108,9 +113,38 @@ func newToolAction(r llmtoolkit.Resolver, def llmtoolkit.Tool, cfg config) *tool
 		return &ai.MultipartToolResponse{Output: output(res)}, nil
 	})
 	desc := inner.Desc()
-	desc.InputSchema = def.Parameters
+	desc.InputSchema, _ = deepCopy(def.Parameters).(map[string]any)
 	desc.Metadata = maps.Clone(meta)
 	return &toolAction{desc: desc, inner: inner}
+}
+
+// deepCopy copies the maps and slices of a decoded JSON value; the other
+// values (strings, numbers of any Go type, booleans) are kept as they are.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if v == nil {
+			return v
+		}
+		c := make(map[string]any, len(v))
+		for k, e := range v {
+			c[k] = deepCopy(e)
+		}
+		return c
+	case []any:
+		if v == nil {
+			return v
+		}
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = deepCopy(e)
+		}
+		return c
+	case []string:
+		return slices.Clone(v)
+	default:
+		return v
+	}
 }
 
 // Name returns the tool's name.

@@ -245,3 +245,26 @@ func TestToolListIsReadAgainPerGenerate(t *testing.T) {
 	r.tools = append(r.tools, llmtoolkit.MustTool("write", "Writes.", objectSchema("text")))
 	assert.ElementsMatch(t, []string{"plan", "write"}, offered())
 }
+
+// Editing the schema genkit holds (as a plugin converting it may) leaves
+// llmtoolkit's definition alone.
+func TestDefinitionIsACopy(t *testing.T) {
+	ct, err := codetools.New(t.TempDir())
+	require.NoError(t, err)
+	defer ct.Close()
+	def, ok := llmtoolkit.FindTool(ct, "read_file")
+	require.True(t, ok)
+	before, _ := json.Marshal(def.Parameters)
+	for _, tool := range genkitadapter.Tools(ct) {
+		schema := tool.Definition().InputSchema
+		schema["additionalProperties"] = false
+		if props, ok := schema["properties"].(map[string]any); ok {
+			for k := range props {
+				props[k] = "edited"
+			}
+		}
+	}
+	after, _ := json.Marshal(def.Parameters)
+	assert.Equal(t, string(before), string(after))
+	assert.Nil(t, genkitadapter.Tools(nil))
+}
