@@ -38,8 +38,8 @@ func OnResult(fn func(ctx context.Context, res llmtoolkit.Result)) Option {
 // description and input schema (a deep copy of [llmtoolkit.Tool.Parameters],
 // which encodes byte for byte as llmtoolkit's, so that a plugin that edits
 // the schema it sends never edits llmtoolkit's). A nil r has no tools. Pass them to a generation
-// with ai.WithTools (see [ToolRefs]) or register them with
-// genkit.RegisterAction-style Register(registry).
+// with ai.WithTools (see [ToolRefs]), or register them once with
+// genkit.RegisterAction(g, tool) and name them with ai.ToolName.
 //
 // Every call runs through [llmtoolkit.Execute] on r, with the arguments
 // exactly as the model sent them: genkit's own input validation and

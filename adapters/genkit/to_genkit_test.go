@@ -268,3 +268,38 @@ func TestDefinitionIsACopy(t *testing.T) {
 	assert.Equal(t, string(before), string(after))
 	assert.Nil(t, genkitadapter.Tools(nil))
 }
+
+// Tools registered once on the genkit instance and named in Generate run
+// the same way: an error result goes on to the next turn.
+func TestRegisteredToolsByName(t *testing.T) {
+	ct, err := codetools.New(t.TempDir())
+	require.NoError(t, err)
+	defer ct.Close()
+	s := &scripted{script: []func(*ai.ModelRequest) *ai.Message{
+		callTools(&ai.ToolRequest{Name: "read_file", Input: map[string]any{"path": "missing.txt"}}),
+		echoToolOutputs,
+	}}
+	g, m := newGenkit(t, s)
+	for _, tool := range genkitadapter.Tools(ct) {
+		genkit.RegisterAction(g, tool)
+	}
+	found := genkit.LookupTool(g, "read_file")
+	require.NotNil(t, found)
+	want, _ := json.Marshal(mustFind(t, ct, "read_file").Parameters)
+	got, _ := json.Marshal(found.Definition().InputSchema)
+	assert.Equal(t, string(want), string(got))
+
+	resp, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("go"),
+		ai.WithTools(ai.ToolName("read_file")))
+	require.NoError(t, err)
+	outs := toolOutputs(t, resp.Text())
+	require.Len(t, outs, 1)
+	assert.Contains(t, outs[0], "error")
+}
+
+func mustFind(t *testing.T, r llmtoolkit.Resolver, name string) llmtoolkit.Tool {
+	t.Helper()
+	def, ok := llmtoolkit.FindTool(r, name)
+	require.True(t, ok, name)
+	return def
+}
