@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/adapters/mcpgo"
@@ -176,4 +177,38 @@ type listedTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// What a tool reports with llmtoolkit.ReportProgress reaches a client that
+// sent a progressToken as notifications/progress.
+func TestProgressNotifications(t *testing.T) {
+	r := echoTools()
+	r.run["echo"] = func(ctx context.Context, _ map[string]any) (string, error) {
+		llmtoolkit.ReportProgress(ctx, llmtoolkit.Progress{Progress: 1, Total: 2, Message: "half"})
+		return "done", nil
+	}
+	_, _, c := serve(t, r)
+	got := make(chan mcp.JSONRPCNotification, 4)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			got <- n
+		}
+	})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "echo"
+	req.Params.Arguments = map[string]any{"text": "x"}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-1"}
+	res, err := c.CallTool(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "done", text(t, res))
+	select {
+	case n := <-got:
+		f := n.Params.AdditionalFields
+		assert.Equal(t, "tok-1", f["progressToken"])
+		assert.EqualValues(t, 1, f["progress"])
+		assert.EqualValues(t, 2, f["total"])
+		assert.Equal(t, "half", f["message"])
+	case <-time.After(2 * time.Second):
+		t.Fatal("no progress notification")
+	}
 }
