@@ -31,7 +31,11 @@
 // {...}}, exactly as llmtoolkit's MCP server sends it, never as
 // structuredContent. What a tool reports with [llmtoolkit.ReportProgress]
 // is sent as notifications/progress when the request carries a
-// progressToken.
+// progressToken. Leave mcp-go's server.WithInputSchemaValidation off:
+// Execute validates every call against the same schema, and with it on,
+// mcp-go's validator answers an invalid call first, with its own message.
+// mcp-go's server.WithStrictInputSchemaDefault does not touch these tools
+// (it leaves raw schemas alone).
 //
 // MCP has no slot for llmtoolkit's session map or iteration: [WithSession]
 // lets the host build the session map of each call from its context and
@@ -39,7 +43,9 @@
 // the iteration is not carried (an MCP client runs its own loop). A tool
 // list that changes (the plan mode's switch) is re-read with
 // [Registration.Refresh], which replaces the server's tools and makes mcp-go
-// send notifications/tools/list_changed to the clients.
+// send notifications/tools/list_changed to the clients; one server shares
+// one list between its clients (mcp-go's server.WithToolFilter can narrow
+// it per request).
 //
 // # An mcp-go client's tools as a Resolver
 //

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,4 +212,23 @@ func TestProgressNotifications(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("no progress notification")
 	}
+}
+
+// Calls from many goroutines while the list is refreshed: no race, every
+// call answered.
+func TestConcurrentCallsAndRefresh(t *testing.T) {
+	_, reg, c := serve(t, echoTools())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				res := callTool(t, c, "echo", map[string]any{"text": "x"})
+				assert.Equal(t, "x", text(t, res))
+			}
+		})
+	}
+	for range 10 {
+		require.NoError(t, reg.Refresh())
+	}
+	wg.Wait()
 }
