@@ -20,6 +20,7 @@ import (
 // an mcp-go client reaches. It is safe for concurrent use.
 type Resolver struct {
 	c     client.MCPClient
+	cfg   config
 	owned bool // Close closes c
 
 	mu     sync.RWMutex
@@ -31,12 +32,13 @@ type Resolver struct {
 // started and initialized) and returns the resolver that calls them. A
 // tool whose schema is not a JSON object schema, or whose definition
 // [llmtoolkit.NewToolFrom] refuses, fails it, naming the tool. The caller
-// keeps c and closes it.
-func NewResolver(ctx context.Context, c client.MCPClient) (*Resolver, error) {
+// keeps c and closes it. The listing is bounded ([WithMaxTools],
+// [WithMaxSchemaNodes]), since the server may be anyone's.
+func NewResolver(ctx context.Context, c client.MCPClient, opts ...Option) (*Resolver, error) {
 	if c == nil {
 		return nil, errors.New("mcpgo: NewResolver needs an mcp-go client, got nil")
 	}
-	r := &Resolver{c: c}
+	r := &Resolver{c: c, cfg: newConfig(opts)}
 	if err := r.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ func NewResolver(ctx context.Context, c client.MCPClient) (*Resolver, error) {
 // FromServer connects an in-process mcp-go client to s, initializes it and
 // returns the resolver over s's tools ([NewResolver]); Close closes the
 // client.
-func FromServer(ctx context.Context, s *server.MCPServer) (*Resolver, error) {
+func FromServer(ctx context.Context, s *server.MCPServer, opts ...Option) (*Resolver, error) {
 	if s == nil {
 		return nil, errors.New("mcpgo: FromServer needs an *server.MCPServer, got nil")
 	}
@@ -65,7 +67,7 @@ func FromServer(ctx context.Context, s *server.MCPServer) (*Resolver, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("mcpgo: initializing the in-process client: %w", err)
 	}
-	r, err := NewResolver(ctx, c)
+	r, err := NewResolver(ctx, c, opts...)
 	if err != nil {
 		_ = c.Close()
 		return nil, err
@@ -86,19 +88,22 @@ func (r *Resolver) Close() error {
 // Refresh lists the server's tools again (call it when the client receives
 // notifications/tools/list_changed). On error the tools are unchanged.
 func (r *Resolver) Refresh(ctx context.Context) error {
-	res, err := r.c.ListTools(ctx, mcp.ListToolsRequest{})
+	listed, err := r.list(ctx)
 	if err != nil {
-		return fmt.Errorf("mcpgo: listing the MCP server's tools: %w", err)
+		return err
 	}
-	tools := make([]llmtoolkit.Tool, 0, len(res.Tools))
-	byName := make(map[string]int, len(res.Tools))
-	for _, mt := range res.Tools {
+	tools := make([]llmtoolkit.Tool, 0, len(listed))
+	byName := make(map[string]int, len(listed))
+	for _, mt := range listed {
 		if _, dup := byName[mt.Name]; dup {
 			continue
 		}
 		t, err := fromMCPTool(mt)
 		if err != nil {
 			return err
+		}
+		if err := t.CheckSchemaNodes(r.cfg.maxSchemaNodes); err != nil {
+			return fmt.Errorf("mcpgo: tool %q of the MCP server refused: %w", t.Name, err)
 		}
 		byName[t.Name] = len(tools)
 		tools = append(tools, t)
@@ -109,7 +114,34 @@ func (r *Resolver) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Tools returns the server's tools as last listed.
+// list reads the server's tools page by page, within the bounds.
+func (r *Resolver) list(ctx context.Context) ([]mcp.Tool, error) {
+	var all []mcp.Tool
+	req := mcp.ListToolsRequest{}
+	for page := 1; ; page++ {
+		if page > r.cfg.maxPages {
+			return nil, fmt.Errorf("%w: more than %d pages of tools (WithMaxTools raises the bound)", ltmcp.ErrListLimit, r.cfg.maxPages)
+		}
+		res, err := r.c.ListToolsByPage(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("mcpgo: listing the MCP server's tools: %w", err)
+		}
+		all = append(all, res.Tools...)
+		if len(all) > r.cfg.maxTools {
+			return nil, fmt.Errorf("%w: more than %d tools (WithMaxTools raises the bound)", ltmcp.ErrListLimit, r.cfg.maxTools)
+		}
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		if res.NextCursor == req.Params.Cursor {
+			return nil, fmt.Errorf("mcpgo: listing the MCP server's tools: the server sent the same cursor twice (%q)", res.NextCursor)
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+// Tools returns the server's tools as last listed. The slice is shared: do
+// not modify it.
 func (r *Resolver) Tools() []llmtoolkit.Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()

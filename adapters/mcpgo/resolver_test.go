@@ -96,3 +96,36 @@ func TestRoundTripDisplayAndSensitiveFields(t *testing.T) {
 	assert.True(t, boom.IsError)
 	assert.Contains(t, boom.Content, "kaboom")
 }
+
+// A server's listing is read page by page and bounded: too many tools, or a
+// schema too large, is an error, never a silent cut.
+func TestListingBounds(t *testing.T) {
+	ctx := context.Background()
+	newServer := func(t *testing.T) *server.MCPServer {
+		s := server.NewMCPServer("paged", "1.0.0", server.WithPaginationLimit(1))
+		_, err := mcpgo.Register(s, echoTools())
+		require.NoError(t, err)
+		return s
+	}
+	tests := []struct {
+		name    string
+		opts    []mcpgo.Option
+		wantErr error
+	}{
+		{"every page read", nil, nil},
+		{"too many tools", []mcpgo.Option{mcpgo.WithMaxTools(3)}, ltmcp.ErrListLimit},
+		{"schema too large", []mcpgo.Option{mcpgo.WithMaxSchemaNodes(1)}, llmtoolkit.ErrSchemaTooComplex},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := mcpgo.FromServer(ctx, newServer(t), tt.opts...)
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = r.Close() })
+			assert.Len(t, r.Tools(), 4)
+		})
+	}
+}

@@ -21,12 +21,16 @@ import (
 // "type": "object", which MCP requires of every tool.
 var ErrNotObjectSchema = errors.New(`mcpgo: a tool's parameters must be a JSON Schema of "type": "object"`)
 
-// Option configures [ServerTools] and [Register].
+// Option configures [ServerTools], [Register], [NewResolver] and
+// [FromServer]; each says which it applies to.
 type Option func(*config)
 
 type config struct {
-	session func(ctx context.Context, req mcp.CallToolRequest) map[string]any
-	logger  *slog.Logger
+	session        func(ctx context.Context, req mcp.CallToolRequest) map[string]any
+	logger         *slog.Logger
+	maxTools       int // see WithMaxTools
+	maxPages       int // see WithMaxTools
+	maxSchemaNodes int // see WithMaxSchemaNodes
 }
 
 func newConfig(opts []Option) config {
@@ -39,8 +43,31 @@ func newConfig(opts []Option) config {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	if c.maxTools <= 0 {
+		c.maxTools = ltmcp.DefaultMaxTools
+	}
+	if c.maxPages <= 0 {
+		c.maxPages = ltmcp.DefaultMaxToolPages
+	}
+	if c.maxSchemaNodes <= 0 {
+		c.maxSchemaNodes = ltmcp.DefaultMaxSchemaNodes
+	}
 	return c
 }
+
+// WithMaxTools bounds the tools a [Resolver] accepts in one listing, every
+// tool sent counted (default [ltmcp.DefaultMaxTools]), and the pages it
+// reads ([ltmcp.DefaultMaxToolPages]); past either the listing fails with an
+// error wrapping [ltmcp.ErrListLimit]. Zero or less means the default. It
+// has no effect on [ServerTools].
+func WithMaxTools(n int) Option { return func(c *config) { c.maxTools = n } }
+
+// WithMaxSchemaNodes bounds the size of a listed tool's schema, with every
+// reference expanded ([llmtoolkit.Tool.SchemaNodes], default
+// [ltmcp.DefaultMaxSchemaNodes]); a [Resolver]'s listing with a tool above
+// it fails with an error wrapping [llmtoolkit.ErrSchemaTooComplex]. Zero or
+// less means the default. It has no effect on [ServerTools].
+func WithMaxSchemaNodes(n int) Option { return func(c *config) { c.maxSchemaNodes = n } }
 
 // WithSession makes every call run with the session map fn returns
 // ([llmtoolkit.WithSession]), read by audit (trace) and the agent layer; fn
