@@ -61,6 +61,14 @@
 // a Display in the result's _meta is shown with [llmtoolkit.Show], and
 // structuredContent without one is shown as a Display of kind "mcp".
 //
+// Schemas come as mcp-go's client decodes them: type, properties,
+// required, additionalProperties and $defs (draft-07 definitions rewritten
+// as $defs); any other top-level keyword (a top-level description, oneOf,
+// anyOf, allOf, $schema) is dropped by mcp-go before this package sees it,
+// and a "required" that mcp-go encodes as [] for none is left out. Schemas
+// made of those keywords, as llmtoolkit's own tools' are, come back byte
+// for byte.
+//
 // What this direction cannot carry: progress notifications and other
 // streams (the text arrives whole, at the end), cancellation beyond the
 // call's context, elicitation and sampling requests, MCP tasks, output

@@ -129,3 +129,25 @@ func TestListingBounds(t *testing.T) {
 		})
 	}
 }
+
+// What mcp-go's client keeps of a schema: the documented keywords, with
+// draft-07 definitions as $defs; the others are dropped before the adapter.
+func TestFromServerSchemaAsMCPGoDecodesIt(t *testing.T) {
+	s := server.NewMCPServer("raw", "1.0.0")
+	schema := `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+		`"description":"top","properties":{"p":{"$ref":"#/definitions/P"}},"definitions":{"P":{"type":"string"}},"anyOf":[{"required":["p"]}]}`
+	s.AddTool(mcp.NewToolWithRawSchema("raw", "Raw schema.", []byte(schema)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+	r, err := mcpgo.FromServer(context.Background(), s)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	got, ok := llmtoolkit.FindTool(r, "raw")
+	require.True(t, ok)
+	assert.Equal(t, map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/P"}},
+		"$defs":      map[string]any{"P": map[string]any{"type": "string"}},
+	}, got.Parameters)
+}
