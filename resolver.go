@@ -115,3 +115,44 @@ type showFuncKey struct{}
 func WithShowFunc(ctx context.Context, fn func(Display)) context.Context {
 	return context.WithValue(ctx, showFuncKey{}, fn)
 }
+
+// Indexed returns r itself when it implements [ToolLookup], or r with a
+// name index over tools (the list r gave when the caller read it), so that
+// [Execute] and [FindTool] find a definition with one map lookup instead of
+// scanning the list on every call. The first of two tools with one name
+// wins, as in [Compose]. Definitions, with their per-tool facts, are passed
+// through unchanged; calls go to r. Servers that fix their tool list when
+// built (package mcp's, an adapter's) use it.
+func Indexed(r Resolver, tools []Tool) Resolver {
+	if _, ok := r.(ToolLookup); ok {
+		return r
+	}
+	ix := &indexed{r: r, tools: tools, byName: make(map[string]int, len(tools))}
+	for i, t := range tools {
+		if _, dup := ix.byName[t.Name]; !dup {
+			ix.byName[t.Name] = i
+		}
+	}
+	return ix
+}
+
+// indexed is a Resolver with a name index over a fixed list: see [Indexed].
+type indexed struct {
+	r      Resolver
+	tools  []Tool
+	byName map[string]int
+}
+
+func (ix *indexed) Tools() []Tool { return ix.tools }
+
+func (ix *indexed) LookupTool(name string) (Tool, bool) {
+	i, ok := ix.byName[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return ix.tools[i], true
+}
+
+func (ix *indexed) Resolve(ctx context.Context, call Call) (string, error) {
+	return ix.r.Resolve(ctx, call)
+}

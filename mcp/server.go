@@ -79,7 +79,7 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 		return srv
 	}
 	tools := r.Tools()
-	r = withIndex(r, tools)
+	r = llmtoolkit.Indexed(r, tools)
 	seen := make(map[string]bool)
 	for _, t := range tools {
 		if seen[t.Name] {

@@ -97,7 +97,7 @@ func ServerTools(r llmtoolkit.Resolver, opts ...Option) ([]server.ServerTool, er
 	}
 	cfg := newConfig(opts)
 	tools := r.Tools()
-	r = withIndex(r, tools)
+	r = llmtoolkit.Indexed(r, tools)
 	out := make([]server.ServerTool, 0, len(tools))
 	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
