@@ -12,7 +12,8 @@
 // error (grep's answer writers, the walker, http_get's conversion).
 // [Recover], deferred directly, is the building block for goroutines with
 // their own bookkeeping (bash's output reader, exit waiter and process
-// watcher, see internal/proc's Trap). [Recovered] turns a value already
-// recovered (by code that recovers its own panics, such as http_get's
-// Markdown converter) into the same logged error.
+// watcher, see internal/proc's Trap; the spill files' expiry timer).
+// [Recovered] turns a value already recovered (by code that recovers its
+// own panics, such as http_get's Markdown converter) into the same logged
+// error.
 package guard

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -265,15 +266,14 @@ func (s *SpillFiles) Keep(path string, maxAge time.Duration, maxFiles int) {
 }
 
 // expire removes a file whose age limit passed. It runs on its own
-// goroutine: a panic is recorded for Close instead of crashing the host.
+// goroutine (time.AfterFunc's): a panic is logged with its stack
+// (internal/guard) and recorded for Close instead of crashing the host.
 func (s *SpillFiles) expire(k *keptSpill) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer func() {
-		if v := recover(); v != nil {
-			s.failed = append(s.failed, fmt.Errorf("remove spill file %s: panic: %v", k.path, v))
-		}
-	}()
+	defer guard.Recover("bash spill file expiry", nil, func(err error) {
+		s.failed = append(s.failed, fmt.Errorf("remove spill file %s: %w", k.path, err))
+	})
 	for i, kk := range s.kept {
 		if kk == k {
 			s.kept = append(s.kept[:i], s.kept[i+1:]...)
