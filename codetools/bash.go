@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
-	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
@@ -39,7 +37,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
-			defSec, maxSec, bashMaxLines, bashMaxBytes/1024, textutil.HumanSize(c.cfg.part2.spillMaxBytes)),
+			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.part2.spillMaxBytes)),
 		map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -54,7 +52,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 // bashScope tells the model what is killed and, in a sandbox, what the
 // command may do: what holds here, no more.
 func (c *CodeTools) bashScope() string {
-	scope := bashKillScope
+	scope := proc.KillScope
 	if c.sbx.backend != nil || (!c.cfg.part2.noContain && containedHere()) {
 		scope = "The command runs in its own process namespace and is killed after timeout seconds (default %d, at most %d); " +
 			"when it ends or is killed, every process it started ends with it, background and detached ones included."
@@ -83,7 +81,7 @@ func (c *CodeTools) shellPath() string {
 }
 
 func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, error) {
-	if c.spills.isClosed() {
+	if c.spills.IsClosed() {
 		return "", fmt.Errorf("bash: %w", errToolsClosed)
 	}
 	command := stringArg(args, "command", "")
@@ -104,13 +102,9 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	}
 	cmd := sc.Cmd
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
-	trap := newPanicTrap()
-	var guard callGuard
-	if sc.Contained {
-		guard = newContainedGuard(sc)
-	} else {
-		guard = newProcGuard(cmd, pw, trap)
-	}
+	trap := proc.NewTrap("bash", toolPanic)
+	trap.Hook = bashTestHook
+	guard := proc.NewGuard(sc, pw, trap)
 
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -119,44 +113,35 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		return "", fmt.Errorf("bash: cannot start %s: %w", cmd.Path, err)
 	}
 	pw.Close()
-	guard.started()
-	out := &outputCapture{
-		create: func() (*os.File, error) { return c.spills.create(c.cfg.part2.spillDir) },
-		limit:  c.cfg.part2.spillMaxBytes,
-	}
+	guard.Started()
+	out := proc.NewOutput(func() (*os.File, error) { return c.spills.Create(c.cfg.part2.spillDir) }, c.cfg.part2.spillMaxBytes)
 	defer func() { // also when something below panics: the file is tracked either way
-		if path := out.finish(); path != "" {
-			c.spills.keep(path, c.cfg.part2.spillMaxAge, c.cfg.part2.spillMaxFiles)
+		if path := out.Finish(); path != "" {
+			c.spills.Keep(path, c.cfg.part2.spillMaxAge, c.cfg.part2.spillMaxFiles)
 		}
 	}()
 	copied := make(chan struct{})
-	trap.goRecover("output reader", func() {
-		if h := bashTestHook; h != nil {
-			h("copy")
-		}
+	trap.Go("output reader", func() {
+		trap.Stage("copy")
 		buf := make([]byte, 32*1024)
 		_, _ = io.CopyBuffer(out, pr, buf)
 	}, func() { close(copied) })
 	exited := make(chan struct{})
-	trap.goRecover("exit waiter", func() {
-		if h := bashTestHook; h != nil {
-			h("wait")
-		}
-		guard.waitExited()
+	trap.Go("exit waiter", func() {
+		trap.Stage("wait")
+		guard.WaitExited()
 	}, func() { close(exited) })
 	settled := false
 	defer func() {
 		if !settled { // something below panicked: still kill, reap and drain
-			guard.killAll()
+			guard.KillAll()
 			<-exited
-			_ = guard.reap()
+			_ = guard.Reap()
 			pr.Close()
 			<-copied
 		}
 	}()
-	if h := bashTestHook; h != nil {
-		h("run")
-	}
+	trap.Stage("run")
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -165,19 +150,19 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	case <-exited:
 	case <-timer.C:
 		timedOut = true
-		guard.killAll()
+		guard.KillAll()
 		<-exited
 	case <-ctx.Done():
-		guard.killAll()
+		guard.KillAll()
 		<-exited
-	case <-trap.failed: // the call fails: do not let the command run on
-		guard.killAll()
+	case <-trap.Failed(): // the call fails: do not let the command run on
+		guard.KillAll()
 		<-exited
 	}
 	// Background processes the command left must not outlive the call (and
 	// would hold the pipe open).
-	left := guard.killAll()
-	waitErr := guard.reap()
+	left := guard.KillAll()
+	waitErr := guard.Reap()
 	select {
 	case <-copied:
 	case <-time.After(2 * time.Second): // a process escaped and holds the pipe
@@ -191,24 +176,24 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if sc.Fallback != "" {
 		sandboxShown += "; " + sc.Fallback
 	}
-	text := out.text()
+	text := out.Text()
 	if left != "" {
 		text += "\n\n[" + left + "]"
 	}
 	code := 0
 	if waitErr != nil {
-		code = exitCode(waitErr)
+		code = proc.ExitCode(waitErr)
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindProcess, Payload: ProcessPayload{
-		Command: command, ExitCode: code, Output: text, OutputBytes: out.total,
+		Command: command, ExitCode: code, Output: text, OutputBytes: out.Total(),
 		DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
-		OutputFile: out.path, OutputFileCut: out.cut, Sandbox: sandboxShown,
+		OutputFile: out.Path(), OutputFileCut: out.Cut(), Sandbox: sandboxShown,
 	}})
-	if err := trap.error(); err != nil {
+	if err := trap.Err(); err != nil {
 		return "", err
 	}
 	prefix := text + "\n\n"
-	if out.total == 0 && left == "" {
+	if out.Total() == 0 && left == "" {
 		prefix = ""
 	}
 	switch {
@@ -224,59 +209,27 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	return text, nil
 }
 
-// callGuard ends the processes of one bash call: a contained one (the
-// kernel does it) or, as a fallback, the process guard's scan.
-type callGuard interface {
-	started()        // the command runs
-	waitExited()     // returns when the command has exited
-	killAll() string // kills every process of the call; a note on failure
-	reap() error     // the command's exit status (exec's error)
-}
-
 // bashTestHook, when set by a test, is called at the start of each
 // goroutine bash runs, with its name ("copy", "wait", "watch"), and by the
-// call itself once they run ("run").
+// call itself once they run ("run") (see proc.Trap's Hook).
 var bashTestHook func(stage string)
 
-// panicTrap turns panics in the goroutines of one bash call into the
-// call's error, so that they never crash the host.
-type panicTrap struct {
-	failed chan struct{} // closed at the first panic
-	mu     sync.Mutex
-	err    error // the first panic
-}
+// Defaults and bounds of bash's spill files, for the options.
+const (
+	defaultSpillMaxBytes = proc.DefaultSpillMaxBytes
+	minSpillMaxBytes     = proc.MinSpillMaxBytes
+	defaultSpillMaxFiles = proc.DefaultSpillMaxFiles
+)
 
-func newPanicTrap() *panicTrap { return &panicTrap{failed: make(chan struct{})} }
+// errToolsClosed is returned by a call made after [CodeTools.Close].
+var errToolsClosed = fmt.Errorf("codetools: the tools are closed: %w", os.ErrClosed)
 
-// goRecover runs f on a new goroutine, then finally (if not nil), even
-// when f panics; the panic is logged with its stack and kept as the error.
-func (p *panicTrap) goRecover(name string, f, finally func()) {
-	go func() {
-		if finally != nil {
-			defer finally()
-		}
-		defer func() {
-			if v := recover(); v != nil {
-				pe := &llmtoolkit.PanicError{Value: v, Stack: debug.Stack()}
-				slog.Error("codetools: bash goroutine panicked",
-					slog.String("goroutine", name), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
-				p.mu.Lock()
-				if p.err == nil {
-					p.err = fmt.Errorf("bash: %s: %w", name, pe)
-					close(p.failed)
-				}
-				p.mu.Unlock()
-			}
-		}()
-		f()
-	}()
-}
-
-// error returns the first panic, nil without one.
-func (p *panicTrap) error() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
+// closeSpills removes bash's spill files, for [CodeTools.Close].
+func (c *CodeTools) closeSpills() error {
+	if err := c.spills.Close(); err != nil {
+		return fmt.Errorf("codetools: %w", err)
+	}
+	return nil
 }
 
 // containedHere reports whether commands run as the init of their own PID

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 )
 
@@ -33,7 +34,7 @@ func procsWith(marker string) []int {
 		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
 			continue
 		}
-		if st, ok := readProcStat(pid); ok && st.state != 'Z' && st.state != 'X' {
+		if st, ok := proc.ReadStat(pid); ok && st.State != 'Z' && st.State != 'X' {
 			out = append(out, pid)
 		}
 	}

@@ -17,13 +17,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 )
 
 // procAlive reports whether pid runs and is the process that started at
 // start (a zombie is dead; a reused pid is another process).
 func procAlive(pid int, start uint64) bool {
-	st, ok := readProcStat(pid)
-	return ok && st.start == start && st.state != 'Z' && st.state != 'X'
+	st, ok := proc.ReadStat(pid)
+	return ok && st.Start == start && st.State != 'Z' && st.State != 'X'
 }
 
 // sleeper is a process a test command left behind, identified by pid and
@@ -44,8 +45,8 @@ func readSleepers(t *testing.T, file string, callErr error) []sleeper {
 		pid, err := strconv.Atoi(f)
 		require.NoError(t, err)
 		s := sleeper{pid: pid}
-		if st, ok := readProcStat(pid); ok {
-			s.start = st.start
+		if st, ok := proc.ReadStat(pid); ok {
+			s.start = st.Start
 		}
 		out = append(out, s)
 		t.Cleanup(func() {
@@ -153,7 +154,7 @@ func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
 	host := exec.Command("sleep", "300")
 	require.NoError(t, host.Start())
 	t.Cleanup(func() { _ = host.Process.Kill(); _ = host.Wait() })
-	hostStat, ok := readProcStat(host.Process.Pid)
+	hostStat, ok := proc.ReadStat(host.Process.Pid)
 	require.True(t, ok)
 
 	pids := filepath.Join(ct.Root(), "pids")
@@ -173,102 +174,5 @@ func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the slow call did not return")
 	}
-	assert.True(t, procAlive(host.Process.Pid, hostStat.start), "the host's own child was killed")
-}
-
-func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		name string
-		line string
-		want procStat
-		ok   bool
-	}{
-		{"plain", "42 (sleep) S 1 40 41 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 123456 2285568 128",
-			procStat{pid: 42, ppid: 1, pgrp: 40, sid: 41, start: 123456, state: 'S'}, true},
-		{"name with spaces and parens", "7 (a) b (c) Z 3 4 5 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0",
-			procStat{pid: 7, ppid: 3, pgrp: 4, sid: 5, start: 99, state: 'Z'}, true},
-		{"ends at starttime", "9 (x) R 2 3 4 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n",
-			procStat{pid: 9, ppid: 2, pgrp: 3, sid: 4, start: 5, state: 'R'}, true},
-		{"truncated", "7 (x) S 1 2 3", procStat{}, false},
-		{"negative start", "7 (x) S 1 2 3 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -99", procStat{}, false},
-		{"no name", "7 x S 1 2 3 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99", procStat{}, false},
-		{"bad number", "7 (x) S one 2 3 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99", procStat{}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pid, _ := strconv.Atoi(strings.Fields(tt.line)[0])
-			got, ok := parseProcStat(pid, []byte(tt.line))
-			require.Equal(t, tt.ok, ok)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func FuzzParseProcStat(f *testing.F) {
-	f.Add([]byte("42 (sleep) S 1 40 41 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 123456 2285568 128"))
-	f.Add([]byte("7 (a) b (c) Z 3 4 5 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0"))
-	f.Add([]byte(")("))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		st, ok := parseProcStat(7, line)
-		if ok {
-			assert.Equal(t, 7, st.pid)
-			assert.Contains(t, string(line), ")")
-		} else {
-			assert.Equal(t, procStat{}, st)
-		}
-	})
-}
-
-func TestReadProcStatSelf(t *testing.T) {
-	st, ok := readProcStat(os.Getpid())
-	require.True(t, ok)
-	assert.Equal(t, os.Getppid(), st.ppid)
-	assert.Equal(t, syscall.Getpgrp(), st.pgrp)
-	assert.NotZero(t, st.start)
-	assert.Contains(t, "RSD", string(st.state))
-	assert.NotEqual(t, "?", procName(os.Getpid()))
-
-	_, ok = readProcStat(1 << 30) // above any pid_max
-	assert.False(t, ok)
-}
-
-// BenchmarkProcScan measures one full scan of /proc, what every bash call
-// pays when its command ends.
-func BenchmarkProcScan(b *testing.B) {
-	cmd := exec.Command("sleep", "30")
-	r, w, err := os.Pipe()
-	require.NoError(b, err)
-	defer r.Close()
-	cmd.Stdout = w
-	g := newProcGuard(cmd, w, newPanicTrap())
-	require.NoError(b, cmd.Start())
-	w.Close()
-	g.started()
-	defer func() { g.killAll(); g.reap() }()
-	b.ReportAllocs()
-	for b.Loop() {
-		procs, err := g.scan(true)
-		require.NoError(b, err)
-		require.Len(b, procs, 1)
-	}
-}
-
-func TestListPids(t *testing.T) {
-	var buf [512]byte // small: several getdents calls
-	pids, err := listPids(buf[:], nil)
-	require.NoError(t, err)
-	assert.Contains(t, pids, os.Getpid())
-	assert.Contains(t, pids, 1)
-	entries, err := os.ReadDir("/proc")
-	require.NoError(t, err)
-	numeric := 0
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err == nil {
-			numeric++
-		}
-	}
-	assert.InDelta(t, numeric, len(pids), 50, "processes come and go, but not that many")
-	for _, pid := range pids {
-		require.Positive(t, pid)
-	}
+	assert.True(t, procAlive(host.Process.Pid, hostStat.Start), "the host's own child was killed")
 }

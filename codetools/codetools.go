@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 )
 
 // CodeTools is a [llmtoolkit.Resolver] over the built-in tools, confined to
@@ -20,8 +21,8 @@ type CodeTools struct {
 	tools    []llmtoolkit.Tool
 	handlers map[string]handler
 	byName   map[string]int
-	locks    pathLocks  // serialises the write tools per file
-	spills   spillFiles // bash's spill files, removed by Close
+	locks    pathLocks       // serialises the write tools per file
+	spills   proc.SpillFiles // bash's spill files, removed by Close
 	sbx      sandboxState
 }
 
@@ -126,7 +127,7 @@ func (c *CodeTools) Root() string { return c.dir }
 // removed when it ends. The error reports every file that could not be
 // removed. Calls after Close fail.
 func (c *CodeTools) Close() error {
-	return errors.Join(c.spills.close(), c.closeSandbox(), c.root.Close())
+	return errors.Join(c.closeSpills(), c.closeSandbox(), c.root.Close())
 }
 
 // Tools lists the tools. The slice is shared: do not modify it.

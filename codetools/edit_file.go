@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textedit"
 )
 
 func (c *CodeTools) editFileSpec() toolSpec {
@@ -35,7 +36,7 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 	if err != nil {
 		return "", err
 	}
-	after, m, err := applyEdit(before, oldText, newText)
+	after, m, err := textedit.Apply(before, oldText, newText)
 	if err != nil {
 		return "", editError(ctx, p, before, oldText, err)
 	}
@@ -47,7 +48,7 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 	}
 	diff := c.showDiff(ctx, rel, before, after, 1)
 	msg := fmt.Sprintf("Successfully replaced text in %s.", p)
-	if m.tolerant {
+	if m.Tolerant {
 		msg += " (oldText matched once Unicode quotes, dashes, spaces and trailing whitespace were normalised.)"
 	}
 	return msg + "\n\n" + diff, nil
@@ -56,16 +57,16 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 // editError turns an error of the matching engine into the message the
 // model sees.
 func editError(ctx context.Context, p, content, oldText string, err error) error {
-	var ae *ambiguousError
+	var ae *textedit.AmbiguousError
 	switch {
 	case errors.As(err, &ae):
-		return fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", ae.n, p)
-	case errors.Is(err, errNoMatch):
+		return fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", ae.N, p)
+	case errors.Is(err, textedit.ErrNoMatch):
 		return errors.New(fmt.Sprintf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", p) +
-			closestLines(ctx, content, oldText))
-	case errors.Is(err, errNoChange):
+			textedit.ClosestLines(ctx, content, oldText))
+	case errors.Is(err, textedit.ErrNoChange):
 		return fmt.Errorf("No changes made to %s. The replacement produced identical content.", p)
-	case errors.Is(err, errEmptyOldText):
+	case errors.Is(err, textedit.ErrEmptyOldText):
 		return errors.New("oldText is empty; give the exact text to replace, with a neighbouring line if you want to insert (or use append_to_file or write_file)")
 	}
 	return err

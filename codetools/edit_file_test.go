@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textedit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -273,7 +274,7 @@ func FuzzEditFile(f *testing.F) {
 			}
 			return
 		}
-		styled := newEditText(content).styled(newText)
+		styled := textedit.Styled(content, newText)
 		// One region [s, e) of content was replaced by styled.
 		s := 0
 		for s < len(content) && s < len(got) && content[s] == got[s] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textedit"
 )
 
 func (c *CodeTools) multiEditSpec() toolSpec {
@@ -44,7 +45,7 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	}
 	after := before
 	for i, e := range edits {
-		next, _, err := applyEdit(after, e[0], e[1])
+		next, _, err := textedit.Apply(after, e[0], e[1])
 		if err != nil {
 			return "", fmt.Errorf("Edit %d of %d failed, nothing was written: %w", i+1, len(edits), editError(ctx, p, after, e[0], err))
 		}
@@ -55,7 +56,7 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	}
 	if after == before {
 		// The edits cancel out: as edit_file does, say so and write nothing.
-		return "", editError(ctx, p, before, "", errNoChange)
+		return "", editError(ctx, p, before, "", textedit.ErrNoChange)
 	}
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err

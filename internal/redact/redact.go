@@ -186,6 +186,29 @@ func URLPasswords(s, replacement string) string {
 	return b.String()
 }
 
+// URLPassword replaces with replacement what may be a password in s, a
+// string that is one URL as written (an argument, a header) and may not
+// parse: all from the first ":" after the scheme's "//" (or after the
+// start when there is none) to the last "@". Where [URLPasswords] finds
+// URLs in free text and must leave the rest alone, URLPassword errs
+// towards hiding too much: a password may hold "/", "?" or "#" here, and
+// the scheme may be missing ("user:secret@host").
+func URLPassword(s, replacement string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 && i == strings.IndexByte(s, ':') {
+		start = i + len("://")
+	}
+	at := strings.LastIndexByte(s[start:], '@')
+	if at < 0 {
+		return s
+	}
+	colon := strings.IndexByte(s[start:start+at], ':')
+	if colon < 0 {
+		return s
+	}
+	return s[:start+colon+1] + replacement + s[start+at:]
+}
+
 // specialSchemes are the schemes whose URLs a WHATWG parser reads with an
 // authority whatever the slashes after the colon.
 var specialSchemes = []string{"http", "https", "ws", "wss", "ftp"}

@@ -181,3 +181,47 @@ func FuzzRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestURLPassword: a whole URL as written hides all that may be its
+// password, even where URLPasswords, made for free text, would stop
+// (issue 26: http_get had its own copy of this scrubber).
+func TestURLPassword(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://user:s3cr3t@host/", "http://user:xxxxx@host/"},
+		{"http://user:s3cr3t@host:bad/", "http://user:xxxxx@host:bad/"},
+		{"http://user:s3:cr@t@host/p", "http://user:xxxxx@host/p"},
+		{"http://user:pa//ss@host", "http://user:xxxxx@host"},
+		{"http://user:pa?ss@host", "http://user:xxxxx@host"},
+		{"http://user:pa#ss@host", "http://user:xxxxx@host"},
+		{"user:s3cr3t@host/x", "user:xxxxx@host/x"},
+		{"http:user:s3cr3t@host", "http:xxxxx@host"},
+		{`http:\\user:s3cr3t@host`, "http:xxxxx@host"},
+		{"http://user@host/", "http://user@host/"},
+		{"http://host/a:b", "http://host/a:b"},
+		{"::not a url", "::not a url"},
+		{"", ""},
+	} {
+		assert.Equal(t, tt.want, URLPassword(tt.in, "xxxxx"), tt.in)
+	}
+}
+
+// FuzzURLPassword: whatever the user, password and rest, a URL written
+// with them keeps all but its password, which is replaced whole. (A
+// password after "user:" that starts with "//" reads as a scheme's "://":
+// what follows is then a user name, left alone.)
+func FuzzURLPassword(f *testing.F) {
+	f.Add("http", "user", "s3cr3t", "host/p?q")
+	f.Add("", "u", "pa/ss?#:@", "h")
+	f.Fuzz(func(t *testing.T, scheme, user, password, rest string) {
+		if strings.ContainsAny(scheme+user, ":@") || strings.Contains(rest, "@") ||
+			(scheme == "" && strings.HasPrefix(password, "//")) {
+			return
+		}
+		prefix := user + ":"
+		if scheme != "" {
+			prefix = scheme + "://" + prefix
+		}
+		got := URLPassword(prefix+password+"@"+rest, "xxxxx")
+		assert.Equal(t, prefix+"xxxxx@"+rest, got)
+	})
+}

@@ -1,4 +1,4 @@
-package codetools
+package textedit
 
 import (
 	"fmt"
@@ -153,7 +153,7 @@ func TestUnifiedDiff(t *testing.T) {
 		{"nothing", "a\n", "a\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, truncated := newTextDiff(tt.before, tt.after, 3).unified("f.txt", 3, maxDisplayDiffBytes)
+			got, truncated := NewDiff(tt.before, tt.after, 3).Unified("f.txt", 3, 64<<10)
 			assert.False(t, truncated)
 			if strings.HasPrefix(tt.want, "@@") {
 				tt.want = "--- a/f.txt\n+++ b/f.txt\n" + tt.want
@@ -172,22 +172,21 @@ func TestUnifiedDiffCapped(t *testing.T) {
 		{"one long line", long + "\n", long + "x\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newTextDiff(tt.before, tt.after, 3)
-			got, truncated := d.unified("f.txt", 3, maxDisplayDiffBytes)
+			d := NewDiff(tt.before, tt.after, 3)
+			got, truncated := d.Unified("f.txt", 3, 64<<10)
 			assert.True(t, truncated)
-			assert.LessOrEqual(t, len(got), maxDisplayDiffBytes)
-			assert.Greater(t, len(got), maxDisplayDiffBytes-600, "the cap is used, not much less")
+			assert.LessOrEqual(t, len(got), 64<<10)
+			assert.Greater(t, len(got), 64<<10-600, "the cap is used, not much less")
 			assert.True(t, strings.HasSuffix(got, "\n... (diff cut at 64 KiB)"), got[len(got)-100:])
 			assert.True(t, utf8.ValidString(got), "cut at a character boundary")
-			p := d.payload("f.txt", 3)
-			assert.Equal(t, got, p.Diff)
-			assert.True(t, p.Truncated)
 		})
 	}
-	p := newTextDiff(before, after, 3).payload("f.txt", 3)
-	assert.Equal(t, 20_000, p.Added)
-	assert.Equal(t, 20_000, p.Removed)
-	assert.Equal(t, 1, p.FirstChangedLine)
+	d := NewDiff(before, after, 3)
+	removed, added, bounded := d.Counts()
+	assert.Equal(t, 20_000, added)
+	assert.Equal(t, 20_000, removed)
+	assert.False(t, bounded)
+	assert.Equal(t, 1, d.FirstChanged())
 }
 
 // FuzzUnifiedDiff checks that the unified diff, applied to before, gives
@@ -198,12 +197,12 @@ func FuzzUnifiedDiff(f *testing.F) {
 	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\nX\n4\n5\n6\n7\nY\n9\n", 1)
 	f.Fuzz(func(t *testing.T, before, after string, context int) {
 		context = min(max(context, 0), 5)
-		d := newTextDiff(before, after, context)
-		capped, _ := d.unified("f", context, 1024)
+		d := NewDiff(before, after, context)
+		capped, _ := d.Unified("f", context, 1024)
 		if len(capped) > 1024 {
 			t.Fatalf("%d bytes, past the cap of 1024", len(capped))
 		}
-		diff, truncated := d.unified("f", context, 1<<30)
+		diff, truncated := d.Unified("f", context, 1<<30)
 		if truncated {
 			t.Fatal("cut without a reason")
 		}
@@ -303,10 +302,10 @@ func TestDiffCountsMinimalPastTheEditBound(t *testing.T) {
 			fmt.Fprintf(&after, "line %d\n", i)
 		}
 	}
-	p := newTextDiff(before.String(), after.String(), 3).payload("f.txt", 3)
-	assert.Equal(t, 1200, p.Added)
-	assert.Equal(t, 1200, p.Removed)
-	assert.False(t, p.CountsBounded)
+	removed, added, bounded := NewDiff(before.String(), after.String(), 3).Counts()
+	assert.Equal(t, 1200, added)
+	assert.Equal(t, 1200, removed)
+	assert.False(t, bounded)
 
 	r, a, ok := minimalCounts([]string{"a", "b", "c", "d"}, []string{"b", "x", "d", "e"}, 1000)
 	assert.True(t, ok)

@@ -1,4 +1,4 @@
-package codetools
+package textedit
 
 import (
 	"context"
@@ -31,12 +31,12 @@ const (
 	hintMinAnchor    = 8       // bytes of a line looked for
 )
 
-// closestLines finds the lines of content that look most like oldText and
+// ClosestLines finds the lines of content that look most like oldText and
 // returns them numbered, a few lines around, for a model to correct its
 // oldText: the text to add to the error message, starting with a newline,
 // or "" when nothing is similar enough or ctx ended. When the hint is
 // skipped or compared only part of the file, the text says so.
-func closestLines(ctx context.Context, content, oldText string) string {
+func ClosestLines(ctx context.Context, content, oldText string) string {
 	if len(oldText) > hintMaxOldBytes {
 		return fmt.Sprintf("\nNo closest lines are shown for an oldText of %s (the hint compares at most %s); to replace most of a file, use write_file.",
 			textutil.HumanSize(int64(len(oldText))), textutil.HumanSize(hintMaxOldBytes))

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package codetools
+package proc
 
 import "os/exec"
 
@@ -8,20 +8,21 @@ import "os/exec"
 // have nothing more to do at exit than reap it (every system but Linux).
 type reaper struct {
 	cmd     *exec.Cmd
-	trap    *panicTrap
+	trap    *Trap
 	waitErr error
 	reaped  bool
 }
 
-func (g *reaper) started() {}
+// Started implements Guard.
+func (g *reaper) Started() {}
 
-// waitExited returns when the command has exited (and reaps it).
-func (g *reaper) waitExited() {
+// WaitExited returns when the command has exited (and reaps it).
+func (g *reaper) WaitExited() {
 	g.waitErr, g.reaped = g.cmd.Wait(), true
 }
 
-// reap waits for the command if waitExited did not, and returns its error.
-func (g *reaper) reap() error {
+// Reap waits for the command if WaitExited did not, and returns its error.
+func (g *reaper) Reap() error {
 	if !g.reaped {
 		g.waitErr, g.reaped = g.cmd.Wait(), true
 	}

@@ -1,4 +1,4 @@
-package codetools
+package textedit
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ func TestApplyEdit(t *testing.T) {
 	}{
 		// The cases of pi's own tests.
 		{name: "simple", content: "Hello, world!", oldText: "world", newTxt: "testing", want: "Hello, testing!"},
-		{name: "not found", content: "Hello, world!", oldText: "nonexistent", newTxt: "x", err: errNoMatch},
+		{name: "not found", content: "Hello, world!", oldText: "nonexistent", newTxt: "x", err: ErrNoMatch},
 		{name: "three occurrences", content: "foo foo foo", oldText: "foo", newTxt: "bar", n: 3},
 		{name: "trailing whitespace", content: "line one   \nline two  \nline three\n", oldText: "line one\nline two\n", newTxt: "replaced\n", want: "replaced\nline three\n", tolerant: true},
 		{name: "CRLF kept", content: "first\r\nsecond\r\nthird\r\n", oldText: "second", newTxt: "REPLACED", want: "first\r\nREPLACED\r\nthird\r\n"},
@@ -32,8 +32,8 @@ func TestApplyEdit(t *testing.T) {
 		{name: "en dash", content: "a – b", oldText: "a - b", newTxt: "c", want: "c", tolerant: true},
 		{name: "no-break space", content: "x\u00a0=\u00a01\n", oldText: "x = 1", newTxt: "x = 2", want: "x = 2\n", tolerant: true},
 		// More.
-		{name: "identical", content: "abc", oldText: "b", newTxt: "b", err: errNoChange},
-		{name: "empty oldText", content: "abc", oldText: "", newTxt: "x", err: errEmptyOldText},
+		{name: "identical", content: "abc", oldText: "b", newTxt: "b", err: ErrNoChange},
+		{name: "empty oldText", content: "abc", oldText: "", newTxt: "x", err: ErrEmptyOldText},
 		{name: "multi-line CRLF oldText with LF", content: "a\r\nb\r\nc\r\n", oldText: "a\nb\n", newTxt: "x\ny\n", want: "x\r\ny\r\nc\r\n"},
 		{name: "model sends CRLF to an LF file", content: "a\nb\nc\n", oldText: "a\r\nb", newTxt: "x\r\ny", want: "x\ny\nc\n"},
 		{name: "overlapping occurrences are ambiguous", content: "aaa", oldText: "aa", newTxt: "b", n: 2},
@@ -41,14 +41,14 @@ func TestApplyEdit(t *testing.T) {
 		{name: "tolerant counts uniqueness", content: "“hi” and ”hi“", oldText: `"hi"`, newTxt: "yo", n: 2},
 		{name: "only the region changes", content: "keep\u00a0this\nfix “me”  \nkeep “that”\n", oldText: `fix "me"`, newTxt: "fixed", want: "keep\u00a0this\nfixed  \nkeep “that”\n", tolerant: true},
 		{name: "NFKC", content: "the ﬁle is here", oldText: "the file is", newTxt: "a doc is", want: "a doc is here", tolerant: true},
-		{name: "NFKC segment not split", content: "the ﬁle", oldText: "ile", newTxt: "x", err: errNoMatch},
+		{name: "NFKC segment not split", content: "the ﬁle", oldText: "ile", newTxt: "x", err: ErrNoMatch},
 		{name: "em dash in oldText", content: "a - b", oldText: "a — b", newTxt: "z", want: "z", tolerant: true},
 		{name: "oldText with trailing spaces", content: "foo\nbar\n", oldText: "foo   \nbar", newTxt: "baz", want: "baz\n", tolerant: true},
-		{name: "whitespace-only oldText not tolerant", content: "a\n\nb", oldText: "   ", newTxt: "x", err: errNoMatch},
+		{name: "whitespace-only oldText not tolerant", content: "a\n\nb", oldText: "   ", newTxt: "x", err: ErrNoMatch},
 		{name: "combining accent", content: "cafe\u0301 au lait", oldText: "café", newTxt: "tea", want: "tea au lait", tolerant: true},
-		{name: "exact match never splits a combining mark from its letter", content: "cafe\u0301 au lait", oldText: "cafe", newTxt: "X", err: errNoMatch},
-		{name: "exact match never starts on a combining mark", content: "cafe\u0301 au lait", oldText: "\u0301 au", newTxt: "X", err: errNoMatch},
-		{name: "exact match never splits a joined emoji", content: "hi \U0001F469\u200d\U0001F4BB!", oldText: "hi \U0001F469", newTxt: "X", err: errNoMatch},
+		{name: "exact match never splits a combining mark from its letter", content: "cafe\u0301 au lait", oldText: "cafe", newTxt: "X", err: ErrNoMatch},
+		{name: "exact match never starts on a combining mark", content: "cafe\u0301 au lait", oldText: "\u0301 au", newTxt: "X", err: ErrNoMatch},
+		{name: "exact match never splits a joined emoji", content: "hi \U0001F469\u200d\U0001F4BB!", oldText: "hi \U0001F469", newTxt: "X", err: ErrNoMatch},
 		{name: "exact match with the mark", content: "cafe\u0301 au lait", oldText: "cafe\u0301", newTxt: "tea", want: "tea au lait"},
 		{name: "unsplit match next to a mark", content: "a cafe\u0301", oldText: "a ", newTxt: "the ", want: "the cafe\u0301"},
 		{name: "invalid UTF-8 kept", content: "a\xffb c", oldText: "c", newTxt: "d", want: "a\xffb d"},
@@ -57,18 +57,18 @@ func TestApplyEdit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, m, err := applyEdit(tt.content, tt.oldText, tt.newTxt)
+			got, m, err := Apply(tt.content, tt.oldText, tt.newTxt)
 			switch {
 			case tt.n > 0:
-				var ae *ambiguousError
+				var ae *AmbiguousError
 				require.ErrorAs(t, err, &ae)
-				assert.Equal(t, tt.n, ae.n)
+				assert.Equal(t, tt.n, ae.N)
 			case tt.err != nil:
 				assert.ErrorIs(t, err, tt.err)
 			default:
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, got)
-				assert.Equal(t, tt.tolerant, m.tolerant)
+				assert.Equal(t, tt.tolerant, m.Tolerant)
 			}
 		})
 	}
@@ -228,10 +228,10 @@ func FuzzApplyEdit(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	f.Fuzz(func(t *testing.T, content, oldText, newText string) {
-		got, m, err := applyEdit(content, oldText, newText)
+		got, m, err := Apply(content, oldText, newText)
 		if err != nil {
-			var ae *ambiguousError
-			if !errors.Is(err, errNoMatch) && !errors.Is(err, errNoChange) && !errors.Is(err, errEmptyOldText) && !errors.As(err, &ae) {
+			var ae *AmbiguousError
+			if !errors.Is(err, ErrNoMatch) && !errors.Is(err, ErrNoChange) && !errors.Is(err, ErrEmptyOldText) && !errors.As(err, &ae) {
 				t.Fatalf("unexpected error %v", err)
 			}
 			return
@@ -256,7 +256,7 @@ func FuzzApplyEdit(f *testing.F) {
 		if utf8.ValidString(content) && !utf8.ValidString(region) {
 			t.Fatalf("region %q splits a character", region)
 		}
-		if !m.tolerant {
+		if !m.Tolerant {
 			if strings.ReplaceAll(region, "\r\n", "\n") != strings.ReplaceAll(oldText, "\r\n", "\n") {
 				t.Fatalf("exact region %q is not oldText %q", region, oldText)
 			}

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package codetools
+package proc
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"syscall"
 )
 
-// bashKillScope tells the model, in bash's description, what is killed.
-const bashKillScope = "The command is killed with its child processes after timeout seconds (default %d, at most %d); " +
+// KillScope tells the model, in bash's description, what is killed.
+const KillScope = "The command is killed with its child processes after timeout seconds (default %d, at most %d); " +
 	"background processes it leaves are killed when it ends, except those that leave its process group (setsid, set -m)."
 
 // procGuard kills a bash call's processes. Without /proc it only reaches
@@ -19,7 +19,7 @@ const bashKillScope = "The command is killed with its child processes after time
 // session survive on this system.
 type procGuard struct{ reaper }
 
-func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
+func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *Trap) *procGuard {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -27,9 +27,9 @@ func newProcGuard(cmd *exec.Cmd, _ *os.File, trap *panicTrap) *procGuard {
 	return &procGuard{reaper{cmd: cmd, trap: trap}}
 }
 
-// killAll kills the shell's process group and returns a note for the
+// KillAll kills the shell's process group and returns a note for the
 // answer if that failed. Processes outside the group are not seen.
-func (g *procGuard) killAll() string {
+func (g *procGuard) KillAll() string {
 	err := syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
 	if err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Sprintf("the command's processes could not be killed: %v", err)

@@ -1,4 +1,4 @@
-package codetools
+package textedit
 
 import (
 	"errors"
@@ -10,34 +10,21 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The edit matching engine. A file's text is matched in two spaces:
-//
-//   - the exact space: the file without its UTF-8 BOM and with "\r\n" as
-//     "\n" (the model writes LF); a match there never splits a character
-//     (a letter from its combining marks, a joined emoji: charBoundary);
-//   - the tolerant space, tried only when the exact one has no match: the
-//     exact text under Unicode NFKC, with typographic quotes as ASCII quotes,
-//     Unicode dashes as "-", special spaces as " ", and the whitespace at the
-//     end of each line dropped.
-//
-// Each space keeps a map back to byte offsets of the file, so that only the
-// matched region is replaced and every other byte stays as it was.
-
 const utf8BOM = "\ufeff"
 
 var (
-	// errEmptyOldText: oldText is empty.
-	errEmptyOldText = errors.New("oldText is empty")
-	// errNoMatch: oldText is found in neither space.
-	errNoMatch = errors.New("no match")
-	// errNoChange: the replacement leaves the file as it was.
-	errNoChange = errors.New("no change")
+	// ErrEmptyOldText: oldText is empty.
+	ErrEmptyOldText = errors.New("oldText is empty")
+	// ErrNoMatch: oldText is found in neither space.
+	ErrNoMatch = errors.New("no match")
+	// ErrNoChange: the replacement leaves the file as it was.
+	ErrNoChange = errors.New("no change")
 )
 
-// ambiguousError: oldText matches several regions.
-type ambiguousError struct{ n int }
+// AmbiguousError: oldText matches several regions.
+type AmbiguousError struct{ N int }
 
-func (e *ambiguousError) Error() string { return "ambiguous match" }
+func (e *AmbiguousError) Error() string { return "ambiguous match" }
 
 // editText is a file's content prepared for matching.
 type editText struct {
@@ -90,40 +77,40 @@ func (t *editText) styled(s string) string {
 	return s
 }
 
-// editMatch is where oldText was found.
-type editMatch struct {
+// Match is where oldText was found.
+type Match struct {
 	start, end int  // the region of raw that is replaced
-	tolerant   bool // found in the tolerant space only
+	Tolerant   bool // found in the tolerant space only
 }
 
 // findEdit finds the one region of t that oldText designates: an exact
 // match if there is one (several exact matches are ambiguous), else a
 // tolerant one, unique among tolerant matches.
-func (t *editText) find(oldText string) (editMatch, error) {
+func (t *editText) find(oldText string) (Match, error) {
 	if oldText == "" {
-		return editMatch{}, errEmptyOldText
+		return Match{}, ErrEmptyOldText
 	}
 	old := strings.ReplaceAll(oldText, "\r\n", "\n")
 	onChars := func(s, e int) bool { return charBoundary(t.lf, s) && charBoundary(t.lf, e) }
 	pos, n := findUnique(t.lf, old, onChars)
 	if n > 1 {
-		return editMatch{}, &ambiguousError{n}
+		return Match{}, &AmbiguousError{n}
 	}
 	off := len(utf8BOM)
 	if !t.bom {
 		off = 0
 	}
 	if n == 1 {
-		return editMatch{start: off + t.bodyOffset(pos), end: off + t.bodyOffset(pos+len(old))}, nil
+		return Match{start: off + t.bodyOffset(pos), end: off + t.bodyOffset(pos+len(old))}, nil
 	}
 	if isTolerantForm(old) && isTolerantForm(t.lf) {
 		// Both are their own tolerant forms: the exact search was the
 		// tolerant one.
-		return editMatch{}, errNoMatch
+		return Match{}, ErrNoMatch
 	}
 	tOld, _ := tolerantForm(old, false)
 	if tOld == "" {
-		return editMatch{}, errNoMatch
+		return Match{}, ErrNoMatch
 	}
 	tText, origin := tolerantForm(t.lf, true)
 	aligned := func(s, e int) bool {
@@ -139,34 +126,38 @@ func (t *editText) find(oldText string) (editMatch, error) {
 	pos, n = findUnique(tText, tOld, aligned)
 	switch {
 	case n > 1:
-		return editMatch{}, &ambiguousError{n}
+		return Match{}, &AmbiguousError{n}
 	case n == 0:
-		return editMatch{}, errNoMatch
+		return Match{}, ErrNoMatch
 	}
 	ls := origin.at(pos)
 	last := origin.at(pos + len(tOld) - 1)
 	le := last + segmentLen(t.lf, last)
-	return editMatch{start: off + t.bodyOffset(ls), end: off + t.bodyOffset(le), tolerant: true}, nil
+	return Match{start: off + t.bodyOffset(ls), end: off + t.bodyOffset(le), Tolerant: true}, nil
 }
 
 // apply replaces the region of m with newText in the file's line endings.
-func (t *editText) apply(m editMatch, newText string) string {
+func (t *editText) apply(m Match, newText string) string {
 	return t.raw[:m.start] + t.styled(newText) + t.raw[m.end:]
 }
 
-// applyEdit finds oldText in content and replaces it with newText. It
-// fails with errEmptyOldText, errNoMatch, *ambiguousError or errNoChange.
-func applyEdit(content, oldText, newText string) (string, editMatch, error) {
+// Apply finds oldText in content and replaces it with newText. It
+// fails with ErrEmptyOldText, ErrNoMatch, *AmbiguousError or ErrNoChange.
+func Apply(content, oldText, newText string) (string, Match, error) {
 	t := newEditText(content)
 	m, err := t.find(oldText)
 	if err != nil {
 		return "", m, err
 	}
 	if t.styled(newText) == content[m.start:m.end] {
-		return "", m, errNoChange
+		return "", m, ErrNoChange
 	}
 	return t.apply(m, newText), m, nil
 }
+
+// Styled returns s written in content's line endings (CRLF when content's
+// first line ends in "\r\n"), as Apply writes newText.
+func Styled(content, s string) string { return newEditText(content).styled(s) }
 
 // findUnique returns the position of the first occurrence of needle in
 // hay accepted by ok (nil accepts all), and how many there are: counted

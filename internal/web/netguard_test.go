@@ -1,11 +1,14 @@
-package codetools
+package web_test
 
 import (
+	"errors"
 	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/web"
 )
 
 func TestBlockedReason(t *testing.T) {
@@ -47,11 +50,14 @@ func TestBlockedReason(t *testing.T) {
 		{"64:ff9b::8.8.8.8", ""}, {"64:ff9b:1::8.8.8.8", ""}, {"64:ff9b:1:abcd:ef01:2345:808:808", ""}, {"2002:808:808::1", ""}, {"::8.8.8.8", ""}, {"::ffff:0:8.8.8.8", ""},
 		{"fe00::1", ""}, {"2001:db8::1", ""},
 	} {
-		assert.Equal(t, tt.want, blockedReason(netip.MustParseAddr(tt.ip)), tt.ip)
+		assert.Equal(t, tt.want, web.BlockedReason(netip.MustParseAddr(tt.ip)), tt.ip)
 	}
 }
 
-func TestGuardControl(t *testing.T) {
+// errBlocked stands for the sentinel codetools passes (ErrBlockedAddress).
+var errBlocked = errors.New("address not allowed")
+
+func TestDialControl(t *testing.T) {
 	for _, tt := range []struct{ address, want string }{
 		{"127.0.0.1:80", "127.0.0.1 is a loopback address"},
 		{"[::ffff:10.0.0.1]:443", "10.0.0.1 is a private address"},
@@ -62,12 +68,12 @@ func TestGuardControl(t *testing.T) {
 		{"not an address", "not an address"},
 		{"example.com:80", "example.com:80"},
 	} {
-		err := guardControl("tcp", tt.address, nil)
-		require.ErrorIs(t, err, ErrBlockedAddress, tt.address)
+		err := web.DialControl(errBlocked)("tcp", tt.address, nil)
+		require.ErrorIs(t, err, errBlocked, tt.address)
 		assert.Contains(t, err.Error(), tt.want)
 	}
 	for _, address := range []string{"8.8.8.8:443", "[2606:4700::1111]:443", "[64:ff9b::808:808]:80"} {
-		assert.NoError(t, guardControl("tcp", address, nil), address)
+		assert.NoError(t, web.DialControl(errBlocked)("tcp", address, nil), address)
 	}
 }
 
@@ -80,9 +86,9 @@ func FuzzBlockedReasonEmbedded(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b, c, d uint8, suffix uint16) {
 		v4 := netip.AddrFrom4([4]byte{a, b, c, d})
-		blocked := blockedReason(v4) != ""
+		blocked := web.BlockedReason(v4) != ""
 		mapped := netip.AddrFrom16(v4.As16())
-		assert.Equal(t, blockedReason(v4), blockedReason(mapped), "IPv4-mapped %s", mapped)
+		assert.Equal(t, web.BlockedReason(v4), web.BlockedReason(mapped), "IPv4-mapped %s", mapped)
 
 		forms := map[string][16]byte{
 			"NAT64":           {0, 0x64, 0xff, 0x9b, 12: a, b, c, d},
@@ -92,7 +98,7 @@ func FuzzBlockedReasonEmbedded(f *testing.F) {
 		}
 		for form, raw := range forms {
 			ip := netip.AddrFrom16(raw)
-			why := blockedReason(ip)
+			why := web.BlockedReason(ip)
 			if blocked {
 				assert.NotEmpty(t, why, "%s %s of %s", form, ip, v4)
 			} else if form != "IPv4-compatible" || a != 0 { // ::/8 holds :: and ::1
@@ -109,7 +115,7 @@ func FuzzBlockedReasonEmbedded(f *testing.F) {
 		} {
 			ip := netip.AddrFrom16(raw)
 			if blocked {
-				assert.NotEmpty(t, blockedReason(ip), "local NAT64 %s of %s", ip, v4)
+				assert.NotEmpty(t, web.BlockedReason(ip), "local NAT64 %s of %s", ip, v4)
 			}
 		}
 	})

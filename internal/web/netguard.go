@@ -1,20 +1,12 @@
-package codetools
+package web
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"strings"
 	"syscall"
 )
-
-// ErrBlockedAddress is wrapped by http_get's error for a connection its
-// network guard refused: a loopback, private, link-local or otherwise
-// non-public address, including an IPv6 address that embeds one (NAT64,
-// 6to4, IPv4-compatible, SIIT). See [WithAllowPrivateNetworks] and
-// [WithAllowedHosts].
-var ErrBlockedAddress = errors.New("address not allowed")
 
 // Special ranges that netip's predicates do not cover.
 var (
@@ -30,10 +22,10 @@ var (
 	siit6      = netip.MustParsePrefix("::ffff:0:0:0/96") // RFC 2765: SIIT IPv4-translated
 )
 
-// blockedReason says why ip may not be dialled ("a loopback address", …),
+// BlockedReason says why ip may not be dialled ("a loopback address", …),
 // or "" when it is public. An IPv6 address that embeds an IPv4 address is
 // judged by the IPv4 address.
-func blockedReason(ip netip.Addr) string {
+func BlockedReason(ip netip.Addr) string {
 	ip = ip.Unmap().WithZone("") // netip.Prefix.Contains is false for zoned addresses
 	if why := blockedKind(ip); why != "" {
 		return withArticle(why) + " address"
@@ -141,20 +133,23 @@ func embeddedIPv4(ip netip.Addr) []embedded {
 	return nil
 }
 
-// guardControl is a net.Dialer Control function: it runs on the address
-// actually dialled, after DNS, for every connection including redirects,
-// so neither a DNS answer nor a redirect can slip past it.
-func guardControl(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrBlockedAddress, address)
+// DialControl returns a net.Dialer Control function that refuses every
+// address BlockedReason names, with an error wrapping blocked. It runs on
+// the address actually dialled, after DNS, for every connection including
+// redirects, so neither a DNS answer nor a redirect can slip past it.
+func DialControl(blocked error) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: %s", blocked, address)
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return fmt.Errorf("%w: %s", blocked, address)
+		}
+		if why := BlockedReason(ip); why != "" {
+			return fmt.Errorf("%w: %s is %s; http_get only reaches public addresses", blocked, ip.Unmap(), why)
+		}
+		return nil
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrBlockedAddress, address)
-	}
-	if why := blockedReason(ip); why != "" {
-		return fmt.Errorf("%w: %s is %s; http_get only reaches public addresses", ErrBlockedAddress, ip.Unmap(), why)
-	}
-	return nil
 }

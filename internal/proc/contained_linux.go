@@ -1,6 +1,6 @@
 //go:build linux
 
-package codetools
+package proc
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // containedGuard ends a call whose command the kernel contains (the init
 // of a PID namespace, see internal/sandbox): killing it ends every process
 // of the call, and once it has exited none is left. It waits without
-// reaping, so that the pid cannot be reused before killAll is done.
+// reaping, so that the pid cannot be reused before KillAll is done.
 type containedGuard struct {
 	cmd     *sandbox.Cmd
 	waitErr error
@@ -25,10 +25,11 @@ func newContainedGuard(cmd *sandbox.Cmd) *containedGuard {
 	return &containedGuard{cmd: cmd, exited: make(chan struct{})}
 }
 
-func (g *containedGuard) started() {}
+// Started implements Guard.
+func (g *containedGuard) Started() {}
 
-// waitExited returns when the command has exited, leaving it unreaped.
-func (g *containedGuard) waitExited() {
+// WaitExited returns when the command has exited, leaving it unreaped.
+func (g *containedGuard) WaitExited() {
 	defer close(g.exited)
 	for {
 		var info unix.Siginfo
@@ -43,9 +44,9 @@ func (g *containedGuard) waitExited() {
 	}
 }
 
-// killAll kills the command, and with it every process of the call; "" as
+// KillAll kills the command, and with it every process of the call; "" as
 // the kernel leaves none. It does nothing once the command was reaped.
-func (g *containedGuard) killAll() string {
+func (g *containedGuard) KillAll() string {
 	if g.reaped {
 		return ""
 	}
@@ -53,8 +54,8 @@ func (g *containedGuard) killAll() string {
 	return ""
 }
 
-// reap collects the command's exit status. By then the namespace is empty.
-func (g *containedGuard) reap() error {
+// Reap collects the command's exit status. By then the namespace is empty.
+func (g *containedGuard) Reap() error {
 	if !g.reaped {
 		g.waitErr, g.reaped = g.cmd.Wait(), true
 	}

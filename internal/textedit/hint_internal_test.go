@@ -1,4 +1,4 @@
-package codetools
+package textedit
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func TestClosestLinesBounded(t *testing.T) {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			got := closestLines(ctx, tt.content, tt.oldText)
+			got := ClosestLines(ctx, tt.content, tt.oldText)
 			if tt.want == nil {
 				assert.Equal(t, tt.exact, got)
 				return
@@ -120,13 +120,13 @@ func FuzzClosestLines(f *testing.F) {
 				return
 			}
 		}
-		got := closestLines(context.Background(), content, oldText)
+		got := ClosestLines(context.Background(), content, oldText)
 		want := referenceClosestLines(content, oldText)
 		if want != "" {
 			want = "\nThe closest lines in the file are:\n" + want
 		}
 		if got != want {
-			t.Fatalf("closestLines(%q, %q)\n got %q\nwant %q", content, oldText, got, want)
+			t.Fatalf("ClosestLines(%q, %q)\n got %q\nwant %q", content, oldText, got, want)
 		}
 	})
 }

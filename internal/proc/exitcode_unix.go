@@ -1,6 +1,6 @@
 //go:build unix
 
-package codetools
+package proc
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// exitCode returns the exit code of a finished command, 128+N for a death
+// ExitCode returns the exit code of a finished command, 128+N for a death
 // by signal N, as shells report it.
-func exitCode(err error) int {
+func ExitCode(err error) int {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		return -1

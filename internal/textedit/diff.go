@@ -1,4 +1,4 @@
-package codetools
+package textedit
 
 import (
 	"fmt"
@@ -178,10 +178,10 @@ func diffLines(s string) []string {
 	return lines
 }
 
-// textDiff is the line diff of two texts, computed once for the compact
+// Diff is the line diff of two texts, computed once for the compact
 // diff the model reads and the unified diff a host shows. Only the lines
 // around the change are split (see diffWindow).
-type textDiff struct {
+type Diff struct {
 	a, b    []string // lines of the changed windows of before and after
 	skipped int      // lines before the windows, the same in both
 	ops     []diffOp // runs turning a into b
@@ -190,11 +190,11 @@ type textDiff struct {
 	width   int      // digits of the largest line number of either text
 }
 
-// newTextDiff diffs before and after, keeping context lines around each
+// NewDiff diffs before and after, keeping context lines around each
 // change.
-func newTextDiff(before, after string, context int) *textDiff {
+func NewDiff(before, after string, context int) *Diff {
 	wb, wa, skipped, same := diffWindow(before, after, context)
-	d := &textDiff{a: diffLines(wb), b: diffLines(wa), skipped: skipped, same: same}
+	d := &Diff{a: diffLines(wb), b: diffLines(wa), skipped: skipped, same: same}
 	d.ops = lineDiff(d.a, d.b)
 	for _, op := range d.ops {
 		if op.kind != ' ' {
@@ -219,22 +219,22 @@ const eolNote = "(only line endings or the final newline changed)"
 // the text, at most maxLines lines, and the first changed line of after
 // (1-based; 0 when nothing changed).
 func compactDiff(before, after string, context, maxLines int) (string, int) {
-	d := newTextDiff(before, after, context)
-	return d.compact(context, maxLines), d.firstChanged()
+	d := NewDiff(before, after, context)
+	return d.Compact(context, maxLines), d.FirstChanged()
 }
 
-// firstChanged is the first changed line of after, 1-based: 1 when only
+// FirstChanged is the first changed line of after, 1-based: 1 when only
 // line endings changed, 0 when nothing did.
-func (d *textDiff) firstChanged() int {
+func (d *Diff) FirstChanged() int {
 	if d.first == 0 && !d.same {
 		return 1
 	}
 	return d.first
 }
 
-// compact renders the compact diff, at most maxLines lines (<= 0: no
+// Compact renders the compact diff, at most maxLines lines (<= 0: no
 // limit). Only the lines shown are formatted.
-func (d *textDiff) compact(context, maxLines int) string {
+func (d *Diff) Compact(context, maxLines int) string {
 	if d.first == 0 {
 		if d.same {
 			return ""
@@ -304,17 +304,12 @@ func (d *textDiff) compact(context, maxLines int) string {
 	return out
 }
 
-// maxDisplayDiffBytes caps the unified diff a "diff" Display carries.
-const maxDisplayDiffBytes = 64 << 10
-
-// payload is the payload of the "diff" Display an edit shows: the
-// path, a unified diff of at most maxDisplayDiffBytes bytes (Truncated
-// says whether it was cut), the counts of lines removed and added, and
-// the first changed line. It never holds the whole texts. The caller sets
-// Replacements.
-func (d *textDiff) payload(path string, context int) DiffPayload {
-	diff, truncated := d.unified(path, context, maxDisplayDiffBytes)
-	removed, added := 0, 0
+// Counts returns the lines removed and added by a minimal diff (what diff
+// -u and git diff --stat count), even when the diff shown is not minimal
+// (past maxDiffEdits edits); bounded is true when even the linear-space
+// count gave up (past maxCountWork steps) and the counts are the shown
+// diff's.
+func (d *Diff) Counts() (removed, added int, bounded bool) {
 	for _, op := range d.ops {
 		switch op.kind {
 		case '-':
@@ -323,19 +318,14 @@ func (d *textDiff) payload(path string, context int) DiffPayload {
 			added += op.n
 		}
 	}
-	bounded := false
 	if removed+added > maxDiffEdits {
 		// myers gave up on the shown diff's minimality: count exactly.
 		if r, a, ok := minimalCounts(d.a, d.b, maxCountWork); ok {
-			removed, added = r, a
-		} else {
-			bounded = true
+			return r, a, false
 		}
+		return removed, added, true
 	}
-	return DiffPayload{
-		Path: path, Diff: diff, Truncated: truncated,
-		Added: added, Removed: removed, CountsBounded: bounded, FirstChangedLine: d.firstChanged(),
-	}
+	return removed, added, false
 }
 
 // maxCountWork bounds the steps minimalCounts takes (tens of milliseconds).
@@ -389,12 +379,12 @@ func shareALine(a, b []string) bool {
 	return false
 }
 
-// unified renders the diff in the unified format (as diff -u and git
+// Unified renders the diff in the unified format (as diff -u and git
 // diff do, lines without their line endings) with context lines around
 // each change, at most maxBytes bytes: past them it is cut, at a UTF-8
 // boundary, and ends with a line saying so. When only line endings or
 // the final newline changed, it is eolNote; when nothing changed, "".
-func (d *textDiff) unified(path string, context, maxBytes int) (diff string, truncated bool) {
+func (d *Diff) Unified(path string, context, maxBytes int) (diff string, truncated bool) {
 	if d.first == 0 {
 		if d.same {
 			return "", false

@@ -1,6 +1,6 @@
 //go:build linux
 
-package codetools
+package proc
 
 import (
 	"bytes"
@@ -20,16 +20,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bashKillScope tells the model, in bash's description, what is killed,
+// KillScope tells the model, in bash's description, what is killed,
 // when the scan alone finds the call's processes (no PID namespace).
-const bashKillScope = "The command is killed with the processes it started after timeout seconds (default %d, at most %d); " +
+const KillScope = "The command is killed with the processes it started after timeout seconds (default %d, at most %d); " +
 	"background jobs and daemons it leaves are killed when it ends, though one that detaches and loses its parent quickly may survive."
 
 // How the processes of a call are found and killed.
 const (
 	procTokenVar    = "LLMTOOLKIT_BASH_CALL" // set to a random token in every call's environment
 	procPollEvery   = 200 * time.Millisecond // descendants are recorded this often while the command runs
-	procKillWait    = 5 * time.Second        // killAll gives up on processes that outlive this
+	procKillWait    = 5 * time.Second        // KillAll gives up on processes that outlive this
 	procEnvironScan = 4 << 20                // bytes of /proc/PID/environ searched for the token
 )
 
@@ -40,12 +40,12 @@ const (
 // from one while the command ran (polled every procPollEvery), still has the
 // call's token in its environment, or holds the call's output pipe. Only a
 // process that clears its environment, closes the pipe, leaves the session
-// and loses its parent between two polls escapes; killAll reports processes
-// it found but could not kill. The shell is not reaped before killAll, so
+// and loses its parent between two polls escapes; KillAll reports processes
+// it found but could not kill. The shell is not reaped before KillAll, so
 // its pid (the session and group id) cannot be reused meanwhile.
 type procGuard struct {
 	cmd     *exec.Cmd
-	trap    *panicTrap
+	trap    *Trap
 	token   []byte // procTokenVar=TOKEN
 	pipe    string // "pipe:[INODE]" of the output pipe, "" if unknown
 	pid     int    // the shell: leader of the call's session and group
@@ -53,7 +53,7 @@ type procGuard struct {
 	waitErr error  // cmd.Wait's result once reaped
 	reaped  bool
 
-	seen     map[int]uint64 // descendants seen while polling (pid -> start time); poll's, then killAll's
+	seen     map[int]uint64 // descendants seen while polling (pid -> start time); poll's, then KillAll's
 	pids     []int          // scan's, reused
 	dirBuf   [8 << 10]byte  // scan's, reused
 	stopPoll chan struct{}
@@ -64,7 +64,7 @@ type procGuard struct {
 // newProcGuard prepares cmd, before it starts, so that its processes can be
 // found: a new session, and the call's token in the environment. out is the
 // write end of the output pipe.
-func newProcGuard(cmd *exec.Cmd, out *os.File, trap *panicTrap) *procGuard {
+func newProcGuard(cmd *exec.Cmd, out *os.File, trap *Trap) *procGuard {
 	g := &procGuard{cmd: cmd, trap: trap, seen: map[int]uint64{}, stopPoll: make(chan struct{}), pollDone: make(chan struct{})}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -80,17 +80,17 @@ func newProcGuard(cmd *exec.Cmd, out *os.File, trap *panicTrap) *procGuard {
 	return g
 }
 
-// started begins watching the command, once it runs.
-func (g *procGuard) started() {
+// Started begins watching the command, once it runs.
+func (g *procGuard) Started() {
 	g.pid = g.cmd.Process.Pid
 	if st, ok := readProcStat(g.pid); ok {
 		g.start = st.start
 	}
-	g.trap.goRecover("process watcher", g.poll, func() { close(g.pollDone) })
+	g.trap.Go("process watcher", g.poll, func() { close(g.pollDone) })
 }
 
-// waitExited returns when the shell has exited, leaving it unreaped.
-func (g *procGuard) waitExited() {
+// WaitExited returns when the shell has exited, leaving it unreaped.
+func (g *procGuard) WaitExited() {
 	for {
 		var info unix.Siginfo
 		err := unix.Waitid(unix.P_PID, g.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -104,15 +104,15 @@ func (g *procGuard) waitExited() {
 	}
 }
 
-// reap collects the shell's exit status (cmd.Wait's error).
-func (g *procGuard) reap() error {
+// Reap collects the shell's exit status (cmd.Wait's error).
+func (g *procGuard) Reap() error {
 	if !g.reaped {
 		g.waitErr, g.reaped = g.cmd.Wait(), true
 	}
 	return g.waitErr
 }
 
-// poll records the command's descendants until killAll, so that one whose
+// poll records the command's descendants until KillAll, so that one whose
 // parent dies is still known.
 func (g *procGuard) poll() {
 	t := time.NewTicker(procPollEvery)
@@ -122,10 +122,8 @@ func (g *procGuard) poll() {
 		case <-g.stopPoll:
 			return
 		case <-t.C:
-			if h := bashTestHook; h != nil {
-				h("watch")
-			}
-			procs, _ := g.scan(false) // killAll reports a failure
+			g.trap.Stage("watch")
+			procs, _ := g.scan(false) // KillAll reports a failure
 			for _, p := range procs {
 				g.seen[p.pid] = p.start
 			}
@@ -133,11 +131,11 @@ func (g *procGuard) poll() {
 	}
 }
 
-// killAll kills every process of the call, the shell included, and
+// KillAll kills every process of the call, the shell included, and
 // returns when none is left. If some are still there after procKillWait
 // (not ours to kill, or stuck in the kernel), it returns a note that names
 // them for the answer; otherwise "".
-func (g *procGuard) killAll() string {
+func (g *procGuard) KillAll() string {
 	g.stopOnce.Do(func() { close(g.stopPoll) })
 	<-g.pollDone
 	deadline := time.Now().Add(procKillWait)
@@ -404,6 +402,19 @@ func parseProcStat(pid int, b []byte) (procStat, bool) {
 		}
 	}
 	return st, true
+}
+
+// Stat is what /proc/PID/stat says of a process.
+type Stat struct {
+	PPID, Pgrp, Sid int
+	Start           uint64 // clock ticks since boot
+	State           byte   // R, S, D, Z, ...
+}
+
+// ReadStat reads /proc/PID/stat; false when pid names no process.
+func ReadStat(pid int) (Stat, bool) {
+	st, ok := readProcStat(pid)
+	return Stat{PPID: st.ppid, Pgrp: st.pgrp, Sid: st.sid, Start: st.start, State: st.state}, ok
 }
 
 // procName returns the process's name, "?" if it is gone.

@@ -1,4 +1,4 @@
-package codetools
+package proc
 
 import (
 	"crypto/rand"
@@ -10,44 +10,46 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
-// Defaults and bounds of bash's spill files (see [WithBashSpillLimit] and
-// [WithBashSpillRetention]).
+// Defaults and bounds of bash's spill files (codetools' WithBashSpillLimit
+// and WithBashSpillRetention).
 const (
-	defaultSpillMaxBytes = 16 << 20
-	minSpillMaxBytes     = 64 << 10
-	defaultSpillMaxFiles = 16
+	DefaultSpillMaxBytes = 16 << 20
+	MinSpillMaxBytes     = 64 << 10
+	DefaultSpillMaxFiles = 16
 	spillMarkerMax       = 256 // room kept for the marker where the middle is cut
-	spillPattern         = "llmtoolkit-bash-*.log"
+	SpillPattern         = "llmtoolkit-bash-*.log"
 )
 
-// errToolsClosed is returned by a call made after [CodeTools.Close].
-var errToolsClosed = fmt.Errorf("codetools: the tools are closed: %w", os.ErrClosed)
+// ErrClosed is returned by [SpillFiles.Create] after [SpillFiles.Close].
+var ErrClosed = fmt.Errorf("the spill files are closed: %w", os.ErrClosed)
 
-// spillFile holds a command's output on disk in at most limit bytes: the
-// first half as written, then a ring holding the latest bytes. finish turns
+// SpillFile holds a command's output on disk in at most limit bytes: the
+// first half (limit/2 bytes) as written, then a ring holding the latest
+// bytes (the rest, less 256 bytes kept for the marker). Finish turns
 // the ring back into order and puts a marker where the middle was cut, so the
 // file reads as head, marker, tail.
-type spillFile struct {
+type SpillFile struct {
 	f     *os.File
 	limit int64 // the largest size of the finished file
 	head  int64 // bytes kept from the start
 	ring  int64 // bytes kept from the end
 	n     int64 // bytes written in all
 	err   error // the first write error; later writes are dropped
-	cut   bool  // set by finish: the middle was cut out
+	cut   bool  // set by Finish: the middle was cut out
 }
 
-func newSpillFile(f *os.File, limit int64) *spillFile {
+func NewSpillFile(f *os.File, limit int64) *SpillFile {
 	head := limit / 2
-	return &spillFile{f: f, limit: limit, head: head, ring: limit - head - spillMarkerMax}
+	return &SpillFile{f: f, limit: limit, head: head, ring: limit - head - spillMarkerMax}
 }
 
 // Write stores p: into the head while it has room, then into the ring,
 // overwriting the oldest bytes there.
-func (s *spillFile) Write(p []byte) (int, error) {
+func (s *SpillFile) Write(p []byte) (int, error) {
 	written := len(p)
 	if s.err != nil {
 		return written, nil
@@ -79,10 +81,10 @@ func (s *spillFile) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// finish puts the file in reading order and closes it. When the output did
+// Finish puts the file in reading order and closes it. When the output did
 // not fit, the ring is rotated in place (the file briefly grows by at most
 // the ring's size) and a marker line replaces the middle.
-func (s *spillFile) finish() error {
+func (s *SpillFile) Finish() error {
 	if s.err == nil && s.n > s.head+s.ring {
 		s.cut = true
 		s.err = s.rotate()
@@ -93,7 +95,7 @@ func (s *spillFile) finish() error {
 	return s.err
 }
 
-func (s *spillFile) rotate() error {
+func (s *SpillFile) rotate() error {
 	oldest := (s.n - s.head) % s.ring // the ring is [oldest, ring) then [0, oldest)
 	marker := fmt.Sprintf("\n\n[... %s cut here: this file keeps the first %s and the last %s of %s (%d bytes) ...]\n\n",
 		textutil.HumanSize(s.n-s.head-s.ring), textutil.HumanSize(s.head), textutil.HumanSize(s.ring), textutil.HumanSize(s.n), s.n)
@@ -136,14 +138,14 @@ func moveWithin(f *os.File, buf []byte, dst, src, n int64) error {
 	return nil
 }
 
-// spillFiles keeps track of the spill files of one CodeTools, so that they
-// are removed after the retention limits and by [CodeTools.Close].
-type spillFiles struct {
+// SpillFiles keeps track of the spill files of one CodeTools, so that they
+// are removed after the retention limits and by Close (codetools' CodeTools.Close).
+type SpillFiles struct {
 	mu     sync.Mutex
 	closed bool
 	live   map[string]bool // being written
 	kept   []*keptSpill    // finished, oldest first
-	failed []error         // removals that failed, retried by close
+	failed []error         // removals that failed, retried by Close
 	dir    *spillDir       // the folder, opened once
 }
 
@@ -161,15 +163,15 @@ type keptSpill struct {
 	timer *time.Timer // removes it after the age limit; nil without one
 }
 
-// create makes a new spill file in dir (the system temp folder when empty),
+// Create makes a new spill file in dir (the system temp folder when empty),
 // creating dir if needed. The folder is opened once and files are made
 // through its handle; if the path later names another folder (replaced by a
 // link, or a folder elsewhere), it is refused rather than followed.
-func (s *spillFiles) create(dir string) (*os.File, error) {
+func (s *SpillFiles) Create(dir string) (*os.File, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errToolsClosed
+		return nil, ErrClosed
 	}
 	if dir == "" {
 		dir = os.TempDir()
@@ -180,7 +182,7 @@ func (s *spillFiles) create(dir string) (*os.File, error) {
 	}
 	var f *os.File
 	for range 100 {
-		name := strings.Replace(spillPattern, "*", rand.Text()[:12], 1)
+		name := strings.Replace(SpillPattern, "*", rand.Text()[:12], 1)
 		f, err = d.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, os.ErrExist) {
 			break
@@ -198,7 +200,7 @@ func (s *spillFiles) create(dir string) (*os.File, error) {
 
 // openDirLocked returns the open spill folder for path, opening it the
 // first time and checking, each time, that path still leads to it.
-func (s *spillFiles) openDirLocked(path string) (*spillDir, error) {
+func (s *SpillFiles) openDirLocked(path string) (*spillDir, error) {
 	if d := s.dir; d != nil && d.path == path {
 		now, err := os.Stat(d.resolved)
 		held, herr := d.root.Stat(".")
@@ -233,10 +235,10 @@ func (s *spillFiles) openDirLocked(path string) (*spillDir, error) {
 	return s.dir, nil
 }
 
-// keep records that path is finished: it is removed after maxAge (when > 0)
+// Keep records that path is finished: it is removed after maxAge (when > 0)
 // and when more than maxFiles are kept, oldest first. A file finished after
-// close is removed at once.
-func (s *spillFiles) keep(path string, maxAge time.Duration, maxFiles int) {
+// Close is removed at once.
+func (s *SpillFiles) Keep(path string, maxAge time.Duration, maxFiles int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.live, path)
@@ -264,15 +266,14 @@ func (s *spillFiles) keep(path string, maxAge time.Duration, maxFiles int) {
 }
 
 // expire removes a file whose age limit passed. It runs on its own
-// goroutine: a panic is recorded for close instead of crashing the host.
-func (s *spillFiles) expire(k *keptSpill) {
+// goroutine (time.AfterFunc's): a panic is logged with its stack
+// (internal/guard) and recorded for Close instead of crashing the host.
+func (s *SpillFiles) expire(k *keptSpill) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer func() {
-		if v := recover(); v != nil {
-			s.failed = append(s.failed, fmt.Errorf("remove spill file %s: panic: %v", k.path, v))
-		}
-	}()
+	defer guard.Recover("bash spill file expiry", nil, func(err error) {
+		s.failed = append(s.failed, fmt.Errorf("remove spill file %s: %w", k.path, err))
+	})
 	for i, kk := range s.kept {
 		if kk == k {
 			s.kept = append(s.kept[:i], s.kept[i+1:]...)
@@ -282,8 +283,8 @@ func (s *spillFiles) expire(k *keptSpill) {
 	}
 }
 
-// removeLocked removes path; a failure is kept for close, which retries it.
-func (s *spillFiles) removeLocked(path string) {
+// removeLocked removes path; a failure is kept for Close, which retries it.
+func (s *SpillFiles) removeLocked(path string) {
 	if err := s.removeFile(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.failed = append(s.failed, err)
 	}
@@ -291,7 +292,7 @@ func (s *spillFiles) removeLocked(path string) {
 
 // removeFile removes a spill file through the folder's handle (never
 // through a link that replaced the folder).
-func (s *spillFiles) removeFile(path string) error {
+func (s *SpillFiles) removeFile(path string) error {
 	if s.dir == nil || filepath.Dir(path) != s.dir.resolved {
 		return &os.PathError{Op: "remove", Path: path, Err: errors.New("not in the spill folder")}
 	}
@@ -301,10 +302,10 @@ func (s *spillFiles) removeFile(path string) error {
 	return nil
 }
 
-// close removes every spill file still kept and refuses new ones. Files
+// Close removes every spill file still kept and refuses new ones. Files
 // still being written are removed when their command ends. It returns the
 // removals that failed, including earlier ones that fail again.
-func (s *spillFiles) close() error {
+func (s *SpillFiles) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
@@ -334,13 +335,16 @@ func (s *spillFiles) close() error {
 		s.dir = nil
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("codetools: bash spill files: %w", errors.Join(errs...))
+		return fmt.Errorf("bash spill files: %w", errors.Join(errs...))
 	}
 	return nil
 }
 
-// isClosed reports whether close ran.
-func (s *spillFiles) isClosed() bool {
+// Cut reports whether Finish cut the middle out of the file.
+func (s *SpillFile) Cut() bool { return s.cut }
+
+// IsClosed reports whether Close ran.
+func (s *SpillFiles) IsClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed

@@ -1,4 +1,4 @@
-package codetools
+package proc_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 )
 
 // spillData returns n bytes where every 4-byte word holds its own index, so
@@ -27,11 +29,11 @@ func spillData(n int) []byte {
 // writeSpill writes data to a new spill file of the given limit in chunks
 // of the given sizes (the last one repeated), finishes it and returns the
 // file's content and the spill file.
-func writeSpill(t testing.TB, limit int64, data []byte, chunks []int) ([]byte, *spillFile) {
+func writeSpill(t testing.TB, limit int64, data []byte, chunks []int) ([]byte, *proc.SpillFile) {
 	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), spillPattern)
+	f, err := os.CreateTemp(t.TempDir(), proc.SpillPattern)
 	require.NoError(t, err)
-	s := newSpillFile(f, limit)
+	s := proc.NewSpillFile(f, limit)
 	for i, rest := 0, data; len(rest) > 0; i++ {
 		k := min(chunks[min(i, len(chunks)-1)], len(rest))
 		n, err := s.Write(rest[:k])
@@ -39,7 +41,7 @@ func writeSpill(t testing.TB, limit int64, data []byte, chunks []int) ([]byte, *
 		require.Equal(t, k, n)
 		rest = rest[k:]
 	}
-	require.NoError(t, s.finish())
+	require.NoError(t, s.Finish())
 	got, err := os.ReadFile(f.Name())
 	require.NoError(t, err)
 	return got, s
@@ -47,18 +49,26 @@ func writeSpill(t testing.TB, limit int64, data []byte, chunks []int) ([]byte, *
 
 var spillMarkerRE = regexp.MustCompile(`^\n\n\[\.\.\. \S+ cut here: this file keeps the first \S+ and the last \S+ of \S+ \((\d+) bytes\) \.\.\.\]\n\n$`)
 
+// spillLayout is what a spill file of the given limit keeps, as SpillFile
+// documents: the first half, and a ring of the last bytes that leaves room
+// for the marker.
+func spillLayout(limit int64) (head, ring int) {
+	h := limit / 2
+	return int(h), int(limit - h - 256)
+}
+
 // checkSpill asserts that got is data whole, or its head, a marker naming
 // the total size, and its tail, within the limit.
-func checkSpill(t testing.TB, limit int64, data, got []byte, s *spillFile) {
+func checkSpill(t testing.TB, limit int64, data, got []byte, s *proc.SpillFile) {
 	t.Helper()
 	require.LessOrEqual(t, int64(len(got)), limit, "the file outgrew its cap")
-	head, ring := int(s.head), int(s.ring)
+	head, ring := spillLayout(limit)
 	if len(data) <= head+ring {
-		require.False(t, s.cut)
+		require.False(t, s.Cut())
 		require.True(t, bytes.Equal(data, got), "the whole output, in order")
 		return
 	}
-	require.True(t, s.cut)
+	require.True(t, s.Cut())
 	require.Greater(t, len(got), head+ring)
 	require.True(t, bytes.Equal(data[:head], got[:head]), "the head")
 	require.True(t, bytes.Equal(data[len(data)-ring:], got[len(got)-ring:]), "the tail")
@@ -69,7 +79,7 @@ func checkSpill(t testing.TB, limit int64, data, got []byte, s *spillFile) {
 
 func TestSpillFileKeepsHeadAndTail(t *testing.T) {
 	const limit = 64 << 10
-	head, ring := limit/2, limit-limit/2-spillMarkerMax
+	head, ring := spillLayout(limit)
 	tests := []struct {
 		name   string
 		size   int
@@ -100,7 +110,7 @@ func FuzzSpillFile(f *testing.F) {
 	f.Add(uint16(1000), uint32(100), []byte{255})
 	f.Add(uint16(60000), uint32(200000), []byte{7, 0, 250, 13})
 	f.Fuzz(func(t *testing.T, limitSeed uint16, size uint32, chunkSeeds []byte) {
-		limit := int64(2*spillMarkerMax+64) + int64(limitSeed%4096)
+		limit := int64(2*256+64) + int64(limitSeed%4096)
 		size %= 1 << 18
 		chunks := []int{1}
 		for _, c := range chunkSeeds {
@@ -114,14 +124,14 @@ func FuzzSpillFile(f *testing.F) {
 
 // newSpill makes a spill file in dir through the registry, writes to it and
 // hands it back as finished.
-func newSpill(t *testing.T, s *spillFiles, dir string, maxAge time.Duration, maxFiles int) string {
+func newSpill(t *testing.T, s *proc.SpillFiles, dir string, maxAge time.Duration, maxFiles int) string {
 	t.Helper()
-	f, err := s.create(dir)
+	f, err := s.Create(dir)
 	require.NoError(t, err)
 	_, err = f.WriteString("output")
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	s.keep(f.Name(), maxAge, maxFiles)
+	s.Keep(f.Name(), maxAge, maxFiles)
 	return f.Name()
 }
 
@@ -132,7 +142,7 @@ func exists(path string) bool {
 
 func TestSpillFilesRetention(t *testing.T) {
 	t.Run("at most maxFiles, oldest removed first", func(t *testing.T) {
-		var s spillFiles
+		var s proc.SpillFiles
 		dir := t.TempDir()
 		a := newSpill(t, &s, dir, 0, 2)
 		b := newSpill(t, &s, dir, 0, 2)
@@ -140,71 +150,71 @@ func TestSpillFilesRetention(t *testing.T) {
 		assert.False(t, exists(a))
 		assert.True(t, exists(b))
 		assert.True(t, exists(c))
-		require.NoError(t, s.close())
+		require.NoError(t, s.Close())
 		assert.False(t, exists(b))
 		assert.False(t, exists(c))
 	})
 	t.Run("removed after maxAge", func(t *testing.T) {
-		var s spillFiles
+		var s proc.SpillFiles
 		a := newSpill(t, &s, t.TempDir(), 100*time.Millisecond, 10)
 		assert.True(t, exists(a))
 		assert.Eventually(t, func() bool { return !exists(a) }, 10*time.Second, 10*time.Millisecond)
-		require.NoError(t, s.close())
+		require.NoError(t, s.Close())
 	})
 	t.Run("a folder is made", func(t *testing.T) {
-		var s spillFiles
+		var s proc.SpillFiles
 		dir := filepath.Join(t.TempDir(), "a", "b")
 		a := newSpill(t, &s, dir, 0, 10)
 		assert.Equal(t, dir, filepath.Dir(a))
-		require.NoError(t, s.close())
+		require.NoError(t, s.Close())
 		assert.False(t, exists(a))
 	})
 	t.Run("after close: no new file, a late one removed", func(t *testing.T) {
-		var s spillFiles
+		var s proc.SpillFiles
 		dir := t.TempDir()
-		f, err := s.create(dir)
+		f, err := s.Create(dir)
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
-		require.NoError(t, s.close())
+		require.NoError(t, s.Close())
 		assert.True(t, exists(f.Name()), "still being written")
-		s.keep(f.Name(), 0, 10)
+		s.Keep(f.Name(), 0, 10)
 		assert.False(t, exists(f.Name()))
-		_, err = s.create(dir)
+		_, err = s.Create(dir)
 		require.ErrorIs(t, err, os.ErrClosed)
 	})
 }
 
 func TestSpillFilesCloseReportsFailures(t *testing.T) {
-	var s spillFiles
+	var s proc.SpillFiles
 	dir := t.TempDir()
 	a := newSpill(t, &s, dir, 0, 10)
 	// A non-empty folder in the file's place cannot be removed.
 	require.NoError(t, os.Remove(a))
 	require.NoError(t, os.MkdirAll(filepath.Join(a, "x"), 0o755))
-	err := s.close()
+	err := s.Close()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), a)
 	assert.Contains(t, err.Error(), "bash spill files")
 
 	// A failure of the retention limits is kept and retried by close.
-	var s2 spillFiles
+	var s2 proc.SpillFiles
 	b := newSpill(t, &s2, dir, 0, 1)
 	require.NoError(t, os.Remove(b))
 	require.NoError(t, os.MkdirAll(filepath.Join(b, "x"), 0o755))
 	c := newSpill(t, &s2, dir, 0, 1) // pushes b out: its removal fails
-	err = s2.close()
+	err = s2.Close()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), b)
 	assert.False(t, exists(c))
 
 	// The retry succeeds once the obstacle is gone.
-	var s3 spillFiles
+	var s3 proc.SpillFiles
 	d := newSpill(t, &s3, dir, 0, 1)
 	require.NoError(t, os.Remove(d))
 	require.NoError(t, os.MkdirAll(filepath.Join(d, "x"), 0o755))
 	newSpill(t, &s3, dir, 0, 1)
 	require.NoError(t, os.RemoveAll(filepath.Join(d, "x")))
-	require.NoError(t, s3.close())
+	require.NoError(t, s3.Close())
 	assert.False(t, exists(d))
 }
 
@@ -214,15 +224,15 @@ func BenchmarkSpillFile1GiB(b *testing.B) {
 	p := bytes.Repeat([]byte("y\n"), 16<<10)
 	b.SetBytes(1 << 30)
 	for b.Loop() {
-		f, err := os.CreateTemp(b.TempDir(), spillPattern)
+		f, err := os.CreateTemp(b.TempDir(), proc.SpillPattern)
 		require.NoError(b, err)
-		s := newSpillFile(f, defaultSpillMaxBytes)
+		s := proc.NewSpillFile(f, proc.DefaultSpillMaxBytes)
 		for range (1 << 30) / len(p) {
 			_, _ = s.Write(p)
 		}
-		require.NoError(b, s.finish())
+		require.NoError(b, s.Finish())
 		info, err := os.Stat(f.Name())
 		require.NoError(b, err)
-		require.LessOrEqual(b, info.Size(), int64(defaultSpillMaxBytes))
+		require.LessOrEqual(b, info.Size(), int64(proc.DefaultSpillMaxBytes))
 	}
 }

@@ -1,9 +1,9 @@
 //go:build !linux
 
-package codetools
+package proc
 
 import "github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 
 // newContainedGuard is never called here: no command is contained on this
 // system (sandbox.Cmd.Contained is false).
-func newContainedGuard(*sandbox.Cmd) callGuard { return nil }
+func newContainedGuard(*sandbox.Cmd) Guard { return nil }

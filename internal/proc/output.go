@@ -1,4 +1,4 @@
-package codetools
+package proc
 
 import (
 	"bytes"
@@ -10,31 +10,39 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
-// Limits of what bash shows: the tail of the output.
+// Limits of what bash shows: the tail of the output (MaxLines lines or
+// MaxBytes bytes, whichever is shorter).
 const (
-	bashMaxLines = 2000
-	bashMaxBytes = 50 * 1024
+	MaxLines = 2000
+	MaxBytes = 50 * 1024
 )
 
-// outputCapture keeps everything a command writes in bounded memory: the
+// Output keeps everything a command writes in bounded memory: the
 // whole output while it is small, then the last bytes in memory for the
-// answer plus a spill file on disk, itself capped (see [spillFile]).
-type outputCapture struct {
+// answer plus a spill file on disk, itself capped (see [SpillFile]).
+type Output struct {
 	mu      sync.Mutex
 	create  func() (*os.File, error) // makes the spill file
 	limit   int64                    // the spill file's cap
 	buf     []byte                   // everything until spilled, then the tail
-	spill   *spillFile               // the output on disk, once it outgrew the limits
+	spill   *SpillFile               // the output on disk, once it outgrew the limits
 	path    string                   // the spill file's name, once made
 	cut     bool                     // the spill file lost its middle
-	done    bool                     // finish ran
+	done    bool                     // Finish ran
 	fileErr error
 	total   int64
 	lines   int // '\n' seen
 	last    byte
 }
 
-func (o *outputCapture) Write(p []byte) (int, error) {
+// NewOutput returns an empty capture; create makes its spill file, capped
+// at limit bytes (see [SpillFile]).
+func NewOutput(create func() (*os.File, error), limit int64) *Output {
+	return &Output{create: create, limit: limit}
+}
+
+// Write keeps p; it never fails (a spill file's error shows in Text).
+func (o *Output) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(p) == 0 {
@@ -43,11 +51,11 @@ func (o *outputCapture) Write(p []byte) (int, error) {
 	o.total += int64(len(p))
 	o.lines += bytes.Count(p, []byte{'\n'})
 	o.last = p[len(p)-1]
-	if o.spill == nil && o.fileErr == nil && !o.done && (len(o.buf)+len(p) > bashMaxBytes || o.lines > bashMaxLines) {
+	if o.spill == nil && o.fileErr == nil && !o.done && (len(o.buf)+len(p) > MaxBytes || o.lines > MaxLines) {
 		var f *os.File
 		if f, o.fileErr = o.create(); o.fileErr == nil {
 			o.path = f.Name()
-			o.spill = newSpillFile(f, o.limit)
+			o.spill = NewSpillFile(f, o.limit)
 			_, _ = o.spill.Write(o.buf) // a write error is kept and reported by finish
 		}
 	}
@@ -56,22 +64,22 @@ func (o *outputCapture) Write(p []byte) (int, error) {
 	}
 	o.buf = append(o.buf, p...)
 	if o.spill != nil || o.fileErr != nil || o.path != "" {
-		if len(o.buf) > 2*bashMaxBytes { // keep only the tail
-			n := copy(o.buf, o.buf[len(o.buf)-bashMaxBytes:])
+		if len(o.buf) > 2*MaxBytes { // keep only the tail
+			n := copy(o.buf, o.buf[len(o.buf)-MaxBytes:])
 			o.buf = o.buf[:n]
 		}
 	}
 	return len(p), nil
 }
 
-// finish closes the spill file, if one was made, and returns its name ("" if
-// none). Output written after finish is no longer spilled. It is idempotent.
-func (o *outputCapture) finish() string {
+// Finish closes the spill file, if one was made, and returns its name ("" if
+// none). Output written after Finish is no longer spilled. It is idempotent.
+func (o *Output) Finish() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.done = true
 	if o.spill != nil {
-		if err := o.spill.finish(); err != nil && o.fileErr == nil {
+		if err := o.spill.Finish(); err != nil && o.fileErr == nil {
 			o.fileErr = err
 		}
 		o.cut = o.spill.cut
@@ -81,7 +89,7 @@ func (o *outputCapture) finish() string {
 }
 
 // totalLines counts the last line even without its '\n'.
-func (o *outputCapture) totalLines() int {
+func (o *Output) totalLines() int {
 	if o.total == 0 {
 		return 0
 	}
@@ -91,12 +99,12 @@ func (o *outputCapture) totalLines() int {
 	return o.lines
 }
 
-// text returns what the model sees: the output, or its tail with the
+// Text returns what the model sees: the output, or its tail with the
 // notice `[Showing lines A-B of N. Full output: PATH]` (`Output cut to its
 // first X and last Y of Z: PATH` when the spill file hit its cap), or
-// "(no output)". It calls finish.
-func (o *outputCapture) text() string {
-	o.finish()
+// "(no output)". It calls Finish.
+func (o *Output) Text() string {
+	o.Finish()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.total == 0 {
@@ -107,8 +115,8 @@ func (o *outputCapture) text() string {
 		return strings.ToValidUTF8(strings.TrimSuffix(string(o.buf), "\n"), "\uFFFD")
 	}
 	tail := o.buf
-	if len(tail) > bashMaxBytes {
-		tail = tail[len(tail)-bashMaxBytes:]
+	if len(tail) > MaxBytes {
+		tail = tail[len(tail)-MaxBytes:]
 	}
 	tail = bytes.TrimSuffix(tail, []byte{'\n'})
 	partial := false
@@ -120,7 +128,7 @@ func (o *outputCapture) text() string {
 		}
 	}
 	shown := bytes.Count(tail, []byte{'\n'}) + 1
-	for shown > bashMaxLines {
+	for shown > MaxLines {
 		tail = tail[bytes.IndexByte(tail, '\n')+1:]
 		shown--
 	}
@@ -143,4 +151,25 @@ func (o *outputCapture) text() string {
 		return fmt.Sprintf("%s\n\n[Showing the last %s of line %d of %d. %s]", text, textutil.HumanSize(int64(len(tail))), n, n, where)
 	}
 	return fmt.Sprintf("%s\n\n[Showing lines %d-%d of %d. %s]", text, n-shown+1, n, n, where)
+}
+
+// Total is the number of bytes written.
+func (o *Output) Total() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.total
+}
+
+// Path is the spill file's name, "" when none was made.
+func (o *Output) Path() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.path
+}
+
+// Cut reports whether the spill file lost its middle (known after Finish).
+func (o *Output) Cut() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cut
 }
