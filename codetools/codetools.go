@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 )
 
 // CodeTools is a [llmtoolkit.Resolver] over the built-in tools, confined to
@@ -20,8 +21,9 @@ type CodeTools struct {
 	tools    []llmtoolkit.Tool
 	handlers map[string]handler
 	byName   map[string]int
-	locks    pathLocks  // serialises the write tools per file
-	spills   spillFiles // bash's spill files, removed by Close
+	conf     *confine.Root // confines paths to root (the same dir and root)
+	locks    pathLocks     // serialises the write tools per file
+	spills   spillFiles    // bash's spill files, removed by Close
 	sbx      sandboxState
 }
 
@@ -69,6 +71,7 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 		return nil, fmt.Errorf("codetools: open root %q: %w", root, err)
 	}
 	c := &CodeTools{dir: abs, root: fsroot, cfg: defaultConfig(), handlers: map[string]handler{}, byName: map[string]int{}}
+	c.conf = &confine.Root{FS: fsroot, Dir: abs, Outside: ErrOutsideRoot, ReadName: readName}
 	for _, opt := range opts {
 		opt(&c.cfg)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -35,7 +36,7 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	}
 	linfo, err := c.root.Lstat(rel)
 	if err != nil {
-		return "", fileError(p, err)
+		return "", c.conf.FileError(p, err)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "path: %s\n", shownPath(rel))
@@ -60,7 +61,7 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 		// Open without blocking and take the facts from the opened
 		// descriptor: a named pipe renamed over the file since the stat
 		// above is refused, never opened for reading.
-		f, info, err = c.openChecked(p, real, wantFile)
+		f, info, err = c.conf.Open(p, real, confine.File)
 		if err != nil {
 			return "", err
 		}
@@ -72,19 +73,19 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	if f != nil {
 		head, err := textutil.ReadHead(f)
 		if err != nil {
-			return "", fileError(p, err)
+			return "", c.conf.FileError(p, err)
 		}
 		mime, binary := textutil.Sniff(head)
 		fmt.Fprintf(&sb, "mime: %s\n", mime)
 		fmt.Fprintf(&sb, "binary: %t\n", binary)
 		if !binary {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return "", fileError(p, err)
+				return "", c.conf.FileError(p, err)
 			}
 			r := lineReader{br: newReader(ctx, f)}
 			n, err := r.countRest()
 			if err != nil {
-				return "", scanError(p, "while counting its lines", err)
+				return "", c.scanError(p, "while counting its lines", err)
 			}
 			fmt.Fprintf(&sb, "lines: %d\n", n)
 		}
@@ -119,19 +120,19 @@ func typeName(info fs.FileInfo) string {
 // link leads outside the root, which is then described, never followed).
 // A path whose folders lead outside the root is an error.
 func (c *CodeTools) infoTarget(ctx context.Context, p string) (described, real string, err error) {
-	rel, err := c.rel("path", p, false)
+	rel, err := c.conf.Rel("path", p, false)
 	if err != nil {
 		return "", "", err
 	}
 	described = rel
 	if dir, base := filepath.Split(rel); dir != "" {
-		d, err := c.resolve(ctx, "path", p, filepath.Clean(dir))
+		d, err := c.conf.Resolve(ctx, "path", p, filepath.Clean(dir))
 		if err != nil {
 			return "", "", err
 		}
 		described = filepath.Join(d, base)
 	}
-	real, err = c.resolve(ctx, "path", p, described)
+	real, err = c.conf.Resolve(ctx, "path", p, described)
 	if errors.Is(err, ErrOutsideRoot) {
 		return described, "", nil
 	}
@@ -155,7 +156,7 @@ func (c *CodeTools) infoPathFact() *llmtoolkit.PathArguments {
 
 // linkProblem says why a link cannot be followed.
 func linkProblem(err error) string {
-	if isEscape(err) {
+	if confine.IsEscape(err) {
 		return "it points outside the working directory"
 	}
 	if strings.Contains(err.Error(), "no such file") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
@@ -79,7 +80,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 	walkFrom := start
 	if base != "" {
 		bi, err := c.root.Stat(path.Join(prefix, base))
-		if err != nil && isEscape(err) {
+		if err != nil && confine.IsEscape(err) {
 			return "", fmt.Errorf("pattern %q leads outside the working directory through a symbolic link: %w", given, ErrOutsideRoot)
 		}
 		if err != nil || !bi.IsDir() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -145,7 +146,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		searchers[i] = fileSearcher{q: q, limit: limit, maxText: c.cfg.part2.grepMaxBytes}
 	}
 	if !info.IsDir() {
-		f, _, err := c.openChecked(pathArg, start, wantFile)
+		f, _, err := c.conf.Open(pathArg, start, confine.File)
 		if err != nil {
 			return "", err
 		}

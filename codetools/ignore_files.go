@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
 )
@@ -57,7 +58,7 @@ func ignoreKindError(rel string, m fs.FileMode) error {
 // readIgnoreFileIn reads the ignore file name (relative to root) under the
 // rules above; rel names it in errors. A missing file gives an error
 // matching fs.ErrNotExist.
-func readIgnoreFileIn(root *os.Root, name, rel string) ([]byte, error) {
+func readIgnoreFileIn(conf *confine.Root, root *os.Root, name, rel string) ([]byte, error) {
 	// os.Root follows a final symbolic link (inside the root) whatever the
 	// open flags say, so the link is refused on an lstat, and the file
 	// opened must be the one lstat saw.
@@ -68,7 +69,7 @@ func readIgnoreFileIn(root *os.Root, name, rel string) ([]byte, error) {
 	if !lst.Mode().IsRegular() {
 		return nil, ignoreKindError(rel, lst.Mode())
 	}
-	f, info, err := openCheckedIn(root, rel, name, os.O_RDONLY, 0, wantFile)
+	f, info, err := conf.OpenIn(root, rel, name, os.O_RDONLY, 0, confine.File)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func (c *CodeTools) ignoreAbove(ctx context.Context, dir string) (*gitignore.Mat
 		cur, done = sub, path.Join(done, name)
 		here := cur
 		m, err = gitignore.LoadDir(func(string) ([]byte, error) {
-			return readIgnoreFileIn(here, ".gitignore", path.Join(done, ".gitignore"))
+			return readIgnoreFileIn(c.conf, here, ".gitignore", path.Join(done, ".gitignore"))
 		}, done, m)
 		logIgnoreProblem(err)
 	}
@@ -160,7 +161,7 @@ func (c *CodeTools) ignoreAbove(ctx context.Context, dir string) (*gitignore.Mat
 // readIgnoreFile reads an ignore file named by its root-relative,
 // slash-separated path.
 func (c *CodeTools) readIgnoreFile(name string) ([]byte, error) {
-	return readIgnoreFileIn(c.root, filepath.FromSlash(name), name)
+	return readIgnoreFileIn(c.conf, c.root, filepath.FromSlash(name), name)
 }
 
 // loadIgnore returns m with the rules of the .gitignore of folder d (at

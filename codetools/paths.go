@@ -1,43 +1,41 @@
 package codetools
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit"
 )
 
 // ErrOutsideRoot is wrapped by the error for a path that leaves the root.
 var ErrOutsideRoot = errors.New("outside the working directory")
 
-// rel turns a path argument into a clean, slash-free-of-".." path relative to
-// the root, for use with c.root (os.Root). Relative paths are taken from the
-// root; absolute paths are accepted when they are inside it. The empty path
-// is refused unless allowEmpty, when it means ".". A name quoted as the
-// listings show it (shownName) is read back first. os.Root still checks
-// every component, so a symbolic link cannot escape either.
-func (c *CodeTools) rel(arg, p string, allowEmpty bool) (string, error) {
-	p = readName(p) // a name as the listings show it (shown_names.go)
-	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("%s %q contains a NUL byte", arg, p)
+// canonical is the one function that turns a path argument into the path
+// a tool opens (internal/confine: the path confined to the root, its links
+// inside the root followed, a link out refused). The tools open what it
+// returns, and their definitions declare it ([llmtoolkit.Tool.Paths]) so
+// that a permission layer checks the same path: the two cannot disagree.
+func (c *CodeTools) canonical(ctx context.Context, arg, p string, allowEmpty bool) (string, error) {
+	return c.conf.Canonical(ctx, arg, p, allowEmpty)
+}
+
+// pathFact declares the tool's "path" argument with the function the tool
+// opens it with.
+func pathFact(canon func(ctx context.Context, p string) (string, error)) *llmtoolkit.PathArguments {
+	return &llmtoolkit.PathArguments{
+		Names: []string{"path"},
+		Canonical: func(ctx context.Context, _, value string) (string, error) {
+			r, err := canon(ctx, value)
+			return filepath.ToSlash(r), err
+		},
 	}
-	if p == "" {
-		if !allowEmpty {
-			return "", fmt.Errorf("%s is empty; give a path relative to the working directory", arg)
-		}
-		return ".", nil
-	}
-	native := filepath.FromSlash(p)
-	if filepath.IsAbs(native) {
-		r, err := filepath.Rel(c.dir, filepath.Clean(native))
-		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return "", fmt.Errorf("path %q is %w", p, ErrOutsideRoot)
-		}
-		return r, nil
-	}
-	r := filepath.Clean(native)
-	if r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("path %q is %w", p, ErrOutsideRoot)
-	}
-	return r, nil
+}
+
+// readPathFact is pathFact for the tools that read what path names;
+// allowEmpty says whether an empty path means the root.
+func (c *CodeTools) readPathFact(allowEmpty bool) *llmtoolkit.PathArguments {
+	return pathFact(func(ctx context.Context, p string) (string, error) {
+		return c.canonical(ctx, "path", p, allowEmpty)
+	})
 }

@@ -74,7 +74,7 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	if err := ex.refuseStart("path", p, rel); err != nil {
 		return "", err
 	}
-	top, err := openWalkStart(c.root, p, rel)
+	top, err := openWalkStart(c.conf, p, rel)
 	if err != nil {
 		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
 			return "", fmt.Errorf("Path not found: %s", p)

@@ -145,7 +145,7 @@ func TestTreeDirsStayUnderLimit(t *testing.T) {
 	defer func() { treeMaxHandles = saved }()
 	treeMaxHandles = 5
 
-	top, err := openWalkStart(c.root, "comb", "comb")
+	top, err := openWalkStart(c.conf, "comb", "comb")
 	require.NoError(t, err)
 	var s treeDirs
 	s.push("", top)

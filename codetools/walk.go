@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
 )
 
@@ -127,7 +128,7 @@ func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker in
 			return err
 		}
 	}
-	top, err := openWalkStart(c.root, slashPath(start), start)
+	top, err := openWalkStart(c.conf, slashPath(start), start)
 	if err != nil {
 		return err
 	}
@@ -246,7 +247,7 @@ func (c *CodeTools) startPoint(ctx context.Context, arg, p string) (rel string, 
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("%s %q does not exist: %w", arg, p, err)
 		}
-		if isEscape(err) {
+		if confine.IsEscape(err) {
 			return "", nil, fmt.Errorf("%s %q is %w (through a symbolic link)", arg, p, ErrOutsideRoot)
 		}
 		return "", nil, fmt.Errorf("%s %q: %w", arg, p, err)

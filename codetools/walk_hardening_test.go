@@ -180,7 +180,7 @@ func TestWalkOpensRefuseSpecialFiles(t *testing.T) {
 		t.Skip("no named pipes:", err)
 	}
 	writeTestFile(t, dir, "file.txt", "x")
-	d, err := openWalkStart(c.root, ".", ".")
+	d, err := openWalkStart(c.conf, ".", ".")
 	require.NoError(t, err)
 	defer d.close()
 	type result struct{ err error }
@@ -222,7 +222,7 @@ func TestWalkOpensRefuseSpecialFiles(t *testing.T) {
 	})
 	assert.Error(t, err, "open of a file as a folder")
 	err = within("openWalkStart", func() error {
-		s, err := openWalkStart(c.root, "pipe", "pipe")
+		s, err := openWalkStart(c.conf, "pipe", "pipe")
 		if err == nil {
 			s.close()
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"golang.org/x/sys/unix"
 )
 
@@ -28,8 +29,8 @@ type walkDirOS struct {
 // openWalkStart opens the folder rel of root (p names it in errors) where a
 // walk starts, without blocking, and checks on the descriptor that it is a
 // folder.
-func openWalkStart(root *os.Root, p, rel string) (*walkDir, error) {
-	f, _, err := openCheckedIn(root, p, rel, os.O_RDONLY, 0, wantDir)
+func openWalkStart(conf *confine.Root, p, rel string) (*walkDir, error) {
+	f, _, err := conf.Open(p, rel, confine.Dir)
 	if err != nil {
 		return nil, err
 	}

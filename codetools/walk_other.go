@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 )
 
 // Elsewhere the walkers open every folder as an [os.Root] below its parent,
@@ -17,22 +19,23 @@ import (
 
 type walkDirOS struct {
 	root *os.Root
+	conf *confine.Root // the root the walk is confined to, for errors
 }
 
 // openWalkStart opens the folder rel of root (p names it in errors) where a
 // walk starts.
-func openWalkStart(root *os.Root, p, rel string) (*walkDir, error) {
-	f, _, err := openCheckedIn(root, p, rel, os.O_RDONLY, 0, wantDir)
+func openWalkStart(conf *confine.Root, p, rel string) (*walkDir, error) {
+	f, _, err := conf.Open(p, rel, confine.Dir)
 	if err != nil {
 		return nil, err
 	}
 	f.Close()
-	r, err := root.OpenRoot(rel)
+	r, err := conf.FS.OpenRoot(rel)
 	if err != nil {
-		return nil, fileError(p, err)
+		return nil, conf.FileError(p, err)
 	}
 	d := &walkDir{}
-	d.root = r
+	d.root, d.conf = r, conf
 	return d, nil
 }
 
@@ -46,7 +49,7 @@ func (d *walkDir) openSub(name string) (*walkDir, error) {
 		return nil, err
 	}
 	s := &walkDir{}
-	s.root = r
+	s.root, s.conf = r, d.conf
 	return s, nil
 }
 
@@ -67,7 +70,7 @@ func (d *walkDir) open(name string) (io.ReadCloser, error) {
 	if fi, err := d.root.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrInvalid}
 	}
-	f, _, err := openCheckedIn(d.root, name, name, os.O_RDONLY, 0, wantFile)
+	f, _, err := d.conf.OpenIn(d.root, name, name, os.O_RDONLY, 0, confine.File)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +80,7 @@ func (d *walkDir) open(name string) (io.ReadCloser, error) {
 // readFile reads the ignore file name of the folder; rel names it in
 // errors. See ignore_files.go.
 func (d *walkDir) readFile(name, rel string) ([]byte, error) {
-	return readIgnoreFileIn(d.root, name, rel)
+	return readIgnoreFileIn(d.conf, d.root, name, rel)
 }
 
 func (d *walkDir) modTime(name string) (time.Time, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/atomicfile"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -64,8 +65,8 @@ func (c *CodeTools) makeParents(p, rel string) error {
 		return nil
 	}
 	if err := c.root.MkdirAll(dir, 0o755); err != nil {
-		if isEscape(err) {
-			return fmt.Errorf("path %q is %w (through a symbolic link)", p, ErrOutsideRoot)
+		if confine.IsEscape(err) {
+			return c.conf.OutsideError(p)
 		}
 		return fmt.Errorf("create the folders of %s: %w", p, err)
 	}
@@ -77,7 +78,7 @@ func (c *CodeTools) makeParents(p, rel string) error {
 // blocking and checked on the opened descriptor, so a named pipe or a
 // device is refused, never read.
 func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
-	f, info, err := c.openChecked(p, rel, wantFile)
+	f, info, err := c.conf.Open(p, rel, confine.File)
 	if err != nil {
 		return "", nil, err
 	}
@@ -91,7 +92,7 @@ func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
 	}
 	data, err := readUpTo(f, info.Size(), c.cfg.maxEditBytes)
 	if err != nil {
-		return "", nil, fileError(p, err)
+		return "", nil, c.conf.FileError(p, err)
 	}
 	if int64(len(data)) > c.cfg.maxEditBytes { // it grew since the open
 		return "", nil, tooLarge(int64(len(data)))
@@ -116,8 +117,8 @@ func readUpTo(f io.Reader, size, limit int64) ([]byte, error) {
 // mode.
 func (c *CodeTools) writeAtomic(p, rel, content string) error {
 	if err := atomicfile.WriteFile(c.root, rel, []byte(content), newFileMode); err != nil {
-		if isEscape(errors.Unwrap(err)) || isEscape(err) {
-			return fmt.Errorf("path %q is %w (through a symbolic link)", p, ErrOutsideRoot)
+		if confine.IsEscape(errors.Unwrap(err)) || confine.IsEscape(err) {
+			return c.conf.OutsideError(p)
 		}
 		if errors.Is(err, atomicfile.ErrNotRegular) {
 			return fmt.Errorf("write %s refused: %w", p, err)
