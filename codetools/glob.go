@@ -14,6 +14,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 const globDefaultLimit = 1000
@@ -92,8 +93,8 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		mu   sync.Mutex
 		hits []globHit
 	)
-	err = c.walk(ctx, walkFrom, func(_ int, f walkFile) {
-		rel, ok := strings.CutPrefix(f.rel, prefix)
+	err = c.walk(ctx, walkFrom, func(_ int, f walk.File) {
+		rel, ok := strings.CutPrefix(f.Rel, prefix)
 		if !ok {
 			return // never: the walk starts inside prefix
 		}
@@ -103,12 +104,12 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		if ok, _ := doublestar.Match(match, rel); !ok {
 			return
 		}
-		mod, err := f.dir.modTime(f.name)
+		mod, err := f.Dir.ModTime(f.Name)
 		if err != nil {
 			return
 		}
 		mu.Lock()
-		hits = append(hits, globHit{rel: f.rel, mod: mod})
+		hits = append(hits, globHit{rel: f.Rel, mod: mod})
 		mu.Unlock()
 	})
 	if err != nil {

@@ -3,9 +3,12 @@ package codetools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 )
 
 // ErrOutsideRoot is wrapped by the error for a path that leaves the root.
@@ -38,4 +41,26 @@ func (c *CodeTools) readPathFact(allowEmpty bool) *llmtoolkit.PathArguments {
 	return pathFact(func(ctx context.Context, p string) (string, error) {
 		return c.canonical(ctx, "path", p, allowEmpty)
 	})
+}
+
+// startPoint resolves a path argument to where a walk starts: the clean
+// relative path and whether it is a folder. A missing path, or one that a
+// symbolic link leads outside the root (an error wrapping [ErrOutsideRoot]),
+// is an error that names the argument.
+func (c *CodeTools) startPoint(ctx context.Context, arg, p string) (rel string, info fs.FileInfo, err error) {
+	rel, err = c.canonical(ctx, arg, p, true)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err = c.root.Stat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, fmt.Errorf("%s %q does not exist: %w", arg, p, err)
+		}
+		if confine.IsEscape(err) {
+			return "", nil, fmt.Errorf("%s %q is %w (through a symbolic link)", arg, p, ErrOutsideRoot)
+		}
+		return "", nil, fmt.Errorf("%s %q: %w", arg, p, err)
+	}
+	return rel, info, nil
 }
