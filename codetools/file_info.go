@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -51,10 +52,10 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 			fmt.Fprintf(&sb, "target: cannot be followed (%s)\n", linkProblem(err))
 			info = linfo
 		} else {
-			fmt.Fprintf(&sb, "target type: %s\n", typeName(info))
+			fmt.Fprintf(&sb, "target type: %s\n", fsmode.Short(info.Mode()))
 		}
 	} else {
-		fmt.Fprintf(&sb, "type: %s\n", typeName(info))
+		fmt.Fprintf(&sb, "type: %s\n", fsmode.Short(info.Mode()))
 	}
 	var f *os.File
 	if info.Mode().IsRegular() {
@@ -91,26 +92,6 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n"), nil
-}
-
-// typeName names the kind of a file.
-func typeName(info fs.FileInfo) string {
-	m := info.Mode()
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m.IsRegular():
-		return "file"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "other"
 }
 
 // infoTarget is file_info's canonical function. It returns the path

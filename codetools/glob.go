@@ -63,11 +63,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		return "", err
 	}
 	if !info.IsDir() {
-		kind := "file"
-		if !info.Mode().IsRegular() {
-			kind = fsmode.Name(info.Mode())
-		}
-		return "", fmt.Errorf("path %q is a %s, not a folder; give the folder to search in", pathArg, kind)
+		return "", fmt.Errorf("path %q is a %s, not a folder; give the folder to search in", pathArg, fsmode.Short(info.Mode()))
 	}
 	prefix := path.Clean(strings.ReplaceAll(start, "\\", "/"))
 	if prefix == "." {

@@ -1,11 +1,16 @@
 package codetools
 
+// How the tools turn a path argument into the path they open and the path
+// they declare ([llmtoolkit.Tool.Paths]): one canonical function per kind of
+// argument, over internal/confine, shared by the check and the open.
+
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
@@ -41,6 +46,45 @@ func (c *CodeTools) readPathFact(allowEmpty bool) *llmtoolkit.PathArguments {
 	return pathFact(func(ctx context.Context, p string) (string, error) {
 		return c.canonical(ctx, "path", p, allowEmpty)
 	})
+}
+
+// writeTarget confines a write tool's path argument and follows its
+// symbolic links inside the root ([CodeTools.canonical]), so that writes
+// replace the file a link points to and two names of one file share one
+// lock; it refuses the root itself and a path written as a folder. It is
+// the canonical function the write tools declare ([CodeTools.writePathFact]).
+func (c *CodeTools) writeTarget(ctx context.Context, p string) (string, error) {
+	real, err := c.canonical(ctx, "path", p, false)
+	if err != nil {
+		return "", err
+	}
+	if real == "." {
+		return "", fmt.Errorf("%s is the working directory itself, not a file", p)
+	}
+	if end, ok := folderEnding(p); ok {
+		return "", fmt.Errorf("path %q names a folder (it ends with %q), not a file; give the file's path, without the trailing %q", p, end, end)
+	}
+	return real, nil
+}
+
+// writePathFact declares the write tools' "path" argument with writeTarget.
+func (c *CodeTools) writePathFact() *llmtoolkit.PathArguments {
+	return pathFact(func(ctx context.Context, p string) (string, error) { return c.writeTarget(ctx, p) })
+}
+
+// folderEnding reports whether p, as written, can only name a folder: it
+// ends with a separator, or its last element is "." or "..". It returns
+// that ending.
+func folderEnding(p string) (string, bool) {
+	native := filepath.FromSlash(p)
+	if strings.HasSuffix(native, string(filepath.Separator)) {
+		return p[len(p)-1:], true
+	}
+	switch filepath.Base(native) {
+	case ".", "..":
+		return filepath.Base(native), true
+	}
+	return "", false
 }
 
 // startPoint resolves a path argument to where a walk starts: the clean

@@ -1,8 +1,6 @@
 package codetools
 
-import (
-	"path/filepath"
-)
+// The JSON Schema pieces the tools' definitions are written with.
 
 // schemaObject returns a JSON Schema object with these properties.
 func schemaObject(props map[string]any, required ...string) map[string]any {
@@ -17,6 +15,3 @@ func schemaObject(props map[string]any, required ...string) map[string]any {
 func pathProperty(description string) map[string]any {
 	return map[string]any{"type": "string", "description": description}
 }
-
-// slashPath shows a root-relative path the way the tools print paths.
-func slashPath(rel string) string { return filepath.ToSlash(rel) }
