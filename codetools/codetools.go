@@ -107,7 +107,7 @@ func (c *CodeTools) specs() []toolSpec {
 		c.httpGetSpec(),
 	}
 	// The path arguments, declared with the function each tool opens them
-	// with (resolve.go), for permission checks.
+	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
 		"read_file": c.readPathFact(false), "file_info": c.infoPathFact(),
 		"list_directory": c.readPathFact(true), "tree": c.readPathFact(true),

@@ -41,10 +41,10 @@ type File struct {
 type Walker struct {
 	// Root is the root the walk is confined to.
 	Root *confine.Root
-	// Go runs fn in a new goroutine and returns a channel that receives
-	// fn's error once; a panic in fn must come back as an error, not end
-	// the process (codetools passes its goroutine guard). what names the
-	// goroutine.
+	// Go (required) runs fn in a new goroutine and returns a channel
+	// that receives fn's error once; a panic in fn must come back as an
+	// error, not end the process (codetools passes its goroutine guard).
+	// what names the goroutine.
 	Go func(what string, fn func() error) <-chan error
 	// Excluded reports the root-relative paths that the host's rules leave
 	// out; a folder left out is never opened. Nil excludes nothing.
