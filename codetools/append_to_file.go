@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 )
 
 func (c *CodeTools) appendToFileSpec() toolSpec {
@@ -39,7 +40,7 @@ func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (stri
 	// Open without blocking and check the type on the opened descriptor: a
 	// named pipe (with or without a reader), a socket or a device is
 	// refused, never written to.
-	f, info, err := openCheckedIn(c.root, p, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, newFileMode, wantFile)
+	f, info, err := c.conf.OpenIn(c.root, p, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, newFileMode, confine.File)
 	if err != nil {
 		if info, serr := c.root.Stat(rel); serr == nil && info.IsDir() {
 			return "", fmt.Errorf("%s is a directory; append_to_file writes files", p)
@@ -49,7 +50,7 @@ func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (stri
 	// It writes in place: a file with another name (a hard link, maybe
 	// to a file outside the root, planted before) is refused, checked on
 	// the opened descriptor. The edit tools replace the name instead.
-	if n, ok := linkCount(info); ok && n > 1 {
+	if n, ok := confine.LinkCount(info); ok && n > 1 {
 		_ = f.Close()
 		return "", fmt.Errorf("%s has %d hard links (other names, maybe outside the working directory), so append_to_file, "+
 			"which writes in place, refuses it; use write_file or edit_file, which replace this name only", p, n)

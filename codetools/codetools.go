@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 )
 
@@ -21,6 +22,7 @@ type CodeTools struct {
 	tools    []llmtoolkit.Tool
 	handlers map[string]handler
 	byName   map[string]int
+	conf     *confine.Root   // confines paths to root (the same dir and root)
 	locks    pathLocks       // serialises the write tools per file
 	spills   proc.SpillFiles // bash's spill files, removed by Close
 	sbx      sandboxState
@@ -70,6 +72,7 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 		return nil, fmt.Errorf("codetools: open root %q: %w", root, err)
 	}
 	c := &CodeTools{dir: abs, root: fsroot, cfg: defaultConfig(), handlers: map[string]handler{}, byName: map[string]int{}}
+	c.conf = &confine.Root{FS: fsroot, Dir: abs, Outside: ErrOutsideRoot, ReadName: readName}
 	for _, opt := range opts {
 		opt(&c.cfg)
 	}
@@ -105,7 +108,7 @@ func (c *CodeTools) specs() []toolSpec {
 		c.httpGetSpec(),
 	}
 	// The path arguments, declared with the function each tool opens them
-	// with (resolve.go), for permission checks.
+	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
 		"read_file": c.readPathFact(false), "file_info": c.infoPathFact(),
 		"list_directory": c.readPathFact(true), "tree": c.readPathFact(true),

@@ -10,6 +10,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 // exclusions are the paths a permission layer asked the recursive tools
@@ -90,4 +91,16 @@ func (e *exclusions) note() string {
 		return ""
 	}
 	return fmt.Sprintf("\n\n[Left out, as the host's permission rules deny them: paths matching %s.]", strings.Join(used, ", "))
+}
+
+// walk walks the folder start with internal/walk (see [walk.Walker.Walk]),
+// leaving out what the host's rules exclude (bindExclusions: a folder left
+// out is never opened), its goroutines guarded by goGuarded: a panic, in
+// visit too, comes back as a *llmtoolkit.PanicError.
+func (c *CodeTools) walk(ctx context.Context, start string, visit func(worker int, f walk.File)) error {
+	w := walk.Walker{Root: c.conf, Go: goGuarded}
+	if ex := boundExclusions(ctx); ex != nil {
+		w.Excluded = ex.excluded
+	}
+	return w.Walk(ctx, start, visit)
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -35,7 +37,7 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	}
 	linfo, err := c.root.Lstat(rel)
 	if err != nil {
-		return "", fileError(p, err)
+		return "", c.conf.FileError(p, err)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "path: %s\n", shownPath(rel))
@@ -50,17 +52,17 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 			fmt.Fprintf(&sb, "target: cannot be followed (%s)\n", linkProblem(err))
 			info = linfo
 		} else {
-			fmt.Fprintf(&sb, "target type: %s\n", typeName(info))
+			fmt.Fprintf(&sb, "target type: %s\n", fsmode.Short(info.Mode()))
 		}
 	} else {
-		fmt.Fprintf(&sb, "type: %s\n", typeName(info))
+		fmt.Fprintf(&sb, "type: %s\n", fsmode.Short(info.Mode()))
 	}
 	var f *os.File
 	if info.Mode().IsRegular() {
 		// Open without blocking and take the facts from the opened
 		// descriptor: a named pipe renamed over the file since the stat
 		// above is refused, never opened for reading.
-		f, info, err = c.openChecked(p, real, wantFile)
+		f, info, err = c.conf.Open(p, real, confine.File)
 		if err != nil {
 			return "", err
 		}
@@ -72,44 +74,24 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	if f != nil {
 		head, err := textutil.ReadHead(f)
 		if err != nil {
-			return "", fileError(p, err)
+			return "", c.conf.FileError(p, err)
 		}
 		mime, binary := textutil.Sniff(head)
 		fmt.Fprintf(&sb, "mime: %s\n", mime)
 		fmt.Fprintf(&sb, "binary: %t\n", binary)
 		if !binary {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return "", fileError(p, err)
+				return "", c.conf.FileError(p, err)
 			}
 			r := lineReader{br: newReader(ctx, f)}
 			n, err := r.countRest()
 			if err != nil {
-				return "", scanError(p, "while counting its lines", err)
+				return "", c.scanError(p, "while counting its lines", err)
 			}
 			fmt.Fprintf(&sb, "lines: %d\n", n)
 		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n"), nil
-}
-
-// typeName names the kind of a file.
-func typeName(info fs.FileInfo) string {
-	m := info.Mode()
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m.IsRegular():
-		return "file"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "other"
 }
 
 // infoTarget is file_info's canonical function. It returns the path
@@ -119,19 +101,19 @@ func typeName(info fs.FileInfo) string {
 // link leads outside the root, which is then described, never followed).
 // A path whose folders lead outside the root is an error.
 func (c *CodeTools) infoTarget(ctx context.Context, p string) (described, real string, err error) {
-	rel, err := c.rel("path", p, false)
+	rel, err := c.conf.Rel("path", p, false)
 	if err != nil {
 		return "", "", err
 	}
 	described = rel
 	if dir, base := filepath.Split(rel); dir != "" {
-		d, err := c.resolve(ctx, "path", p, filepath.Clean(dir))
+		d, err := c.conf.Resolve(ctx, "path", p, filepath.Clean(dir))
 		if err != nil {
 			return "", "", err
 		}
 		described = filepath.Join(d, base)
 	}
-	real, err = c.resolve(ctx, "path", p, described)
+	real, err = c.conf.Resolve(ctx, "path", p, described)
 	if errors.Is(err, ErrOutsideRoot) {
 		return described, "", nil
 	}
@@ -155,7 +137,7 @@ func (c *CodeTools) infoPathFact() *llmtoolkit.PathArguments {
 
 // linkProblem says why a link cannot be followed.
 func linkProblem(err error) string {
-	if isEscape(err) {
+	if confine.IsEscape(err) {
 		return "it points outside the working directory"
 	}
 	if strings.Contains(err.Error(), "no such file") {

@@ -11,8 +11,10 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 const globDefaultLimit = 1000
@@ -61,11 +63,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		return "", err
 	}
 	if !info.IsDir() {
-		kind := "file"
-		if !info.Mode().IsRegular() {
-			kind = fsmode.Name(info.Mode())
-		}
-		return "", fmt.Errorf("path %q is a %s, not a folder; give the folder to search in", pathArg, kind)
+		return "", fmt.Errorf("path %q is a %s, not a folder; give the folder to search in", pathArg, fsmode.Short(info.Mode()))
 	}
 	prefix := path.Clean(strings.ReplaceAll(start, "\\", "/"))
 	if prefix == "." {
@@ -79,7 +77,7 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 	walkFrom := start
 	if base != "" {
 		bi, err := c.root.Stat(path.Join(prefix, base))
-		if err != nil && isEscape(err) {
+		if err != nil && confine.IsEscape(err) {
 			return "", fmt.Errorf("pattern %q leads outside the working directory through a symbolic link: %w", given, ErrOutsideRoot)
 		}
 		if err != nil || !bi.IsDir() {
@@ -91,8 +89,8 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		mu   sync.Mutex
 		hits []globHit
 	)
-	err = c.walk(ctx, walkFrom, func(_ int, f walkFile) {
-		rel, ok := strings.CutPrefix(f.rel, prefix)
+	err = c.walk(ctx, walkFrom, func(_ int, f walk.File) {
+		rel, ok := strings.CutPrefix(f.Rel, prefix)
 		if !ok {
 			return // never: the walk starts inside prefix
 		}
@@ -102,12 +100,12 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 		if ok, _ := doublestar.Match(match, rel); !ok {
 			return
 		}
-		mod, err := f.dir.modTime(f.name)
+		mod, err := f.Dir.ModTime(f.Name)
 		if err != nil {
 			return
 		}
 		mu.Lock()
-		hits = append(hits, globHit{rel: f.rel, mod: mod})
+		hits = append(hits, globHit{rel: f.Rel, mod: mod})
 		mu.Unlock()
 	})
 	if err != nil {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 const grepDefaultLimit = 100
@@ -140,12 +142,12 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		prefix = ""
 	}
 	col := &grepCollector{limit: limit}
-	searchers := make([]fileSearcher, walkWorkers())
+	searchers := make([]fileSearcher, walk.Workers())
 	for i := range searchers {
 		searchers[i] = fileSearcher{q: q, limit: limit, maxText: c.cfg.part2.grepMaxBytes}
 	}
 	if !info.IsDir() {
-		f, _, err := c.openChecked(pathArg, start, wantFile)
+		f, _, err := c.conf.Open(pathArg, start, confine.File)
 		if err != nil {
 			return "", err
 		}
@@ -157,9 +159,9 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		res.rel = prefix
 		col.add(res)
 	} else {
-		err = c.walk(ctx, start, func(w int, wf walkFile) {
+		err = c.walk(ctx, start, func(w int, wf walk.File) {
 			if globArg != "" {
-				rel := wf.rel
+				rel := wf.Rel
 				if prefix != "" {
 					rel = rel[len(prefix)+1:]
 				}
@@ -167,17 +169,17 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 					return
 				}
 			}
-			if col.skip(wf.rel) {
+			if col.skip(wf.Rel) {
 				return
 			}
-			f, err := wf.dir.open(wf.name)
+			f, err := wf.Dir.Open(wf.Name)
 			if err != nil {
 				return
 			}
 			res, err := searchers[w].search(ctx, f)
 			f.Close()
 			if err == nil && res.matches > 0 {
-				res.rel = wf.rel
+				res.rel = wf.Rel
 				col.add(res)
 			}
 		})
@@ -275,7 +277,7 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCol
 		out = unsafe.String(&buf[0], len(buf))
 	}
 	items := make([]Match, shown)
-	parts := max(1, min(walkWorkers(), size/grepParallelBytes))
+	parts := max(1, min(walk.Workers(), size/grepParallelBytes))
 	if err := grepInParts(pieces, parts, func(ps []grepPiece) {
 		for i := range ps {
 			ps[i].write(buf, out, items)

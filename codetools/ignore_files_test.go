@@ -193,36 +193,6 @@ func peakMemory() (int64, bool) {
 	return 0, false
 }
 
-// TestReadIgnoreData: small files whole; past the cap, the whole lines of
-// the first MiB and an error saying so.
-func TestReadIgnoreData(t *testing.T) {
-	line := "0123456789abcde\n" // 16 bytes
-	for _, tc := range []struct {
-		name    string
-		content string
-		want    string
-		cut     bool
-	}{
-		{"empty", "", "", false},
-		{"small", "*.o\n!keep.o", "*.o\n!keep.o", false},
-		{"exactly the cap", strings.Repeat(line, maxIgnoreFileBytes/16), strings.Repeat(line, maxIgnoreFileBytes/16), false},
-		{"a line past the cap", strings.Repeat(line, maxIgnoreFileBytes/16+1), strings.Repeat(line, maxIgnoreFileBytes/16), true},
-		{"a line across the cap", "x\n" + strings.Repeat("y", maxIgnoreFileBytes), "x\n", true},
-		{"one long line", strings.Repeat("y", 2*maxIgnoreFileBytes), "", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			data, err := readIgnoreData(strings.NewReader(tc.content), "x/.gitignore")
-			assert.Equal(t, tc.want, string(data))
-			if tc.cut {
-				require.ErrorIs(t, err, errIgnoreCut)
-				assert.Contains(t, err.Error(), "x/.gitignore")
-			} else {
-				require.NoError(t, err)
-			}
-		})
-	}
-}
-
 // TestIgnoreLinkNotReadAnywhere: a .gitignore that is a symbolic link is
 // not read, by any walk, wherever it starts (git refuses such links), and
 // each walk logs it.

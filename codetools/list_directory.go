@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 )
 
 func (c *CodeTools) listDirectorySpec() toolSpec {
@@ -78,7 +79,7 @@ func (c *CodeTools) listDirectory(ctx context.Context, args map[string]any) (str
 // checked on the opened descriptor, so a named pipe is refused, never
 // waited on.
 func (c *CodeTools) readDir(p, rel string) ([]fs.DirEntry, error) {
-	f, _, err := c.openChecked(p, rel, wantDir)
+	f, _, err := c.conf.Open(p, rel, confine.Dir)
 	if err != nil {
 		if _, serr := c.root.Stat(rel); errors.Is(serr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("Path not found: %s", p)
@@ -88,7 +89,7 @@ func (c *CodeTools) readDir(p, rel string) ([]fs.DirEntry, error) {
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
 	if err != nil {
-		return nil, fileError(p, err)
+		return nil, c.conf.FileError(p, err)
 	}
 	sortEntries(entries)
 	return entries, nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -40,7 +41,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	}
 	offset := max(intArg(args, "offset", 1), 1)
 	limit := intArg(args, "limit", 0)
-	f, info, err := c.openChecked(p, rel, wantFile)
+	f, info, err := c.conf.Open(p, rel, confine.File)
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +59,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	for lineNo < offset-1 {
 		n, _, err := r.next(false)
 		if err != nil {
-			return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
+			return "", c.scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 		}
 		if n < 0 {
 			return "", fmt.Errorf("offset %d is beyond end of file (%d lines total)", offset, lineNo)
@@ -81,7 +82,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		}
 		n, line, err := r.next(true)
 		if err != nil {
-			return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
+			return "", c.scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 		}
 		if n < 0 {
 			break
@@ -112,7 +113,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	}
 	rest, err := r.countRest()
 	if err != nil {
-		return "", scanError(p, fmt.Sprintf("after line %d", lineNo), err)
+		return "", c.scanError(p, fmt.Sprintf("after line %d", lineNo), err)
 	}
 	if byBytes {
 		rest++ // the line that did not fit
@@ -234,14 +235,14 @@ func (r *lineReader) countRest() (int, error) {
 // scanError reports why a scan of p stopped (where says at which point):
 // the call's deadline or cancellation (wrapped, for errors.Is), or a read
 // error.
-func scanError(p, where string, err error) error {
+func (c *CodeTools) scanError(p, where string, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("reading %s timed out %s: %w", p, where, err)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("reading %s was cancelled %s: %w", p, where, err)
 	}
-	return fileError(p, err)
+	return c.conf.FileError(p, err)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

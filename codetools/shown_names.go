@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,6 +32,9 @@ func shownName(name string) string {
 
 // shownPath is shownName of a root-relative path, with forward slashes.
 func shownPath(rel string) string { return shownName(slashPath(rel)) }
+
+// slashPath shows a root-relative path the way the tools print paths.
+func slashPath(rel string) string { return filepath.ToSlash(rel) }
 
 // needsQuotes reports whether name cannot be shown as it is: it holds a
 // byte or rune that does not print, or invalid UTF-8, or it starts with a

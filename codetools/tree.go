@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 func (c *CodeTools) treeSpec() toolSpec {
@@ -51,7 +52,7 @@ type treeWalker struct {
 	partial  bool
 	nodes    int // nodes kept
 	depthCut bool
-	dirs     treeDirs
+	dirs     walk.Stack
 	path     []byte // the path from the root to the folder being listed
 	ex       *exclusions
 }
@@ -74,7 +75,7 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	if err := ex.refuseStart("path", p, rel); err != nil {
 		return "", err
 	}
-	top, err := openWalkStart(c.root, p, rel)
+	top, err := walk.OpenStart(c.conf, p, rel)
 	if err != nil {
 		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
 			return "", fmt.Errorf("Path not found: %s", p)
@@ -82,9 +83,10 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 		return "", err
 	}
 	w := &treeWalker{c: c, ctx: ctx, depth: depth, maxScan: c.cfg.treeMaxScan, ex: ex}
-	w.dirs.push("", top)
-	defer w.dirs.closeAll()
-	walkState, err := c.treeIgnore(ctx, rel)
+	w.dirs.Limit = treeMaxHandles
+	w.dirs.Push("", top)
+	defer w.dirs.CloseAll()
+	walkState, err := walk.RulesAt(ctx, c.conf, rel)
 	if err != nil {
 		return "", err
 	}
@@ -140,26 +142,24 @@ type treeEntry struct {
 // walk fills n, the folder at w.path whose handle is w.dirs' top, level
 // folders below the tree's top; st holds the .gitignore rules of the
 // folders above it.
-func (w *treeWalker) walk(n *treeNode, level int, st *ignoreState) error {
+func (w *treeWalker) walk(n *treeNode, level int, st *walk.Rules) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	d, err := w.dirs.get(level)
+	d, err := w.dirs.Get(level)
 	if err != nil {
 		n.problem = "unreadable"
 		return nil
 	}
-	entries, err := d.entries()
+	entries, err := d.Entries()
 	if err != nil {
 		n.problem = "unreadable"
 	}
 	sortEntries(entries)
-	if level > 0 { // the top's own rules came with treeIgnore
+	if level > 0 { // the top's own rules came with RulesAt
 		for _, e := range entries {
 			if e.Name() == ".gitignore" { // without one, child would find nothing
-				if st, err = st.child(w.c, string(w.path)); err != nil {
-					return err
-				}
+				st = st.Child(w.c.conf, string(w.path))
 				break
 			}
 		}
@@ -202,7 +202,7 @@ func (w *treeWalker) walk(n *treeNode, level int, st *ignoreState) error {
 // ignored), at most as many as the scan has room for, with the sizes of
 // files and the targets of links, and the index of the last folder among
 // them (-1 when there is none).
-func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (kept []treeEntry, lastDir int, err error) {
+func (w *treeWalker) keep(d *walk.Dir, entries []fs.DirEntry, st *walk.Rules) (kept []treeEntry, lastDir int, err error) {
 	room := w.maxScan - w.scanned + 1 // one more marks the walk partial
 	plen := len(w.path)
 	lastDir = -1
@@ -222,7 +222,7 @@ func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (k
 		}
 		// The path is only built where there are rules to match it: in a
 		// deep tree it is long.
-		if st.m != nil && st.ignored(string(w.join(plen, name)), isDir) {
+		if !st.Empty() && st.Ignored(string(w.join(plen, name)), isDir) {
 			continue
 		}
 		if w.ex != nil && w.ex.excluded(string(w.join(plen, name))) {
@@ -233,11 +233,11 @@ func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (k
 		case isDir:
 			lastDir = len(kept)
 		case e.Type()&fs.ModeSymlink != 0:
-			if k.link, _ = d.readlink(name); k.link == "" {
+			if k.link, _ = d.Readlink(name); k.link == "" {
 				k.link = "?"
 			}
 		default:
-			k.size, _ = d.size(name)
+			k.size, _ = d.Size(name)
 		}
 		kept = append(kept, k)
 	}
@@ -248,23 +248,23 @@ func (w *treeWalker) keep(d *walkDir, entries []fs.DirEntry, st *ignoreState) (k
 // enter walks child, the subfolder name of the folder at level whose path
 // is w.path[:plen]. When it is the folder's last subfolder, the folder's
 // handle is closed first: a chain of folders holds two handles at most.
-func (w *treeWalker) enter(child *treeNode, level, plen int, name string, last bool, st *ignoreState) error {
-	d, err := w.dirs.get(level)
-	var sub *walkDir
+func (w *treeWalker) enter(child *treeNode, level, plen int, name string, last bool, st *walk.Rules) error {
+	d, err := w.dirs.Get(level)
+	var sub *walk.Dir
 	if err == nil {
-		sub, err = d.openSub(name)
+		sub, err = d.OpenSub(name)
 	}
 	if last {
-		w.dirs.drop(level)
+		w.dirs.Drop(level)
 	}
 	if err != nil {
 		child.problem = "unreadable"
 		return nil
 	}
 	w.path = w.join(plen, name)
-	w.dirs.push(name, sub)
+	w.dirs.Push(name, sub)
 	err = w.walk(child, level+1, st)
-	w.dirs.pop()
+	w.dirs.Pop()
 	w.path = w.path[:plen]
 	return err
 }
@@ -278,6 +278,11 @@ func (w *treeWalker) join(plen int, name string) []byte {
 	w.path = append(w.path, name...)
 	return w.path
 }
+
+// treeMaxHandles bounds the folder handles a tree walk holds at once
+// ([walk.Stack]), so that a deep tree cannot take the process's
+// descriptors. A variable for the tests.
+var treeMaxHandles = walk.DefaultMaxHandles
 
 // treeMaxBytes caps the drawing: in a deep tree each line is longer than
 // the one above it (a 30,000-deep chain drawn whole would take 1.8 GB).

@@ -134,47 +134,6 @@ func TestTreeHandleLimit(t *testing.T) {
 	}
 }
 
-// TestTreeDirsStayUnderLimit drives treeDirs down a comb as tree does and
-// checks that it never holds more than treeMaxHandles handles and that a
-// reopened level is the right folder.
-func TestTreeDirsStayUnderLimit(t *testing.T) {
-	dir, c := newTestTools(t)
-	const depth = 30
-	makeComb(t, dir, depth)
-	saved := treeMaxHandles
-	defer func() { treeMaxHandles = saved }()
-	treeMaxHandles = 5
-
-	top, err := openWalkStart(c.root, "comb", "comb")
-	require.NoError(t, err)
-	var s treeDirs
-	s.push("", top)
-	defer s.closeAll()
-	for level := range depth - 1 { // down the "a" spine, every level kept
-		d, err := s.get(level)
-		require.NoError(t, err)
-		sub, err := d.openSub("a")
-		require.NoError(t, err)
-		s.push("a", sub)
-		assert.LessOrEqual(t, s.held, treeMaxHandles)
-	}
-	for level := depth - 1; level >= 0; level-- { // back up, visiting each "b"
-		d, err := s.get(level)
-		require.NoError(t, err, "level %d", level)
-		assert.LessOrEqual(t, s.held, treeMaxHandles)
-		size, err := d.size(fmt.Sprintf("f%d", level))
-		require.NoError(t, err, "level %d is the right folder", level)
-		assert.Equal(t, int64(level), size)
-		b, err := d.openSub("b")
-		require.NoError(t, err)
-		b.close()
-		if level > 0 {
-			s.pop()
-		}
-	}
-	assert.Equal(t, 1, s.held, "only the top is left")
-}
-
 // TestTreeOutputCapped: drawn whole, a deep chain makes each line longer
 // than the one above (2,000 levels gave 8 MB, 30,000 would give 1.8 GB):
 // the drawing stops at treeMaxBytes, with a notice.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 // childEnv marks a test binary re-executed by inChild.
@@ -100,10 +101,10 @@ func TestWalkPanicBecomesError(t *testing.T) {
 		p2Write(t, c.Root(), files)
 		before := openDescriptors(t)
 		var visited atomic.Int64
-		err := c.walk(context.Background(), ".", func(_ int, f walkFile) {
+		err := c.walk(context.Background(), ".", func(_ int, f walk.File) {
 			if visited.Add(1) == 10 {
 				var m map[string]int
-				m[f.rel]++ // assignment to entry in nil map
+				m[f.Rel]++ // assignment to entry in nil map
 			}
 		})
 		require.Error(t, err)
@@ -119,7 +120,7 @@ func TestWalkPanicBecomesError(t *testing.T) {
 
 		// The same walk without the panic visits every file.
 		visited.Store(0)
-		require.NoError(t, c.walk(context.Background(), ".", func(int, walkFile) { visited.Add(1) }))
+		require.NoError(t, c.walk(context.Background(), ".", func(int, walk.File) { visited.Add(1) }))
 		assert.Equal(t, int64(len(files)), visited.Load())
 	})
 }
@@ -168,71 +169,6 @@ func TestGoGuarded(t *testing.T) {
 			assert.False(t, open, "closed after its one value")
 		})
 	}
-}
-
-// TestWalkOpensRefuseSpecialFiles: the walkers' opens of a folder entry
-// never block on a named pipe (one swapped in after the listing is what
-// they meet) and check the type on the descriptor: a pipe is refused as a
-// file (it read as an empty file) and as a folder.
-func TestWalkOpensRefuseSpecialFiles(t *testing.T) {
-	dir, c := newTestTools(t)
-	if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
-		t.Skip("no named pipes:", err)
-	}
-	writeTestFile(t, dir, "file.txt", "x")
-	d, err := openWalkStart(c.root, ".", ".")
-	require.NoError(t, err)
-	defer d.close()
-	type result struct{ err error }
-	within := func(name string, fn func() error) error {
-		t.Helper()
-		done := make(chan error, 1)
-		go func() { done <- fn() }()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(10 * time.Second):
-			unblockFIFO(filepath.Join(dir, "pipe"))
-			t.Fatalf("%s blocked on a named pipe", name)
-			return nil
-		}
-	}
-	err = within("open", func() error {
-		f, err := d.open("pipe")
-		if err == nil {
-			f.Close()
-		}
-		return err
-	})
-	assert.Error(t, err, "open of a pipe as a file")
-	err = within("openSub", func() error {
-		s, err := d.openSub("pipe")
-		if err == nil {
-			s.close()
-		}
-		return err
-	})
-	assert.Error(t, err, "open of a pipe as a folder")
-	err = within("openSub of a file", func() error {
-		s, err := d.openSub("file.txt")
-		if err == nil {
-			s.close()
-		}
-		return err
-	})
-	assert.Error(t, err, "open of a file as a folder")
-	err = within("openWalkStart", func() error {
-		s, err := openWalkStart(c.root, "pipe", "pipe")
-		if err == nil {
-			s.close()
-		}
-		return err
-	})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "named pipe")
-	f, err := d.open("file.txt")
-	require.NoError(t, err, "a regular file opens")
-	require.NoError(t, f.Close())
 }
 
 // unblockFIFO opens a named pipe for reading and writing, which never

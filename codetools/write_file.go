@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 )
 
 func (c *CodeTools) writeFileSpec() toolSpec {
@@ -57,7 +58,7 @@ func (c *CodeTools) writeFile(ctx context.Context, args map[string]any) (string,
 // only. The file is opened without blocking and checked on the opened
 // descriptor, so a pipe renamed over it is never waited on.
 func (c *CodeTools) replacedText(p, rel string) (*string, error) {
-	f, info, err := openCheckedIn(c.root, p, rel, os.O_RDONLY, 0, wantEither)
+	f, info, err := c.conf.OpenIn(c.root, p, rel, os.O_RDONLY, 0, confine.Either)
 	if err != nil {
 		// Why it failed, now that it did: a missing file is a new one, an
 		// unreadable regular file is replaced without a diff.

@@ -28,3 +28,16 @@ func Name(m fs.FileMode) string {
 	}
 	return "special file (" + m.Type().String() + ")"
 }
+
+// Short names the type of a file with mode m as a listing shows it: "file"
+// for a regular file, "symlink" for a symbolic link, and the others as
+// [Name] does, so that a listing and an error name a special file alike.
+func Short(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return Name(m)
+}

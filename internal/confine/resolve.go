@@ -1,4 +1,4 @@
-package codetools
+package confine
 
 import (
 	"context"
@@ -8,66 +8,30 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/llmtoolkit/llmtoolkit"
 )
 
 // maxLinkHops bounds the symbolic links followed while resolving a path.
 const maxLinkHops = 40
 
-// keptHandles bounds the folder handles resolve keeps open at once: the
+// keptHandles bounds the folder handles Resolve keeps open at once: the
 // folders of the last levels it went down, so that a ".." of a link
 // target steps back without a new open from the root.
 const keptHandles = 16
 
-// canonical is the one function that turns a path argument into the path
-// a tool opens: [CodeTools.rel] (absolute inside the root made relative,
-// ".", "..", "//" and a trailing slash cleaned, a path outside refused),
-// then [CodeTools.resolve] (symbolic links inside the root followed to
-// their target, a link out refused). The tools open what it returns, and
-// their definitions declare it ([llmtoolkit.Tool.Paths]) so that a
-// permission layer checks the same path: the two cannot disagree.
-func (c *CodeTools) canonical(ctx context.Context, arg, p string, allowEmpty bool) (string, error) {
-	rel, err := c.rel(arg, p, allowEmpty)
-	if err != nil {
-		return "", err
-	}
-	return c.resolve(ctx, arg, p, rel)
-}
-
-// pathFact declares the tool's "path" argument with the function the tool
-// opens it with.
-func pathFact(canon func(ctx context.Context, p string) (string, error)) *llmtoolkit.PathArguments {
-	return &llmtoolkit.PathArguments{
-		Names: []string{"path"},
-		Canonical: func(ctx context.Context, _, value string) (string, error) {
-			r, err := canon(ctx, value)
-			return filepath.ToSlash(r), err
-		},
-	}
-}
-
-// readPathFact is pathFact for the tools that read what path names;
-// allowEmpty says whether an empty path means the root.
-func (c *CodeTools) readPathFact(allowEmpty bool) *llmtoolkit.PathArguments {
-	return pathFact(func(ctx context.Context, p string) (string, error) {
-		return c.canonical(ctx, "path", p, allowEmpty)
-	})
-}
-
-// resolve follows the symbolic links of rel (a path from [CodeTools.rel]),
-// one component at a time, and returns the path inside the root that they
-// lead to, so that a tool opens, and a permission check sees, the file a
-// link points to, and so that two names of one file share one lock. A link
-// that leads outside the root is an error wrapping [ErrOutsideRoot]. The
-// part of the path that does not exist yet is kept as it is. Every later
-// access still goes through os.Root, which checks again.
+// Resolve follows the symbolic links of rel (a path from [Root.Rel]), one
+// component at a time, and returns the path inside the root that they lead
+// to, so that a tool opens, and a permission check sees, the file a link
+// points to, and so that two names of one file share one lock. A link that
+// leads outside the root is an error wrapping r.Outside; arg and p name
+// the argument in errors. The part of the path that does not exist yet is
+// kept as it is. Every later access still goes through os.Root, which
+// checks again.
 //
 // Each component is looked up in its folder's handle (one step, however
 // deep the folder lies), so the work is linear in the depth of the path;
 // ctx is checked as it goes.
-func (c *CodeTools) resolve(ctx context.Context, arg, p, rel string) (string, error) {
-	w := resolveWalk{c: c}
+func (r *Root) Resolve(ctx context.Context, arg, p, rel string) (string, error) {
+	w := resolveWalk{r: r}
 	defer w.closeAll()
 	todo := splitPath(rel)
 	slices.Reverse(todo) // a stack: the next component is the last
@@ -86,7 +50,7 @@ func (c *CodeTools) resolve(ctx context.Context, arg, p, rel string) (string, er
 			continue
 		case "..":
 			if len(w.cur) == 0 {
-				return "", fmt.Errorf("%s %q leads outside the working directory through a symbolic link: %w", arg, p, ErrOutsideRoot)
+				return "", fmt.Errorf("%s %q leads outside the working directory through a symbolic link: %w", arg, p, r.Outside)
 			}
 			w.pop()
 			continue
@@ -127,13 +91,13 @@ func (c *CodeTools) resolve(ctx context.Context, arg, p, rel string) (string, er
 			return "", fmt.Errorf("%s %q: read symbolic link %q: %w", arg, p, filepath.ToSlash(filepath.Join(w.path(), comp)), err)
 		}
 		if filepath.IsAbs(target) {
-			r, err := filepath.Rel(c.dir, filepath.Clean(target))
-			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			rel, ok := r.inside(target)
+			if !ok {
 				return "", fmt.Errorf("%s %q leads outside the working directory through symbolic link %q: %w",
-					arg, p, filepath.ToSlash(filepath.Join(w.path(), comp)), ErrOutsideRoot)
+					arg, p, filepath.ToSlash(filepath.Join(w.path(), comp)), r.Outside)
 			}
 			w.reset()
-			target = r
+			target = rel
 		}
 		parts := splitPath(target)
 		slices.Reverse(parts)
@@ -142,10 +106,10 @@ func (c *CodeTools) resolve(ctx context.Context, arg, p, rel string) (string, er
 	return w.path(), nil
 }
 
-// resolveWalk is where resolve stands: the components of the folder it is
+// resolveWalk is where Resolve stands: the components of the folder it is
 // in, and open handles of the last few of them (nil where not kept).
 type resolveWalk struct {
-	c       *CodeTools
+	r       *Root
 	cur     []string
 	handles []*os.Root
 }
@@ -155,12 +119,12 @@ type resolveWalk struct {
 func (w *resolveWalk) top() (*os.Root, error) {
 	n := len(w.cur)
 	if n == 0 {
-		return w.c.root, nil
+		return w.r.FS, nil
 	}
 	if h := w.handles[n-1]; h != nil {
 		return h, nil
 	}
-	h, err := w.c.root.OpenRoot(filepath.Join(w.cur...))
+	h, err := w.r.FS.OpenRoot(filepath.Join(w.cur...))
 	if err != nil {
 		return nil, err
 	}

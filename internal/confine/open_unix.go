@@ -1,6 +1,6 @@
 //go:build unix
 
-package codetools
+package confine
 
 import (
 	"errors"
@@ -15,9 +15,9 @@ const openFlagNonBlock = syscall.O_NONBLOCK
 // blocking, while nothing reads it.
 func isNoReader(err error) bool { return errors.Is(err, syscall.ENXIO) }
 
-// linkCount returns the number of hard links of the file info describes,
+// LinkCount returns the number of hard links of the file info describes,
 // and false when the system does not say.
-func linkCount(info fs.FileInfo) (uint64, bool) {
+func LinkCount(info fs.FileInfo) (uint64, bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package codetools
+package confine
 
 import "io/fs"
 
@@ -11,6 +11,6 @@ const openFlagNonBlock = 0
 // isNoReader is false where named pipes do not exist.
 func isNoReader(error) bool { return false }
 
-// linkCount reports false: where the file info does not carry a link
+// LinkCount reports false: where the file info does not carry a link
 // count, every file counts as having one name.
-func linkCount(fs.FileInfo) (uint64, bool) { return 0, false }
+func LinkCount(fs.FileInfo) (uint64, bool) { return 0, false }

@@ -1,5 +1,9 @@
 package codetools
 
+// What the tools that change files share: creating the folders above a new
+// file, loading the text an edit changes, writing a file back atomically,
+// and showing the change as a diff.
+
 import (
 	"bytes"
 	"context"
@@ -8,54 +12,15 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/atomicfile"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // newFileMode is the mode of a file the tools create, less the umask.
 const newFileMode fs.FileMode = 0o666
-
-// writeTarget confines a write tool's path argument and follows its
-// symbolic links inside the root ([CodeTools.canonical]), so that writes
-// replace the file a link points to and two names of one file share one
-// lock; it refuses the root itself and a path written as a folder. It is
-// the canonical function the write tools declare ([CodeTools.writePathFact]).
-func (c *CodeTools) writeTarget(ctx context.Context, p string) (string, error) {
-	real, err := c.canonical(ctx, "path", p, false)
-	if err != nil {
-		return "", err
-	}
-	if real == "." {
-		return "", fmt.Errorf("%s is the working directory itself, not a file", p)
-	}
-	if end, ok := folderEnding(p); ok {
-		return "", fmt.Errorf("path %q names a folder (it ends with %q), not a file; give the file's path, without the trailing %q", p, end, end)
-	}
-	return real, nil
-}
-
-// writePathFact declares the write tools' "path" argument with writeTarget.
-func (c *CodeTools) writePathFact() *llmtoolkit.PathArguments {
-	return pathFact(func(ctx context.Context, p string) (string, error) { return c.writeTarget(ctx, p) })
-}
-
-// folderEnding reports whether p, as written, can only name a folder: it
-// ends with a separator, or its last element is "." or "..". It returns
-// that ending.
-func folderEnding(p string) (string, bool) {
-	native := filepath.FromSlash(p)
-	if strings.HasSuffix(native, string(filepath.Separator)) {
-		return p[len(p)-1:], true
-	}
-	switch filepath.Base(native) {
-	case ".", "..":
-		return filepath.Base(native), true
-	}
-	return "", false
-}
 
 // makeParents creates the folders above rel.
 func (c *CodeTools) makeParents(p, rel string) error {
@@ -64,8 +29,8 @@ func (c *CodeTools) makeParents(p, rel string) error {
 		return nil
 	}
 	if err := c.root.MkdirAll(dir, 0o755); err != nil {
-		if isEscape(err) {
-			return fmt.Errorf("path %q is %w (through a symbolic link)", p, ErrOutsideRoot)
+		if confine.IsEscape(err) {
+			return c.conf.OutsideError(p)
 		}
 		return fmt.Errorf("create the folders of %s: %w", p, err)
 	}
@@ -77,7 +42,7 @@ func (c *CodeTools) makeParents(p, rel string) error {
 // blocking and checked on the opened descriptor, so a named pipe or a
 // device is refused, never read.
 func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
-	f, info, err := c.openChecked(p, rel, wantFile)
+	f, info, err := c.conf.Open(p, rel, confine.File)
 	if err != nil {
 		return "", nil, err
 	}
@@ -91,7 +56,7 @@ func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
 	}
 	data, err := readUpTo(f, info.Size(), c.cfg.maxEditBytes)
 	if err != nil {
-		return "", nil, fileError(p, err)
+		return "", nil, c.conf.FileError(p, err)
 	}
 	if int64(len(data)) > c.cfg.maxEditBytes { // it grew since the open
 		return "", nil, tooLarge(int64(len(data)))
@@ -116,8 +81,8 @@ func readUpTo(f io.Reader, size, limit int64) ([]byte, error) {
 // mode.
 func (c *CodeTools) writeAtomic(p, rel, content string) error {
 	if err := atomicfile.WriteFile(c.root, rel, []byte(content), newFileMode); err != nil {
-		if isEscape(errors.Unwrap(err)) || isEscape(err) {
-			return fmt.Errorf("path %q is %w (through a symbolic link)", p, ErrOutsideRoot)
+		if confine.IsEscape(errors.Unwrap(err)) || confine.IsEscape(err) {
+			return c.conf.OutsideError(p)
 		}
 		if errors.Is(err, atomicfile.ErrNotRegular) {
 			return fmt.Errorf("write %s refused: %w", p, err)

@@ -1,0 +1,73 @@
+package confine
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/fsmode"
+)
+
+// Want says what an open of a user-named path expects to find.
+type Want int
+
+const (
+	File   Want = iota // a regular file
+	Dir                // a folder
+	Either             // a regular file or a folder
+)
+
+// Open opens the root-relative path rel (p names it in errors) for reading
+// without blocking, and checks the file type on the opened descriptor
+// (never on an earlier stat, which a rename can race): anything that is not
+// what want asks for is closed and refused with an error that names p. The
+// caller closes the file.
+func (r *Root) Open(p, rel string, want Want) (*os.File, fs.FileInfo, error) {
+	return r.OpenIn(r.FS, p, rel, os.O_RDONLY, 0, want)
+}
+
+// OpenIn is Open in dir (r.FS or a folder opened below it), with the flags
+// and mode of OpenFile (O_NONBLOCK is added). The write tools use it too
+// (with O_WRONLY), so that a pipe renamed over a file is never written to.
+func (r *Root) OpenIn(dir *os.Root, p, rel string, flag int, perm fs.FileMode, want Want) (*os.File, fs.FileInfo, error) {
+	f, err := dir.OpenFile(rel, flag|openFlagNonBlock, perm)
+	if err != nil {
+		if isNoReader(err) {
+			// ENXIO: a named pipe opened for writing with no reader, or a
+			// socket (which open(2) always refuses so). Name which.
+			if info, serr := dir.Stat(rel); serr == nil && info.Mode()&fs.ModeSocket != 0 {
+				return nil, nil, CheckKind(p, info, want)
+			}
+			return nil, nil, fmt.Errorf("%s is a named pipe, not a regular file; refused", p)
+		}
+		return nil, nil, r.FileError(p, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, r.FileError(p, err)
+	}
+	if err := CheckKind(p, info, want); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
+}
+
+// CheckKind refuses a file whose type is not what want asks for, with an
+// error that names p and says what to use instead.
+func CheckKind(p string, info fs.FileInfo, want Want) error {
+	switch {
+	case info.IsDir():
+		if want == File {
+			return fmt.Errorf("%s is a directory, not a file. Use list_directory or tree to see what it holds.", p)
+		}
+	case info.Mode().IsRegular():
+		if want == Dir {
+			return fmt.Errorf("Not a directory: %s", p)
+		}
+	default:
+		return fmt.Errorf("%s is not a regular file or folder (%s); refused", p, fsmode.Name(info.Mode()))
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package walk
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
+)
+
+// On Linux a Dir is a raw descriptor (see the package doc): openat with
+// O_NOFOLLOW of a single name relative to the folder, non-blocking, with
+// the type checked on the opened descriptor.
+
+// dirOS is an open folder: its *os.File (to list it, and to keep the
+// descriptor alive) and the raw descriptor.
+type dirOS struct {
+	f  *os.File
+	fd int
+}
+
+// OpenStart opens the folder rel of r (p names it in errors) where a walk
+// starts, without blocking, and checks on the descriptor that it is a
+// folder. The caller closes it.
+func OpenStart(r *confine.Root, p, rel string) (*Dir, error) {
+	f, _, err := r.Open(p, rel, confine.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	d := &Dir{}
+	d.f = f
+	if err := sc.Control(func(raw uintptr) { d.fd = int(raw) }); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// OpenSub opens the subfolder name. O_DIRECTORY makes the kernel check the
+// type of what it opens (a pipe or a file is refused before any blocking
+// open), O_NOFOLLOW refuses a symbolic link. The caller closes it.
+func (d *Dir) OpenSub(name string) (*Dir, error) {
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	s := &Dir{}
+	s.fd = fd
+	s.f = os.NewFile(uintptr(fd), name)
+	return s, nil
+}
+
+// Entries lists the folder.
+func (d *Dir) Entries() ([]os.DirEntry, error) { return d.f.ReadDir(-1) }
+
+// Close closes the folder.
+func (d *Dir) Close() { d.f.Close() }
+
+// Open opens a regular file of the folder for reading. O_NONBLOCK keeps a
+// pipe swapped in after the listing from blocking the open, and fstat on
+// the descriptor refuses anything but a regular file (a pipe or a device
+// swapped in). A pipe that gets through reads as empty.
+func (d *Dir) Open(name string) (io.ReadCloser, error) {
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "open", Path: name, Err: errNotRegular}
+	}
+	return rawFile(fd), nil
+}
+
+// ReadIgnore reads the ignore file name of the folder under the rules of
+// the package doc; rel names it in errors. O_NOFOLLOW refuses a symbolic
+// link, O_NONBLOCK keeps a named pipe swapped in after the listing from
+// blocking the open, and the type is checked on the opened descriptor.
+func (d *Dir) ReadIgnore(name, rel string) ([]byte, error) {
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return nil, fmt.Errorf("%s %w", rel, ErrIgnoreLink)
+		}
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	f := rawFile(fd)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("%s: fstat: %w", rel, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%s %w", rel, ErrIgnoreNotRegular)
+	}
+	return readIgnoreData(f, rel)
+}
+
+// ModTime returns the modification time of the entry name, without
+// following a link.
+func (d *Dir) ModTime(name string) (time.Time, error) {
+	var st unix.Stat_t
+	if err := d.lstat(name, &st); err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(st.Mtim.Unix()), nil
+}
+
+// Size returns the size of the entry name, without following a link.
+func (d *Dir) Size(name string) (int64, error) {
+	var st unix.Stat_t
+	if err := d.lstat(name, &st); err != nil {
+		return 0, err
+	}
+	return st.Size, nil
+}
+
+func (d *Dir) lstat(name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(d.fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "fstatat", Path: name, Err: err}
+		}
+		return nil
+	}
+}
+
+// Readlink returns the target of the symbolic link name.
+func (d *Dir) Readlink(name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(d.fd, name, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", &os.PathError{Op: "readlinkat", Path: name, Err: err}
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+		if size >= 1<<16 {
+			return "", &os.PathError{Op: "readlinkat", Path: name, Err: fmt.Errorf("target longer than %d bytes", size)}
+		}
+	}
+}
+
+// errNotRegular refuses a walk entry that is no longer a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+func fstat(fd int, st *unix.Stat_t) error {
+	for {
+		if err := unix.Fstat(fd, st); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func openat(dirfd int, name string, flags int) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// rawFile is a file descriptor read with plain read(2) calls.
+type rawFile int
+
+func (f rawFile) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(int(f), p)
+		if err == unix.EINTR {
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) { // a pipe: nothing to search
+			return 0, io.EOF
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (f rawFile) Close() error { return unix.Close(int(f)) }
