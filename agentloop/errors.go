@@ -123,3 +123,36 @@ func (e *CallbackPanicError) Error() string {
 
 // Unwrap returns [ErrCallbackPanic].
 func (e *CallbackPanicError) Unwrap() error { return ErrCallbackPanic }
+
+// ErrExecutor is wrapped by an [*ExecutorError]: the [Executor] failed.
+var ErrExecutor = errors.New("agentloop: the executor failed")
+
+// The steps an [ExecutorError] names.
+const (
+	// StepModel is a model call ([Executor.Model]).
+	StepModel = "model"
+	// StepTools is a turn's tool calls ([Executor.Tools]).
+	StepTools = "tools"
+)
+
+// ExecutorError ends a run whose [Options.Executor] failed: the engine
+// that runs the steps (its store, its worker), not the model or a tool.
+// The history Run returns stays paired: when Tools failed, each call
+// without a result is answered with an error result wrapping this error.
+// It wraps [ErrExecutor] and the executor's error.
+type ExecutorError struct {
+	// Step is [StepModel] or [StepTools].
+	Step string
+	// Iteration is the 1-based iteration of the step.
+	Iteration int
+	// Err is the executor's error.
+	Err error
+}
+
+// Error says which step failed, in which iteration, and why.
+func (e *ExecutorError) Error() string {
+	return fmt.Sprintf("agentloop: the executor failed the %s step of iteration %d: %v", e.Step, e.Iteration, e.Err)
+}
+
+// Unwrap returns [ErrExecutor] and the executor's error.
+func (e *ExecutorError) Unwrap() []error { return []error{ErrExecutor, e.Err} }

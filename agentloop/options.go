@@ -93,6 +93,12 @@ type Options struct {
 	// its spans on their contexts (see [Tracer]; package otelkit provides
 	// one for OpenTelemetry). Nil: no tracing, at no cost.
 	Tracer Tracer
+	// Executor, when set, runs each model call and each turn's tool calls
+	// (see [Executor]): a durable-execution engine records their outcomes
+	// there, so that a run resumed after a crash replays them instead of
+	// calling the model and the tools again. Nil: every step runs
+	// in-process, at no cost.
+	Executor Executor
 }
 
 // Iteration describes one round of the loop: a model call and the tool

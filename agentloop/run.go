@@ -94,11 +94,21 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			return last, fmt.Errorf("agentloop: stopped before iteration %d: %w", n, err)
 		}
 		t0 := time.Now()
-		resp, err := l.send(ctx, send, l.offeredTools())
+		var resp Response
+		var err error
+		if l.opts.Executor == nil {
+			resp, err = l.send(ctx, send, l.offeredTools())
+		} else {
+			resp, err = l.sendVia(ctx, send, l.offeredTools())
+		}
 		modelDur := time.Since(t0)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return last, fmt.Errorf("agentloop: stopped in iteration %d: %w (model call: %w)", n, ctxErr, err)
+			}
+			var ee *ExecutorError
+			if errors.As(err, &ee) {
+				return last, err
 			}
 			return last, &LLMError{Iteration: n, Err: err}
 		}
@@ -134,7 +144,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			calls[i] = c
 		}
 		t1 := time.Now()
-		results, durs := l.dispatch(ctx, n, calls)
+		results, durs, execErr := l.dispatch(ctx, n, calls)
 		it.Results, it.CallDurations, it.ToolsDuration = results, durs, time.Since(t1)
 		l.toolCalls += len(calls)
 		answer := resp
@@ -146,6 +156,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		l.iterationDone(it)
 		if err := l.failure(n); err != nil {
 			return resp, err
+		}
+		if execErr != nil {
+			return resp, execErr
 		}
 
 		if halt := haltOf(results); halt != nil {
@@ -191,38 +204,22 @@ func (l *loop) send(ctx context.Context, send SendFunc, tools []llmtoolkit.Tool)
 }
 
 // dispatch runs one turn's calls and returns their results and durations in
-// call order. A halting call cancels the calls still running.
-func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]llmtoolkit.Result, []time.Duration) {
+// call order. A halting call cancels the calls still running. With an
+// Executor, the calls run through its Tools; the error is then an
+// *ExecutorError when it failed (the results still answer every call).
+func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]llmtoolkit.Result, []time.Duration, error) {
 	ctx, cancel := context.WithCancel(llmtoolkit.WithIteration(ctx, n))
 	defer cancel()
-	results := make([]llmtoolkit.Result, len(calls))
 	durs := make([]time.Duration, len(calls))
+	if l.opts.Executor != nil {
+		results, err := l.dispatchVia(ctx, cancel, n, calls, durs)
+		keepTurnBudget(results, l.opts.MaxTurnResultBytes)
+		return results, durs, err
+	}
+	results := make([]llmtoolkit.Result, len(calls))
 	one := func(i int) {
-		call := calls[i]
-		l.emit(Event{Kind: EventToolCall, Iteration: n, Index: i, Call: call})
-		t0 := time.Now()
-		var res llmtoolkit.Result
-		if i >= l.opts.MaxToolCalls {
-			res = tooManyCalls(call, len(calls), l.opts.MaxToolCalls)
-		} else if l.offered != nil && !l.offered.has(call.Name) {
-			res = l.offered.notOffered(call)
-		} else {
-			cctx := ctx
-			if l.opts.OnEvent != nil {
-				cctx = llmtoolkit.WithShowFunc(ctx, func(d llmtoolkit.Display) {
-					l.emit(Event{Kind: EventDisplay, Iteration: n, Index: i, Call: call, Display: &d})
-				})
-				cctx = llmtoolkit.WithProgressFunc(cctx, func(p llmtoolkit.Progress) {
-					l.emit(Event{Kind: EventProgress, Iteration: n, Index: i, Call: call, Progress: &p})
-				})
-			}
-			res = llmtoolkit.Execute(cctx, l.resolver, call)
-			res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
-		}
-		durs[i] = time.Since(t0)
-		results[i] = res
-		l.emit(Event{Kind: EventToolResult, Iteration: n, Index: i, Call: call, Result: &res, Duration: durs[i]})
-		if errors.Is(res.Err, llmtoolkit.ErrHalt) {
+		results[i], durs[i] = l.runCall(ctx, n, calls, i)
+		if errors.Is(results[i].Err, llmtoolkit.ErrHalt) {
 			cancel()
 		}
 	}
@@ -247,7 +244,40 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 		one(i)
 	}
 	keepTurnBudget(results, l.opts.MaxTurnResultBytes)
-	return results, durs
+	return results, durs, nil
+}
+
+// runCall performs call i of turn n in-process and returns its result and
+// duration: the answer to a call past Options.MaxToolCalls, the
+// offered-tools check, or llmtoolkit.Execute with the events, cut to
+// Options.MaxTurnResultBytes. ctx carries the iteration. It is the one
+// implementation of a tool call, for Run (with or without an Executor) and
+// for RunToolCall.
+func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i int) (llmtoolkit.Result, time.Duration) {
+	call := calls[i]
+	l.emit(Event{Kind: EventToolCall, Iteration: n, Index: i, Call: call})
+	t0 := time.Now()
+	var res llmtoolkit.Result
+	if i >= l.opts.MaxToolCalls {
+		res = tooManyCalls(call, len(calls), l.opts.MaxToolCalls)
+	} else if l.offered != nil && !l.offered.has(call.Name) {
+		res = l.offered.notOffered(call)
+	} else {
+		cctx := ctx
+		if l.opts.OnEvent != nil {
+			cctx = llmtoolkit.WithShowFunc(ctx, func(d llmtoolkit.Display) {
+				l.emit(Event{Kind: EventDisplay, Iteration: n, Index: i, Call: call, Display: &d})
+			})
+			cctx = llmtoolkit.WithProgressFunc(cctx, func(p llmtoolkit.Progress) {
+				l.emit(Event{Kind: EventProgress, Iteration: n, Index: i, Call: call, Progress: &p})
+			})
+		}
+		res = llmtoolkit.Execute(cctx, l.resolver, call)
+		res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
+	}
+	d := time.Since(t0)
+	l.emit(Event{Kind: EventToolResult, Iteration: n, Index: i, Call: call, Result: &res, Duration: d})
+	return res, d
 }
 
 // tooManyCalls is the answer to a call past Options.MaxToolCalls.
