@@ -452,3 +452,34 @@ func TestRunToolCallIsTheLoopsCall(t *testing.T) {
 		assert.Equal(t, history[3+i], agentloop.ToolMessage(res), "call %d", i)
 	}
 }
+
+// ctxEngine runs the calls, then fails as an engine does when the run's
+// context ends: with the context's error.
+type ctxEngine struct{ countless }
+
+func (ctxEngine) Tools(ctx context.Context, step agentloop.ToolsStep, run func(context.Context, int) llmtoolkit.Result) ([]llmtoolkit.Result, error) {
+	out := make([]llmtoolkit.Result, len(step.Calls))
+	out[0] = run(ctx, 0)
+	return out, ctx.Err()
+}
+
+// TestExecutorCancelled: when the run's context ends during the tools
+// step, the run stops as without an executor (an error wrapping the
+// context's), with the executor's error beside it and a paired history.
+func TestExecutorCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fake := &lt.Fake{}
+	fake.Handle("cancel", func(context.Context, llmtoolkit.Call) (string, error) {
+		cancel()
+		return "cancelled the run", nil
+	})
+	model := lt.NewScriptedModel(t, lt.CallTools(lt.Call("cancel", nil), lt.Call("cancel", nil)), lt.Reply("never sent"))
+	_, history, err := agentloop.Run(ctx, prompt(), model.Send, agentloop.Options{Resolver: fake, Logger: quiet, Executor: ctxEngine{}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, agentloop.ErrExecutor)
+	assert.Contains(t, err.Error(), "stopped in iteration 1")
+	require.Equal(t, []agentloop.Role{sys, usr, asst, tool, tool}, roles(history))
+	assert.Equal(t, "cancelled the run", history[3].Content)
+	assert.True(t, history[4].IsError)
+}

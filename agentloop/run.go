@@ -159,6 +159,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			return resp, err
 		}
 		if execErr != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return resp, fmt.Errorf("agentloop: stopped in iteration %d: %w (%w)", n, ctxErr, execErr)
+			}
 			return resp, execErr
 		}
 
