@@ -1,10 +1,12 @@
 package agentloop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -482,4 +484,50 @@ func TestExecutorCancelled(t *testing.T) {
 	require.Equal(t, []agentloop.Role{sys, usr, asst, tool, tool}, roles(history))
 	assert.Equal(t, "cancelled the run", history[3].Content)
 	assert.True(t, history[4].IsError)
+}
+
+// detached is an engine that runs each call with a context of its own (as
+// an activity does) and asks for a call that does not exist.
+type detached struct {
+	countless
+	stray *llmtoolkit.Result
+}
+
+func (d detached) Tools(_ context.Context, step agentloop.ToolsStep, run func(context.Context, int) llmtoolkit.Result) ([]llmtoolkit.Result, error) {
+	out := make([]llmtoolkit.Result, len(step.Calls))
+	for i := range out {
+		out[i] = run(context.Background(), i)
+	}
+	*d.stray = run(context.Background(), len(out))
+	return out, nil
+}
+
+// TestExecutorRunDefends: run(ctx, i) gives the call its iteration on a
+// context that lacks it, and answers an index out of range with an error
+// result instead of panicking.
+func TestExecutorRunDefends(t *testing.T) {
+	fake := &lt.Fake{}
+	fake.Handle("iter", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		n, ok := llmtoolkit.IterationFrom(ctx)
+		return fmt.Sprint(n, ok), nil
+	})
+	model := lt.NewScriptedModel(t, lt.Reply("first"), lt.CallTools(lt.Call("iter", nil)), lt.Reply("done"))
+	var stray llmtoolkit.Result
+	stop := func(_ context.Context, r agentloop.Response) (string, bool) { return "go on", r.Content == "first" }
+	_, history, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Resolver: fake, Logger: quiet, Stop: stop, Executor: detached{stray: &stray}})
+	require.NoError(t, err)
+	assert.Equal(t, "2 true", history[5].Content)
+	assert.True(t, stray.IsError)
+	assert.ErrorIs(t, stray.Err, agentloop.ErrExecutor)
+}
+
+// TestRunToolCallOnEventPanic: a panic of OnEvent is logged, and the call
+// still answers (there is no run for it to end).
+func TestRunToolCallOnEventPanic(t *testing.T) {
+	var logs bytes.Buffer
+	fake := lt.NewFake(map[string]string{"t": "ok"})
+	opts := agentloop.Options{Resolver: fake, Logger: slog.New(slog.NewTextHandler(&logs, nil)), OnEvent: func(agentloop.Event) { panic("ui gone") }}
+	res := agentloop.RunToolCall(t.Context(), opts, 1, []llmtoolkit.Call{{ID: "a", Name: "t"}}, 0)
+	assert.Equal(t, "ok", res.Content)
+	assert.Contains(t, logs.String(), "ui gone")
 }
