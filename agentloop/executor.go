@@ -56,8 +56,9 @@ type Executor interface {
 	// the loop would (the MaxToolCalls answer, the offered-tools check,
 	// llmtoolkit.Execute with the iteration and the events, the per-call
 	// cap) and never panics; it may be called concurrently for different
-	// i, and must not be called once Tools has returned. An engine runs each run(ctx, i) as its own recorded step keyed by
-	// (step.Iteration, i, step.Calls[i].ID), so that parallel calls replay
+	// i, and must not be called once Tools has returned. An engine runs
+	// each run(ctx, i) as its own recorded step keyed by (step.Iteration,
+	// i, step.Calls[i].ID), so that parallel calls replay
 	// deterministically, and may run them concurrently up to
 	// step.MaxParallel. The loop applies the turn's byte budget, the halt
 	// check and the circuit breaker to what Tools returns. A run elsewhere
