@@ -531,3 +531,35 @@ func TestRunToolCallOnEventPanic(t *testing.T) {
 	assert.Equal(t, "ok", res.Content)
 	assert.Contains(t, logs.String(), "ui gone")
 }
+
+// TestRunNow: the durations the loop reports come from Options.Now when it
+// is set, and a panic in it fails the run.
+func TestRunNow(t *testing.T) {
+	ticks := 0
+	clock := func() time.Time { ticks++; return time.Unix(int64(ticks), 0) } // one second per read
+	fake := lt.NewFake(map[string]string{"t": "ok"})
+	model := lt.NewScriptedModel(t, lt.CallTools(lt.Call("t", nil)), lt.Reply("done"))
+	var its []agentloop.Iteration
+	var results []time.Duration
+	_, _, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{
+		Resolver: fake, Logger: quiet, Now: clock,
+		OnIteration: func(it agentloop.Iteration) { its = append(its, it) },
+		OnEvent: func(e agentloop.Event) {
+			if e.Kind == agentloop.EventToolResult {
+				results = append(results, e.Duration)
+			}
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, its, 2)
+	assert.Equal(t, time.Second, its[0].ModelDuration)
+	assert.Equal(t, []time.Duration{time.Second}, its[0].CallDurations)
+	assert.Equal(t, 3*time.Second, its[0].ToolsDuration, "the turn's reads: its start, the call's two, its end")
+	assert.Equal(t, []time.Duration{time.Second}, results)
+
+	model = lt.NewScriptedModel(t, lt.Reply("done"))
+	_, _, err = agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Logger: quiet, Now: func() time.Time { panic("no clock") }})
+	var pe *agentloop.CallbackPanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "Now", pe.Callback)
+}
