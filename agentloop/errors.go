@@ -104,11 +104,12 @@ func (e *ModelPanicError) Unwrap() error { return ErrModelPanic }
 // callbacks in [Options] panicked.
 var ErrCallbackPanic = errors.New("agentloop: a callback panicked")
 
-// CallbackPanicError ends a run whose [Options.OnEvent], [Options.OnIteration]
-// or [Options.Stop] panicked, on whatever goroutine: the panic fails the
-// run, never the host. It wraps [ErrCallbackPanic].
+// CallbackPanicError ends a run whose [Options.OnEvent], [Options.OnIteration],
+// [Options.Stop] or [Options.Now] panicked, on whatever goroutine: the
+// panic fails the run, never the host. It wraps [ErrCallbackPanic].
 type CallbackPanicError struct {
-	// Callback names the callback: "OnEvent", "OnIteration" or "Stop".
+	// Callback names the callback: "OnEvent", "OnIteration", "Stop" or
+	// "Now".
 	Callback string
 	// Value is what it panicked with.
 	Value any
@@ -123,3 +124,36 @@ func (e *CallbackPanicError) Error() string {
 
 // Unwrap returns [ErrCallbackPanic].
 func (e *CallbackPanicError) Unwrap() error { return ErrCallbackPanic }
+
+// ErrExecutor is wrapped by an [*ExecutorError]: the [Executor] failed.
+var ErrExecutor = errors.New("agentloop: the executor failed")
+
+// The steps an [ExecutorError] names.
+const (
+	// StepModel is a model call ([Executor.Model]).
+	StepModel = "model"
+	// StepTools is a turn's tool calls ([Executor.Tools]).
+	StepTools = "tools"
+)
+
+// ExecutorError ends a run whose [Options.Executor] failed: the engine
+// that runs the steps (its store, its worker), not the model or a tool.
+// The history Run returns stays paired: when Tools failed, each call
+// without a result is answered with an error result wrapping this error.
+// It wraps [ErrExecutor] and the executor's error.
+type ExecutorError struct {
+	// Step is [StepModel] or [StepTools].
+	Step string
+	// Iteration is the 1-based iteration of the step.
+	Iteration int
+	// Err is the executor's error.
+	Err error
+}
+
+// Error says which step failed, in which iteration, and why.
+func (e *ExecutorError) Error() string {
+	return fmt.Sprintf("agentloop: the executor failed the %s step of iteration %d: %v", e.Step, e.Iteration, e.Err)
+}
+
+// Unwrap returns [ErrExecutor] and the executor's error.
+func (e *ExecutorError) Unwrap() []error { return []error{ErrExecutor, e.Err} }

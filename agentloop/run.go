@@ -34,8 +34,9 @@ import (
 // so the conversation can be resumed. The errors are [ErrMaxIterations] (the
 // last turn's calls were executed), [*CircuitBreakerError], [*HaltedError],
 // [*LLMError] (wrapping a [*ModelPanicError] when the SendFunc panicked),
-// [*CallbackPanicError] (OnEvent, OnIteration or Stop panicked), an
-// error wrapping ctx's error, and [ErrInvalidOptions]. Every tool call's
+// [*CallbackPanicError] (OnEvent, OnIteration or Stop panicked),
+// [*ExecutorError] (the [Options.Executor] failed), an error wrapping
+// ctx's error, and [ErrInvalidOptions]. Every tool call's
 // context says its iteration ([llmtoolkit.IterationFrom]).
 //
 // Run does not modify messages. When it finishes it writes one log record
@@ -51,13 +52,13 @@ func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (
 		return Response{}, history, err
 	}
 	l := newLoop(opts, history)
-	start := time.Now()
+	start := l.now()
 	var endRun func(RunEnd)
 	if opts.Tracer != nil {
 		ctx, endRun = opts.Tracer.StartRun(ctx)
 	}
 	resp, err := l.run(ctx, send)
-	l.log(ctx, time.Since(start), err)
+	l.log(ctx, l.now().Sub(start), err)
 	if endRun != nil {
 		endRun(RunEnd{Response: resp, Iterations: l.iteration, ToolCalls: l.toolCalls, Err: err})
 	}
@@ -93,12 +94,22 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		if err := ctx.Err(); err != nil {
 			return last, fmt.Errorf("agentloop: stopped before iteration %d: %w", n, err)
 		}
-		t0 := time.Now()
-		resp, err := l.send(ctx, send, l.offeredTools())
-		modelDur := time.Since(t0)
+		t0 := l.now()
+		var resp Response
+		var err error
+		if l.opts.Executor == nil {
+			resp, err = l.send(ctx, send, l.offeredTools())
+		} else {
+			resp, err = l.sendVia(ctx, send, l.offeredTools())
+		}
+		modelDur := l.now().Sub(t0)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return last, fmt.Errorf("agentloop: stopped in iteration %d: %w (model call: %w)", n, ctxErr, err)
+			}
+			var ee *ExecutorError
+			if errors.As(err, &ee) {
+				return last, err
 			}
 			return last, &LLMError{Iteration: n, Err: err}
 		}
@@ -133,9 +144,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			}
 			calls[i] = c
 		}
-		t1 := time.Now()
-		results, durs := l.dispatch(ctx, n, calls)
-		it.Results, it.CallDurations, it.ToolsDuration = results, durs, time.Since(t1)
+		t1 := l.now()
+		results, durs, execErr := l.dispatch(ctx, n, calls)
+		it.Results, it.CallDurations, it.ToolsDuration = results, durs, l.now().Sub(t1)
 		l.toolCalls += len(calls)
 		answer := resp
 		answer.ToolCalls = calls
@@ -146,6 +157,12 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		l.iterationDone(it)
 		if err := l.failure(n); err != nil {
 			return resp, err
+		}
+		if execErr != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return resp, fmt.Errorf("agentloop: stopped in iteration %d: %w (%w)", n, ctxErr, execErr)
+			}
+			return resp, execErr
 		}
 
 		if halt := haltOf(results); halt != nil {
@@ -191,38 +208,22 @@ func (l *loop) send(ctx context.Context, send SendFunc, tools []llmtoolkit.Tool)
 }
 
 // dispatch runs one turn's calls and returns their results and durations in
-// call order. A halting call cancels the calls still running.
-func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]llmtoolkit.Result, []time.Duration) {
+// call order. A halting call cancels the calls still running. With an
+// Executor, the calls run through its Tools; the error is then an
+// *ExecutorError when it failed (the results still answer every call).
+func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]llmtoolkit.Result, []time.Duration, error) {
 	ctx, cancel := context.WithCancel(llmtoolkit.WithIteration(ctx, n))
 	defer cancel()
-	results := make([]llmtoolkit.Result, len(calls))
 	durs := make([]time.Duration, len(calls))
+	if l.opts.Executor != nil {
+		results, err := l.dispatchVia(ctx, cancel, n, calls, durs)
+		keepTurnBudget(results, l.opts.MaxTurnResultBytes)
+		return results, durs, err
+	}
+	results := make([]llmtoolkit.Result, len(calls))
 	one := func(i int) {
-		call := calls[i]
-		l.emit(Event{Kind: EventToolCall, Iteration: n, Index: i, Call: call})
-		t0 := time.Now()
-		var res llmtoolkit.Result
-		if i >= l.opts.MaxToolCalls {
-			res = tooManyCalls(call, len(calls), l.opts.MaxToolCalls)
-		} else if l.offered != nil && !l.offered.has(call.Name) {
-			res = l.offered.notOffered(call)
-		} else {
-			cctx := ctx
-			if l.opts.OnEvent != nil {
-				cctx = llmtoolkit.WithShowFunc(ctx, func(d llmtoolkit.Display) {
-					l.emit(Event{Kind: EventDisplay, Iteration: n, Index: i, Call: call, Display: &d})
-				})
-				cctx = llmtoolkit.WithProgressFunc(cctx, func(p llmtoolkit.Progress) {
-					l.emit(Event{Kind: EventProgress, Iteration: n, Index: i, Call: call, Progress: &p})
-				})
-			}
-			res = llmtoolkit.Execute(cctx, l.resolver, call)
-			res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
-		}
-		durs[i] = time.Since(t0)
-		results[i] = res
-		l.emit(Event{Kind: EventToolResult, Iteration: n, Index: i, Call: call, Result: &res, Duration: durs[i]})
-		if errors.Is(res.Err, llmtoolkit.ErrHalt) {
+		results[i], durs[i] = l.runCall(ctx, n, calls, i)
+		if errors.Is(results[i].Err, llmtoolkit.ErrHalt) {
 			cancel()
 		}
 	}
@@ -247,7 +248,40 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 		one(i)
 	}
 	keepTurnBudget(results, l.opts.MaxTurnResultBytes)
-	return results, durs
+	return results, durs, nil
+}
+
+// runCall performs call i of turn n in-process and returns its result and
+// duration: the answer to a call past Options.MaxToolCalls, the
+// offered-tools check, or llmtoolkit.Execute with the events, cut to
+// Options.MaxTurnResultBytes. ctx carries the iteration. It is the one
+// implementation of a tool call, for Run (with or without an Executor) and
+// for RunToolCall.
+func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i int) (llmtoolkit.Result, time.Duration) {
+	call := calls[i]
+	l.emit(Event{Kind: EventToolCall, Iteration: n, Index: i, Call: call})
+	t0 := l.now()
+	var res llmtoolkit.Result
+	if i >= l.opts.MaxToolCalls {
+		res = tooManyCalls(call, len(calls), l.opts.MaxToolCalls)
+	} else if l.offered != nil && !l.offered.has(call.Name) {
+		res = l.offered.notOffered(call)
+	} else {
+		cctx := ctx
+		if l.opts.OnEvent != nil {
+			cctx = llmtoolkit.WithShowFunc(ctx, func(d llmtoolkit.Display) {
+				l.emit(Event{Kind: EventDisplay, Iteration: n, Index: i, Call: call, Display: &d})
+			})
+			cctx = llmtoolkit.WithProgressFunc(cctx, func(p llmtoolkit.Progress) {
+				l.emit(Event{Kind: EventProgress, Iteration: n, Index: i, Call: call, Progress: &p})
+			})
+		}
+		res = llmtoolkit.Execute(cctx, l.resolver, call)
+		res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
+	}
+	d := l.now().Sub(t0)
+	l.emit(Event{Kind: EventToolResult, Iteration: n, Index: i, Call: call, Result: &res, Duration: d})
+	return res, d
 }
 
 // tooManyCalls is the answer to a call past Options.MaxToolCalls.
@@ -310,6 +344,17 @@ func haltOf(results []llmtoolkit.Result) *HaltedError {
 		return &HaltedError{Tool: res.Name, Reason: reason, Err: res.Err}
 	}
 	return nil
+}
+
+// now is Options.Now (a panic in it fails the run, as in the other
+// callbacks), or time.Now.
+func (l *loop) now() time.Time {
+	if l.opts.Now == nil {
+		return time.Now()
+	}
+	var t time.Time
+	l.rescue("Now", func() { t = l.opts.Now() })
+	return t
 }
 
 // emit passes e to Options.OnEvent, one event at a time.
