@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,11 @@ func TestMain(m *testing.M) {
 		os.Exit(childMain())
 	}
 	os.Exit(m.Run())
+}
+
+// quietLogger keeps DBOS's and the loop's warnings and errors only.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // childSpec is what a child process does, passed in its environment.
@@ -159,7 +165,7 @@ func childMain() int {
 func runChild(spec childSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := New(ctx, Config{DatabaseURL: spec.DB, ExecutorID: spec.Executor, ApplicationVersion: "crash-test", Agent: scriptedAgent(spec)})
+	e, err := New(ctx, Config{DatabaseURL: spec.DB, ExecutorID: spec.Executor, ApplicationVersion: "crash-test", Agent: scriptedAgent(spec), Logger: quietLogger()})
 	if err != nil {
 		return err
 	}
