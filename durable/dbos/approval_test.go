@@ -118,4 +118,3 @@ func TestAskPersonOutsideEngine(t *testing.T) {
 	assert.True(t, d.Deny)
 	assert.Contains(t, d.Message, "does not run under a durable/dbos Engine")
 }
-

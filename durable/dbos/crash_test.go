@@ -1,13 +1,16 @@
 package dbos
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llmtoolkit/llmtoolkit/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +42,8 @@ func databases(t *testing.T) map[string]func(t *testing.T) string {
 func crash(t *testing.T, db string, plain, idempotent bool) (string, Result) {
 	t.Helper()
 	dir := t.TempDir()
-	spec := childSpec{DB: db, Dir: dir, Run: "run-1", Executor: "a", Start: true, Block: "call-2", Plain: plain, Idempotent: idempotent}
+	spec := childSpec{DB: db, Dir: dir, Run: "run-1", Executor: "a", Start: true, Block: "call-2", Plain: plain, Idempotent: idempotent,
+		TraceDB: filepath.Join(dir, "traces.db")}
 	first := startChild(t, spec)
 	waitFile(t, first, filepath.Join(dir, "blocked"), 60*time.Second)
 	first.kill(t)
@@ -80,6 +84,7 @@ func TestCrashResume(t *testing.T) {
 					assert.Equal(t, map[string]int{"turn 1": 1, "turn 2": 1, "turn 3": 1, "turn 4": 1}, lines(t, dir, "model.log"), "one model call per turn")
 					assert.Equal(t, map[string]int{"call-1": 1, "call-2": tc.call2, "call-3a": 1, "call-3b": 1}, lines(t, dir, "effects.log"), "completed side effects once, the interrupted one redone once")
 					assert.Equal(t, map[string]int{"a": 2}, lines(t, dir, "attempts.log"), "two attempts")
+					traceRows(t, dir)
 					t.Logf("counts with steps (%s): model %v, effects %v", tc.name, lines(t, dir, "model.log"), lines(t, dir, "effects.log"))
 				})
 			}
@@ -148,4 +153,23 @@ func total(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// traceRows checks the trace rows of the crash test's run: call-1 (done by
+// the first attempt) and call-2, call-3a, call-3b (by the resumed one) all
+// carry the run's tenant and conversation IDs.
+func traceRows(t *testing.T, dir string) {
+	t.Helper()
+	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
+	require.NoError(t, err)
+	rows, err := trace.List(context.Background(), db, trace.Filter{TenantID: testTenant})
+	require.NoError(t, err)
+	byCall := map[string]int{}
+	for _, r := range rows {
+		assert.Equal(t, ConversationID("run-1"), r.ConversationID, "row of %s", r.ToolName)
+		assert.Equal(t, testTenant, r.TenantID)
+		assert.Nil(t, r.AgentID, "the top-level agent")
+		byCall[fmt.Sprint(r.Arguments["line"])]++
+	}
+	assert.Len(t, byCall, 4, "a row for each call, from both attempts: %v", byCall)
 }

@@ -98,10 +98,13 @@ type Config struct {
 // its model calls and tool calls a recorded step. Make one per process
 // with [New], then [Engine.Launch] it.
 //
-// A run's context carries trace.WithConversation(Input.TenantID,
-// ConversationID(runID), 0) in every attempt, so that package trace's rows
-// (and the spans of a tracer that reads the conversation) of a resumed run
-// carry the same IDs as those of its first attempt.
+// Every attempt of a run is attributed to the run: its context carries
+// trace.WithConversation(Input.TenantID, ConversationID(runID), 0), so
+// package trace's rows of a resumed run carry the same tenant and
+// conversation IDs as those of its first attempt; and the run span that
+// Options.Tracer starts (package otelkit's invoke_agent span) gets the
+// attributes gen_ai.conversation.id (ConversationID(runID)) and
+// llmtoolkit.run.id (runID), the same in every attempt.
 type Engine struct {
 	cfg   Config
 	ctx   transact.Context
@@ -281,6 +284,7 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 	if !e.plain {
 		opts.Executor = &executor{wf: wf, eng: e}
 	}
+	opts.Tracer = newRunTracer(opts.Tracer, run)
 	resp, history, err := agentloop.Run(ctx, in.Messages, send, opts)
 	if err != nil && errors.Is(err, ErrEngine) {
 		return Result{}, err // DBOS failed: the run ends with its status ERROR and this error

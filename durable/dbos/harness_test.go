@@ -17,6 +17,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,18 +37,22 @@ func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
+// testTenant is the tenant of the crash test's runs.
+const testTenant = "0b6f5c2e-7d1a-4f3b-9c8e-2a1d3e4f5a6b"
+
 // childSpec is what a child process does, passed in its environment.
 type childSpec struct {
-	DB         string `json:"db"`           // the system database URL
-	Dir        string `json:"dir"`          // where the counters are written
-	Run        string `json:"run"`          // the run ID
-	Executor   string `json:"executor"`     // this process's executor ID
-	Start      bool   `json:"start"`        // start the run (else: only resume)
-	Recover    string `json:"recover"`      // take over the runs of this executor after Launch
-	Block      string `json:"block"`        // the call ID whose tool blocks once it has done its side effect
-	Plain      bool   `json:"plain"`        // no executor: the loop without steps
-	Idempotent bool   `json:"idempotent"`   // tools skip a side effect their call ID already did
-	GoFile     string `json:"go,omitempty"` // wait for this file before recovering (races)
+	DB         string `json:"db"`                 // the system database URL
+	Dir        string `json:"dir"`                // where the counters are written
+	Run        string `json:"run"`                // the run ID
+	Executor   string `json:"executor"`           // this process's executor ID
+	Start      bool   `json:"start"`              // start the run (else: only resume)
+	Recover    string `json:"recover"`            // take over the runs of this executor after Launch
+	Block      string `json:"block"`              // the call ID whose tool blocks once it has done its side effect
+	Plain      bool   `json:"plain"`              // no executor: the loop without steps
+	Idempotent bool   `json:"idempotent"`         // tools skip a side effect their call ID already did
+	GoFile     string `json:"go,omitempty"`       // wait for this file before recovering (races)
+	TraceDB    string `json:"trace_db,omitempty"` // record the tool calls with package trace in this SQLite file
 }
 
 // The scripted conversation: 4 model calls; turns 1 and 2 call one tool,
@@ -143,7 +148,18 @@ func scriptedAgent(spec childSpec) AgentFunc {
 			}
 			return "appended " + call.ID, nil
 		})
-		return send, agentloop.Options{Resolver: llmtoolkit.Indexed(resolve, []llmtoolkit.Tool{tool}), MaxParallel: 4}, nil
+		var resolver llmtoolkit.Resolver = llmtoolkit.Indexed(resolve, []llmtoolkit.Tool{tool})
+		if spec.TraceDB != "" {
+			db, err := trace.OpenSQLite(spec.TraceDB)
+			if err != nil {
+				return nil, agentloop.Options{}, err
+			}
+			if err := trace.Migrate(db); err != nil {
+				return nil, agentloop.Options{}, err
+			}
+			resolver = trace.Record(resolver, db)
+		}
+		return send, agentloop.Options{Resolver: resolver, MaxParallel: 4}, nil
 	}
 }
 
@@ -175,7 +191,7 @@ func runChild(spec childSpec) error {
 	}
 	defer e.Shutdown(5 * time.Second)
 	if spec.Start {
-		if err := e.Start(ctx, spec.Run, Input{Messages: []agentloop.Message{agentloop.UserMessage("append four lines")}}); err != nil {
+		if err := e.Start(ctx, spec.Run, Input{TenantID: testTenant, Messages: []agentloop.Message{agentloop.UserMessage("append four lines")}}); err != nil {
 			return err
 		}
 	}
