@@ -181,6 +181,23 @@ func (e *Engine) Start(ctx context.Context, id string, in Input) error {
 	return nil
 }
 
+// Run starts a run under id with in, as [Engine.Start] does, and waits for
+// its result, as [Engine.Result] does (without polling the database when
+// the run runs in this process).
+func (e *Engine) Run(ctx context.Context, id string, in Input) (Result, error) {
+	if id == "" {
+		return Result{}, fmt.Errorf("%w: the run ID is empty; give each run a unique ID", ErrInvalidConfig)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	h, err := transact.RunWorkflow(e.ctx, e.workflow, in, transact.WithWorkflowID(id))
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: starting run %q: %w", ErrEngine, id, err)
+	}
+	return e.wait(ctx, id, h)
+}
+
 // Cancel stops the run id: its step in progress is abandoned (not
 // recorded) and it does not resume.
 func (e *Engine) Cancel(ctx context.Context, id string) error {
@@ -202,6 +219,11 @@ func (e *Engine) Result(ctx context.Context, id string) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("%w: finding run %q: %w", ErrEngine, id, err)
 	}
+	return e.wait(ctx, id, h)
+}
+
+// wait waits for the result of the run id through its handle h.
+func (e *Engine) wait(ctx context.Context, id string, h transact.WorkflowHandle[Result]) (Result, error) {
 	type out struct {
 		r   Result
 		err error

@@ -14,7 +14,7 @@ import (
 // freshSchemaDSN creates a database of its own for the test on the server
 // of dsn (a key=value DSN) and returns the DSN that names it; the database
 // is dropped at the end of the test.
-func freshSchemaDSN(t *testing.T, dsn string) string {
+func freshSchemaDSN(t testing.TB, dsn string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
