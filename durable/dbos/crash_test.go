@@ -173,3 +173,35 @@ func traceRows(t *testing.T, dir string) {
 	}
 	assert.Len(t, byCall, 4, "a row for each call, from both attempts: %v", byCall)
 }
+
+// TestResumeRaceSameExecutor: after the crash, two processes launch at
+// once with the dead one's executor ID, each resuming its runs at Launch.
+// Without the executor lock both could resume the run (seen: 3 attempts,
+// the interrupted side effect 3 times, in 1 of 5 tries); with it, one is
+// refused with ErrExecutorInUse, or finds the run done: one new attempt.
+func TestResumeRaceSameExecutor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	for name, db := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec := childSpec{DB: db(t), Dir: dir, Run: "run-1", Executor: "a", Start: true, Block: "call-2"}
+			first := startChild(t, spec)
+			waitFile(t, first, filepath.Join(dir, "blocked"), 60*time.Second)
+			first.kill(t)
+
+			spec.Start, spec.Block = false, ""
+			pb, pc := startChild(t, spec), startChild(t, spec)
+			codes := []int{pb.exitCode(t, 90*time.Second), pc.exitCode(t, 90*time.Second)}
+			assert.Contains(t, codes, 0, "one resumed the run; outputs:\n%s\n%s", pb.output(), pc.output())
+			for _, c := range codes {
+				assert.Contains(t, []int{0, exitInUse}, c, "outputs:\n%s\n%s", pb.output(), pc.output())
+			}
+			assert.Equal(t, map[string]int{"a": 2}, lines(t, dir, "attempts.log"), "one new attempt")
+			assert.Equal(t, map[string]int{"turn 1": 1, "turn 2": 1, "turn 3": 1, "turn 4": 1}, lines(t, dir, "model.log"))
+			assert.Equal(t, map[string]int{"call-1": 1, "call-2": 2, "call-3a": 1, "call-3b": 1}, lines(t, dir, "effects.log"))
+			t.Logf("exit codes %v", codes)
+		})
+	}
+}

@@ -109,6 +109,7 @@ type Engine struct {
 	cfg   Config
 	ctx   transact.Context
 	plain bool // tests: run the loop without the executor, to measure what the steps save
+	lock  executorLock
 }
 
 // New checks cfg, opens the system database (creating its tables) and
@@ -148,17 +149,34 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 // was interrupted (the process died, or was shut down, while it ran), each
 // from its last recorded step, and starts serving. A resumed run's result
 // is read with [Engine.Result].
+//
+// Launch fails with [ErrExecutorInUse] when another live process runs with
+// the same executor ID on the same database (an advisory lock on
+// PostgreSQL, an flock on a file beside a SQLite database).
 func (e *Engine) Launch() error {
+	lock, err := lockExecutor(e.ctx, e.cfg.DatabaseURL, e.cfg.AppName, transact.GetExecutorID(e.ctx))
+	if err != nil {
+		return err
+	}
 	if err := transact.Launch(e.ctx); err != nil {
+		if lock != nil {
+			lock.release()
+		}
 		return fmt.Errorf("%w: launching: %w", ErrEngine, err)
 	}
+	e.lock = lock
 	return nil
 }
 
 // Shutdown stops the engine, waiting up to timeout for the runs in
 // progress to stop: they are not cancelled, the next Launch resumes them.
 func (e *Engine) Shutdown(timeout time.Duration) error {
-	if err := transact.Shutdown(e.ctx, timeout); err != nil {
+	err := transact.Shutdown(e.ctx, timeout)
+	if e.lock != nil {
+		err = errors.Join(err, e.lock.release()) // after the runs stopped
+		e.lock = nil
+	}
+	if err != nil {
 		return fmt.Errorf("%w: shutting down: %w", ErrEngine, err)
 	}
 	return nil

@@ -163,6 +163,10 @@ func scriptedAgent(spec childSpec) AgentFunc {
 	}
 }
 
+// exitInUse is the exit code of a child refused at Launch with
+// ErrExecutorInUse.
+const exitInUse = 3
+
 // childMain runs one child process and returns its exit code. It writes
 // the run's result to result-EXECUTOR.json.
 func childMain() int {
@@ -173,6 +177,9 @@ func childMain() int {
 	}
 	if err := runChild(spec); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
+		if errors.Is(err, ErrExecutorInUse) {
+			return exitInUse
+		}
 		return 1
 	}
 	return 0
@@ -261,6 +268,20 @@ func (c *child) wait(t *testing.T, timeout time.Duration) {
 		_ = c.cmd.Process.Kill()
 		<-c.done
 		t.Fatalf("child did not finish within %v; output:\n%s", timeout, c.output())
+	}
+}
+
+// exitCode waits for the child to exit by itself and returns its code.
+func (c *child) exitCode(t *testing.T, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-c.done:
+		return c.cmd.ProcessState.ExitCode()
+	case <-time.After(timeout):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+		t.Fatalf("child did not finish within %v; output:\n%s", timeout, c.output())
+		return -1
 	}
 }
 
