@@ -30,11 +30,13 @@
 //     sends an email records the call IDs it has sent and skips one it has
 //     seen; one that cannot be idempotent should report, on its second
 //     attempt, that it may have run already.
-//   - A run runs in one process at a time, provided that the processes
-//     running at the same time have distinct executor IDs: DBOS hands a
-//     recovered run to one process, atomically ([Engine.Recover] from two
-//     processes at once resumes it once). Two processes launched with the
-//     same ExecutorID at the same time may both resume the same run: don't.
+//   - A run runs in one process at a time. DBOS hands a recovered run to
+//     one process, atomically ([Engine.Recover] from two processes at once
+//     resumes it once), provided the live processes have distinct executor
+//     IDs: two launched with the same one would both resume its runs, so
+//     [Engine.Launch] refuses a second live process with the same
+//     ExecutorID on the same database ([ErrExecutorInUse]; a PostgreSQL
+//     advisory lock, an flock on a file beside a SQLite database).
 //
 // The crash test (crash_test.go) checks these with real processes: a
 // child runs a 4-turn agent, with one call in turns 1 and 2 and two

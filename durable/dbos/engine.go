@@ -230,17 +230,30 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 // that ended with an error (the loop's) returns its Result with Err set
 // and a nil error; the error is the engine's, or ctx's.
 func (e *Engine) Result(ctx context.Context, id string) (Result, error) {
-	h, err := transact.RetrieveWorkflow[Result](e.ctx, id)
+	h, err := transact.RetrieveWorkflow[Result](transact.From(e.ctx, ctx), id) // the handle stops waiting when ctx ends
 	if err != nil {
 		if errors.Is(err, transact.ErrNonExistentWorkflow) {
 			return Result{}, fmt.Errorf("%w: %q", ErrRunNotFound, id)
 		}
 		return Result{}, fmt.Errorf("%w: finding run %q: %w", ErrEngine, id, err)
 	}
-	return e.wait(ctx, id, h)
+	r, err := h.GetResult(transact.WithHandlePollingInterval(resultPolling))
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		return r, fmt.Errorf("%w: run %q: %w", ErrEngine, id, err)
+	}
+	return r, nil
 }
 
-// wait waits for the result of the run id through its handle h.
+// resultPolling is how often Result reads a run's status while it waits
+// for a run of another process.
+const resultPolling = 50 * time.Millisecond
+
+// wait waits for the result of the run id through its handle h, started
+// in this process (a channel, no polling; it ends at the latest when the
+// engine shuts down).
 func (e *Engine) wait(ctx context.Context, id string, h transact.WorkflowHandle[Result]) (Result, error) {
 	type out struct {
 		r   Result
@@ -253,7 +266,7 @@ func (e *Engine) wait(ctx context.Context, id string, h transact.WorkflowHandle[
 				done <- out{err: fmt.Errorf("%w: reading run %q panicked: %v", ErrEngine, id, v)}
 			}
 		}()
-		r, err := h.GetResult(transact.WithHandlePollingInterval(50 * time.Millisecond))
+		r, err := h.GetResult(transact.WithHandlePollingInterval(resultPolling))
 		done <- out{r, err}
 	}()
 	select {
