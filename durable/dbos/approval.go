@@ -2,6 +2,7 @@ package dbos
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -32,6 +33,7 @@ type approvalKey struct{}
 // approvalSlot is how AskPerson, inside a tool call's step, talks to the
 // executor: it reads the person's answer, or asks for one.
 type approvalSlot struct {
+	callID   string          // the call of the step
 	decision *agent.Decision // the answer, when the call runs again after it
 
 	mu  sync.Mutex
@@ -55,11 +57,18 @@ func (s *approvalSlot) asked() *Approval {
 //
 // Use it as agent.Config.CanUseTool, or call it from a CanUseTool of your
 // own for the calls a person must see. Outside an Engine's run it denies
-// the call, saying why.
+// the call, saying why; so it does for a call made inside another call's
+// step (a sub-agent's calls run inside its spawn_agent call's step, which
+// cannot wait for one of them and run it again alone).
 func AskPerson(ctx context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
 	slot, ok := ctx.Value(approvalKey{}).(*approvalSlot)
 	if !ok {
 		return agent.Deny("durable/dbos.AskPerson: this call does not run under a durable/dbos Engine, so no one can be asked; run the agent with Engine.Start or use another CanUseTool")
+	}
+	if call.ID != slot.callID {
+		// A call made inside the step's call (a sub-agent's): its step is
+		// its parent's, which cannot wait for it and run it again alone.
+		return agent.Deny(fmt.Sprintf("durable/dbos.AskPerson: call %q runs inside call %q (a sub-agent's call, say), which is the durable step; a person can only approve the step's own call: approve the sub-agent's spawn instead, or decide this call without AskPerson", call.ID, slot.callID))
 	}
 	if slot.decision != nil {
 		return *slot.decision

@@ -118,3 +118,17 @@ func TestAskPersonOutsideEngine(t *testing.T) {
 	assert.True(t, d.Deny)
 	assert.Contains(t, d.Message, "does not run under a durable/dbos Engine")
 }
+
+// TestAskPersonNestedCall: inside a call's step, AskPerson denies a call
+// other than the step's own (a sub-agent's), and leaves the step unasked.
+func TestAskPersonNestedCall(t *testing.T) {
+	slot := &approvalSlot{callID: "spawn-1"}
+	ctx := context.WithValue(context.Background(), approvalKey{}, slot)
+	d := AskPerson(ctx, llmtoolkit.Call{ID: "sub-1", Name: "deploy"}, llmtoolkit.Tool{})
+	assert.True(t, d.Deny)
+	assert.Contains(t, d.Message, `call "sub-1" runs inside call "spawn-1"`)
+	assert.Nil(t, slot.asked())
+	d = AskPerson(ctx, llmtoolkit.Call{ID: "spawn-1", Name: "spawn_agent"}, llmtoolkit.Tool{})
+	assert.True(t, d.Deny, "waiting")
+	assert.Equal(t, &Approval{CallID: "spawn-1", Tool: "spawn_agent"}, slot.asked())
+}

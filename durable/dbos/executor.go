@@ -118,7 +118,7 @@ func (x *executor) Tools(ctx context.Context, step agentloop.ToolsStep, run func
 // runCall runs call i in-process, with the approval slot AskPerson reads.
 // decision is the person's answer for a call run again after its approval.
 func (x *executor) runCall(ctx context.Context, run func(context.Context, int) llmtoolkit.Result, i int, call llmtoolkit.Call, decision *agent.Decision) toolStep {
-	slot := &approvalSlot{decision: decision}
+	slot := &approvalSlot{callID: call.ID, decision: decision}
 	res := run(context.WithValue(ctx, approvalKey{}, slot), i)
 	if a := slot.asked(); a != nil && decision == nil {
 		return toolStep{Approval: a}
