@@ -95,8 +95,9 @@
 //
 // # Cost
 //
-// A recorded step costs a few milliseconds of database writes (the
-// BenchmarkStep in bench_test.go: about 2 ms a step on SQLite and on a
-// local PostgreSQL, on a loaded 2-core machine), next to model calls that
-// take seconds.
+// A recorded step costs a few milliseconds of database writes, next to
+// model calls that take seconds: BenchmarkStep (bench_test.go) measured,
+// as medians of 5, 1.6 to 2.5 ms a step on SQLite and 3.5 to 7 ms on a
+// local PostgreSQL (fsync off), on a 2-core machine under a load of 20
+// to 25, so with much noise.
 package dbos
