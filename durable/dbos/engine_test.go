@@ -2,10 +2,12 @@ package dbos
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/stretchr/testify/assert"
@@ -58,4 +60,43 @@ func TestResultAndApproveErrors(t *testing.T) {
 	res, err := e.Result(ctx, "waits")
 	require.NoError(t, err)
 	assert.Contains(t, res.Response.Content, "no")
+}
+
+// TestRunErrorRecorded: the loop's error (here the model's) is the run's
+// recorded result, not a failure of the engine; a halting tool's error
+// keeps its sentinels.
+func TestRunErrorRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		send  agentloop.SendFunc
+		check func(t *testing.T, err error)
+	}{
+		{"model error", func(context.Context, []agentloop.Message, []llmtoolkit.Tool) (agentloop.Response, error) {
+			return agentloop.Response{}, errors.New("rate limited")
+		}, func(t *testing.T, err error) { assert.Contains(t, err.Error(), "rate limited") }},
+		{"halt", func(ctx context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+			return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "h", Name: "halt", Arguments: map[string]any{}}}}, nil
+		}, func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, agentloop.ErrHalted)
+			assert.ErrorIs(t, err, llmtoolkit.ErrHalt)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			build := func(context.Context, Run) (agentloop.SendFunc, agentloop.Options, error) {
+				tool := llmtoolkit.MustTool("halt", "stops", map[string]any{"type": "object"})
+				halt := llmtoolkit.ResolverFunc(func(context.Context, llmtoolkit.Call) (string, error) { return "", llmtoolkit.Halt("enough") })
+				return tc.send, agentloop.Options{Resolver: llmtoolkit.Indexed(halt, []llmtoolkit.Tool{tool}), Logger: quietLogger()}, nil
+			}
+			e := newEngine(t, "sqlite:"+filepath.Join(t.TempDir(), "dbos.db"), build)
+			defer e.Shutdown(5 * time.Second)
+			res, err := e.Run(context.Background(), "r", Input{Messages: []agentloop.Message{agentloop.UserMessage("go")}})
+			require.NoError(t, err, "the engine did not fail")
+			require.Error(t, res.Err())
+			assert.NotErrorIs(t, res.Err(), ErrEngine)
+			tc.check(t, res.Err())
+			again, err := e.Result(context.Background(), "r")
+			require.NoError(t, err)
+			assert.Equal(t, res.Err().Error(), again.Err().Error(), "read back from the database")
+		})
+	}
 }
