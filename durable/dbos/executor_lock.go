@@ -1,0 +1,62 @@
+package dbos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrExecutorInUse is wrapped by the error of [Engine.Launch] when another
+// live process already runs with the same executor ID on the same system
+// database: two of them would both resume the same interrupted runs.
+var ErrExecutorInUse = errors.New("durable/dbos: the executor ID is in use by another live process")
+
+// executorLock holds the lock that makes this process the only live one
+// with its executor ID on its system database: a PostgreSQL session
+// advisory lock, or an flock on a file beside the SQLite database.
+type executorLock interface {
+	release() error
+}
+
+// lockKey names the lock of an executor of an application.
+func lockKey(app, executorID string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(app + "\x00" + executorID))
+	return h.Sum64()
+}
+
+// lockExecutor takes the executor's lock, or fails with ErrExecutorInUse.
+func lockExecutor(ctx context.Context, databaseURL, app, executorID string) (executorLock, error) {
+	key := lockKey(app, executorID)
+	inUse := fmt.Errorf("%w: executor %q of application %q; give each process running at the same time its own Config.ExecutorID, and take a dead one's runs over with Engine.Recover", ErrExecutorInUse, executorID, app)
+	if path, ok := strings.CutPrefix(databaseURL, "sqlite:"); ok {
+		path, _, _ = strings.Cut(path, "?")
+		if path == "" || path == ":memory:" {
+			return nil, nil // one process only
+		}
+		return lockFile(fmt.Sprintf("%s.executor-%016x.lock", path, key), inUse)
+	}
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: connecting for the executor lock: %w", ErrEngine, err)
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(key)).Scan(&got); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("%w: taking the executor lock: %w", ErrEngine, err)
+	}
+	if !got {
+		conn.Close(ctx)
+		return nil, inUse
+	}
+	return pgLock{conn}, nil
+}
+
+// pgLock is a session advisory lock: closing the session releases it.
+type pgLock struct{ conn *pgx.Conn }
+
+func (l pgLock) release() error { return l.conn.Close(context.Background()) }
