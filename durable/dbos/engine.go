@@ -11,6 +11,7 @@ import (
 	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite" // the SQLite system database
 	"github.com/dbos-inc/dbos-transact-golang/dbos/internals"
 	"github.com/google/uuid"
+	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/trace"
@@ -329,7 +330,9 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 		return Result{}, fmt.Errorf("%w: %w", ErrEngine, err)
 	}
 	run := Run{ID: id, ConversationID: ConversationID(id), Input: in}
-	ctx := trace.WithConversation(wf, in.TenantID, run.ConversationID, 0)
+	// The run's ID keys every tool's side effects (llmtoolkit.IdempotencyKey)
+	// and its conversation attributes every trace row, in every attempt.
+	ctx := llmtoolkit.WithRunID(trace.WithConversation(wf, in.TenantID, run.ConversationID, 0), id)
 	send, opts, err := e.buildAgent(ctx, run)
 	if err != nil {
 		return Result{}, fmt.Errorf("durable/dbos: building the agent of run %q: %w", id, err)

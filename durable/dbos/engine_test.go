@@ -100,3 +100,34 @@ func TestRunErrorRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestToolKeyNamesTheRun: a tool of a run sees the run's ID, so its
+// llmtoolkit.IdempotencyKey is the same in every attempt of that run and
+// differs between runs whose calls have the same IDs.
+func TestToolKeyNamesTheRun(t *testing.T) {
+	keys := make(chan string, 4)
+	build := func(context.Context, Run) (agentloop.SendFunc, agentloop.Options, error) {
+		send := func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+			if len(msgs) > 1 {
+				return agentloop.Response{Content: "done"}, nil
+			}
+			return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "call-1", Name: "key", Arguments: map[string]any{}}}}, nil
+		}
+		tool := llmtoolkit.MustTool("key", "reports its idempotency key", map[string]any{"type": "object"})
+		resolve := llmtoolkit.ResolverFunc(func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+			keys <- llmtoolkit.IdempotencyKey(ctx, call)
+			return "ok", nil
+		})
+		return send, agentloop.Options{Resolver: llmtoolkit.Indexed(resolve, []llmtoolkit.Tool{tool}), Logger: quietLogger()}, nil
+	}
+	e := newEngine(t, "sqlite:"+filepath.Join(t.TempDir(), "dbos.db"), build)
+	defer e.Shutdown(5 * time.Second)
+	for _, id := range []string{"run-a", "run-b"} {
+		res, err := e.Run(context.Background(), id, Input{Messages: []agentloop.Message{agentloop.UserMessage("go")}})
+		require.NoError(t, err)
+		require.NoError(t, res.Err())
+	}
+	a, b := <-keys, <-keys
+	assert.Equal(t, "run-a/"+"/1/call-1", a)
+	assert.Equal(t, "run-b/"+"/1/call-1", b)
+}
