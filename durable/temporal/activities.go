@@ -22,6 +22,10 @@ import (
 // HeartbeatTimeout: Temporal has failed the attempt, and will run another.
 var ErrHeartbeatTimeout = errors.New("llmtoolkit: no heartbeat within the activity's HeartbeatTimeout")
 
+// heartbeatTimeoutType is the type of the application error an attempt
+// without heartbeat fails with.
+const heartbeatTimeoutType = "llmtoolkit.HeartbeatTimeout"
+
 // Activities are the worker's side of a run: the model and the tools,
 // which the workflow's steps call. Register them with [Register].
 type Activities struct {
@@ -169,7 +173,7 @@ func attemptFailure(actx, hctx context.Context, err error) error {
 		return cerr
 	}
 	if cause := context.Cause(hctx); errors.Is(cause, ErrHeartbeatTimeout) {
-		return sdktemporal.NewApplicationError(cause.Error(), "llmtoolkit.HeartbeatTimeout")
+		return sdktemporal.NewApplicationError(cause.Error(), heartbeatTimeoutType)
 	}
 	return nil
 }

@@ -308,6 +308,9 @@ func activityFailure(what string, err error) error {
 			return fmt.Errorf("%s failed after its attempts: %w", what, eo.Unpack())
 		}
 	}
+	if errors.As(err, &appErr) && appErr.Type() == heartbeatTimeoutType {
+		return fmt.Errorf("%s timed out: no heartbeat within RunInput.HeartbeatTimeout: %w", what, context.DeadlineExceeded)
+	}
 	var te *sdktemporal.TimeoutError
 	if errors.As(err, &te) {
 		return fmt.Errorf("%s timed out (%s): %w", what, te.TimeoutType(), context.DeadlineExceeded)

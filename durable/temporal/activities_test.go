@@ -1,0 +1,164 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	sdktemporal "go.temporal.io/sdk/temporal"
+)
+
+func TestToolActivityFailingMidCallIsRetriedAndItsEffectHappensOnce(t *testing.T) {
+	model := llmtoolkittest.NewScriptedModel(t,
+		llmtoolkittest.CallTools(llmtoolkittest.Call("deploy", map[string]any{"env": "prod"})),
+		llmtoolkittest.Reply("deployed"),
+	)
+	fx := newEffects()
+	var mu sync.Mutex
+	var attempts []int32
+	resolver := llmtoolkittest.NewFake(nil).Handle("deploy", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		attempt := activity.GetInfo(ctx).Attempt
+		mu.Lock()
+		attempts = append(attempts, attempt)
+		mu.Unlock()
+		again := fx.do(call.ID) // the deployment, keyed by the call ID
+		if attempt == 1 {
+			// The connection drops after the deployment happened, before
+			// its answer was recorded: the attempt fails.
+			return "", Retryable(errors.New("connection reset while reading the deploy answer"))
+		}
+		if again {
+			return "prod already deployed by this call", nil
+		}
+		return "deployed prod", nil
+	})
+	env := newEnv(t, &Activities{Send: model.Send, Options: agentloop.Options{Resolver: resolver}})
+	env.ExecuteWorkflow(WorkflowName, RunInput{
+		Messages:  []agentloop.Message{agentloop.UserMessage("deploy prod")},
+		ToolRetry: &sdktemporal.RetryPolicy{InitialInterval: 10 * time.Millisecond, MaximumAttempts: 5},
+	})
+	out := runOutput(t, env)
+	require.NoError(t, out.Error())
+	assert.Equal(t, []int32{1, 2}, attempts, "the failed attempt is retried once")
+	done, tries := fx.snapshot()
+	assert.Equal(t, map[string]int{"call_1_1": 1}, done, "the deployment happened once")
+	assert.Equal(t, map[string]int{"call_1_1": 2}, tries)
+	assert.Equal(t, "prod already deployed by this call", out.History[2].Content, "the second attempt's answer is the call's outcome")
+	assert.Len(t, model.Requests(), 2)
+}
+
+func TestToolActivityWhoseAttemptsAreSpentGoesBackToTheModel(t *testing.T) {
+	model := llmtoolkittest.NewScriptedModel(t,
+		llmtoolkittest.CallTools(llmtoolkittest.Call("fetch", nil)),
+		llmtoolkittest.Reply("the fetch failed"),
+	)
+	var calls int
+	var mu sync.Mutex
+	resolver := llmtoolkittest.NewFake(nil).Handle("fetch", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return "", Retryable(fmt.Errorf("upstream answered 503: %w", llmtoolkit.ErrInvalidCall))
+	})
+	env := newEnv(t, &Activities{Send: model.Send, Options: agentloop.Options{Resolver: resolver}})
+	env.ExecuteWorkflow(WorkflowName, RunInput{
+		Messages:  []agentloop.Message{agentloop.UserMessage("fetch")},
+		ToolRetry: &sdktemporal.RetryPolicy{InitialInterval: 10 * time.Millisecond, MaximumAttempts: 3},
+	})
+	out := runOutput(t, env)
+	require.NoError(t, out.Error())
+	assert.Equal(t, 3, calls)
+	tm := out.History[2]
+	assert.True(t, tm.IsError)
+	assert.Contains(t, tm.Content, "upstream answered 503")
+	assert.Contains(t, tm.Content, "failed after its attempts")
+}
+
+func TestHeartbeats(t *testing.T) {
+	model := llmtoolkittest.NewScriptedModel(t,
+		llmtoolkittest.CallTools(llmtoolkittest.Call("build", nil), llmtoolkittest.Call("hang", nil)),
+		llmtoolkittest.Reply("built; the other one hung"),
+	)
+	var hangCause error
+	resolver := llmtoolkittest.NewFake(nil).
+		Handle("build", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+			// Longer than the heartbeat timeout, but reporting progress.
+			for i := range 25 {
+				llmtoolkit.ReportProgress(ctx, llmtoolkit.Progress{Progress: float64(i), Total: 25, Message: "compiling"})
+				select {
+				case <-ctx.Done():
+					return "", context.Cause(ctx)
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+			return "built", nil
+		}).
+		Handle("hang", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+			select { // reports nothing: deemed stuck
+			case <-ctx.Done():
+				hangCause = context.Cause(ctx)
+				return "", ctx.Err()
+			case <-time.After(30 * time.Second):
+				return "woke up", nil
+			}
+		})
+	env := newEnv(t, &Activities{Send: model.Send, Options: agentloop.Options{Resolver: resolver}})
+	var hmu sync.Mutex
+	beats := map[string]int{}
+	env.SetOnActivityHeartbeatListener(func(info *activity.Info, _ converter.EncodedValues) {
+		hmu.Lock()
+		beats[info.ActivityID]++
+		hmu.Unlock()
+	})
+	start := time.Now()
+	env.ExecuteWorkflow(WorkflowName, RunInput{
+		Messages:         []agentloop.Message{agentloop.UserMessage("build")},
+		HeartbeatTimeout: time.Second,
+		ToolRetry:        &sdktemporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	out := runOutput(t, env)
+	require.NoError(t, out.Error())
+	assert.Less(t, time.Since(start), 20*time.Second, "the stuck tool was stopped")
+	assert.Equal(t, "built", out.History[2].Content, "a tool that reports progress outlives the heartbeat timeout")
+	hung := out.History[3]
+	assert.True(t, hung.IsError)
+	assert.Contains(t, hung.Content, "timed out")
+	assert.ErrorIs(t, hangCause, ErrHeartbeatTimeout, "the stuck tool's context is cancelled")
+	hmu.Lock()
+	defer hmu.Unlock()
+	assert.GreaterOrEqual(t, beats["tool/1/0/call_1_1"], 2, "the progress reports heartbeat the activity")
+}
+
+func TestHeartbeatEveryKeepsASilentToolAlive(t *testing.T) {
+	model := llmtoolkittest.NewScriptedModel(t,
+		llmtoolkittest.CallTools(llmtoolkittest.Call("wait", nil)),
+		llmtoolkittest.Reply("waited"),
+	)
+	resolver := llmtoolkittest.NewFake(nil).Handle("wait", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		case <-time.After(1500 * time.Millisecond):
+			return "waited", nil
+		}
+	})
+	env := newEnv(t, &Activities{Send: model.Send, Options: agentloop.Options{Resolver: resolver}, HeartbeatEvery: 100 * time.Millisecond})
+	env.ExecuteWorkflow(WorkflowName, RunInput{
+		Messages:         []agentloop.Message{agentloop.UserMessage("wait")},
+		HeartbeatTimeout: 500 * time.Millisecond,
+		ToolRetry:        &sdktemporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	out := runOutput(t, env)
+	require.NoError(t, out.Error())
+	assert.Equal(t, "waited", out.History[2].Content)
+}
