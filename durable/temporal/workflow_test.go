@@ -131,4 +131,3 @@ func TestWorkflowRunsAFourTurnAgent(t *testing.T) {
 	// The worker's tools are offered to the model.
 	require.Len(t, model.LastRequest().Tools, 2)
 }
-
