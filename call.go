@@ -12,7 +12,11 @@ import (
 
 // Call is one tool call made by a model.
 type Call struct {
-	// ID is the provider's id for the call, echoed in the result.
+	// ID is the provider's id for the call, echoed in the result. It is
+	// the call's idempotency key: under a durable engine
+	// (agentloop.Executor) a call whose process died is run again with the
+	// same ID, so a tool with side effects can tell a repeat from a new
+	// call by it.
 	ID string `json:"id,omitempty"`
 	// Name is the tool's name.
 	Name string `json:"name"`

@@ -16,4 +16,30 @@
 // context's error when ctx ends. Hosts follow the loop as it runs through
 // [Options.OnEvent] (each tool call, Display payload and result) and
 // [Options.OnIteration] (each round with its timings).
+//
+// # Durable runs
+//
+// Run keeps a run in one process's memory. To make a run survive a crash,
+// a restart or a long wait, a durable-execution engine runs its steps
+// through [Options.Executor]: each model call ([Executor.Model]) and each
+// turn's tool calls ([Executor.Tools], each call its own step keyed by
+// iteration, index and call ID, so that parallel calls replay the same
+// whatever order they completed in). The engine records every step's
+// outcome, in the serializable forms [ModelOutcome] and [ToolOutcome]
+// (errors by kind, see [ErrorOutcome]), and when the interrupted run is
+// started again with the same messages, returns the recorded outcomes
+// instead of running the steps: the run reaches the same history without
+// calling the model or the tools again, then goes on. Packages
+// durable/dbos and durable/temporal are such engines; an engine whose
+// steps run in another process calls [RunToolCall] there.
+//
+// The guarantees: a step that completed runs exactly once; the step that
+// was interrupted runs at least once (again on resume), and so may a tool
+// call whose process died before its outcome was recorded. A tool with
+// side effects makes them idempotent with the call ID
+// ([llmtoolkit.Call.ID], in the Call its resolver receives): the same on
+// every attempt of the same call, distinct between calls. If the engine
+// itself fails, Run ends with an [*ExecutorError] and a paired history.
+// Without an Executor, the loop runs in-process as it always has, at the
+// same cost.
 package agentloop

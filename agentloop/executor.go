@@ -35,10 +35,13 @@ import (
 // failed, say its database is gone) ends the run with an [*ExecutorError].
 // Model must return call's error as it is, or the error that
 // [ModelOutcome.Unpack] restores: any other error is taken for the
-// engine's. Callbacks ([Options.OnEvent], OnIteration, Stop, the Tracer)
-// run where Run runs: on replay, OnIteration and Stop are called again,
-// and the events of a tool call whose outcome is replayed are not emitted
-// (the call does not run).
+// engine's (the model's error wrapped by the engine counts as the
+// model's).
+//
+// Callbacks run where Run runs. On replay, OnIteration, Stop and the
+// EventResponse events are seen again; a step whose outcome is replayed
+// does not run, so its tool events and its Tracer model-call span are not
+// emitted again.
 type Executor interface {
 	// Model performs the model call of step.Iteration. call does it
 	// in-process (the SendFunc, with the loop's panic rescue and tracing);
@@ -50,7 +53,7 @@ type Executor interface {
 	// the loop would (the MaxToolCalls answer, the offered-tools check,
 	// llmtoolkit.Execute with the iteration and the events, the per-call
 	// cap) and never panics; it may be called concurrently for different
-	// i. An engine runs each run(ctx, i) as its own recorded step keyed by
+	// i, and must not be called once Tools has returned. An engine runs each run(ctx, i) as its own recorded step keyed by
 	// (step.Iteration, i, step.Calls[i].ID), so that parallel calls replay
 	// deterministically, and may run them concurrently up to
 	// step.MaxParallel. The loop applies the turn's byte budget, the halt
@@ -107,7 +110,7 @@ func (l *loop) sendVia(ctx context.Context, send SendFunc, tools []llmtoolkit.To
 // isModelError reports whether err, returned by Executor.Model, is the
 // model's: call's own error, or a recorded one that is not the engine's.
 func isModelError(err error, called bool, callErr error) bool {
-	if called && err == callErr {
+	if called && callErr != nil && errors.Is(err, callErr) { // errors.Is: no == on an uncomparable error
 		return true
 	}
 	var re *RecordedError

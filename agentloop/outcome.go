@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -74,7 +75,9 @@ type ModelOutcome struct {
 // types whose fields it keeps: "llmtoolkit.HaltError" (HaltReason),
 // "llmtoolkit.DeniedError" (DeniedTool, DeniedReason),
 // "llmtoolkit.PanicError" and "agentloop.ModelPanicError" (PanicValue, as
-// text; the stack is not kept). Other errors keep their message only.
+// text; the stack is not kept). Other errors keep their message only. The
+// message is kept exactly; the other texts are kept as JSON strings keep
+// them (bytes that are not UTF-8 become U+FFFD).
 type ErrorOutcome struct {
 	// Message is the error's message, when it is valid UTF-8.
 	Message string `json:"message"`
@@ -140,19 +143,19 @@ func EncodeError(err error) *ErrorOutcome {
 	}
 	if he, ok := errors.AsType[*llmtoolkit.HaltError](err); ok {
 		o.Kinds = append(o.Kinds, kindHaltError)
-		o.HaltReason = he.Reason
+		o.HaltReason = validText(he.Reason)
 	}
 	if de, ok := errors.AsType[*llmtoolkit.DeniedError](err); ok {
 		o.Kinds = append(o.Kinds, kindDeniedError)
-		o.DeniedTool, o.DeniedReason = de.Tool, de.Reason
+		o.DeniedTool, o.DeniedReason = validText(de.Tool), validText(de.Reason)
 	}
 	if pe, ok := errors.AsType[*llmtoolkit.PanicError](err); ok {
 		o.Kinds = append(o.Kinds, kindPanicError)
-		o.PanicValue = fmt.Sprint(pe.Value)
+		o.PanicValue = validText(fmt.Sprint(pe.Value))
 	}
 	if pe, ok := errors.AsType[*ModelPanicError](err); ok {
 		o.Kinds = append(o.Kinds, kindModelPanicError)
-		o.PanicValue = fmt.Sprint(pe.Value)
+		o.PanicValue = validText(fmt.Sprint(pe.Value))
 	}
 	return o
 }
@@ -305,6 +308,10 @@ func splitText(s string) (string, []byte) {
 	}
 	return "", []byte(s)
 }
+
+// validText returns s with each run of bytes that are not UTF-8 replaced
+// by U+FFFD, as a JSON string keeps it.
+func validText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // joinText is the inverse of splitText.
 func joinText(s string, b []byte) string {

@@ -34,8 +34,9 @@ import (
 // so the conversation can be resumed. The errors are [ErrMaxIterations] (the
 // last turn's calls were executed), [*CircuitBreakerError], [*HaltedError],
 // [*LLMError] (wrapping a [*ModelPanicError] when the SendFunc panicked),
-// [*CallbackPanicError] (OnEvent, OnIteration or Stop panicked), an
-// error wrapping ctx's error, and [ErrInvalidOptions]. Every tool call's
+// [*CallbackPanicError] (OnEvent, OnIteration or Stop panicked),
+// [*ExecutorError] (the [Options.Executor] failed), an error wrapping
+// ctx's error, and [ErrInvalidOptions]. Every tool call's
 // context says its iteration ([llmtoolkit.IterationFrom]).
 //
 // Run does not modify messages. When it finishes it writes one log record

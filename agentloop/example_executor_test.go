@@ -1,0 +1,103 @@
+package agentloop_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+)
+
+// memoryEngine is the essence of a durable engine: it records each step's
+// outcome as JSON under the step's key, and returns the recorded outcome
+// instead of running a step again. A real engine (package durable/dbos,
+// durable/temporal) keeps the journal in a database that outlives the
+// process.
+type memoryEngine struct {
+	journal map[string][]byte
+}
+
+func (e *memoryEngine) Model(ctx context.Context, step agentloop.ModelStep, call func(context.Context) (agentloop.Response, error)) (agentloop.Response, error) {
+	key := fmt.Sprintf("model/%d", step.Iteration)
+	if b, ok := e.journal[key]; ok {
+		var o agentloop.ModelOutcome
+		if err := json.Unmarshal(b, &o); err != nil {
+			return agentloop.Response{}, err
+		}
+		return o.Unpack()
+	}
+	resp, err := call(ctx)
+	b, jerr := json.Marshal(agentloop.EncodeModel(resp, err))
+	if jerr != nil {
+		return agentloop.Response{}, jerr // the engine failed: the run ends with an *ExecutorError
+	}
+	e.journal[key] = b
+	return resp, err
+}
+
+func (e *memoryEngine) Tools(ctx context.Context, step agentloop.ToolsStep, run func(context.Context, int) llmtoolkit.Result) ([]llmtoolkit.Result, error) {
+	results := make([]llmtoolkit.Result, len(step.Calls))
+	for i, call := range step.Calls {
+		key := fmt.Sprintf("tool/%d/%d/%s", step.Iteration, i, call.ID)
+		if b, ok := e.journal[key]; ok {
+			var o agentloop.ToolOutcome
+			if err := json.Unmarshal(b, &o); err != nil {
+				return nil, err
+			}
+			results[i] = o.Result()
+			continue
+		}
+		results[i] = run(ctx, i)
+		b, err := json.Marshal(agentloop.EncodeResult(results[i]))
+		if err != nil {
+			return nil, err
+		}
+		e.journal[key] = b
+	}
+	return results, nil
+}
+
+// A run through an Executor that records each step, then the same run
+// again, as after a restart: the recorded steps are replayed, so the model
+// is not called again and the email is not sent twice. The tool also uses
+// the call ID as its idempotency key, for a step that is interrupted and
+// run again.
+func ExampleExecutor() {
+	sent := map[string]bool{} // the mail server's view, by idempotency key
+	email := llmtoolkit.MustTool("send_email", "Sends an email.", map[string]any{"type": "object"})
+	tools := (&llmtoolkittest.Fake{}).Add(email, func(_ context.Context, call llmtoolkit.Call) (string, error) {
+		if sent[call.ID] {
+			return "already sent", nil
+		}
+		sent[call.ID] = true
+		return "sent", nil
+	})
+	modelCalls := 0
+	model := func(ctx context.Context, messages []agentloop.Message, tools []llmtoolkit.Tool) (agentloop.Response, error) {
+		modelCalls++
+		return exampleModel(ctx, messages, tools)
+	}
+	engine := &memoryEngine{journal: map[string][]byte{}}
+	opts := agentloop.Options{Resolver: tools, Executor: engine, Logger: slog.New(slog.DiscardHandler)}
+	prompt := []agentloop.Message{agentloop.UserMessage("please send it")}
+
+	resp, _, err := agentloop.Run(context.Background(), prompt, model, opts)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%s (emails: %d, model calls: %d, steps recorded: %d)\n", resp.Content, len(sent), modelCalls, len(engine.journal))
+
+	resp, history, err := agentloop.Run(context.Background(), prompt, model, opts) // resumed
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%s (emails: %d, model calls: %d, messages: %d)\n", resp.Content, len(sent), modelCalls, len(history))
+	// Output:
+	// The tool says: sent (emails: 1, model calls: 2, steps recorded: 3)
+	// The tool says: sent (emails: 1, model calls: 2, messages: 4)
+}
