@@ -99,7 +99,7 @@ func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (agentloop.Mo
 	}
 	hctx, stop := a.heartbeats(ctx)
 	defer stop()
-	resp, err := a.send(llmtoolkit.WithIteration(hctx, in.Iteration), in)
+	resp, err := a.send(llmtoolkit.WithIteration(withSession(hctx, in.Session), in.Iteration), in)
 	if err != nil {
 		if ferr := attemptFailure(ctx, hctx, err); ferr != nil {
 			return agentloop.ModelOutcome{}, ferr
@@ -150,7 +150,7 @@ func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (agentloop.Tool
 	}
 	calls := make([]llmtoolkit.Call, in.Count) // RunToolCall reads calls[Index] and the count
 	calls[in.Index] = in.Call
-	res := agentloop.RunToolCall(hctx, opts, in.Iteration, calls, in.Index)
+	res := agentloop.RunToolCall(withSession(hctx, in.Session), opts, in.Iteration, calls, in.Index)
 	if res.Err != nil {
 		if ferr := attemptFailure(ctx, hctx, res.Err); ferr != nil {
 			return agentloop.ToolOutcome{}, ferr
@@ -247,4 +247,12 @@ func (a *Activities) heartbeats(ctx context.Context) (context.Context, func()) {
 		wg.Wait()
 		cancel(nil)
 	}
+}
+
+// withSession puts the run's session map on ctx, when it has one.
+func withSession(ctx context.Context, s map[string]any) context.Context {
+	if s == nil {
+		return ctx
+	}
+	return llmtoolkit.WithSession(ctx, s)
 }

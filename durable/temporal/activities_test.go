@@ -26,10 +26,12 @@ func TestToolActivityFailingMidCallIsRetriedAndItsEffectHappensOnce(t *testing.T
 	fx := newEffects()
 	var mu sync.Mutex
 	var attempts []int32
+	var sessions []map[string]any
 	resolver := llmtoolkittest.NewFake(nil).Handle("deploy", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
 		attempt := activity.GetInfo(ctx).Attempt
 		mu.Lock()
 		attempts = append(attempts, attempt)
+		sessions = append(sessions, llmtoolkit.SessionFrom(ctx))
 		mu.Unlock()
 		again := fx.do(call.ID) // the deployment, keyed by the call ID
 		if attempt == 1 {
@@ -46,10 +48,14 @@ func TestToolActivityFailingMidCallIsRetriedAndItsEffectHappensOnce(t *testing.T
 	env.ExecuteWorkflow(WorkflowName, RunInput{
 		Messages:  []agentloop.Message{agentloop.UserMessage("deploy prod")},
 		ToolRetry: &sdktemporal.RetryPolicy{InitialInterval: 10 * time.Millisecond, MaximumAttempts: 5},
+		Session:   map[string]any{"conversation_id": "7d0c4c7e-0f7e-4d5e-9a51-3f2b0c8e1a10"},
 	})
 	out := runOutput(t, env)
 	require.NoError(t, out.Error())
 	assert.Equal(t, []int32{1, 2}, attempts, "the failed attempt is retried once")
+	for _, s := range sessions {
+		assert.Equal(t, "7d0c4c7e-0f7e-4d5e-9a51-3f2b0c8e1a10", s["conversation_id"], "every attempt gets the run's session")
+	}
 	done, tries := fx.snapshot()
 	assert.Equal(t, map[string]int{"call_1_1": 1}, done, "the deployment happened once")
 	assert.Equal(t, map[string]int{"call_1_1": 2}, tries)

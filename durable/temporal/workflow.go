@@ -57,6 +57,14 @@ type RunInput struct {
 	// failed and retried, and its context cancelled on the worker. It is
 	// also how a run's cancellation reaches a running tool. 0: none.
 	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
+	// Session is the session map the tools and the SendFunc get on their
+	// contexts (llmtoolkit.WithSession), the same on every attempt and on
+	// every worker. Put the run's tenant and conversation IDs there
+	// (trace.SessionTenantID, trace.SessionConversationID) and the rows a
+	// trace.Recorder writes on the worker, and the spans, stay attributable
+	// to the same run however often it moves or resumes. Its values go
+	// through JSON (numbers become float64).
+	Session map[string]any `json:"session,omitempty"`
 	// ModelRetry and ToolRetry are the activities' retry policies. Nil
 	// means [DefaultMaxAttempts] attempts with Temporal's default backoff.
 	ModelRetry *sdktemporal.RetryPolicy `json:"model_retry,omitempty"`
@@ -86,6 +94,8 @@ type ModelInput struct {
 	Iteration int `json:"iteration"`
 	// Messages is the history sent.
 	Messages []agentloop.Message `json:"messages"`
+	// Session is the run's (see [RunInput]).
+	Session map[string]any `json:"session,omitempty"`
 }
 
 // ToolInput is the argument of the tool activity: call Index of the Count
@@ -95,9 +105,11 @@ type ToolInput struct {
 	Index     int             `json:"index"`
 	Count     int             `json:"count"`
 	Call      llmtoolkit.Call `json:"call"`
-	// MaxToolCalls and MaxTurnResultBytes are the run's (see [RunInput]).
-	MaxToolCalls       int `json:"max_tool_calls,omitempty"`
-	MaxTurnResultBytes int `json:"max_turn_result_bytes,omitempty"`
+	// MaxToolCalls, MaxTurnResultBytes and Session are the run's (see
+	// [RunInput]).
+	MaxToolCalls       int            `json:"max_tool_calls,omitempty"`
+	MaxTurnResultBytes int            `json:"max_turn_result_bytes,omitempty"`
+	Session            map[string]any `json:"session,omitempty"`
 }
 
 // Workflow runs [agentloop.Run] as a Temporal workflow: each model call is
@@ -187,7 +199,7 @@ func (e *executor) Model(_ context.Context, step agentloop.ModelStep, _ func(con
 		RetryPolicy:         retryPolicy(e.in.ModelRetry),
 	})
 	var out agentloop.ModelOutcome
-	err := workflow.ExecuteActivity(ctx, ModelActivityName, ModelInput{Iteration: step.Iteration, Messages: step.Messages}).Get(ctx, &out)
+	err := workflow.ExecuteActivity(ctx, ModelActivityName, ModelInput{Iteration: step.Iteration, Messages: step.Messages, Session: e.in.Session}).Get(ctx, &out)
 	if err != nil {
 		if cerr := e.ctx.Err(); cerr != nil {
 			return agentloop.Response{}, fmt.Errorf("the run was cancelled during the model call: %w", cerr)
@@ -242,7 +254,7 @@ func (e *executor) Tools(_ context.Context, step agentloop.ToolsStep, run func(c
 		actx := workflow.WithActivityOptions(tctx, withID(workflow.GetActivityOptions(tctx), toolActivityID(step.Iteration, i, call.ID)))
 		f := workflow.ExecuteActivity(actx, ToolActivityName, ToolInput{
 			Iteration: step.Iteration, Index: i, Count: len(calls), Call: call,
-			MaxToolCalls: e.in.MaxToolCalls, MaxTurnResultBytes: e.in.MaxTurnResultBytes,
+			MaxToolCalls: e.in.MaxToolCalls, MaxTurnResultBytes: e.in.MaxTurnResultBytes, Session: e.in.Session,
 		})
 		running++
 		sel.AddFuture(f, func(f workflow.Future) {

@@ -3,6 +3,8 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 )
 
@@ -82,6 +85,8 @@ func tools(fx *effects) *llmtoolkittest.Fake {
 func newEnv(t *testing.T, acts *Activities) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
+	// The environment's own debug lines drown the test's output.
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute) // real time: the default 3 s is short on a loaded machine
 	require.NoError(t, Register(env, acts))
