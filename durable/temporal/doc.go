@@ -95,8 +95,11 @@
 //
 // # Cost
 //
-// In the SDK's test environment (testsuite, in-process), a step (one
-// activity with its recorded outcome) costs about 0.3 ms beside the
-// in-process loop; see BenchmarkWorkflowStep. A server adds a round trip
-// per step and per workflow task.
+// BenchmarkWorkflowStep runs a 10-turn run (21 steps: 11 model calls, 10
+// tool calls) in the SDK's in-process test environment: about 0.5 ms per
+// step (median of 5, 0.33 to 1.8 ms, on 2 cores at a load of 20 to 25),
+// 28 KB and 360 allocations per step, against 5 µs per step for
+// agentloop.Run in-process; the environment's goroutine hand-offs, not the
+// encoding, dominate. A server adds a network round trip per activity and
+// per workflow task, and persistence.
 package temporal
