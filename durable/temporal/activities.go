@@ -148,7 +148,9 @@ func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (agentloop.Tool
 			user(e)
 		}
 	}
-	calls := make([]llmtoolkit.Call, in.Count) // RunToolCall reads calls[Index] and the count
+	// RunToolCall reads calls[Index] (the workflow answers the calls past
+	// MaxToolCalls itself, the only ones whose answer counts the calls).
+	calls := make([]llmtoolkit.Call, in.Index+1)
 	calls[in.Index] = in.Call
 	res := agentloop.RunToolCall(withSession(hctx, in.Session), opts, in.Iteration, calls, in.Index)
 	if res.Err != nil {

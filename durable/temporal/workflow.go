@@ -51,11 +51,12 @@ type RunInput struct {
 	// ToolTimeout bounds one attempt of a tool call. 0 means
 	// [DefaultToolTimeout].
 	ToolTimeout time.Duration `json:"tool_timeout,omitempty"`
-	// HeartbeatTimeout, when positive, is the tool and model activities'
+	// HeartbeatTimeout, when positive, is the tool activities'
 	// HeartbeatTimeout: an attempt that records no heartbeat for that long
 	// (no progress report, no tick of [Activities].HeartbeatEvery) is
-	// failed and retried, and its context cancelled on the worker. It is
-	// also how a run's cancellation reaches a running tool. 0: none.
+	// failed and retried, and its context cancelled on the worker.
+	// Heartbeats are also how a run's cancellation reaches a running tool.
+	// 0: none. (A model call reports no progress: ModelTimeout bounds it.)
 	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
 	// Session is the session map the tools and the SendFunc get on their
 	// contexts (llmtoolkit.WithSession), the same on every attempt and on
@@ -195,7 +196,6 @@ func (e *executor) Model(_ context.Context, step agentloop.ModelStep, _ func(con
 	ctx := workflow.WithActivityOptions(e.ctx, workflow.ActivityOptions{
 		ActivityID:          modelActivityID(step.Iteration),
 		StartToCloseTimeout: orDefault(e.in.ModelTimeout, DefaultModelTimeout),
-		HeartbeatTimeout:    e.in.HeartbeatTimeout,
 		RetryPolicy:         retryPolicy(e.in.ModelRetry),
 	})
 	var out agentloop.ModelOutcome
