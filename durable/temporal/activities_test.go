@@ -90,7 +90,11 @@ func TestToolActivityWhoseAttemptsAreSpentGoesBackToTheModel(t *testing.T) {
 	assert.Contains(t, tm.Content, "failed after its attempts")
 }
 
+// The heartbeat tests run in real time: the SDK sends a heartbeat at most
+// every 0.8 × HeartbeatTimeout, so the timeouts leave room for a loaded
+// machine.
 func TestHeartbeats(t *testing.T) {
+	t.Parallel()
 	model := llmtoolkittest.NewScriptedModel(t,
 		llmtoolkittest.CallTools(llmtoolkittest.Call("build", nil), llmtoolkittest.Call("hang", nil)),
 		llmtoolkittest.Reply("built; the other one hung"),
@@ -99,8 +103,8 @@ func TestHeartbeats(t *testing.T) {
 	resolver := llmtoolkittest.NewFake(nil).
 		Handle("build", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
 			// Longer than the heartbeat timeout, but reporting progress.
-			for i := range 25 {
-				llmtoolkit.ReportProgress(ctx, llmtoolkit.Progress{Progress: float64(i), Total: 25, Message: "compiling"})
+			for i := range 40 {
+				llmtoolkit.ReportProgress(ctx, llmtoolkit.Progress{Progress: float64(i), Total: 40, Message: "compiling"})
 				select {
 				case <-ctx.Done():
 					return "", context.Cause(ctx)
@@ -129,7 +133,7 @@ func TestHeartbeats(t *testing.T) {
 	start := time.Now()
 	env.ExecuteWorkflow(WorkflowName, RunInput{
 		Messages:         []agentloop.Message{agentloop.UserMessage("build")},
-		HeartbeatTimeout: time.Second,
+		HeartbeatTimeout: 3 * time.Second,
 		ToolRetry:        &sdktemporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	out := runOutput(t, env)
@@ -146,6 +150,7 @@ func TestHeartbeats(t *testing.T) {
 }
 
 func TestHeartbeatEveryKeepsASilentToolAlive(t *testing.T) {
+	t.Parallel()
 	model := llmtoolkittest.NewScriptedModel(t,
 		llmtoolkittest.CallTools(llmtoolkittest.Call("wait", nil)),
 		llmtoolkittest.Reply("waited"),
@@ -154,14 +159,14 @@ func TestHeartbeatEveryKeepsASilentToolAlive(t *testing.T) {
 		select {
 		case <-ctx.Done():
 			return "", context.Cause(ctx)
-		case <-time.After(1500 * time.Millisecond):
+		case <-time.After(4 * time.Second):
 			return "waited", nil
 		}
 	})
 	env := newEnv(t, &Activities{Send: model.Send, Options: agentloop.Options{Resolver: resolver}, HeartbeatEvery: 100 * time.Millisecond})
 	env.ExecuteWorkflow(WorkflowName, RunInput{
 		Messages:         []agentloop.Message{agentloop.UserMessage("wait")},
-		HeartbeatTimeout: 500 * time.Millisecond,
+		HeartbeatTimeout: 3 * time.Second,
 		ToolRetry:        &sdktemporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	out := runOutput(t, env)
