@@ -3,7 +3,9 @@ package temporal
 import (
 	"context"
 	"flag"
+	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +14,9 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -107,4 +112,70 @@ func TestReplayFailsOnANonDeterministicChange(t *testing.T) {
 			assert.Contains(t, err.Error(), "TMPRL1100")
 		})
 	}
+}
+
+// stepLog records, during a replay, the activities the workflow asks for
+// and those whose outcome it got (from the history: the replayer runs no
+// activity).
+type stepLog struct {
+	interceptor.WorkerInterceptorBase
+	asked, answered []string
+}
+
+func (s *stepLog) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &stepLogInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, s: s}
+}
+
+type stepLogInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	s *stepLog
+}
+
+func (i *stepLogInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&stepLogOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, s: i.s})
+}
+
+type stepLogOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	s *stepLog
+}
+
+func (o *stepLogOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	id := workflow.GetActivityOptions(ctx).ActivityID
+	o.s.asked = append(o.s.asked, id)
+	f := o.Next.ExecuteActivity(ctx, activityType, args...)
+	workflow.Go(ctx, func(ctx workflow.Context) { // a coroutine: no command
+		if f.Get(ctx, nil) == nil {
+			o.s.answered = append(o.s.answered, id)
+		}
+	})
+	return f
+}
+
+// TestResumedRunWaitsOnlyForTheInterruptedStep replays the history of a
+// run whose worker died while the third turn's tool call ran, as the
+// worker that picks the run up does: the six recorded outcomes are read
+// back from the history (the model is not called again, no tool runs
+// again), and the one step whose outcome the run waits for is the
+// interrupted call, which the server dispatches again (at least once).
+func TestResumedRunWaitsOnlyForTheInterruptedStep(t *testing.T) {
+	f, err := os.Open(recordedHistory)
+	require.NoError(t, err)
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	cut := slices.IndexFunc(h.Events, func(e *historypb.HistoryEvent) bool {
+		return e.GetActivityTaskScheduledEventAttributes().GetActivityId() == "tool/3/0/call_3_1"
+	})
+	require.Positive(t, cut)
+	h.Events = h.Events[:cut+1] // the history ends with the call scheduled, not completed
+
+	steps := &stepLog{}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Interceptors: []interceptor.WorkerInterceptor{steps}})
+	require.NoError(t, err)
+	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	require.NoError(t, r.ReplayWorkflowHistory(nil, h), "the worker that resumes the run is deterministic")
+	recorded := []string{"model/1", "tool/1/0/call_1_1", "tool/1/1/call_1_2", "model/2", "tool/2/0/call_2_1", "model/3"}
+	assert.Equal(t, append(slices.Clone(recorded), "tool/3/0/call_3_1"), steps.asked, "the steps, in order, each matched to its recorded event")
+	assert.ElementsMatch(t, recorded, steps.answered, "the recorded outcomes are read back; only the interrupted call is awaited")
 }
