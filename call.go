@@ -13,10 +13,10 @@ import (
 // Call is one tool call made by a model.
 type Call struct {
 	// ID is the provider's id for the call, echoed in the result. It is
-	// the call's idempotency key: under a durable engine
-	// (agentloop.Executor) a call whose process died is run again with the
-	// same ID, so a tool with side effects can tell a repeat from a new
-	// call by it.
+	// distinct among the calls of one answer, and the same on every
+	// attempt of a call under a durable engine (agentloop.Executor), which
+	// runs again a call whose process died: with the run and the
+	// iteration it makes the call's idempotency key ([IdempotencyKey]).
 	ID string `json:"id,omitempty"`
 	// Name is the tool's name.
 	Name string `json:"name"`

@@ -33,13 +33,22 @@
 // durable/dbos and durable/temporal are such engines; an engine whose
 // steps run in another process calls [RunToolCall] there.
 //
-// The guarantees: a step that completed runs exactly once; the step that
-// was interrupted runs at least once (again on resume), and so may a tool
-// call whose process died before its outcome was recorded. A tool with
-// side effects makes them idempotent with the call ID
-// ([llmtoolkit.Call.ID], in the Call its resolver receives): the same on
-// every attempt of the same call, distinct between calls. If the engine
+// The guarantees: a step whose outcome was recorded runs exactly once,
+// however often the run resumes; a step interrupted before its outcome
+// was recorded (a tool call in progress when the process died) runs again
+// when the run resumes: at least once. A tool with side effects makes them
+// idempotent with the call ID ([llmtoolkit.Call.ID], in the Call its
+// resolver receives), the same on every attempt of the same call; with
+// the run (set by the engine with [llmtoolkit.WithRunID]) and the
+// iteration it is [llmtoolkit.IdempotencyKey], unique across turns and
+// runs, which the call ID alone is not (the IDs a parser makes up for
+// Gemini repeat from turn to turn). If the engine
 // itself fails, Run ends with an [*ExecutorError] and a paired history.
+// With an Executor, the loop itself starts no goroutine and blocks on
+// nothing but the Executor and the host's callbacks (it reads the clock
+// only for the durations it reports), so Run can run inside a
+// deterministic workflow when the Executor runs its steps with the
+// engine's own primitives.
 // Without an Executor, the loop runs in-process as it always has, at the
 // same cost.
 package agentloop

@@ -104,11 +104,12 @@ func (e *ModelPanicError) Unwrap() error { return ErrModelPanic }
 // callbacks in [Options] panicked.
 var ErrCallbackPanic = errors.New("agentloop: a callback panicked")
 
-// CallbackPanicError ends a run whose [Options.OnEvent], [Options.OnIteration]
-// or [Options.Stop] panicked, on whatever goroutine: the panic fails the
-// run, never the host. It wraps [ErrCallbackPanic].
+// CallbackPanicError ends a run whose [Options.OnEvent], [Options.OnIteration],
+// [Options.Stop] or [Options.Now] panicked, on whatever goroutine: the
+// panic fails the run, never the host. It wraps [ErrCallbackPanic].
 type CallbackPanicError struct {
-	// Callback names the callback: "OnEvent", "OnIteration" or "Stop".
+	// Callback names the callback: "OnEvent", "OnIteration", "Stop" or
+	// "Now".
 	Callback string
 	// Value is what it panicked with.
 	Value any

@@ -62,17 +62,19 @@ func (e *memoryEngine) Tools(ctx context.Context, step agentloop.ToolsStep, run 
 
 // A run through an Executor that records each step, then the same run
 // again, as after a restart: the recorded steps are replayed, so the model
-// is not called again and the email is not sent twice. The tool also uses
-// the call ID as its idempotency key, for a step that is interrupted and
-// run again.
+// is not called again and the email is not sent twice. Then a restart
+// after a crash in the middle of the tool call: the call runs again. The tool also keys
+// what it did by llmtoolkit.IdempotencyKey (the run, the iteration, the
+// call ID), for a step that is interrupted and run again.
 func ExampleExecutor() {
 	sent := map[string]bool{} // the mail server's view, by idempotency key
 	email := llmtoolkit.MustTool("send_email", "Sends an email.", map[string]any{"type": "object"})
-	tools := (&llmtoolkittest.Fake{}).Add(email, func(_ context.Context, call llmtoolkit.Call) (string, error) {
-		if sent[call.ID] {
+	tools := (&llmtoolkittest.Fake{}).Add(email, func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		key := llmtoolkit.IdempotencyKey(ctx, call)
+		if sent[key] {
 			return "already sent", nil
 		}
-		sent[call.ID] = true
+		sent[key] = true
 		return "sent", nil
 	})
 	modelCalls := 0
@@ -83,21 +85,35 @@ func ExampleExecutor() {
 	engine := &memoryEngine{journal: map[string][]byte{}}
 	opts := agentloop.Options{Resolver: tools, Executor: engine, Logger: slog.New(slog.DiscardHandler)}
 	prompt := []agentloop.Message{agentloop.UserMessage("please send it")}
+	ctx := llmtoolkit.WithRunID(context.Background(), "order-42") // the run's identity, the same when it resumes
 
-	resp, _, err := agentloop.Run(context.Background(), prompt, model, opts)
+	resp, _, err := agentloop.Run(ctx, prompt, model, opts)
 	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
 	fmt.Printf("%s (emails: %d, model calls: %d, steps recorded: %d)\n", resp.Content, len(sent), modelCalls, len(engine.journal))
 
-	resp, history, err := agentloop.Run(context.Background(), prompt, model, opts) // resumed
+	resp, history, err := agentloop.Run(ctx, prompt, model, opts) // resumed
 	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
 	fmt.Printf("%s (emails: %d, model calls: %d, messages: %d)\n", resp.Content, len(sent), modelCalls, len(history))
+
+	// The process died while the email was being sent: the call's outcome
+	// was never recorded, nor anything after it. The call runs again, with
+	// the same key.
+	delete(engine.journal, "tool/1/0/call_1")
+	delete(engine.journal, "model/2")
+	resp, _, err = agentloop.Run(ctx, prompt, model, opts)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%s (emails: %d, model calls: %d)\n", resp.Content, len(sent), modelCalls)
 	// Output:
 	// The tool says: sent (emails: 1, model calls: 2, steps recorded: 3)
 	// The tool says: sent (emails: 1, model calls: 2, messages: 4)
+	// The tool says: already sent (emails: 1, model calls: 3)
 }

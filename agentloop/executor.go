@@ -21,11 +21,14 @@ import (
 // outcome recorded) runs exactly once, however often the run is resumed;
 // the step that was interrupted (the process died while it ran) runs at
 // least once: again when the run resumes. A tool with side effects must
-// therefore be idempotent, and the key for that is the call ID
-// ([llmtoolkit.Call.ID], in the Call the resolver receives): the same call
-// of the same run has the same ID on every attempt, since the model's
-// answer that holds it is itself a recorded step. A tool that sends an
-// email, say, records the IDs it has sent and skips one it has seen.
+// therefore be idempotent, and its key for that is the call ID
+// ([llmtoolkit.Call.ID], in the Call the resolver receives) with the run
+// and the iteration: [llmtoolkit.IdempotencyKey] of the call's context and
+// the call. The same call of the same run has the same ID on every
+// attempt, since the model's answer that holds it is itself a recorded
+// step; the engine puts the run's identity on the context Run gets with
+// [llmtoolkit.WithRunID]. A tool that sends an email, say, records the
+// keys it has sent and skips one it has seen.
 //
 // To store outcomes, encode them with [EncodeModel] and [EncodeResult]:
 // [ModelOutcome] and [ToolOutcome] survive JSON (and gob) with their
@@ -53,8 +56,9 @@ type Executor interface {
 	// the loop would (the MaxToolCalls answer, the offered-tools check,
 	// llmtoolkit.Execute with the iteration and the events, the per-call
 	// cap) and never panics; it may be called concurrently for different
-	// i, and must not be called once Tools has returned. An engine runs each run(ctx, i) as its own recorded step keyed by
-	// (step.Iteration, i, step.Calls[i].ID), so that parallel calls replay
+	// i, and must not be called once Tools has returned. An engine runs
+	// each run(ctx, i) as its own recorded step keyed by (step.Iteration,
+	// i, step.Calls[i].ID), so that parallel calls replay
 	// deterministically, and may run them concurrently up to
 	// step.MaxParallel. The loop applies the turn's byte budget, the halt
 	// check and the circuit breaker to what Tools returns. A run elsewhere

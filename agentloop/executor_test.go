@@ -1,10 +1,12 @@
 package agentloop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -451,4 +453,113 @@ func TestRunToolCallIsTheLoopsCall(t *testing.T) {
 		res := agentloop.RunToolCall(t.Context(), opts, 1, calls, i)
 		assert.Equal(t, history[3+i], agentloop.ToolMessage(res), "call %d", i)
 	}
+}
+
+// ctxEngine runs the calls, then fails as an engine does when the run's
+// context ends: with the context's error.
+type ctxEngine struct{ countless }
+
+func (ctxEngine) Tools(ctx context.Context, step agentloop.ToolsStep, run func(context.Context, int) llmtoolkit.Result) ([]llmtoolkit.Result, error) {
+	out := make([]llmtoolkit.Result, len(step.Calls))
+	out[0] = run(ctx, 0)
+	return out, ctx.Err()
+}
+
+// TestExecutorCancelled: when the run's context ends during the tools
+// step, the run stops as without an executor (an error wrapping the
+// context's), with the executor's error beside it and a paired history.
+func TestExecutorCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fake := &lt.Fake{}
+	fake.Handle("cancel", func(context.Context, llmtoolkit.Call) (string, error) {
+		cancel()
+		return "cancelled the run", nil
+	})
+	model := lt.NewScriptedModel(t, lt.CallTools(lt.Call("cancel", nil), lt.Call("cancel", nil)), lt.Reply("never sent"))
+	_, history, err := agentloop.Run(ctx, prompt(), model.Send, agentloop.Options{Resolver: fake, Logger: quiet, Executor: ctxEngine{}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, agentloop.ErrExecutor)
+	assert.Contains(t, err.Error(), "stopped in iteration 1")
+	require.Equal(t, []agentloop.Role{sys, usr, asst, tool, tool}, roles(history))
+	assert.Equal(t, "cancelled the run", history[3].Content)
+	assert.True(t, history[4].IsError)
+}
+
+// detached is an engine that runs each call with a context of its own (as
+// an activity does) and asks for a call that does not exist.
+type detached struct {
+	countless
+	stray *llmtoolkit.Result
+}
+
+func (d detached) Tools(_ context.Context, step agentloop.ToolsStep, run func(context.Context, int) llmtoolkit.Result) ([]llmtoolkit.Result, error) {
+	out := make([]llmtoolkit.Result, len(step.Calls))
+	for i := range out {
+		out[i] = run(context.Background(), i)
+	}
+	*d.stray = run(context.Background(), len(out))
+	return out, nil
+}
+
+// TestExecutorRunDefends: run(ctx, i) gives the call its iteration on a
+// context that lacks it, and answers an index out of range with an error
+// result instead of panicking.
+func TestExecutorRunDefends(t *testing.T) {
+	fake := &lt.Fake{}
+	fake.Handle("iter", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		n, ok := llmtoolkit.IterationFrom(ctx)
+		return fmt.Sprint(n, ok), nil
+	})
+	model := lt.NewScriptedModel(t, lt.Reply("first"), lt.CallTools(lt.Call("iter", nil)), lt.Reply("done"))
+	var stray llmtoolkit.Result
+	stop := func(_ context.Context, r agentloop.Response) (string, bool) { return "go on", r.Content == "first" }
+	_, history, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Resolver: fake, Logger: quiet, Stop: stop, Executor: detached{stray: &stray}})
+	require.NoError(t, err)
+	assert.Equal(t, "2 true", history[5].Content)
+	assert.True(t, stray.IsError)
+	assert.ErrorIs(t, stray.Err, agentloop.ErrExecutor)
+}
+
+// TestRunToolCallOnEventPanic: a panic of OnEvent is logged, and the call
+// still answers (there is no run for it to end).
+func TestRunToolCallOnEventPanic(t *testing.T) {
+	var logs bytes.Buffer
+	fake := lt.NewFake(map[string]string{"t": "ok"})
+	opts := agentloop.Options{Resolver: fake, Logger: slog.New(slog.NewTextHandler(&logs, nil)), OnEvent: func(agentloop.Event) { panic("ui gone") }}
+	res := agentloop.RunToolCall(t.Context(), opts, 1, []llmtoolkit.Call{{ID: "a", Name: "t"}}, 0)
+	assert.Equal(t, "ok", res.Content)
+	assert.Contains(t, logs.String(), "ui gone")
+}
+
+// TestRunNow: the durations the loop reports come from Options.Now when it
+// is set, and a panic in it fails the run.
+func TestRunNow(t *testing.T) {
+	ticks := 0
+	clock := func() time.Time { ticks++; return time.Unix(int64(ticks), 0) } // one second per read
+	fake := lt.NewFake(map[string]string{"t": "ok"})
+	model := lt.NewScriptedModel(t, lt.CallTools(lt.Call("t", nil)), lt.Reply("done"))
+	var its []agentloop.Iteration
+	var results []time.Duration
+	_, _, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{
+		Resolver: fake, Logger: quiet, Now: clock,
+		OnIteration: func(it agentloop.Iteration) { its = append(its, it) },
+		OnEvent: func(e agentloop.Event) {
+			if e.Kind == agentloop.EventToolResult {
+				results = append(results, e.Duration)
+			}
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, its, 2)
+	assert.Equal(t, time.Second, its[0].ModelDuration)
+	assert.Equal(t, []time.Duration{time.Second}, its[0].CallDurations)
+	assert.Equal(t, 3*time.Second, its[0].ToolsDuration, "the turn's reads: its start, the call's two, its end")
+	assert.Equal(t, []time.Duration{time.Second}, results)
+
+	model = lt.NewScriptedModel(t, lt.Reply("done"))
+	_, _, err = agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Logger: quiet, Now: func() time.Time { panic("no clock") }})
+	var pe *agentloop.CallbackPanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "Now", pe.Callback)
 }

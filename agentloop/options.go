@@ -99,6 +99,12 @@ type Options struct {
 	// calling the model and the tools again. Nil: every step runs
 	// in-process, at no cost.
 	Executor Executor
+	// Now, when set, is the clock the loop reads for the durations it
+	// reports (Iteration, Event, its log record): a workflow engine whose
+	// code must be deterministic (Temporal) passes its own (workflow.Now),
+	// so that the durations replay the same. Nil means time.Now. A panic
+	// in it ends the run with a [*CallbackPanicError].
+	Now func() time.Time
 }
 
 // Iteration describes one round of the loop: a model call and the tool

@@ -52,13 +52,13 @@ func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (
 		return Response{}, history, err
 	}
 	l := newLoop(opts, history)
-	start := time.Now()
+	start := l.now()
 	var endRun func(RunEnd)
 	if opts.Tracer != nil {
 		ctx, endRun = opts.Tracer.StartRun(ctx)
 	}
 	resp, err := l.run(ctx, send)
-	l.log(ctx, time.Since(start), err)
+	l.log(ctx, l.now().Sub(start), err)
 	if endRun != nil {
 		endRun(RunEnd{Response: resp, Iterations: l.iteration, ToolCalls: l.toolCalls, Err: err})
 	}
@@ -94,7 +94,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		if err := ctx.Err(); err != nil {
 			return last, fmt.Errorf("agentloop: stopped before iteration %d: %w", n, err)
 		}
-		t0 := time.Now()
+		t0 := l.now()
 		var resp Response
 		var err error
 		if l.opts.Executor == nil {
@@ -102,7 +102,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		} else {
 			resp, err = l.sendVia(ctx, send, l.offeredTools())
 		}
-		modelDur := time.Since(t0)
+		modelDur := l.now().Sub(t0)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return last, fmt.Errorf("agentloop: stopped in iteration %d: %w (model call: %w)", n, ctxErr, err)
@@ -144,9 +144,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			}
 			calls[i] = c
 		}
-		t1 := time.Now()
+		t1 := l.now()
 		results, durs, execErr := l.dispatch(ctx, n, calls)
-		it.Results, it.CallDurations, it.ToolsDuration = results, durs, time.Since(t1)
+		it.Results, it.CallDurations, it.ToolsDuration = results, durs, l.now().Sub(t1)
 		l.toolCalls += len(calls)
 		answer := resp
 		answer.ToolCalls = calls
@@ -159,6 +159,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			return resp, err
 		}
 		if execErr != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return resp, fmt.Errorf("agentloop: stopped in iteration %d: %w (%w)", n, ctxErr, execErr)
+			}
 			return resp, execErr
 		}
 
@@ -257,7 +260,7 @@ func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]
 func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i int) (llmtoolkit.Result, time.Duration) {
 	call := calls[i]
 	l.emit(Event{Kind: EventToolCall, Iteration: n, Index: i, Call: call})
-	t0 := time.Now()
+	t0 := l.now()
 	var res llmtoolkit.Result
 	if i >= l.opts.MaxToolCalls {
 		res = tooManyCalls(call, len(calls), l.opts.MaxToolCalls)
@@ -276,7 +279,7 @@ func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i in
 		res = llmtoolkit.Execute(cctx, l.resolver, call)
 		res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
 	}
-	d := time.Since(t0)
+	d := l.now().Sub(t0)
 	l.emit(Event{Kind: EventToolResult, Iteration: n, Index: i, Call: call, Result: &res, Duration: d})
 	return res, d
 }
@@ -341,6 +344,17 @@ func haltOf(results []llmtoolkit.Result) *HaltedError {
 		return &HaltedError{Tool: res.Name, Reason: reason, Err: res.Err}
 	}
 	return nil
+}
+
+// now is Options.Now (a panic in it fails the run, as in the other
+// callbacks), or time.Now.
+func (l *loop) now() time.Time {
+	if l.opts.Now == nil {
+		return time.Now()
+	}
+	var t time.Time
+	l.rescue("Now", func() { t = l.opts.Now() })
+	return t
 }
 
 // emit passes e to Options.OnEvent, one event at a time.
