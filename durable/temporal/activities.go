@@ -99,7 +99,7 @@ func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (agentloop.Mo
 	}
 	hctx, stop := a.heartbeats(ctx)
 	defer stop()
-	resp, err := a.send(llmtoolkit.WithIteration(withSession(hctx, in.Session), in.Iteration), in)
+	resp, err := a.send(llmtoolkit.WithIteration(runContext(hctx, in.Session), in.Iteration), in)
 	if err != nil {
 		if ferr := attemptFailure(ctx, hctx, err); ferr != nil {
 			return agentloop.ModelOutcome{}, ferr
@@ -121,9 +121,11 @@ func (a *Activities) send(ctx context.Context, in ModelInput) (resp agentloop.Re
 }
 
 // ToolCall is the tool activity: it performs the call with
-// agentloop.RunToolCall and the worker's Options (the resolver gets the
-// call, its ID the idempotency key) and returns the result in its stored
-// form. The tool's progress reports heartbeat the activity; the tool's
+// agentloop.RunToolCall and the worker's Options, on a context that
+// carries the run's workflow ID as its run ID (so that
+// llmtoolkit.IdempotencyKey(ctx, call) is the call's key, the same on
+// every attempt) and the run's session, and returns the result in its
+// stored form. The tool's progress reports heartbeat the activity; the tool's
 // context is cancelled when the activity is (the run cancelled, a halting
 // call of the same turn, the timeout) or records no heartbeat for its
 // HeartbeatTimeout. A result whose error is marked [Retryable] fails the
@@ -152,7 +154,7 @@ func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (agentloop.Tool
 	// MaxToolCalls itself, the only ones whose answer counts the calls).
 	calls := make([]llmtoolkit.Call, in.Index+1)
 	calls[in.Index] = in.Call
-	res := agentloop.RunToolCall(withSession(hctx, in.Session), opts, in.Iteration, calls, in.Index)
+	res := agentloop.RunToolCall(runContext(hctx, in.Session), opts, in.Iteration, calls, in.Index)
 	if res.Err != nil {
 		if ferr := attemptFailure(ctx, hctx, res.Err); ferr != nil {
 			return agentloop.ToolOutcome{}, ferr
@@ -251,10 +253,16 @@ func (a *Activities) heartbeats(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// withSession puts the run's session map on ctx, when it has one.
-func withSession(ctx context.Context, s map[string]any) context.Context {
-	if s == nil {
-		return ctx
+// runContext puts the run's identity on the activity's ctx: its workflow
+// ID as the run ID (llmtoolkit.WithRunID, so that
+// llmtoolkit.IdempotencyKey is unique across runs and the same on every
+// attempt), and the run's session map, when it has one.
+func runContext(ctx context.Context, s map[string]any) context.Context {
+	if id := activity.GetInfo(ctx).WorkflowExecution.ID; id != "" {
+		ctx = llmtoolkit.WithRunID(ctx, id)
 	}
-	return llmtoolkit.WithSession(ctx, s)
+	if s != nil {
+		ctx = llmtoolkit.WithSession(ctx, s)
+	}
+	return ctx
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,13 +28,18 @@ func TestToolActivityFailingMidCallIsRetriedAndItsEffectHappensOnce(t *testing.T
 	var mu sync.Mutex
 	var attempts []int32
 	var sessions []map[string]any
+	var keys []string
 	resolver := llmtoolkittest.NewFake(nil).Handle("deploy", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
 		attempt := activity.GetInfo(ctx).Attempt
 		mu.Lock()
 		attempts = append(attempts, attempt)
 		sessions = append(sessions, llmtoolkit.SessionFrom(ctx))
 		mu.Unlock()
-		again := fx.do(call.ID) // the deployment, keyed by the call ID
+		key := llmtoolkit.IdempotencyKey(ctx, call)
+		mu.Lock()
+		keys = append(keys, key)
+		mu.Unlock()
+		again := fx.do(key) // the deployment, keyed by run, iteration and call ID
 		if attempt == 1 {
 			// The connection drops after the deployment happened, before
 			// its answer was recorded: the attempt fails.
@@ -56,9 +62,13 @@ func TestToolActivityFailingMidCallIsRetriedAndItsEffectHappensOnce(t *testing.T
 	for _, s := range sessions {
 		assert.Equal(t, "7d0c4c7e-0f7e-4d5e-9a51-3f2b0c8e1a10", s["conversation_id"], "every attempt gets the run's session")
 	}
+	require.Len(t, keys, 2)
+	assert.Equal(t, keys[0], keys[1], "every attempt has the same idempotency key")
+	assert.True(t, strings.HasPrefix(keys[0], "default-test-workflow-id/"), "the key names the run: %s", keys[0])
+	assert.True(t, strings.HasSuffix(keys[0], "/call_1_1"), keys[0])
 	done, tries := fx.snapshot()
-	assert.Equal(t, map[string]int{"call_1_1": 1}, done, "the deployment happened once")
-	assert.Equal(t, map[string]int{"call_1_1": 2}, tries)
+	assert.Equal(t, map[string]int{keys[0]: 1}, done, "the deployment happened once")
+	assert.Equal(t, map[string]int{keys[0]: 2}, tries)
 	assert.Equal(t, "prod already deployed by this call", out.History[2].Content, "the second attempt's answer is the call's outcome")
 	assert.Len(t, model.Requests(), 2)
 }

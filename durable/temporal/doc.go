@@ -44,11 +44,14 @@
 //     RunInput.ToolRetry; [DefaultMaxAttempts] attempts by default). When the
 //     attempts are spent, a tool call goes back to the model as an error
 //     result, and a model call ends the run with an agentloop.LLMError.
-//   - So a tool with side effects must be idempotent, and its key is the
-//     call ID (llmtoolkit.Call.ID, in the call the resolver gets): the same
-//     call of the same run has the same ID on every attempt and every
-//     worker, since the model's answer that holds it is itself a recorded
-//     step. A tool that sends an email records the IDs it has sent and skips
+//   - So a tool with side effects must be idempotent, and its key is
+//     llmtoolkit.IdempotencyKey(ctx, call): the run (the tool activity puts
+//     the workflow ID on its context with llmtoolkit.WithRunID), the
+//     iteration and the call ID (llmtoolkit.Call.ID). The same call of the
+//     same run has the same key on every attempt and every worker, since the
+//     model's answer that holds it is itself a recorded step; the call ID
+//     alone repeats across turns and runs when a provider parser made it
+//     up. A tool that sends an email records the keys it has sent and skips
 //     one it has seen. The attempt number is activity.GetInfo(ctx).Attempt.
 //   - The workflow is deterministic: replaying its history
 //     (worker.NewWorkflowReplayer) gives the same steps; a change of the

@@ -139,19 +139,19 @@ func Workflow(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		BreakerThreshold:   in.BreakerThreshold,
 		Executor:           e,
 		Logger:             slog.New(workflowLogHandler{ctx: ctx}),
+		Now:                func() time.Time { return workflow.Now(ctx) }, // the durations replay the same
 	}
 	// Run's context is a plain one that never ends: the workflow's
 	// cancellation reaches the activities through e.ctx, and ends the run
 	// with an *ExecutorError.
 	//
 	// Temporal's workflowcheck flags Run, whose call graph holds the
-	// in-process path (goroutines, llmtoolkit.Execute). With an Executor,
-	// Run takes none of it: its steps are the executor's, it starts no
-	// goroutine (context.WithCancel on a Background context starts none),
-	// and what it reads of the wall clock (time.Now, in slog's records and
-	// for the durations of Iteration and Event, which no callback receives
-	// here) reaches no command, so every replay issues the same commands.
-	// The replay tests check it.
+	// in-process path (goroutines, llmtoolkit.Execute, time.Now). With an
+	// Executor, Run takes none of it: its steps are the executor's, it
+	// starts no goroutine (context.WithCancel on a Background context
+	// starts none), its clock is Options.Now (the workflow's), and slog's
+	// record time is dropped by the workflow's logger; every replay issues
+	// the same commands. The replay tests check it.
 	resp, history, err := agentloop.Run(context.Background(), in.Messages, sendOutsideActivity, opts) //workflowcheck:ignore
 	if errors.Is(err, agentloop.ErrInvalidOptions) {
 		return RunOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), "llmtoolkit.InvalidOptions", err)

@@ -171,21 +171,24 @@ func model(_ context.Context, messages []agentloop.Message, _ []llmtoolkit.Tool)
 	}}, nil
 }
 
-// deployer is the side-effecting tool. It is idempotent by call ID: a call
-// it has done (a retried attempt of the same call) is not done again. A
-// real one keeps the IDs where it keeps its deployments.
+// deployer is the side-effecting tool. It is idempotent: a call it has
+// done (a retried attempt of the same call of the same run) is not done
+// again. Its key is llmtoolkit.IdempotencyKey: the run (the workflow ID),
+// the iteration and the call ID. A real one keeps the keys where it keeps
+// its deployments.
 type deployer struct {
 	mu   sync.Mutex
 	done map[string]bool
 }
 
-func (d *deployer) resolve(_ context.Context, call llmtoolkit.Call) (string, error) {
+func (d *deployer) resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	key := llmtoolkit.IdempotencyKey(ctx, call)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	env, _ := call.Arguments["env"].(string)
-	if d.done[call.ID] {
-		return fmt.Sprintf("%s was already deployed by call %s", env, call.ID), nil
+	if d.done[key] {
+		return fmt.Sprintf("%s was already deployed by this call (%s)", env, key), nil
 	}
-	d.done[call.ID] = true
+	d.done[key] = true
 	return fmt.Sprintf("deployed to %s", env), nil
 }
