@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package codetools
+package search
 
 import "golang.org/x/sys/cpu"
 

@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"bytes"

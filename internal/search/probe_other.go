@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package codetools
+package search
 
 // grepHasAVX2 is false: this build has no assembly probe.
 const grepHasAVX2 = false

@@ -1,12 +1,9 @@
-package codetools
+package search
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -66,9 +63,9 @@ func TestGrepFastPathsMatchReference(t *testing.T) {
 				ref = "(?i)" + ref
 			}
 			want := naiveGrep(data, regexp.MustCompile(ref), 0)
-			for _, size := range []int{7, 100, grepBlockMin} {
+			for _, size := range []int{7, 100, BlockMin} {
 				for _, simd := range []bool{true, false} {
-					q, err := newGrepQuery(pattern, mode.literal, mode.ignoreCase, 0)
+					q, err := Compile(pattern, mode.literal, mode.ignoreCase, 0)
 					require.NoError(t, err)
 					if q.pre != nil {
 						q.pre.simd = simd
@@ -76,8 +73,8 @@ func TestGrepFastPathsMatchReference(t *testing.T) {
 					if !simd { // and every line is long: tested in windows
 						q.longLine = 4
 					}
-					s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, size)}
-					res, err := s.search(context.Background(), bytes.NewReader(data))
+					s := &Searcher{q: q, limit: 1 << 30, buf: make([]byte, size)}
+					res, err := s.Search(context.Background(), bytes.NewReader(data))
 					got, n := res.text, res.matches
 					require.NoError(t, err)
 					assert.Equal(t, len(want), n, "pattern %q %+v block %d simd %v", pattern, mode, size, simd)
@@ -105,14 +102,14 @@ func FuzzGrepFastPaths(f *testing.F) {
 		if ignoreCase {
 			ref = "(?i)" + ref
 		}
-		q, err := newGrepQuery(pattern, literal, ignoreCase, 0)
+		q, err := Compile(pattern, literal, ignoreCase, 0)
 		require.NoError(t, err)
 		if q.pre != nil {
 			q.pre.simd = mode&4 != 0
 		}
 		q.longLine = int(mode>>3) * 4 // small: most lines are tested in windows
-		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(mode>>3))}
-		res, err := s.search(context.Background(), bytes.NewReader(data))
+		s := &Searcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(mode>>3))}
+		res, err := s.Search(context.Background(), bytes.NewReader(data))
 		got, _ := res.text, res.matches
 		require.NoError(t, err)
 		assert.Equal(t, grepText(naiveGrep(data, regexp.MustCompile(ref), 0), 0), got,
@@ -155,7 +152,7 @@ func TestGrepPrefilterKinds(t *testing.T) {
 		{"x[^q]*y", false, false, "y"}, // x is more frequent,
 	}
 	for _, tt := range tests {
-		q, err := newGrepQuery(tt.pattern, tt.literal, tt.ignoreCase, 0)
+		q, err := Compile(tt.pattern, tt.literal, tt.ignoreCase, 0)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, describePrefilter(q.pre), "pattern %q literal %v ignoreCase %v", tt.pattern, tt.literal, tt.ignoreCase)
 	}
@@ -263,20 +260,5 @@ func TestFirstBytesSound(t *testing.T) {
 				require.True(t, set[c], "pattern %q byte %#x", pattern, c)
 			}
 		}
-	}
-}
-
-// TestGrepFastPathsAgainstRipgrep runs the tool and ripgrep on the same
-// tricky file and compares the numbers of the matching lines.
-func TestGrepFastPathsAgainstRipgrep(t *testing.T) {
-	ct := p2Tools(t)
-	data := grepTrickyText(2, 5000)
-	data = bytes.ToValidUTF8(data, []byte("?")) // rg searches invalid UTF-8 bytes as bytes
-	require.NoError(t, os.WriteFile(filepath.Join(ct.Root(), "tricky.txt"), data, 0o644))
-	for _, pattern := range []string{"unmarshal", "kiss", "Été", `func.*error`, `[α-ω]+`, `\p{Greek}`, `Dial|Listen|Accept`, `(?i)\w*Error\(`} {
-		got, err := p2Call(t, ct, "grep", map[string]any{"pattern": pattern, "path": "tricky.txt", "ignoreCase": true, "limit": 1 << 20})
-		require.NoError(t, err)
-		want := rgLines(t, "(?i)"+pattern, filepath.Join(ct.Root(), "tricky.txt"))
-		assert.Equal(t, want, grepLineNumbers(t, got), fmt.Sprintf("pattern %q", pattern))
 	}
 }

@@ -1,11 +1,11 @@
-package codetools
+package search
 
 import "bytes"
 
 // A probe finds where a needle may start without a pass per byte of it:
 // two of its bytes, the rarest at two different offsets, are compared at
 // every position of the block at once, 32 positions per step with AVX2
-// (grep_probe_amd64.s), after an OR with a mask: 0x20 for a letter of a
+// (probe_amd64.s), after an OR with a mask: 0x20 for a letter of a
 // case-insensitive needle, so that one comparison takes both cases and
 // the block is never lowered; 0 for any other byte. A position the probe
 // passes is then checked against the whole needle.

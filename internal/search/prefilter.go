@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 )
 
 // A prefilter finds the lines that may match before the regular expression
-// runs on them: either needles (grep_literal.go), one of which every
+// runs on them: either needles (literal.go), one of which every
 // matching line holds, or, for a pattern without a literal such as [α-ω]+,
 // the set of bytes a match can start with (its first bytes, from the parse
 // tree), when that set is rare in text: a few bytes, or only bytes outside
@@ -446,7 +446,7 @@ func (p *grepPrefilter) indexSet(b []byte) int {
 }
 
 // grepCursor is the state of a prefilter in one block: where each needle
-// is next found. It belongs to one fileSearcher.
+// is next found. It belongs to one Searcher.
 type grepCursor struct {
 	p     *grepPrefilter
 	block []byte
