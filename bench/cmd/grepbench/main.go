@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command grepbench runs grep's engine (internal/search) or codetools' glob
 // on the current folder with no limits, for bench/grep.sh to time against
 // ripgrep and fd.
@@ -16,13 +18,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
@@ -104,9 +110,6 @@ func grep(pattern string, literal, ignoreCase bool) (string, error) {
 		pending = 1
 		wg      sync.WaitGroup
 	)
-	if m, err := gitignore.LoadDir(readIgnore, "", nil); err == nil {
-		queue[0].m = m
-	}
 	for range workers {
 		s := search.NewSearcher(q, limit, 0)
 		wg.Add(1)
@@ -148,7 +151,7 @@ func grep(pattern string, literal, ignoreCase bool) (string, error) {
 }
 
 // dirItem is a folder to list: its path from the current folder ("" for
-// it) and the matcher of its .gitignore and those above.
+// it) and the matcher of the .gitignore files above it.
 type dirItem struct {
 	rel string
 	m   *gitignore.Matcher
@@ -166,39 +169,63 @@ func readIgnore(name string) ([]byte, error) {
 	return os.ReadFile(filepath.FromSlash(name))
 }
 
-// visitDir searches the regular files of folder it and returns its
-// subfolders.
+// visitDir searches the regular files of folder it, each opened from the
+// folder's descriptor (as the tool opens them, without a path walk per
+// file), and returns its subfolders.
 func visitDir(it dirItem, s *search.Searcher, col *search.Collector) []dirItem {
 	dir := it.rel
 	if dir == "" {
 		dir = "."
 	}
-	entries, err := os.ReadDir(dir)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
+	}
+	d := os.NewFile(uintptr(fd), dir)
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil
+	}
+	m := it.m
+	if slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == ".gitignore" }) {
+		m, _ = gitignore.LoadDir(readIgnore, it.rel, it.m)
 	}
 	var subs []dirItem
 	for _, e := range entries {
 		rel := path.Join(it.rel, e.Name())
 		isDir := e.IsDir()
-		if e.Name() == ".git" || it.m.Ignored(rel, isDir) {
+		if e.Name() == ".git" || m.Ignored(rel, isDir) {
 			continue
 		}
 		switch {
 		case isDir:
-			m, _ := gitignore.LoadDir(readIgnore, rel, it.m)
 			subs = append(subs, dirItem{rel: rel, m: m})
 		case e.Type().IsRegular():
-			f, err := os.Open(rel)
+			ffd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err != nil {
 				continue
 			}
-			res, err := s.Search(context.Background(), f)
-			f.Close()
+			res, err := s.Search(context.Background(), fdReader(ffd))
+			unix.Close(ffd)
 			if err == nil && res.Matches() > 0 {
 				col.Add(rel, res)
 			}
 		}
 	}
 	return subs
+}
+
+// fdReader reads a file descriptor.
+type fdReader int
+
+func (r fdReader) Read(p []byte) (int, error) {
+	n, err := unix.Read(int(r), p)
+	if n == 0 && err == nil && len(p) > 0 {
+		return 0, io.EOF
+	}
+	if n < 0 {
+		n = 0
+	}
+	return n, err
 }
