@@ -46,8 +46,7 @@ func (p *grepProbe) index(s []byte, simd bool) int {
 	}
 	i := 0
 	if simd && grepHasAVX2 && n >= 32 {
-		pat := uint64(p.b1) | uint64(p.b2)<<8 | uint64(p.m1)<<16 | uint64(p.m2)<<24
-		if r := indexProbeAVX2(s, n&^31, p.o1, p.o2, pat); r >= 0 {
+		if r := indexProbeAVX2(s, n&^31, p.o1, p.o2, p.b1, p.b2, p.m1, p.m2); r >= 0 {
 			return r
 		}
 		i = n &^ 31 // the tail, under 32 positions
