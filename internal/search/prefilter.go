@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -105,6 +106,37 @@ func (p *grepPrefilter) settle() {
 			ns[k].probe = newGrepProbe(ns[k].lit, ns[k].folded)
 		}
 	}
+	for k := range p.needles {
+		p.needles[k].probeAfter()
+	}
+}
+
+// probeAfter gives a needle of one byte whose hits count only before a
+// byte of its after set (the digits after the '-' of
+// [0-9]{4}-[0-9]{2}-[0-9]{2}) a probe on that byte too: the bytes of the
+// set share all bits but those of a mask m, so b|m == v holds for each of
+// them and for at most 15 others, and the probe passes over the many
+// hits that the set would refuse one by one. A hit at the end of the text
+// has no byte after it: the probe cannot find it, so the set must refuse
+// a line's end ('\n').
+func (n *grepNeedle) probeAfter() {
+	if len(n.lit) != 1 || n.after == nil || n.after['\n'] {
+		return
+	}
+	first, m := -1, byte(0)
+	for c, in := range n.after {
+		switch {
+		case !in:
+		case first < 0:
+			first = c
+		default:
+			m |= byte(c) ^ byte(first)
+		}
+	}
+	if first < 0 || bits.OnesCount8(m) > 4 {
+		return
+	}
+	n.probe.o2, n.probe.b2, n.probe.m2, n.probe.span = 1, byte(first)|m, m, 1
 }
 
 // indexIn returns the offset of the first occurrence of n in s (of its

@@ -21,7 +21,7 @@ var grepTrickyTokens = []string{
 	"é", "É", "Été", "été", "straße", "STRASSE", "ẞ", "αβγ", "ΑΒΓ", "ω", "Ω", "µ", "μ", "ϐ", "Ͱ", "ς", "Σ",
 	"Error(", "xError(", "ERROR(", "error", "func", "FUNC", "Func", "ctx", "(ctx)", "Dial", "dial", "LISTEN",
 	"Accept", "x", "y", "q", "\xff", "\xce", "\xcf\x80", "\xe2\x84", "\r", "0", "2024-01-02", "JSON",
-	"MarshalJSON", "UnmarshalJSON", " ", " ", "\t", "_", "\n", "\n", "\n",
+	"MarshalJSON", "UnmarshalJSON", " ", " ", "\t", "_", "\n", "\n", "\n", "-", "1-", "-:", "-9", "?", "12",
 }
 
 // grepTrickyText returns n tokens of grepTrickyTokens drawn with seed.
@@ -46,7 +46,7 @@ var grepFastPathPatterns = []string{
 	`(?i)K(?-i)iss`, `Func|unmarshal`, "(ctx)", "2024-01-02", `^func`, `^Func.*error`, `^Kiss`, `^é`,
 	`^\x{FFFD}x`, `unmarshal.*JSON`, `Error\(.*ctx`, `[0-9]{4}-[0-9]{2}-[0-9]{2}`, `[^a]Kiss\s`, `ωError\(`,
 	`[ſs]kiss.`, `\x{FFFD}Error\(`, `.ctx.`, `x+Kiss`, `\bctx\b`, `\bKiss\b`, `\b(ctx)`, `\bé`, `x\b`,
-	`\(ctx\b`, `\bError\(`, `\b\bss`, `Kiss|ctx`, `(é|Été)`,
+	`\(ctx\b`, `\bError\(`, `\b\bss`, `Kiss|ctx`, `(é|Été)`, `[0-9]-[0-9]`, `[0-9]-\b`, `-[0-9:;]`, `-[0-9]?x`,
 }
 
 func TestGrepFastPathsMatchReference(t *testing.T) {
@@ -134,7 +134,9 @@ func TestGrepPrefilterKinds(t *testing.T) {
 		{"func.*error", false, true, "func folded also error folded"}, // f is rarer than e
 		{"^func", false, false, "func prefix func anchor"},
 		{"^func.*error", false, false, "func also error prefix func"},
-		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, false, "- near"},
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, false, "- near after"},
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, true, "- near after"},
+		{`[0-9]-\b`, false, false, "- near"}, // word bytes differ in too many bits: no probe after
 		{`(Unmarshal|Marshal)JSON`, false, false, "JSON near"},
 		{`\w+Error\(`, false, false, "Error( near"},
 		{"err", false, false, "err sure"},
@@ -178,7 +180,7 @@ func describePrefilter(p *grepPrefilter) string {
 		for _, f := range []struct {
 			on   bool
 			name string
-		}{{n.folded, "folded"}, {n.sure, "sure"}, {n.extra, "extra"}, {n.before != nil || n.after != nil, "near"}} {
+		}{{n.folded, "folded"}, {n.sure, "sure"}, {n.extra, "extra"}, {n.before != nil || n.after != nil, "near"}, {n.probe.span >= len(n.lit), "after"}} {
 			if f.on {
 				s += " " + f.name
 			}
