@@ -78,31 +78,31 @@ func (p *grepProbe) indexGo(s []byte, n int) int {
 		}
 		return -1
 	}
-	// both bytes are letters: the next of either case of the first
-	lo, up := -2, -2 // next offset of each case; -2 not looked for yet
-	for i := 0; i < n; {
-		if lo != -1 && lo < i {
-			if lo = bytes.IndexByte(s[i+o:n+o], b); lo >= 0 {
-				lo += i
+	// both bytes are letters: the next of either case of the first, looked
+	// for in windows that double from 64 bytes, so that a call costs about
+	// the distance to the candidate it returns, not the rest of s when one
+	// case is absent from it (each call started over from i)
+	for i, w := 0, 64; i < n; w *= 2 {
+		end := min(n, i+w)
+		win := s[i+o : end+o]
+		lo, up := bytes.IndexByte(win, b), bytes.IndexByte(win, b&^0x20)
+		for lo >= 0 || up >= 0 {
+			j := lo
+			if lo < 0 || (up >= 0 && up < lo) {
+				j = up
+			}
+			if s[i+j+oo]|mm == bb {
+				return i + j
+			}
+			if j == lo {
+				if lo = bytes.IndexByte(win[j+1:], b); lo >= 0 {
+					lo += j + 1
+				}
+			} else if up = bytes.IndexByte(win[j+1:], b&^0x20); up >= 0 {
+				up += j + 1
 			}
 		}
-		if up != -1 && up < i {
-			if up = bytes.IndexByte(s[i+o:n+o], b&^0x20); up >= 0 {
-				up += i
-			}
-		}
-		switch {
-		case lo < 0 && up < 0:
-			return -1
-		case up < 0 || (lo >= 0 && lo < up):
-			i = lo
-		default:
-			i = up
-		}
-		if s[i+oo]|mm == bb {
-			return i
-		}
-		i++
+		i = end
 	}
 	return -1
 }

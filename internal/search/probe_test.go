@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,6 +93,23 @@ func BenchmarkProbeCall(b *testing.B) {
 	for b.Loop() {
 		if p.index(data, true) != 0 {
 			b.Fatal("no candidate at 0")
+		}
+	}
+}
+
+// BenchmarkProbeGoOneCase is the probe without SIMD on 1 MiB where every
+// candidate of a case-insensitive needle is lower case: a call looked for
+// the upper case to the end of the text, a pass per candidate.
+func BenchmarkProbeGoOneCase(b *testing.B) {
+	p := newGrepProbe([]byte("listen"), true)
+	data := bytes.Repeat([]byte("li"+strings.Repeat("x", 62)), 1<<14)
+	for b.Loop() {
+		for from := 0; ; {
+			i := p.index(data[from:], false)
+			if i < 0 {
+				break
+			}
+			from += i + 1
 		}
 	}
 }
