@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bench/grep.sh: time codetools' grep and glob against ripgrep and fd on the
-# Go source tree (warm cache), check that they find the same things, and
-# print median wall times, ratios and peak memory.
+# bench/grep.sh: time grep's engine (internal/search, walked as the tool
+# walks) and codetools' glob against ripgrep and fd on the Go source tree
+# (warm cache), check that they find the same things, and print median
+# wall times, ratios and peak memory.
 #
 #   bash bench/grep.sh [TREE]      TREE defaults to $(go env GOROOT)/src
 #   RUNS=5 bash bench/grep.sh      pairs of runs per case (default 5)

@@ -5,12 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -22,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/search"
 )
 
 // grepWithin runs grep with a deadline and fails the test, instead of
@@ -95,7 +93,7 @@ func (c *expiringCtx) Err() error {
 func TestGrepTimeoutIsAnError(t *testing.T) {
 	ct := p2Tools(t)
 	// three blocks of lines that do not match
-	data := bytes.Repeat([]byte("nothing to see on this line\n"), 3*grepBlockMin/28+10)
+	data := bytes.Repeat([]byte("nothing to see on this line\n"), 3*search.BlockMin/28+10)
 	p2Write(t, ct.Root(), map[string]string{"big.txt": string(data), "dir/big.txt": string(data)})
 	for _, path := range []string{"big.txt", "dir"} {
 		t.Run(path, func(t *testing.T) {
@@ -107,49 +105,6 @@ func TestGrepTimeoutIsAnError(t *testing.T) {
 			assert.NotContains(t, err.Error(), "No matches")
 		})
 	}
-	t.Run("inside a file", func(t *testing.T) {
-		// the deadline passes while the first block is read
-		q, err := newGrepQuery("x[^q]*y", false, false, 0)
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		r := &hookReader{r: bytes.NewReader(data), hook: cancel}
-		s := &fileSearcher{q: q, limit: 100}
-		_, err = s.search(ctx, r)
-		require.ErrorIs(t, err, context.Canceled)
-		assert.Contains(t, err.Error(), "search stopped at line ")
-		assert.Less(t, r.n, len(data), "the search went on to the end of the file")
-	})
-	t.Run("inside a long line", func(t *testing.T) {
-		q, err := newGrepQuery("needle", false, false, 0)
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		long := bytes.Repeat([]byte("a"), 64)
-		r := &hookReader{r: bytes.NewReader(long), hook: cancel, after: 16}
-		s := &fileSearcher{q: q, limit: 100, buf: make([]byte, 8), maxBlock: 8}
-		_, err = s.search(ctx, r)
-		require.ErrorIs(t, err, context.Canceled)
-		assert.Contains(t, err.Error(), "search stopped at line 1")
-	})
-}
-
-// hookReader calls hook once more than after bytes were read.
-type hookReader struct {
-	r     io.Reader
-	hook  func()
-	after int
-	n     int
-}
-
-func (h *hookReader) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	h.n += n
-	if h.hook != nil && h.n > h.after {
-		h.hook()
-		h.hook = nil
-	}
-	return n, err
 }
 
 // rgLines returns the numbers of the lines ripgrep reports for pattern in
@@ -232,11 +187,11 @@ func TestGrepLinesLongerThanABlock(t *testing.T) {
 	a := func(n int) string { return strings.Repeat("a", n) }
 	files := map[string]string{
 		// b at the end of the first 8 MiB: b$ matched there before
-		"end.txt": long(a(grepBlockMax-1), "b", strings.Repeat("c", 1<<20), "\nnext b\n"),
+		"end.txt": long(a(search.BlockMax-1), "b", strings.Repeat("c", 1<<20), "\nnext b\n"),
 		// a needle across the 8 MiB mark: missed before
-		"across.txt": long("before\n", a(grepBlockMax-3), "needle", a(1<<20), "\nafter\n"),
+		"across.txt": long("before\n", a(search.BlockMax-3), "needle", a(1<<20), "\nafter\n"),
 		// a match near the end of a 9 MiB line without a final newline
-		"tail.txt": long("first\n", a(grepBlockMax+1<<20), "needle", a(5)),
+		"tail.txt": long("first\n", a(search.BlockMax+1<<20), "needle", a(5)),
 	}
 	p2Write(t, ct.Root(), files)
 	tests := []struct {
@@ -282,7 +237,7 @@ func TestGrepPatternWithLineBreak(t *testing.T) {
 		{"pattern": `foo\nbar`, "ignoreCase": true},
 	} {
 		_, err := p2Call(t, ct, "grep", args)
-		require.ErrorIs(t, err, errGrepNewline, "args %v", args)
+		require.ErrorIs(t, err, search.ErrNewline, "args %v", args)
 		assert.Contains(t, err.Error(), "one line at a time")
 	}
 	// classes lose their line break: nothing matches across lines
@@ -293,69 +248,6 @@ func TestGrepPatternWithLineBreak(t *testing.T) {
 		if strings.HasSuffix(pattern, `\z`) {
 			want = "a.go:1: package a"
 		}
-		assert.Equal(t, want, got, "pattern %q", pattern)
-	}
-}
-
-// BenchmarkGrepNegatedClass is the issue's x[^q]*y at three sizes: the
-// time per byte must stay flat (it grew with the size before).
-func BenchmarkGrepNegatedClass(b *testing.B) {
-	q, err := newGrepQuery("x[^q]*y", false, false, 0)
-	require.NoError(b, err)
-	for _, size := range []int{156 << 10, 1 << 20, 16 << 20} {
-		data := negatedClassFile(size)
-		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			s := &fileSearcher{q: q, limit: 100}
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				res, err := s.search(context.Background(), bytes.NewReader(data))
-				_, n := res.text, res.matches
-				if err != nil || n != 0 {
-					b.Fatal(n, err)
-				}
-			}
-		})
-	}
-}
-
-// TestGrepLongLineWindows: on lines far longer than grepLongLine, a
-// pattern of bounded span is tested in windows around the prefilter's
-// hits; the answer is the one of the whole line, wherever the match lies
-// (at the start, the end, across window edges, beside runes of several
-// bytes and invalid UTF-8).
-func TestGrepLongLineWindows(t *testing.T) {
-	filler := strings.Repeat("x-1 é 2-y \xe2\x84 ", 2000) // hits of '-' everywhere, no date
-	lines := []string{
-		filler,
-		"2024-01-02" + filler,
-		filler + "2024-01-02",
-		filler[:len(filler)/2] + "2024-01-02" + filler[len(filler)/2:],
-		filler + "2024-01-0",
-		strings.Repeat("1-", 5000) + "1",
-		strings.Repeat("12-", 3000) + "1234-56-78",
-	}
-	data := []byte(strings.Join(lines, "\n") + "\n")
-	// and long lines of runes of 1 to 4 bytes and invalid UTF-8, drawn at
-	// random, where a window's edge falls inside a rune
-	r := rand.New(rand.NewPCG(5, 6))
-	tokens := []string{"😀", "😀", "é", "-", "x", "\xe2\x84", "\xa9", " ", "😀-", "é-"}
-	for range 200 {
-		var b strings.Builder
-		for b.Len() < 3*grepLongLine {
-			b.WriteString(tokens[r.IntN(len(tokens))])
-		}
-		data = append(append(data, b.String()...), '\n')
-	}
-	for _, pattern := range []string{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, `x-1 .`, `.\xe2`, `é 2-y`, `\x{FFFD}\x{FFFD} x`, `2-y \x{FFFD}`,
-		`\x{FFFD}.{0,8}-`, `.{3}-.{3}`, `😀-x`, `é.-`, `[^x]{2}-x`, `\x{FFFD}😀{2,5}-`, `-\x{FFFD}`} {
-		q, err := newGrepQuery(pattern, false, false, 0)
-		require.NoError(t, err)
-		require.NotZero(t, q.span, "pattern %q has a bounded span", pattern)
-		s := &fileSearcher{q: q, limit: 1 << 30}
-		res, err := s.search(context.Background(), bytes.NewReader(data))
-		got, _ := res.text, res.matches
-		require.NoError(t, err)
-		want := grepText(naiveGrep(data, regexp.MustCompile(pattern), 0), 0)
 		assert.Equal(t, want, got, "pattern %q", pattern)
 	}
 }

@@ -1,13 +1,10 @@
 package codetools
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,111 +160,6 @@ func TestGrepLimitAcrossManyFiles(t *testing.T) {
 	assert.Equal(t, "[7 matches limit reached. Use limit=14 for more, or refine pattern]", lines[8])
 }
 
-// refLine is a line of the reference answer: a match or a context line.
-type refLine struct {
-	n     int
-	text  string
-	match bool
-}
-
-// naiveGrep is the reference: every line tested on its own.
-func naiveGrep(data []byte, re *regexp.Regexp, C int) []refLine {
-	if len(data) == 0 {
-		return nil
-	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
-	show := make([]int, len(lines)) // 0 no, 1 context, 2 match
-	for i, l := range lines {
-		if re.Match(l) {
-			show[i] = 2
-			for k := max(0, i-C); k <= min(len(lines)-1, i+C); k++ {
-				if show[k] == 0 {
-					show[k] = 1
-				}
-			}
-		}
-	}
-	var out []refLine
-	for i, s := range show {
-		if s > 0 {
-			out = append(out, refLine{n: i + 1, text: cutLine(lines[i]), match: s == 2})
-		}
-	}
-	return out
-}
-
-// grepText writes lines as search gives them (grepFileResult.text), with
-// "--" between groups when context is shown.
-func grepText(lines []refLine, C int) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if C > 0 && i > 0 && l.n > lines[i-1].n+1 {
-			b.WriteString("--\n")
-		}
-		mark := "-"
-		if l.match {
-			mark = ":"
-		}
-		fmt.Fprintf(&b, "%s%d%s %s\n", mark, l.n, mark, l.text)
-	}
-	return b.String()
-}
-
-// grepFuzzPatterns are the patterns FuzzGrepSearch tries, each as a
-// regular expression, as literal text and ignoring case: empty matches at
-// line ends, negated classes and classes holding a line break, \A and \z.
-var grepFuzzPatterns = []string{
-	"a", "ab", "a.c", "^b", "c$", "[ab]+c", "x*", `\bfoo\b`, "(?i)AB", "b\\s*a", "abc|ca",
-	"$", `\s*$`, "^", "^$", "x[^q]*y", "[^a]+", `a[^b]*$`, `a\s`, `\s+`, `(?s)a.b`, `(?s).*`,
-	`\Aa`, `b\z`, `\Bb`, "é", `[[:space:]]a`, `\pCa`, "a{2,}", "(a|)$",
-}
-
-func FuzzGrepSearch(f *testing.F) {
-	idx := func(p string) uint8 { return uint8(slices.Index(grepFuzzPatterns, p)) }
-	f.Add([]byte("abc\nfoo bar\n\nca\nb\n"), uint8(0), uint8(1), uint8(3), uint8(4))
-	f.Add([]byte("aaaa\nbbbb\ncccc\nabab\nxx\n\n\nac"), uint8(5), uint8(2), uint8(1), uint8(4))
-	f.Add([]byte("hello"), idx("$"), uint8(0), uint8(15), uint8(4))
-	f.Add([]byte("hello  "), idx(`\s*$`), uint8(1), uint8(2), uint8(0))
-	f.Add([]byte("ax\nxb\nx y\nyx q y\n"), idx("x[^q]*y"), uint8(1), uint8(3), uint8(0))
-	f.Add([]byte("a a a\nb\naab b b b\nbb"), idx(`a[^b]*$`), uint8(2), uint8(2), uint8(1))
-	f.Fuzz(func(t *testing.T, data []byte, pat, ctxLines, block, maxBlock uint8) {
-		if bytes.IndexByte(data, 0) >= 0 {
-			return
-		}
-		pattern := grepFuzzPatterns[int(pat)%len(grepFuzzPatterns)]
-		literal, ignoreCase, ref := false, false, pattern
-		switch int(pat) / len(grepFuzzPatterns) % 3 {
-		case 1:
-			literal, ref = true, regexp.QuoteMeta(pattern)
-		case 2:
-			ignoreCase, ref = true, "(?i)"+pattern
-		}
-		C := int(ctxLines % 4)
-		q, err := newGrepQuery(pattern, literal, ignoreCase, C)
-		require.NoError(t, err)
-		q.window = 1 + int(block>>4)
-		q.longLine = int(block >> 4) // small: most lines are tested in windows
-		s := &fileSearcher{q: q, limit: 1 << 30, buf: make([]byte, 1+int(block)%16)}
-		if k := int(maxBlock % 5); k < 4 { // else the default: lines grow the buffer
-			s.maxBlock = len(s.buf) << k // longer lines are streamed
-		}
-		res, err := s.search(context.Background(), bytes.NewReader(data))
-		got, n := res.text, res.matches
-		require.NoError(t, err)
-		lines := naiveGrep(data, regexp.MustCompile(ref), C)
-		matches := 0
-		for _, l := range lines {
-			if l.match {
-				matches++
-			}
-		}
-		assert.Equal(t, matches, n)
-		assert.Equal(t, len(lines), res.lines)
-		assert.Equal(t, grepText(lines, C), got, "pattern %q literal %v ignoreCase %v context %d block %d max %d window %d data %q",
-			pattern, literal, ignoreCase, C, len(s.buf), s.maxBlock, q.window, data)
-	})
-}
-
 // TestGrepAnswerAndDisplayAgree cuts the answer every way (limit, size,
 // context) and checks that the Display lists exactly the matches shown,
 // that no context line of a match left out is shown, and that the notice
@@ -358,21 +250,4 @@ func TestGrepAnswerAndDisplayAgree(t *testing.T) {
 			assert.LessOrEqual(t, len(res.Content), tt.maxBytes)
 		})
 	}
-}
-
-// TestGrepHugeFileIsCutWhileSearched: a file with more matching text than
-// the answer can hold is not kept whole in memory; the answer is cut, and
-// every match is still counted.
-func TestGrepHugeFileIsCutWhileSearched(t *testing.T) {
-	q, err := newGrepQuery("hit", false, false, 0)
-	require.NoError(t, err)
-	data := bytes.Repeat([]byte("a hit on every line\n"), 100000)
-	s := &fileSearcher{q: q, limit: 1 << 30, maxText: 4096}
-	res, err := s.search(context.Background(), bytes.NewReader(data))
-	text, n := res.text, res.matches
-	require.NoError(t, err)
-	assert.Equal(t, 100000, n)
-	assert.Less(t, len(text), 4096+600, "the text went on past maxText")
-	assert.True(t, strings.HasPrefix(text, ":1: a hit on every line\n:2: "), text[:40])
-	assert.Equal(t, strings.Count(text, "\n"), res.lines)
 }

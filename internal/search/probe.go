@@ -1,11 +1,11 @@
-package codetools
+package search
 
 import "bytes"
 
 // A probe finds where a needle may start without a pass per byte of it:
 // two of its bytes, the rarest at two different offsets, are compared at
 // every position of the block at once, 32 positions per step with AVX2
-// (grep_probe_amd64.s), after an OR with a mask: 0x20 for a letter of a
+// (probe_amd64.s), after an OR with a mask: 0x20 for a letter of a
 // case-insensitive needle, so that one comparison takes both cases and
 // the block is never lowered; 0 for any other byte. A position the probe
 // passes is then checked against the whole needle.
@@ -46,8 +46,7 @@ func (p *grepProbe) index(s []byte, simd bool) int {
 	}
 	i := 0
 	if simd && grepHasAVX2 && n >= 32 {
-		pat := uint64(p.b1) | uint64(p.b2)<<8 | uint64(p.m1)<<16 | uint64(p.m2)<<24
-		if r := indexProbeAVX2(s, n&^31, p.o1, p.o2, pat); r >= 0 {
+		if r := indexProbeAVX2(s, n&^31, p.o1, p.o2, p.b1, p.b2, p.m1, p.m2); r >= 0 {
 			return r
 		}
 		i = n &^ 31 // the tail, under 32 positions
@@ -79,31 +78,31 @@ func (p *grepProbe) indexGo(s []byte, n int) int {
 		}
 		return -1
 	}
-	// both bytes are letters: the next of either case of the first
-	lo, up := -2, -2 // next offset of each case; -2 not looked for yet
-	for i := 0; i < n; {
-		if lo != -1 && lo < i {
-			if lo = bytes.IndexByte(s[i+o:n+o], b); lo >= 0 {
-				lo += i
+	// both bytes are letters: the next of either case of the first, looked
+	// for in windows that double from 64 bytes, so that a call costs about
+	// the distance to the candidate it returns, not the rest of s when one
+	// case is absent from it (each call started over from i)
+	for i, w := 0, 64; i < n; w *= 2 {
+		end := min(n, i+w)
+		win := s[i+o : end+o]
+		lo, up := bytes.IndexByte(win, b), bytes.IndexByte(win, b&^0x20)
+		for lo >= 0 || up >= 0 {
+			j := lo
+			if lo < 0 || (up >= 0 && up < lo) {
+				j = up
+			}
+			if s[i+j+oo]|mm == bb {
+				return i + j
+			}
+			if j == lo {
+				if lo = bytes.IndexByte(win[j+1:], b); lo >= 0 {
+					lo += j + 1
+				}
+			} else if up = bytes.IndexByte(win[j+1:], b&^0x20); up >= 0 {
+				up += j + 1
 			}
 		}
-		if up != -1 && up < i {
-			if up = bytes.IndexByte(s[i+o:n+o], b&^0x20); up >= 0 {
-				up += i
-			}
-		}
-		switch {
-		case lo < 0 && up < 0:
-			return -1
-		case up < 0 || (lo >= 0 && lo < up):
-			i = lo
-		default:
-			i = up
-		}
-		if s[i+oo]|mm == bb {
-			return i
-		}
-		i++
+		i = end
 	}
 	return -1
 }

@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"io"
@@ -34,14 +34,14 @@ func programSize(re *syntax.Regexp) int {
 
 // checkEvery is the number of runes a run of q reads between two checks
 // of the context.
-func (q *grepQuery) checkEvery() int {
+func (q *Query) checkEvery() int {
 	return max(64, grepWorkCheck/max(q.insts, 1))
 }
 
 // spend counts the work of one run of the expression over n bytes and
 // checks the context each time the count passes grepWorkCheck. It reports
 // false, and keeps the context's error in s.err, once the context ended.
-func (s *fileSearcher) spend(n int) bool {
+func (s *Searcher) spend(n int) bool {
 	if s.err != nil {
 		return false
 	}
@@ -58,7 +58,7 @@ func (s *fileSearcher) spend(n int) bool {
 
 // match reports whether b holds a match of the expression, checking the
 // context as the work goes (see spend); false once it ended.
-func (s *fileSearcher) match(b []byte) bool {
+func (s *Searcher) match(b []byte) bool {
 	if !s.spend(len(b)) {
 		return false
 	}
@@ -76,7 +76,7 @@ func (s *fileSearcher) match(b []byte) bool {
 
 // findIndex is [regexp.Regexp.FindIndex] with the checks of match; nil
 // once the context ended.
-func (s *fileSearcher) findIndex(b []byte) []int {
+func (s *Searcher) findIndex(b []byte) []int {
 	if !s.spend(len(b)) {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (s *fileSearcher) findIndex(b []byte) []int {
 	return loc
 }
 
-func (s *fileSearcher) workReader(b []byte) *grepWorkReader {
+func (s *Searcher) workReader(b []byte) *grepWorkReader {
 	every := s.q.checkEvery()
 	return &grepWorkReader{s: s, b: b, every: every, left: every}
 }
@@ -101,7 +101,7 @@ func (s *fileSearcher) workReader(b []byte) *grepWorkReader {
 // slice, and checks the searcher's context every `every` runes: at its
 // end, the input ends (err says why).
 type grepWorkReader struct {
-	s           *fileSearcher
+	s           *Searcher
 	b           []byte
 	pos         int
 	every, left int

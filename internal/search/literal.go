@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"regexp/syntax"
@@ -9,7 +9,7 @@ import (
 
 // Literal extraction: the strings one of which every match of a regular
 // expression holds, read from its parse tree, become the needles of a
-// prefilter (grep_prefilter.go) that finds candidate lines before the
+// prefilter (prefilter.go) that finds candidate lines before the
 // regular expression runs on them.
 
 // grepMaxNeedles bounds the needles of one prefilter: each is a pass over

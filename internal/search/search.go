@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"bytes"
@@ -14,54 +14,53 @@ import (
 	"unicode/utf8"
 )
 
-// The search engine behind grep: whole-block reads, a prefilter that finds
-// the lines that may match (needles every match holds, exact or
-// case-insensitive, or the bytes a match can start with: grep_prefilter.go)
-// before any regular expression runs, a regular expression that cannot
-// cross a line break (so each block is searched once, in time linear in its
-// size), and line boundaries found only around hits. A line longer than the
-// largest block is streamed through the regular expression whole, with the
-// same memory.
+// The sizes of a searcher's buffer: it reads BlockMin bytes at a time (most
+// source files fit in one block), grows up to BlockMax for a longer line,
+// and streams a line longer than BlockMax through the regular expression.
+const (
+	BlockMin = 1 << 20
+	BlockMax = 8 << 20
+)
 
 const (
 	grepLineMax   = 500     // characters kept of a line
 	grepBinaryWin = 8 << 10 // a NUL in the first 8 KiB makes a file binary
-	grepBlockMin  = 1 << 20 // read size: most source files fit in one block
-	grepBlockMax  = 8 << 20 // a longer line than this is streamed (longLine)
 	// whole lines searched by one regexp call: short enough for Go's
 	// backtracker (programs up to 128 instructions), about twice as fast
 	// as its NFA, which runs on longer inputs
 	grepWindow = 2 << 10
 )
 
-// grepQuery is a compiled pattern.
-type grepQuery struct {
+// Query is a compiled pattern.
+type Query struct {
 	re       *regexp.Regexp // the whole pattern for one line; never crosses a line break
 	pre      *grepPrefilter // finds candidate lines for re; nil: re runs over windows
 	pureLit  []byte         // the pattern is this exact literal: long lines are searched for it
 	window   int            // bytes of whole lines per call of re: grepWindow
-	span     int            // the longest match in bytes, 0 for none known (see grep_window.go)
-	insts    int            // instructions of re's program: the work per byte of its NFA (grep_work.go)
+	span     int            // the longest match in bytes, 0 for none known (see window.go)
+	insts    int            // instructions of re's program: the work per byte of its NFA (work.go)
 	longLine int            // with span, a line longer than this is tested in windows: grepLongLine
 	context  int
 }
 
-// errGrepNewline is the error for a pattern that can only match a line
+// ErrNewline is the error for a pattern that can only match a line
 // break: grep matches one line at a time, as ripgrep does by default.
-var errGrepNewline = errors.New("grep matches one line at a time, so a pattern cannot match a line break")
+var ErrNewline = errors.New("grep matches one line at a time, so a pattern cannot match a line break")
 
-// newGrepQuery compiles pattern. An invalid regular expression is an error
-// that says what is wrong with it.
+// Compile compiles pattern (a Go regular expression, or plain text when
+// literal is set) for a search that shows context lines around each match.
+// An invalid regular expression is an error that says what is wrong with
+// it; a pattern that can only match a line break wraps [ErrNewline].
 //
 // The regular expression is made line-oriented the way ripgrep does it: a
 // line break is removed from every class ([^q], \s, (?s).), \A and \z
 // become ^ and $, and a literal line break is refused. Such an expression
 // never matches across a line break, so a block of lines is searched once
 // from end to end and every match lies inside the line it is reported on.
-func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQuery, error) {
-	q := &grepQuery{context: context, window: grepWindow, longLine: grepLongLine}
+func Compile(pattern string, literal, ignoreCase bool, context int) (*Query, error) {
+	q := &Query{context: context, window: grepWindow, longLine: grepLongLine}
 	if literal && strings.Contains(pattern, "\n") {
-		return nil, fmt.Errorf("pattern %q: %w: search for one line of it", pattern, errGrepNewline)
+		return nil, fmt.Errorf("pattern %q: %w: search for one line of it", pattern, ErrNewline)
 	}
 	expr := pattern
 	if literal {
@@ -80,7 +79,7 @@ func newGrepQuery(pattern string, literal, ignoreCase bool, context int) (*grepQ
 		return nil, fmt.Errorf("pattern %q is not a valid regular expression: %w", pattern, err)
 	}
 	if !lineOnly(parsed) {
-		return nil, fmt.Errorf("pattern %q: %w: remove the \\n, or search for one line of the text", pattern, errGrepNewline)
+		return nil, fmt.Errorf("pattern %q: %w: remove the \\n, or search for one line of the text", pattern, ErrNewline)
 	}
 	re, err := regexp.Compile(parsed.String())
 	if err != nil { // not expected: String gives back what Parse accepts
@@ -146,38 +145,39 @@ func classWithoutNewline(ranges []rune) []rune {
 	return out
 }
 
-// grepLine is a context line kept from a previous block (fileSearcher.tail).
+// grepLine is a context line kept from a previous block (Searcher.tail).
 type grepLine struct {
 	n    int
 	text string
 }
 
-// grepFileResult is what one file gave: its lines of the answer, already
+// FileResult is what one file gave: its lines of the answer, already
 // written as grep shows them but for the path in front of each ("-N- text"
 // for a context line, ":N: text" for a match, "--" between groups, each
 // ending in '\n'; the answer puts rel before every line but "--"), how many
-// lines of text it holds, "--" left out, and how many of them match.
-type grepFileResult struct {
+// lines of text it holds, "--" left out, and how many of them match. rel is
+// set by [Collector.Add].
+type FileResult struct {
 	rel     string
 	text    string
 	lines   int
 	matches int
 }
 
-// fileSearcher searches files one after another with one reusable buffer.
+// Searcher searches files one after another with one reusable buffer.
 // It is not safe for concurrent use: each walker goroutine has its own.
-type fileSearcher struct {
-	q        *grepQuery
+type Searcher struct {
+	q        *Query
 	buf      []byte
 	limit    int // stop a file after this many matches
 	maxText  int // stop writing a file's lines past this many bytes (the answer's cap); 0: no cap
-	maxBlock int // largest buffer; 0 means grepBlockMax
+	maxBlock int // largest buffer; 0 means BlockMax
 
 	// per-file state
-	ctx       context.Context // the call's, checked while a costly run of re goes (grep_work.go)
+	ctx       context.Context // the call's, checked while a costly run of re goes (work.go)
 	err       error           // the context's error, once a run of re stopped on it
-	work      int             // work of re since the context was last checked (grep_work.go)
-	out       []byte          // the file's lines of the answer so far (grepFileResult.text)
+	work      int             // work of re since the context was last checked (work.go)
+	out       []byte          // the file's lines of the answer so far (FileResult.text)
 	lines     int             // lines in out, "--" left out
 	matches   int
 	cur       grepCursor // the prefilter's state in the current block
@@ -188,14 +188,22 @@ type fileSearcher struct {
 	spare     []grepLine
 }
 
-// search reads r (a file) and returns its matching lines with their
-// context as they are shown (see grepFileResult, whose rel it leaves
-// empty): at most limit matches (plus one, to tell that there are more).
+// NewSearcher returns a searcher for q that stops a file after limit
+// matches (it counts one more, to tell that there are more) and stops
+// writing a file's lines past maxText bytes (the answer's cap; 0 for no
+// cap): its matches are still counted.
+func NewSearcher(q *Query, limit, maxText int) *Searcher {
+	return &Searcher{q: q, limit: limit, maxText: maxText}
+}
+
+// Search reads r (a file) and returns its matching lines with their
+// context as they are shown (see FileResult): at most limit matches (plus
+// one, to tell that there are more).
 // Binary files give nothing. It checks ctx before every block and while it
 // reads a long line, and returns ctx's error, wrapped, when it ends first.
-func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult, error) {
+func (s *Searcher) Search(ctx context.Context, r io.Reader) (FileResult, error) {
 	if s.buf == nil {
-		s.buf = make([]byte, grepBlockMin)
+		s.buf = make([]byte, BlockMin)
 	}
 	s.out, s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = s.out[:0], 0, 0, 0, 0, s.tail[:0]
 	s.ctx, s.err, s.work = ctx, nil, 0
@@ -203,18 +211,18 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult,
 	carry, line, first := 0, 1, true
 	for {
 		if err := ctx.Err(); err != nil {
-			return grepFileResult{}, fmt.Errorf("search stopped at line %d: %w", line, err)
+			return FileResult{}, fmt.Errorf("search stopped at line %d: %w", line, err)
 		}
 		n, err := io.ReadFull(r, s.buf[carry:])
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return grepFileResult{}, err
+			return FileResult{}, err
 		}
 		data := s.buf[:carry+n]
 		if first {
 			first = false
 			if bytes.IndexByte(data[:min(len(data), grepBinaryWin)], 0) >= 0 {
-				return grepFileResult{}, nil
+				return FileResult{}, nil
 			}
 		}
 		cut := len(data)
@@ -229,7 +237,7 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult,
 				// longer than the largest block: read it through once
 				rest, more, full, err := s.longLine(ctx, r, line)
 				if err != nil {
-					return grepFileResult{}, err
+					return FileResult{}, err
 				}
 				if full || !more {
 					break
@@ -242,7 +250,7 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult,
 		block := data[:cut]
 		full := s.scan(block, line, !eof)
 		if s.err != nil {
-			return grepFileResult{}, fmt.Errorf("search stopped in lines %d to %d: %w", line, line+bytes.Count(block[:len(block)-1], []byte{'\n'}), s.err)
+			return FileResult{}, fmt.Errorf("search stopped in lines %d to %d: %w", line, line+bytes.Count(block[:len(block)-1], []byte{'\n'}), s.err)
 		}
 		if full {
 			break
@@ -253,12 +261,16 @@ func (s *fileSearcher) search(ctx context.Context, r io.Reader) (grepFileResult,
 		line += bytes.Count(block, []byte{'\n'})
 		carry = copy(s.buf, data[cut:])
 	}
-	res := grepFileResult{text: string(s.out), lines: s.lines, matches: s.matches}
+	res := FileResult{text: string(s.out), lines: s.lines, matches: s.matches}
 	if cap(s.out) > grepOutKeep {
 		s.out = nil
 	}
 	return res, nil
 }
+
+// Matches returns the number of matching lines found in the file, one
+// more than the searcher's limit when there are more.
+func (r FileResult) Matches() int { return r.matches }
 
 // grepOutKeep is the largest buffer of lines a searcher keeps for its next
 // file.
@@ -274,7 +286,7 @@ const grepHeadMax = 4*grepLineMax + 8
 // after the line's '\n' at the start of s.buf and returns their count;
 // more is false when the file ended with the line, full true when the
 // limit is reached.
-func (s *fileSearcher) longLine(ctx context.Context, r io.Reader, n int) (rest int, more, full bool, err error) {
+func (s *Searcher) longLine(ctx context.Context, r io.Reader, n int) (rest int, more, full bool, err error) {
 	lr := &grepLineReader{ctx: ctx, r: r, buf: s.buf, end: len(s.buf), head: s.head[:0], every: s.q.checkEvery()}
 	lr.left = lr.every
 	var match bool
@@ -300,7 +312,7 @@ func (s *fileSearcher) longLine(ctx context.Context, r io.Reader, n int) (rest i
 // wholeLine puts out line n, found to match or not as a whole (its text
 // is its head), with its context, as scan does for the lines of a block.
 // It reports whether the limit is reached.
-func (s *fileSearcher) wholeLine(n int, text []byte, match bool) (full bool) {
+func (s *Searcher) wholeLine(n int, text []byte, match bool) (full bool) {
 	C := s.q.context
 	switch {
 	case match:
@@ -333,7 +345,7 @@ type grepLineReader struct {
 	r        io.Reader
 	buf      []byte
 	pos, end int
-	every    int // bytes read between checks of ctx (grepQuery.checkEvery)
+	every    int // bytes read between checks of ctx (Query.checkEvery)
 	left     int // bytes left before the next check
 	head     []byte
 	eof      bool // r is exhausted
@@ -445,17 +457,17 @@ func (lr *grepLineReader) finish() {
 }
 
 // blockMax is the largest buffer: at least a rune, for longLine.
-func (s *fileSearcher) blockMax() int {
+func (s *Searcher) blockMax() int {
 	if s.maxBlock > 0 {
 		return max(s.maxBlock, utf8.UTFMax)
 	}
-	return grepBlockMax
+	return BlockMax
 }
 
 // scan finds the matching lines of block, whose first line is number line,
 // and puts them out with their context. It reports whether the limit is
 // reached.
-func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
+func (s *Searcher) scan(block []byte, line int, more bool) (full bool) {
 	C := s.q.context
 	pos := 0 // block offset of the start of line number `line`
 	if s.q.pre != nil {
@@ -541,7 +553,7 @@ func (s *fileSearcher) scan(block []byte, line int, more bool) (full bool) {
 
 // before puts out up to C context lines before the match at offset ls
 // (line n), not repeating lines already put out.
-func (s *fileSearcher) before(block []byte, ls, n, C int) {
+func (s *Searcher) before(block []byte, ls, n, C int) {
 	want := max(n-C, s.lastOut+1, 1)
 	if want >= n {
 		return
@@ -570,7 +582,7 @@ func (s *fileSearcher) before(block []byte, ls, n, C int) {
 
 // line puts out line n, whose text is text (without its '\n'), as a match
 // or a context line, unless it is out already.
-func (s *fileSearcher) line(n int, text []byte, match bool) {
+func (s *Searcher) line(n int, text []byte, match bool) {
 	if n <= s.lastOut {
 		return
 	}
@@ -590,7 +602,7 @@ func (s *fileSearcher) line(n int, text []byte, match bool) {
 // one, then ":N: " for a match or "-N- " for a context line. Past
 // maxText bytes nothing more is written, as the answer cannot show it, and
 // start reports false.
-func (s *fileSearcher) start(n int, match bool) bool {
+func (s *Searcher) start(n int, match bool) bool {
 	last := s.lastOut
 	s.lastOut = n
 	if s.maxText > 0 && len(s.out) > s.maxText {
@@ -616,7 +628,7 @@ func (s *fileSearcher) start(n int, match bool) bool {
 // lines it finds, each once. Without one, it runs over the block window by
 // window: it never crosses a line break, so each byte is searched once and
 // a match lies in the line it is found in.
-func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
+func (s *Searcher) next(block []byte, from int) (ls, le int, ok bool) {
 	q := s.q
 	for from < len(block) {
 		if q.pre != nil {
@@ -672,7 +684,7 @@ func (s *fileSearcher) next(block []byte, from int) (ls, le int, ok bool) {
 }
 
 // lineMatches reports whether one line (without its '\n') matches.
-func (s *fileSearcher) lineMatches(line []byte) bool {
+func (s *Searcher) lineMatches(line []byte) bool {
 	if s.q.pureLit != nil {
 		return bytes.Contains(line, s.q.pureLit)
 	}

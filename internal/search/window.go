@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"regexp/syntax"
@@ -74,7 +74,7 @@ func spanOf(re *syntax.Regexp) (int, bool) {
 // that close hits share one; a hit whose matches all lie in windows tested
 // already is skipped. The windows overlap by less than half, so a line is
 // read at most about twice.
-func (s *fileSearcher) windowMatch(block []byte, ls, le, at int) bool {
+func (s *Searcher) windowMatch(block []byte, ls, le, at int) bool {
 	span := s.q.span
 	reach := max(4*span, s.q.longLine/4)
 	tested := ls // a match that starts before tested-span lies in a window tested already

@@ -1,4 +1,4 @@
-package codetools
+package search
 
 import (
 	"unicode"
@@ -6,7 +6,7 @@ import (
 )
 
 // Case-insensitive search without a regular expression per byte: a
-// literal is lowered (ASCII letters only) and its probe (grep_probe.go)
+// literal is lowered (ASCII letters only) and its probe (probe.go)
 // takes both cases of its letters, so the block itself is never lowered
 // or copied. Unicode simple folding gives two ASCII letters a variant
 // outside ASCII (k: U+212A KELVIN SIGN, s: U+017F LONG S); a literal holding

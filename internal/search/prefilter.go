@@ -1,8 +1,9 @@
-package codetools
+package search
 
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 // A prefilter finds the lines that may match before the regular expression
-// runs on them: either needles (grep_literal.go), one of which every
+// runs on them: either needles (literal.go), one of which every
 // matching line holds, or, for a pattern without a literal such as [α-ω]+,
 // the set of bytes a match can start with (its first bytes, from the parse
 // tree), when that set is rare in text: a few bytes, or only bytes outside
@@ -105,6 +106,37 @@ func (p *grepPrefilter) settle() {
 			ns[k].probe = newGrepProbe(ns[k].lit, ns[k].folded)
 		}
 	}
+	for k := range p.needles {
+		p.needles[k].probeAfter()
+	}
+}
+
+// probeAfter gives a needle of one byte whose hits count only before a
+// byte of its after set (the digits after the '-' of
+// [0-9]{4}-[0-9]{2}-[0-9]{2}) a probe on that byte too: the bytes of the
+// set share all bits but those of a mask m, so b|m == v holds for each of
+// them and for at most 15 others, and the probe passes over the many
+// hits that the set would refuse one by one. A hit at the end of the text
+// has no byte after it: the probe cannot find it, so the set must refuse
+// a line's end ('\n').
+func (n *grepNeedle) probeAfter() {
+	if len(n.lit) != 1 || n.after == nil || n.after['\n'] {
+		return
+	}
+	first, m := -1, byte(0)
+	for c, in := range n.after {
+		switch {
+		case !in:
+		case first < 0:
+			first = c
+		default:
+			m |= byte(c) ^ byte(first)
+		}
+	}
+	if first < 0 || bits.OnesCount8(m) > 4 {
+		return
+	}
+	n.probe.o2, n.probe.b2, n.probe.m2, n.probe.span = 1, byte(first)|m, m, 1
 }
 
 // indexIn returns the offset of the first occurrence of n in s (of its
@@ -446,7 +478,7 @@ func (p *grepPrefilter) indexSet(b []byte) int {
 }
 
 // grepCursor is the state of a prefilter in one block: where each needle
-// is next found. It belongs to one fileSearcher.
+// is next found. It belongs to one Searcher.
 type grepCursor struct {
 	p     *grepPrefilter
 	block []byte

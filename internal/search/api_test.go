@@ -1,0 +1,87 @@
+package search_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/search"
+)
+
+type item struct {
+	path string
+	line int
+	text string
+}
+
+func newItem(path string, line int, text string) item { return item{path, line, text} }
+
+// answerOf searches files (path to content) with pattern and writes the
+// answer, adding the files in the order given.
+func answerOf(t *testing.T, pattern string, limit, ctxLines, maxBytes int, files ...string) search.Answer[item] {
+	t.Helper()
+	q, err := search.Compile(pattern, false, false, ctxLines)
+	require.NoError(t, err)
+	col := search.NewCollector(limit)
+	s := search.NewSearcher(q, limit, maxBytes)
+	for i := 0; i+1 < len(files); i += 2 {
+		res, err := s.Search(context.Background(), strings.NewReader(files[i+1]))
+		require.NoError(t, err)
+		col.Add(files[i], res)
+	}
+	a, err := search.Write(col, search.Options[item]{MaxBytes: maxBytes, Context: ctxLines, Item: newItem, Parts: 2,
+		Name: func(rel string) string { return strings.ToUpper(rel) }})
+	require.NoError(t, err)
+	return a
+}
+
+// TestWriteOrdersAndLists: files added in any order are written in path
+// order, each line behind its (renamed) path, and the items are the
+// matches shown, their text taken from the answer.
+func TestWriteOrdersAndLists(t *testing.T) {
+	a := answerOf(t, "hit", 100, 0, 1<<20, "b.txt", "x\nhit two\n", "a.txt", "hit one\nno\nhit three\n", "c.txt", "nothing\n")
+	assert.Equal(t, "A.TXT:1: hit one\nA.TXT:3: hit three\nB.TXT:2: hit two", a.Text)
+	assert.Equal(t, 3, a.Total)
+	assert.Equal(t, []item{{"A.TXT", 1, "hit one"}, {"A.TXT", 3, "hit three"}, {"B.TXT", 2, "hit two"}}, a.Items)
+}
+
+// TestWriteCuts: the limit and the size cap end the answer with a notice
+// that says which one, and the items stop where the answer does.
+func TestWriteCuts(t *testing.T) {
+	var body strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&body, "hit %d\nmiss\n", i)
+	}
+	limited := answerOf(t, "hit", 3, 1, 1<<20, "f", body.String())
+	assert.Equal(t, "F:1: hit 0\nF-2- miss\nF:3: hit 1\nF-4- miss\nF:5: hit 2\nF-6- miss\n\n[3 matches limit reached. Use limit=6 for more, or refine pattern]", limited.Text)
+	assert.Len(t, limited.Items, 3)
+	capped := answerOf(t, "hit", 1000, 0, 300, "f", body.String())
+	assert.LessOrEqual(t, len(capped.Text), 300)
+	assert.Contains(t, capped.Text, "\n\n[Output truncated at 300B after ")
+	assert.Equal(t, strings.Count(capped.Text, "hit"), len(capped.Items))
+	assert.Equal(t, 50, capped.Total)
+	none := answerOf(t, "zzz", 10, 0, 1<<20, "f", body.String())
+	assert.Equal(t, "No matches found", none.Text)
+	assert.Empty(t, none.Items)
+}
+
+// TestCompileRefusesLineBreaks: a pattern that can only match across
+// lines is ErrNewline; classes lose their '\n'.
+func TestCompileRefusesLineBreaks(t *testing.T) {
+	_, err := search.Compile(`a\nb`, false, false, 0)
+	require.ErrorIs(t, err, search.ErrNewline)
+	_, err = search.Compile("a\nb", true, true, 0)
+	require.ErrorIs(t, err, search.ErrNewline)
+	_, err = search.Compile("a(b", false, false, 0)
+	require.ErrorContains(t, err, "not a valid regular expression")
+	q, err := search.Compile(`a[^q]*b`, false, false, 0)
+	require.NoError(t, err)
+	res, err := search.NewSearcher(q, 10, 0).Search(context.Background(), bytes.NewReader([]byte("a\nb\n")))
+	require.NoError(t, err)
+	assert.Zero(t, res.Matches())
+}
