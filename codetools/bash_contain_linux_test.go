@@ -55,7 +55,7 @@ func containModes(t *testing.T) map[string][]Option {
 			t.Logf("%s not tested: %v", name, err)
 			continue
 		}
-		modes[name] = []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: name}), RequireSandbox()}
+		modes[name] = []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: name}), WithSandboxRequired()}
 	}
 	if len(modes) == 0 {
 		t.Skip("the kernel gives this user no PID namespace and no sandbox backend runs: only the scan (tested elsewhere)")

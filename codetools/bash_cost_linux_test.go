@@ -23,8 +23,8 @@ func TestBashCallCost(t *testing.T) {
 	}{
 		{"scan only (main)", []Option{withoutContainment()}},
 		{"PID namespace", nil},
-		{"bubblewrap workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), RequireSandbox()}},
-		{"landlock workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "landlock"}), RequireSandbox()}},
+		{"bubblewrap workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSandboxRequired()}},
+		{"landlock workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "landlock"}), WithSandboxRequired()}},
 	}
 	for _, m := range modes {
 		ct, err := New(t.TempDir(), m.opts...)

@@ -72,7 +72,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 		for _, mode := range []SandboxMode{SandboxWorkspaceWrite, SandboxReadOnly} {
 			for _, network := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/network=%v", backend, mode, network), func(t *testing.T) {
-					ct := p2Tools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), RequireSandbox())
+					ct := p2Tools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), WithSandboxRequired())
 					require.NoError(t, os.Symlink(outside, filepath.Join(ct.Root(), "link")))
 
 					out, err, shown := bashDisplay(t, ct, "echo hi")
@@ -129,16 +129,16 @@ func TestBashSandboxPolicies(t *testing.T) {
 	}
 }
 
-// A sandbox asked for with RequireSandbox that cannot run is an error of
-// New, never a silent unsandboxed run; without RequireSandbox bash says in
+// A sandbox asked for with WithSandboxRequired that cannot run is an error of
+// New, never a silent unsandboxed run; without WithSandboxRequired bash says in
 // its Display and description that it runs unsandboxed.
 func TestBashSandboxUnavailable(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no bwrap to be found
-	_, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), RequireSandbox())
+	_, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSandboxRequired())
 	require.ErrorIs(t, err, ErrSandboxUnavailable)
 	assert.Contains(t, err.Error(), "bubblewrap")
 
-	_, err = New(t.TempDir(), RequireSandbox())
+	_, err = New(t.TempDir(), WithSandboxRequired())
 	require.ErrorIs(t, err, ErrSandboxUnavailable)
 
 	_, err = New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "chroot"}))

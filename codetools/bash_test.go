@@ -57,7 +57,7 @@ func TestBash(t *testing.T) {
 
 func TestBashOptions(t *testing.T) {
 	t.Setenv("P2_SECRET", "hunter2")
-	ct := p2Tools(t, WithCleanEnv(), WithEnv("P2_KEEP=1"), WithShell("/bin/sh"))
+	ct := p2Tools(t, WithBashCleanEnv(), WithBashEnv("P2_KEEP=1"), WithBashShell("/bin/sh"))
 	got, err := p2Call(t, ct, "bash", map[string]any{"command": `echo "${P2_SECRET:-none} $P2_KEEP $0"`})
 	require.NoError(t, err)
 	assert.Equal(t, "none 1 /bin/sh", got)
@@ -78,9 +78,9 @@ func TestBashEnvironment(t *testing.T) {
 		want string
 	}{
 		{"default: minimal", nil, "none none none C.UTF-8 path ROOT"},
-		{"named, secrets included", []Option{WithInheritEnv("P2_SECRET", "P2_PLAIN")}, "hunter2 none plain C.UTF-8 path ROOT"},
-		{"all but secrets", []Option{WithInheritEnv()}, "none none plain C.UTF-8 path ROOT"},
-		{"all, one secret named", []Option{WithInheritEnv(), WithInheritEnv("OPENAI_API_KEY")}, "none sk-host plain C.UTF-8 path ROOT"},
+		{"named, secrets included", []Option{WithBashInheritEnv("P2_SECRET", "P2_PLAIN")}, "hunter2 none plain C.UTF-8 path ROOT"},
+		{"all but secrets", []Option{WithBashInheritEnv()}, "none none plain C.UTF-8 path ROOT"},
+		{"all, one secret named", []Option{WithBashInheritEnv(), WithBashInheritEnv("OPENAI_API_KEY")}, "none sk-host plain C.UTF-8 path ROOT"},
 		{"WithEnv wins", []Option{WithEnv("P2_SECRET=given")}, "given none none C.UTF-8 path ROOT"},
 	}
 	for _, tt := range tests {
@@ -193,7 +193,7 @@ func TestBashDisplay(t *testing.T) {
 	assert.Equal(t, 2, p.ExitCode)
 	assert.Equal(t, "hi", p.Output)
 	assert.Equal(t, int64(3), p.OutputBytes)
-	assert.GreaterOrEqual(t, p.DurationMs, int64(0))
+	assert.GreaterOrEqual(t, p.DurationMS, int64(0))
 	assert.False(t, p.TimedOut)
 	assert.Empty(t, p.OutputFile, "the output fits: no file")
 	assert.False(t, p.OutputFileCut)

@@ -39,4 +39,4 @@ func p2Write(t testing.TB, root string, files map[string]string) {
 // withoutContainment runs bash's commands without a PID namespace, so that
 // the tests of the process guard's scan (the fallback) run where
 // containment is available.
-func withoutContainment() Option { return func(c *config) { c.part2.noContain = true } }
+func withoutContainment() Option { return func(c *config) { c.bash.noContain = true } }

@@ -75,7 +75,7 @@ func TestEditFileDiffAndDisplay(t *testing.T) {
 		Path:      "f.txt",
 		Diff:      "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+ten\n line 11\n line 12\n line 13",
 		Truncated: false, Added: 1, Removed: 1, FirstChangedLine: 10, Replacements: 1,
-	}, payloadOf[DiffPayload](t, res, KindDiff), "the whole texts are not in the payload")
+	}, payloadOf[DiffPayload](t, res, DisplayDiff), "the whole texts are not in the payload")
 }
 
 // TestEditDisplayBounded: the Display of an edit holds a capped diff,
@@ -117,7 +117,7 @@ func TestEditDisplayBounded(t *testing.T) {
 			data, err := json.Marshal(res.Display)
 			require.NoError(t, err)
 			assert.LessOrEqual(t, len(data), tt.maxJSON, "the Display as JSON, as MCP sends it")
-			p := payloadOf[DiffPayload](t, res, KindDiff)
+			p := payloadOf[DiffPayload](t, res, DisplayDiff)
 			assert.Equal(t, tt.truncated, p.Truncated)
 			assert.Equal(t, tt.firstChangeLine, p.FirstChangedLine)
 			assert.Equal(t, tt.replacements, p.Replacements)

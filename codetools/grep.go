@@ -142,7 +142,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 	col := &grepCollector{limit: limit}
 	searchers := make([]fileSearcher, walkWorkers())
 	for i := range searchers {
-		searchers[i] = fileSearcher{q: q, limit: limit, maxText: c.cfg.part2.grepMaxBytes}
+		searchers[i] = fileSearcher{q: q, limit: limit, maxText: c.cfg.grepMaxBytes}
 	}
 	if !info.IsDir() {
 		f, _, err := c.openChecked(pathArg, start, wantFile)
@@ -220,7 +220,7 @@ const grepParallelBytes = 1 << 20
 // last of them (at most ctxLines, in its file) and none of those of the
 // matches left out.
 func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *grepCollector, limit, ctxLines int) (string, error) {
-	maxBytes := c.cfg.part2.grepMaxBytes
+	maxBytes := c.cfg.grepMaxBytes
 	const reserve = 200 // room for the closing notice
 	budget := maxBytes - reserve
 	files := col.sorted()

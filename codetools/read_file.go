@@ -120,7 +120,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	first, last := offset, offset+shown-1
 	total := last + rest
 	content := out.String()
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFile, Payload: FilePayload{
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayFile, Payload: FilePayload{
 		Path: shownPath(rel), Content: content, StartLine: first, EndLine: last,
 		TotalLines: total, Truncated: rest > 0 || cut,
 	}})

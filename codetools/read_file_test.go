@@ -100,7 +100,7 @@ func TestReadFileDisplay(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, FilePayload{
 		Path: "f.txt", Content: "line 3\nline 4", StartLine: 3, EndLine: 4, TotalLines: 10, Truncated: true,
-	}, payloadOf[FilePayload](t, res, KindFile))
+	}, payloadOf[FilePayload](t, res, DisplayFile))
 }
 
 func TestReadFileCustomLimits(t *testing.T) {

@@ -39,11 +39,11 @@
 //
 // # Content and secrets
 //
-// Tool arguments and results are recorded only with [CaptureContent],
+// Tool arguments and results are recorded only with [WithCaptureContent],
 // redacted exactly as package trace redacts them (the tool's
-// SensitiveFields and [RedactFields] become [Redacted], their values and
+// SensitiveFields and [WithRedactFields] become [Redacted], their values and
 // URL passwords are scrubbed from every text) and capped
-// ([MaxContentBytes]). Error texts, always recorded as the span status,
+// ([WithMaxContentBytes]). Error texts, always recorded as the span status,
 // are scrubbed and capped the same way. Prompts and answers are never
 // recorded.
 package otelkit
