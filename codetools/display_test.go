@@ -30,12 +30,12 @@ var documentedKeys = map[string][]string{
 
 // payloadTypes maps each kind to its payload type.
 var payloadTypes = map[string]reflect.Type{
-	DisplayFile:        reflect.TypeFor[FilePayload](),
-	DisplayDiff:        reflect.TypeFor[DiffPayload](),
-	DisplayProcess:     reflect.TypeFor[ProcessPayload](),
-	DisplayMatches:     reflect.TypeFor[MatchesPayload](),
-	DisplayFiles:       reflect.TypeFor[FilesPayload](),
-	DisplayWebpage:     reflect.TypeFor[WebpagePayload](),
+	DisplayFile:     reflect.TypeFor[FilePayload](),
+	DisplayDiff:     reflect.TypeFor[DiffPayload](),
+	DisplayProcess:  reflect.TypeFor[ProcessPayload](),
+	DisplayMatches:  reflect.TypeFor[MatchesPayload](),
+	DisplayFiles:    reflect.TypeFor[FilesPayload](),
+	DisplayWebpage:  reflect.TypeFor[WebpagePayload](),
 	"matches.items": reflect.TypeFor[Match](),
 }
 
