@@ -75,7 +75,7 @@ func TestBashContainsEveryProcess(t *testing.T) {
 		for _, timeout := range []bool{false, true} {
 			for _, attack := range []string{"detached", "hopper", "setsid bomb"} {
 				t.Run(fmt.Sprintf("%s/%s/timeout=%v", mode, attack, timeout), func(t *testing.T) {
-					ct := p2Tools(t, opts...)
+					ct := newTools(t, opts...)
 					marker := fmt.Sprintf("300.%d", time.Now().UnixNano()) // a valid sleep time, unique
 					var command string
 					switch attack {
