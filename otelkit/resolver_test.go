@@ -254,6 +254,18 @@ func TestContentCapped(t *testing.T) {
 	assert.LessOrEqual(t, len(args), 51+len("…[1000 bytes cut]"))
 }
 
+// A text that is not UTF-8 keeps its first MaxContentBytes bytes, as
+// every cap of the project does (internal/textutil.CutUTF8).
+func TestContentCapKeepsBytesThatAreNotUTF8(t *testing.T) {
+	tel := newTelemetry(t)
+	fake := (&lt.Fake{}).Returns("bin", strings.Repeat("\x80", 100))
+	r := otelkit.Instrument(fake, tel.opts(otelkit.WithCaptureContent(), otelkit.WithMaxContentBytes(50))...)
+	res := llmtoolkit.Execute(testContext(t), r, llmtoolkit.Call{Name: "bin", Arguments: map[string]any{}})
+	require.False(t, res.IsError, res.Content)
+	a := attrs(tel.span(t, "execute_tool bin"))
+	assert.Equal(t, strings.Repeat("\x80", 50)+"…[50 bytes cut]", a["gen_ai.tool.call.result"])
+}
+
 // TestRefusedCallsThroughWrappers checks that a call Execute refuses gets
 // its span whatever wraps the instrumented resolver.
 func TestRefusedCallsThroughWrappers(t *testing.T) {
