@@ -36,16 +36,16 @@ func sandboxBackends(t *testing.T) []string {
 	return out
 }
 
-// bashDisplay runs command and returns the answer, the error and the
-// "process" Display.
-func bashDisplay(t *testing.T, ct *CodeTools, command string) (string, error, ProcessPayload) {
+// bashDisplay runs command and returns the answer, the "process" Display
+// and the error.
+func bashDisplay(t *testing.T, ct *CodeTools, command string) (string, ProcessPayload, error) {
 	t.Helper()
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": command}})
 	var shown ProcessPayload
 	if res.Display != nil {
 		shown, _ = res.Display.Payload.(ProcessPayload)
 	}
-	return res.Content, res.Err, shown
+	return res.Content, shown, res.Err
 }
 
 // Through the bash tool: each policy on each backend, what the issue lists.
@@ -75,7 +75,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 					ct := newTools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), WithSandboxRequired())
 					require.NoError(t, os.Symlink(outside, filepath.Join(ct.Root(), "link")))
 
-					out, err, shown := bashDisplay(t, ct, "echo hi")
+					out, shown, err := bashDisplay(t, ct, "echo hi")
 					require.NoError(t, err)
 					assert.Equal(t, "hi", out)
 					assert.Contains(t, shown.Sandbox, backend)
@@ -87,7 +87,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 					out, _, _ = bashDisplay(t, ct, "echo ${AWS_SECRET_ACCESS_KEY:-absent}; env")
 					assert.NotContains(t, out, "host-secret")
 
-					_, err, _ = bashDisplay(t, ct, "echo x > inside.txt")
+					_, _, err = bashDisplay(t, ct, "echo x > inside.txt")
 					if mode == SandboxWorkspaceWrite {
 						assert.NoError(t, err)
 						assert.FileExists(t, filepath.Join(ct.Root(), "inside.txt"))
@@ -95,7 +95,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 						assert.Error(t, err)
 						assert.NoFileExists(t, filepath.Join(ct.Root(), "inside.txt"))
 					}
-					out, err, _ = bashDisplay(t, ct, `echo x > "$TMPDIR/t" && cat "$TMPDIR/t"`)
+					out, _, err = bashDisplay(t, ct, `echo x > "$TMPDIR/t" && cat "$TMPDIR/t"`)
 					assert.NoError(t, err, out)
 
 					name := "sbx-" + strings.ReplaceAll(t.Name(), "/", "-")
@@ -111,7 +111,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 					_, _, _ = bashDisplay(t, ct, "echo pwned > link/"+name)
 					assert.NoFileExists(t, filepath.Join(outside, name), "written through a link")
 
-					out, err, _ = bashDisplay(t, ct, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))
+					out, _, err = bashDisplay(t, ct, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))
 					if network {
 						assert.NoError(t, err, out)
 					} else {
@@ -145,7 +145,7 @@ func TestBashSandboxUnavailable(t *testing.T) {
 	require.Error(t, err, "an unknown backend is a mistake, not a fallback")
 
 	ct := newTools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithShell("/bin/sh"))
-	_, _, shown := bashDisplay(t, ct, "true")
+	_, shown, _ := bashDisplay(t, ct, "true")
 	assert.Contains(t, shown.Sandbox, "none: ")
 }
 

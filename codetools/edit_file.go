@@ -59,12 +59,12 @@ func editError(ctx context.Context, p, content, oldText string, err error) error
 	var ae *ambiguousError
 	switch {
 	case errors.As(err, &ae):
-		return fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", ae.n, p)
+		return fmt.Errorf("found %d occurrences of the text in %s: the text must be unique; provide more context to make it unique", ae.n, p)
 	case errors.Is(err, errNoMatch):
-		return errors.New(fmt.Sprintf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", p) +
+		return errors.New(fmt.Sprintf("could not find the exact text in %s: the old text must match exactly, including all whitespace and newlines", p) +
 			closestLines(ctx, content, oldText))
 	case errors.Is(err, errNoChange):
-		return fmt.Errorf("No changes made to %s. The replacement produced identical content.", p)
+		return fmt.Errorf("no changes made to %s: the replacement produced identical content", p)
 	case errors.Is(err, errEmptyOldText):
 		return errors.New("oldText is empty; give the exact text to replace, with a neighbouring line if you want to insert (or use append_to_file or write_file)")
 	}

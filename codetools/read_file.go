@@ -48,7 +48,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	br := newReader(ctx, f)
 	head, _ := br.Peek(textutil.SniffLen)
 	if mime, binary := textutil.Sniff(head); binary {
-		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only. Use file_info for its details.",
+		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only: use file_info for its details",
 			p, mime, textutil.HumanSize(info.Size()))
 	}
 	r := lineReader{br: br, max: c.cfg.readMaxBytes}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 )
 
 // Mode says what a sandboxed command may write.
@@ -182,15 +181,4 @@ func ByName(name string) (Backend, error) {
 		return NewLandlock()
 	}
 	return nil, fmt.Errorf("%w: unknown backend %q: use auto, bubblewrap or landlock", ErrBadPolicy, name)
-}
-
-// once caches a probe's result in a backend value.
-type probe struct {
-	once sync.Once
-	err  error
-}
-
-func (p *probe) do(f func() error) error {
-	p.once.Do(func() { p.err = f() })
-	return p.err
 }
