@@ -11,7 +11,7 @@ import (
 )
 
 // TestDisplayKeys pins the JSON keys of the agent layer's Display payloads
-// to the documented list (ARCHITECTURE.md "Display payloads", README): the
+// to the documented list (codetools' package doc "Display payloads", README): the
 // project's one key style, camelCase, every key always present.
 func TestDisplayKeys(t *testing.T) {
 	tests := []struct {

@@ -15,7 +15,7 @@ import (
 )
 
 // documentedKeys is the JSON form of every built-in Display kind, as the
-// README and ARCHITECTURE.md document it. Renaming a field or its tag fails
+// README and the package doc ("Display payloads") document it. Renaming a field or its tag fails
 // TestDisplayKeysAreDocumented: update the docs with this list.
 var documentedKeys = map[string][]string{
 	DisplayFile:    {"path", "content", "startLine", "endLine", "totalLines", "truncated"},

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"log"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,9 +20,12 @@ func Example_readmeADK() {
 	ct, _ := codetools.New(root)
 	clientEnd, serverEnd := sdk.NewInMemoryTransports()
 	ss, err := mcp.NewServer(ct).Connect(ctx, serverEnd, nil) // the server connects first
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer ss.Close()
 	// tools, err := mcptoolset.New(mcptoolset.Config{Transport: clientEnd})
 	// llmagent.Config{..., Toolsets: []tool.Toolset{tools}}
 	// readme:end
-	_, _ = clientEnd, err
+	_ = clientEnd
 }

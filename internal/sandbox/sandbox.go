@@ -7,6 +7,19 @@
 //
 // The Backend interface is the seam for other engines (a container, a
 // remote sandbox): they implement Command and Name.
+//
+// bubblewrap (preferred) runs the command in a new mount tree with only the
+// system folders, the root and the private $TMPDIR, in new user, PID and
+// network namespaces, the command as init. Landlock: the host binary is
+// re-executed through /proc/self/exe as llmtoolkit-sandbox-init (keyed by
+// argv[0] and an environment variable, caught by this package's init before
+// any main, test binaries included), which applies Landlock (file system,
+// TCP, signals) and a seccomp filter (every socket() and io_uring when the
+// network is closed) to itself on a locked thread, starts the command and
+// reaps as the namespace's init. Known limits: no host allow-list; under
+// Landlock with the network open a Unix socket file (such as Docker's) in a
+// readable folder can be connected to. Tests: TestPolicies, TestContainment,
+// and codetools' TestBashSandboxPolicies and TestBashContainsEveryProcess.
 package sandbox
 
 import (
