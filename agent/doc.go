@@ -154,4 +154,13 @@
 // around it (codetools.WithSandbox), not by this package. Likewise a rule on
 // a host tool's argument sees that argument as sent, not what the tool makes
 // of it. The guard never runs a tool itself: it decides and delegates.
+//
+// # Files
+//
+// permissions.go, mode.go, rules.go, decision.go and arguments.go (the deep
+// copy hooks receive) hold the permissions; guard.go the guard; hooks.go the
+// hooks (a panic in one, or in the callback, is the call's [llmtoolkit.ErrToolPanic]);
+// lineage.go what a sub-agent inherits and the run's sub-agent budget;
+// plan.go the plan-mode tool; todos.go todo_write; subagent.go spawn_agent;
+// display.go their Display payloads.
 package agent
