@@ -18,4 +18,149 @@
 // The built-in coding tools live in package codetools, resolvers built from Go
 // functions in agentresolver, the audit trail in trace, an agent loop in
 // agentloop, provider wire formats in provider, and test fakes in llmtoolkittest.
+//
+// # Where things live
+//
+//	tool.go            Tool and its per-tool facts, NewTool, NewToolFrom, ToolFromMap, Validate,
+//	                   ValidateArguments (the compiled schema cached per definition), ArgumentsError
+//	fastschema.go      the allocation-free validator for the common schema subset; it agrees with
+//	                   the full validator (FuzzFastSchemaAgreesWithFull)
+//	schema_bounds.go   the full validator's step budget (ValidationSteps, ErrSchemaTooComplex)
+//	call.go            Call, ParseCall, ParseCallLenient and MalformedCall, ProviderState
+//	result.go          Result, Display, Execute (lookup, validation, recipe or resolve, panic
+//	                   rescue), PanicError
+//	recipe.go          Recipe, Plan, running a plan
+//	observe.go         Observer, Observation: how calls answered by Execute itself reach wrappers
+//	observed_tools.go  ObservedTools (the shared core of trace.Recorder and otelkit.Resolver),
+//	                   FindTool
+//	context.go         WithSession/SessionFrom, WithIteration/IterationFrom,
+//	                   WithAgentID/AgentIDFrom, RecipeRunFrom, WithDefinitionSink,
+//	                   TellDefinition, CatchDefinition
+//	denied.go          ErrDenied, DeniedError, Deny: a call a permission check refused
+//	resolver.go        Resolver, ResolverFunc, ToolLookup, ErrUnknownTool, Halt, Show
+//	progress.go        Progress, ReportProgress, WithProgressFunc
+//	composition.go     Compose (a name index, first match wins); Indexed
+//	session.go         PrepareSession and Session, Filter, ReadOnly
+//
+// # Per-tool facts and how they travel
+//
+// Facts about one tool live on its definition, [Tool], never in an optional
+// interface of the resolver. Every wrapper already passes definitions on (its
+// Tools and LookupTool return them), so a fact reaches [Execute] and every
+// layer below whatever the stack, including a wrapper a user writes that
+// forwards nothing but Tools and Resolve.
+//
+//   - SensitiveFields: set by the tool's author (agentresolver.WithSensitiveFields,
+//     or a handler's SensitiveFields(), put on the definition by
+//     agentresolver.New); by mcp.Client from the remote tool's _meta
+//     (mcp.MetaSensitiveFields, sent by mcp.Serve). Used by trace.Recorder and
+//     otelkit (redaction and scrubbing), and agentloop (it scrubs the errors it
+//     returns and logs).
+//   - Recipe: set by the tool's author; Execute runs the plan instead of
+//     resolving the call.
+//   - Gates: set by wrappers that must decide every call (agent's guard adds
+//     its check to each recipe definition it lists; a Session wraps each so
+//     that it is asked with the session map bound). Execute asks them, in
+//     order, before it runs a recipe's plan (a refusal is told to the
+//     observers; changed arguments are validated again).
+//   - Paths: set by the tool's author: which arguments are paths, and the
+//     function the tool itself opens them with (codetools declares its ten
+//     file tools). agent's guard matches path rules on the canonical path and
+//     refuses what the tool would refuse.
+//   - Observers: set by wrappers that must see every call (trace.Recorder and
+//     otelkit.Resolver add themselves to each definition they list, through
+//     [ObservedTools]: the wrapped resolver's list read afresh by every Tools
+//     call, which agentloop makes every iteration, so never stale after an MCP
+//     Refresh or a mode switch; LookupTool answers from the last list with one
+//     map lookup, asking the wrapped resolver only for names it does not hold;
+//     each observed copy reused while its definition is the same one: no
+//     allocation in steady use); a Session wraps each so that it is told with
+//     the session map bound, as the calls it resolves are. Execute (and Session
+//     for recipe steps) tell them of calls answered without Resolve.
+//
+// None of them has a JSON form (json:"-"): they are never sent to a model
+// provider; to an MCP client only the sensitive field names go, in the tool's
+// _meta. A wrapper that builds new definitions instead of passing them on (as
+// agentloop's Options.Tools does) prefers the wrapped resolver's definition
+// where it has one. [ToolLookup] remains an optional interface, but only as a
+// shortcut: it must find what Tools lists, so losing it costs speed, never a
+// guarantee.
+//
+// One definition is not listed above the resolver that runs it: an undeclared
+// step of a recipe a Session declares. The Session tells it, before the step
+// runs, to the sinks bound in the context ([WithDefinitionSink],
+// [TellDefinition]); a trace.Recorder or an otelkit.Resolver that cannot find
+// a call's definition binds one with [CatchDefinition], so it redacts that
+// step's sensitive fields even from outside the Session, whatever wraps it.
+//
+// The rules of SensitiveFields: a plain name (token) matches that key at any
+// depth; a dotted name (auth.token) matches that exact path from the top,
+// arrays being passed through (users.pin reaches every element's pin); both
+// without regard to case. agentresolver.New refuses a name that no argument
+// can match (a typo must not leak a secret) and accepts any name where the
+// schema is open (no described properties, additionalProperties not false,
+// patternProperties, $ref).
+//
+// # The guarantees every wrapper keeps
+//
+// Proven by trace's matrix test (trace/matrix_test.go) for direct use,
+// Compose in both orders, Filter, ReadOnly, PrepareSession's Session, two
+// nested mixtures and a user's embedding wrapper, with the Recorder inside or
+// outside, through Execute and through agentloop.Run, on SQLite and
+// PostgreSQL (TestGuaranteesMatrix); again with the tenant and conversation
+// taken from the session map (TestGuaranteesWithSessionMap); and for a
+// panicking SendFunc through every wrapper (TestSendFuncPanicWithRecorder).
+//
+//  1. Validation before the tool runs. Execute finds the definition through
+//     any wrapper and validates the arguments against it, inside a panic
+//     guard (NaN, ±Inf, an invalid json.Number and one whose exponent is
+//     beyond big.Rat's limit are refused with a clear error,
+//     TestExecuteValidationNeverPanics). A refused call never reaches Resolve.
+//     Undeclared steps of a declared recipe are validated by the Session
+//     against their own definition.
+//  2. One validation behaviour. The fast validator and the full one
+//     (jsonschema/v5) agree on every input, format included: format is
+//     asserted with the library's own checkers for schemas without $schema
+//     and for drafts 4 to 7, and is an annotation for 2019-09 and 2020-12
+//     (FuzzFastSchemaAgreesWithFull).
+//  3. Panics become results. A panic in a tool, in a resolver's Tools or
+//     LookupTool, in validation, in a recipe or its Compose, in a gate, or in
+//     an observer never escapes Execute ([TellObservers] is the one place
+//     that rescues an observer's panic). agentloop turns a panic in the
+//     SendFunc or its callbacks into errors of Run.
+//  4. Recipes run wherever the definition goes. Execute runs the plan of any
+//     definition with a Recipe; steps run through the same resolver stack,
+//     without recipes of their own, each carrying [RecipeRunFrom]. A Session
+//     that declares a recipe lets its undeclared steps run. Filter never lets
+//     through a tool its function filtered out, even as a step; a step its
+//     resolver did not list, of a recipe it kept, goes to that resolver, so a
+//     Filter or ReadOnly over a Session runs the Session's recipes.
+//  5. The iteration is known. agentloop puts the iteration on every call's
+//     context ([WithIteration]); trace records it. A sub-agent's calls carry
+//     its id ([WithAgentID], set by agent's spawn_agent).
+//  6. The audit promise: see package trace.
+//
+// # Bounded schema validation
+//
+// Every subschema of the full validator's compiled copy counts its
+// applications (schema_bounds.go: a jsonschema extension on every schema
+// object; one copy per running validation, idle copies kept per tool); past
+// [ValidationSteps] (10,000) plus [ValidationStepsPerValue] (32) per value of
+// the arguments the call is refused with [ErrSchemaTooComplex], and
+// [Tool.ValidateArgumentsContext] (what Execute uses) answers when the
+// context ends, the validation stopping within 256 steps
+// (TestHostileSchemaAnsweredAtDeadline: 24 levels of $defs each naming the
+// one below twice in a oneOf).
+//
+// # Malformed and invented calls
+//
+// A call whose arguments are not a JSON object is kept, not refused, by the
+// provider parsers (Call.Malformed: raw text and parse error); Execute
+// answers it with an error result that quotes both, tells the tool's
+// observers (so trace and otelkit record it), and agentloop's circuit breaker
+// counts it like any failure. A call to a name the model invented reaches the
+// resolver stack like any call (answered with [ErrUnknownTool] and the real
+// names), so it is recorded and counted the same way; only a call that is
+// both malformed and to an invented name has no definition whose observers
+// could be told: it is answered and counted, not recorded.
 package llmtoolkit

@@ -41,7 +41,7 @@ type Display struct {
 	// ([github.com/llmtoolkit/llmtoolkit/codetools.FilePayload], ...), and
 	// the agent layer's "todos" and "subagent", with theirs in package
 	// agent ([github.com/llmtoolkit/llmtoolkit/agent.TodosPayload],
-	// [github.com/llmtoolkit/llmtoolkit/agent.SubagentPayload]).
+	// [github.com/llmtoolkit/llmtoolkit/agent.SubAgentPayload]).
 	Kind string `json:"kind"`
 	// Payload holds the data: for the built-in kinds a value (not a
 	// pointer) of a documented Go type of the package that emits it, so a

@@ -74,7 +74,12 @@ func TestExecutePanicIsLoggedWithStack(t *testing.T) {
 	t.Cleanup(func() { slog.SetDefault(prev) })
 
 	r := newStub(map[string]func(context.Context, Call) (string, error){
-		"p": func(context.Context, Call) (string, error) { var m map[string]int; m["x"] = 1; return "", nil },
+		"p": func(context.Context, Call) (string, error) {
+			var m map[string]int
+			//lint:ignore SA5000 the nil map write is the point: a runtime panic
+			m["x"] = 1
+			return "", nil
+		},
 	}, simpleTool("p"))
 	res := Execute(context.Background(), r, Call{Name: "p"})
 	require.True(t, res.IsError)

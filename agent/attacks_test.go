@@ -162,7 +162,7 @@ func TestSpawnAgentReturnsAtItsDeadline(t *testing.T) {
 	assert.Contains(t, res.Content, "sub-agent sub-slow did not finish within its deadline (200ms)")
 	assert.Less(t, took, 2*time.Second, "spawn_agent returns at its deadline, not when the stuck call does")
 	require.NotNil(t, res.Display)
-	assert.Contains(t, res.Display.Payload.(agent.SubagentPayload).Error, "deadline")
+	assert.Contains(t, res.Display.Payload.(agent.SubAgentPayload).Error, "deadline")
 }
 
 // TestSubAgentOnEventPanic (row 9): a panicking OnEvent, called from the

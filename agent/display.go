@@ -4,10 +4,15 @@ package agent
 const (
 	// DisplayTodos is shown by todo_write; its payload is a [TodosPayload].
 	DisplayTodos = "todos"
-	// DisplaySubagent is shown by spawn_agent; its payload is a
-	// [SubagentPayload].
-	DisplaySubagent = "subagent"
+	// DisplaySubAgent is shown by spawn_agent; its payload is a
+	// [SubAgentPayload].
+	DisplaySubAgent = "subagent"
 )
+
+// DisplaySubagent is the former name of [DisplaySubAgent].
+//
+// Deprecated: use [DisplaySubAgent], spelled as [SubAgentConfig].
+const DisplaySubagent = DisplaySubAgent
 
 // TodosPayload is the payload of a "todos" Display: the whole list after a
 // todo_write call.
@@ -16,9 +21,9 @@ type TodosPayload struct {
 	Todos []Todo `json:"todos"`
 }
 
-// SubagentPayload is the payload of a "subagent" Display: what a
+// SubAgentPayload is the payload of a "subagent" Display: what a
 // spawn_agent call's sub-agent did.
-type SubagentPayload struct {
+type SubAgentPayload struct {
 	// ID is the sub-agent's id, also recorded with each of its calls
 	// (llmtoolkit.AgentIDFrom, trace's agent_id column).
 	ID string `json:"id"`
@@ -31,16 +36,26 @@ type SubagentPayload struct {
 	// DurationMS is how long it ran, in milliseconds.
 	DurationMS int64 `json:"durationMs"`
 	// Usage is the tokens its model calls used, summed.
-	Usage SubagentUsage `json:"usage"`
+	Usage SubAgentUsage `json:"usage"`
 	// Error is why it stopped without a final answer (iteration limit,
 	// deadline, cancellation, a model error); empty when it answered.
 	Error string `json:"error"`
 }
 
-// SubagentUsage counts the tokens of a sub-agent's model calls.
-type SubagentUsage struct {
+// SubAgentUsage counts the tokens of a sub-agent's model calls.
+type SubAgentUsage struct {
 	// InputTokens is the number of prompt tokens.
 	InputTokens int `json:"inputTokens"`
 	// OutputTokens is the number of generated tokens.
 	OutputTokens int `json:"outputTokens"`
 }
+
+// SubagentPayload is the former name of [SubAgentPayload].
+//
+// Deprecated: use [SubAgentPayload], spelled as [SubAgentConfig].
+type SubagentPayload = SubAgentPayload
+
+// SubagentUsage is the former name of [SubAgentUsage].
+//
+// Deprecated: use [SubAgentUsage], spelled as [SubAgentConfig].
+type SubagentUsage = SubAgentUsage

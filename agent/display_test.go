@@ -11,7 +11,7 @@ import (
 )
 
 // TestDisplayKeys pins the JSON keys of the agent layer's Display payloads
-// to the documented list (ARCHITECTURE.md "Display payloads", README): the
+// to the documented list (codetools' package doc "Display payloads", README): the
 // project's one key style, camelCase, every key always present.
 func TestDisplayKeys(t *testing.T) {
 	tests := []struct {
@@ -21,8 +21,8 @@ func TestDisplayKeys(t *testing.T) {
 	}{
 		{"todos", agent.TodosPayload{}, []string{"todos"}},
 		{"todo item", agent.Todo{}, []string{"id", "content", "status"}},
-		{"subagent", agent.SubagentPayload{}, []string{"id", "description", "iterations", "toolCalls", "durationMs", "usage", "error"}},
-		{"subagent usage", agent.SubagentUsage{}, []string{"inputTokens", "outputTokens"}},
+		{"subagent", agent.SubAgentPayload{}, []string{"id", "description", "iterations", "toolCalls", "durationMs", "usage", "error"}},
+		{"subagent usage", agent.SubAgentUsage{}, []string{"inputTokens", "outputTokens"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

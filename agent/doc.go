@@ -68,4 +68,99 @@
 // callback), then in [SubAgentConfig.Permissions], which can only refuse
 // more. A run's sub-agents, at every depth, are bounded in number and in
 // how many run at once ([SubAgentConfig.MaxSubAgents]).
+//
+// # Paths
+//
+// The guard decides on the file a call opens, not on its spelling. A tool
+// that declares its path arguments (llmtoolkit.Tool.Paths) gives the
+// function it opens them with; glob rules on a declared argument match that
+// canonical path, and a path the tool would refuse (outside the root,
+// directly or through a link) is refused by the guard first. Deny globs that
+// cover a tool's path argument are handed to it
+// (llmtoolkit.WithExcludedPaths): codetools' grep, glob, tree and
+// list_directory leave those folders out, never open them, and end their
+// answer with what they left out. Other arguments are matched by their text
+// (numbers and booleans by their JSON text, arrays element by element: any
+// element for deny, all for allow). What this cannot promise: a tool that
+// declares no paths (MCP tools, the host's) is matched on the cleaned
+// spelling; regexp rules are not exclusions; rules on bash command text are
+// advisory (a command can write anywhere the shell can); and the check and
+// the open are two moments, so a link swapped in between is caught only by
+// os.Root's own confinement to the root.
+//
+// # Denials and traces
+//
+// The model reads "permission denied: tool "X" was not run: WHY"; agentloop's
+// breaker neither counts a denial nor resets the tool's streak. The guard
+// tells the tool's Observers of each refusal through
+// llmtoolkit.TellObservers, as Execute does for the calls it refuses, so a
+// trace.Recorder inside the guard records it: perms.Guard(trace.Record(tools,
+// db)) is the usual order. A Recorder outside the guard works too: it lists
+// the guard's tools as the guard lists them now (llmtoolkit.ObservedTools),
+// and records refusals as the guard's errors (TestDenialsAndSubAgentsAreTraced
+// runs both orders). Tests: TestCheckOrder, TestModeByKind (every mode ×
+// read-only, edit, other and unknown tools), TestRecipeCallIsChecked,
+// TestModeSwitchesByVersion.
+//
+// # Hooks and the loop
+//
+// The loop-level Stop hooks plug into agentloop.Options.Stop
+// ([Permissions.Stop]): called when the model answers without calls, one may
+// return a message that becomes the next user message, still bounded by
+// MaxIterations. A Stop hook's panic is logged and counts as not asking to
+// continue. agentloop reads the Resolver's list before every model call (when
+// Options.Tools is nil), so after an approval the model is offered the new
+// mode's tools from the next iteration.
+//
+// # Todo list
+//
+// [Todos] keeps one list per session key (the session map's conversation_id
+// by default; none is an error, never a shared list), under one mutex; the
+// whole list is replaced per call (at most [MaxTodos] items, ids at most
+// [MaxTodoID] bytes and content [MaxTodoContent], one in_progress, unique
+// ids; an item without an id keeps its previous id by content). The host
+// learns of it through TodoConfig.OnChange, a todos Display ([TodosPayload])
+// and [Todos.List].
+//
+// # Sub-agents
+//
+// spawn_agent runs agentloop.Run synchronously on a context derived from the
+// parent call's: the session and trace attribution carry over, cancelling
+// the parent cancels the child, llmtoolkit.WithAgentID marks its calls, and
+// the parent's show function is cleared so the child's Displays do not land
+// on the parent's call. Its tools are ReadOnly of the host's set unless
+// AllowMutating; depth is counted on the context (MaxDepth, default 1: a
+// sub-agent's spawn_agent is refused with [ErrMaxDepth]). The result is the
+// final answer; a subagent Display ([SubAgentPayload]) is shown either way.
+// The tool is annotated read-only when every tool it offers is, so plan mode
+// allows it. The outermost Permissions keeps the run's budget: MaxSubAgents
+// (16) started at every depth, MaxConcurrentSubAgents (4) at once; past them
+// [ErrSubAgentBudget] (a top-level spawn waits for a place within its
+// deadline, a nested one is refused at once, so sub-agents never wait for
+// each other). The child's loop runs on its own goroutine: spawn_agent
+// returns at the deadline even when a child tool ignores its context; the
+// stuck call keeps its goroutine (and its budget place) until the tool
+// returns, and its result is dropped. A panic in SubAgentConfig.OnEvent, on
+// whatever goroutine, fails the call.
+//
+// # What the permission layer promises, and what it does not
+//
+// It decides on the call the tool receives: the mode, the rules (after any
+// hook or callback change), the recipe call and its steps, a sub-agent's
+// calls. It cannot decide what a command does: rules on bash's command text
+// are advisory (a regexp cannot follow quoting, variables, scripts or
+// programs the command starts), so an allow rule on bash is a convenience,
+// not a boundary; what the shell can reach is bounded by the OS sandbox
+// around it (codetools.WithSandbox), not by this package. Likewise a rule on
+// a host tool's argument sees that argument as sent, not what the tool makes
+// of it. The guard never runs a tool itself: it decides and delegates.
+//
+// # Files
+//
+// permissions.go, mode.go, rules.go, decision.go and arguments.go (the deep
+// copy hooks receive) hold the permissions; guard.go the guard; hooks.go the
+// hooks (a panic in one, or in the callback, is the call's [llmtoolkit.ErrToolPanic]);
+// lineage.go what a sub-agent inherits and the run's sub-agent budget;
+// plan.go the plan-mode tool; todos.go todo_write; subagent.go spawn_agent;
+// display.go their Display payloads.
 package agent

@@ -97,7 +97,7 @@ func ExampleSpawnAgent() {
 		panic(err)
 	}
 	res := llmtoolkit.Execute(context.Background(), spawn, llmtoolkit.Call{Name: agent.SpawnToolName, Arguments: map[string]any{"task": "Find the bug in a.go."}})
-	p := res.Display.Payload.(agent.SubagentPayload)
+	p := res.Display.Payload.(agent.SubAgentPayload)
 	fmt.Println(res.Content)
 	fmt.Printf("%s: %d iterations, %d tool calls\n", p.ID, p.Iterations, p.ToolCalls)
 	// Output:

@@ -102,7 +102,7 @@ func depthFrom(ctx context.Context) int {
 // Each sub-agent gets an id, put on its calls' contexts with
 // [llmtoolkit.WithAgentID] (trace records it as agent_id). The call's
 // result is the sub-agent's final answer; it shows a "subagent" Display
-// ([SubagentPayload]) whether it answered or not. A sub-agent that stops
+// ([SubAgentPayload]) whether it answered or not. A sub-agent that stops
 // without an answer (iteration limit, deadline, cancellation, model error)
 // fails the call with the reason. A call deeper than cfg.MaxDepth is
 // refused with [ErrMaxDepth].
@@ -217,7 +217,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	task, _ := call.Arguments["task"].(string)
 	desc, _ := call.Arguments["description"].(string)
 	id := s.cfg.NewID()
-	payload := SubagentPayload{ID: id, Description: desc}
+	payload := SubAgentPayload{ID: id, Description: desc}
 
 	// The sub-agent runs under the permissions of every guard the call went
 	// through, and its own; the run's budget is kept by the outermost.
@@ -326,7 +326,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	}
 	shown := payload
 	mu.Unlock()
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubagent, Payload: shown})
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubAgent, Payload: shown})
 	if err != nil {
 		return "", err
 	}

@@ -72,13 +72,13 @@ func TestSpawnAgentAnswers(t *testing.T) {
 	assert.Equal(t, []string{"read_file", "grep"}, toolNames(reqs[0].Tools), "by default only the read-only tools")
 
 	require.NotNil(t, res.Display)
-	assert.Equal(t, agent.DisplaySubagent, res.Display.Kind)
-	p := res.Display.Payload.(agent.SubagentPayload)
+	assert.Equal(t, agent.DisplaySubAgent, res.Display.Kind)
+	p := res.Display.Payload.(agent.SubAgentPayload)
 	assert.Equal(t, "sub-1", p.ID)
 	assert.Equal(t, "find the bug", p.Description)
 	assert.Equal(t, 2, p.Iterations)
 	assert.Equal(t, 1, p.ToolCalls)
-	assert.Equal(t, agent.SubagentUsage{InputTokens: 30, OutputTokens: 10}, p.Usage)
+	assert.Equal(t, agent.SubAgentUsage{InputTokens: 30, OutputTokens: 10}, p.Usage)
 	assert.GreaterOrEqual(t, p.DurationMS, int64(0))
 	assert.Empty(t, p.Error)
 	assert.Equal(t, []agentloop.EventKind{agentloop.EventResponse, agentloop.EventToolCall, agentloop.EventToolResult, agentloop.EventResponse}, events)
@@ -91,7 +91,7 @@ func TestSpawnAgentAllowMutating(t *testing.T) {
 	res := llmtoolkit.Execute(t.Context(), spawn, spawnCall("x"))
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, []string{"read_file", "write_file", "bash"}, toolNames(sub.Requests()[0].Tools))
-	assert.Len(t, res.Display.Payload.(agent.SubagentPayload).ID, 16, "a random id by default")
+	assert.Len(t, res.Display.Payload.(agent.SubAgentPayload).ID, 16, "a random id by default")
 }
 
 func TestSpawnAgentHitsItsLimit(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSpawnAgentHitsItsLimit(t *testing.T) {
 	require.True(t, res.IsError)
 	assert.ErrorIs(t, res.Err, agentloop.ErrMaxIterations)
 	assert.Contains(t, res.Content, "sub-agent sub-2 reached its limit of 2 iterations without a final answer")
-	p := res.Display.Payload.(agent.SubagentPayload)
+	p := res.Display.Payload.(agent.SubAgentPayload)
 	assert.Equal(t, 2, p.Iterations)
 	assert.Equal(t, 2, p.ToolCalls)
 	assert.Contains(t, p.Error, "limit of 2 iterations")
@@ -149,7 +149,7 @@ func TestSpawnAgentCancelledWithItsParent(t *testing.T) {
 	assert.True(t, result.IsError)
 	assert.ErrorIs(t, result.Err, context.Canceled)
 	require.NotNil(t, display)
-	assert.Contains(t, display.Payload.(agent.SubagentPayload).Error, "sub-agent sub-3 was cancelled with its parent")
+	assert.Contains(t, display.Payload.(agent.SubAgentPayload).Error, "sub-agent sub-3 was cancelled with its parent")
 }
 
 func TestSpawnAgentDeadline(t *testing.T) {

@@ -17,6 +17,33 @@
 // [Options.OnEvent] (each tool call, Display payload and result) and
 // [Options.OnIteration] (each round with its timings).
 //
+// # Bounds and panics
+//
+// A turn is bounded: at most [Options.MaxToolCalls] (128) calls of one answer
+// run, each call past it answered with an [ErrTooManyCalls] error result (not
+// counted by the breaker); results are cut to [Options.MaxTurnResultBytes]
+// (4 MiB per turn, in call order) with a note saying what was cut
+// (TestTurnBounds: 2,000 calls of 256 KiB). A panic in the SendFunc ends Run
+// with an [*LLMError] wrapping a [*ModelPanicError], and one in OnEvent (on
+// any goroutine), OnIteration or Stop with a [*CallbackPanicError]. The loop
+// scrubs the turn's declared secrets from a breaker's message and a halt's
+// reason before returning, logging or tracing them.
+//
+// # What the loop carries without reading
+//
+// The loop knows no provider: the model is a function. It carries provider
+// state ([Response.Provider], [Message.Provider], llmtoolkit.Call.Provider)
+// without reading it; only package provider reads or writes it. It puts the
+// iteration on every call's context (llmtoolkit.WithIteration).
+//
+// # Tracing
+//
+// [Options.Tracer] (interface [Tracer]) is told when the run and each model
+// call start and end; the contexts it returns carry its spans. Tool calls are
+// not reported through it: they run with the run's context, so a tracing
+// resolver wrapper (otelkit.Instrument) nests them. This package imports no
+// OpenTelemetry.
+//
 // # Durable runs
 //
 // Run keeps a run in one process's memory. To make a run survive a crash,

@@ -34,23 +34,24 @@ type Base struct {
 // optional, enum, slice, map, time, embedded, skipped and unexported fields.
 type snapshotArgs struct {
 	Base
-	Name       string             `json:"name" jsonschema:"display name"`
-	Age        *int               `json:"age,omitempty" jsonschema:"age in years"`
-	Level      string             `json:"level" jsonschema_enum:"low, medium, high"`
-	Priority   int8               `json:"priority,omitempty" jsonschema_enum:"1,2,3"`
-	Tags       []string           `json:"tags,omitempty" jsonschema:"labels" jsonschema_enum:"red,green"`
-	Home       Address            `json:"home"`
-	Others     []Address          `json:"others,omitempty"`
-	Scores     map[string]float64 `json:"scores,omitempty"`
-	Extra      map[string]any     `json:"extra,omitempty"`
-	When       time.Time          `json:"when" jsonschema:"when it happens"`
-	Deadline   *time.Time         `json:"deadline,omitzero"`
-	Anything   any                `json:"anything,omitempty" jsonschema:"free-form"`
-	Blob       []byte             `json:"blob,omitempty"`
-	Pair       [2]int             `json:"pair,omitempty"`
-	Count      uint16             `json:"count,omitempty"`
-	NoTag      bool
-	Ignored    string `json:"-"`
+	Name     string             `json:"name" jsonschema:"display name"`
+	Age      *int               `json:"age,omitempty" jsonschema:"age in years"`
+	Level    string             `json:"level" jsonschema_enum:"low, medium, high"`
+	Priority int8               `json:"priority,omitempty" jsonschema_enum:"1,2,3"`
+	Tags     []string           `json:"tags,omitempty" jsonschema:"labels" jsonschema_enum:"red,green"`
+	Home     Address            `json:"home"`
+	Others   []Address          `json:"others,omitempty"`
+	Scores   map[string]float64 `json:"scores,omitempty"`
+	Extra    map[string]any     `json:"extra,omitempty"`
+	When     time.Time          `json:"when" jsonschema:"when it happens"`
+	Deadline *time.Time         `json:"deadline,omitzero"`
+	Anything any                `json:"anything,omitempty" jsonschema:"free-form"`
+	Blob     []byte             `json:"blob,omitempty"`
+	Pair     [2]int             `json:"pair,omitempty"`
+	Count    uint16             `json:"count,omitempty"`
+	NoTag    bool
+	Ignored  string `json:"-"`
+	//lint:ignore U1000 an unexported field, which the schema must leave out
 	unexported int
 }
 
@@ -211,7 +212,9 @@ func TestSchemaFieldNames(t *testing.T) {
 		B       string `json:"b"` // shallower: hides Inner.B
 		Plain   string
 		Skipped string `json:"-"`
-		Dash    string `json:"-,"`
+		//lint:ignore SA5008 "-," names a field "-" in encoding/json, which the schema must follow
+		Dash string `json:"-,"`
+		//lint:ignore U1000 an unexported field, which the schema must leave out
 		private string
 	}
 	params := schemaOf[args](t).Parameters

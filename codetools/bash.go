@@ -27,8 +27,8 @@ func (e *commandError) Error() string { return e.msg }
 func (e *commandError) Unwrap() error { return ErrCommandFailed }
 
 func (c *CodeTools) bashSpec() toolSpec {
-	maxSec := int(c.cfg.part2.bashMaxTimeout / time.Second)
-	defSec := int(c.cfg.part2.bashTimeout / time.Second)
+	maxSec := int(c.cfg.bash.bashMaxTimeout / time.Second)
+	defSec := int(c.cfg.bash.bashTimeout / time.Second)
 	return makeSpec("bash",
 		fmt.Sprintf("Run a shell command with bash -c in the working directory and return its output (stdout and stderr merged, in the order written). "+
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
@@ -37,7 +37,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
-			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.part2.spillMaxBytes)),
+			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.bash.spillMaxBytes)),
 		map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -53,7 +53,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 // command may do: what holds here, no more.
 func (c *CodeTools) bashScope() string {
 	scope := proc.KillScope
-	if c.sbx.backend != nil || (!c.cfg.part2.noContain && containedHere()) {
+	if c.sbx.backend != nil || (!c.cfg.bash.noContain && containedHere()) {
 		scope = "The command runs in its own process namespace and is killed after timeout seconds (default %d, at most %d); " +
 			"when it ends or is killed, every process it started ends with it, background and detached ones included."
 	}
@@ -71,8 +71,8 @@ func (c *CodeTools) bashScope() string {
 
 // shellPath returns the configured shell, else bash, else sh.
 func (c *CodeTools) shellPath() string {
-	if c.cfg.part2.shell != "" {
-		return c.cfg.part2.shell
+	if c.cfg.bash.shell != "" {
+		return c.cfg.bash.shell
 	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		return p
@@ -85,9 +85,9 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		return "", fmt.Errorf("bash: %w", errToolsClosed)
 	}
 	command := stringArg(args, "command", "")
-	timeout := c.cfg.part2.bashTimeout
+	timeout := c.cfg.bash.bashTimeout
 	if s := intArg(args, "timeout", 0); s > 0 {
-		timeout = min(time.Duration(s)*time.Second, c.cfg.part2.bashMaxTimeout)
+		timeout = min(time.Duration(s)*time.Second, c.cfg.bash.bashMaxTimeout)
 	}
 
 	pr, pw, err := os.Pipe()
@@ -114,10 +114,10 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	}
 	pw.Close()
 	guard.Started()
-	out := proc.NewOutput(func() (*os.File, error) { return c.spills.Create(c.cfg.part2.spillDir) }, c.cfg.part2.spillMaxBytes)
+	out := proc.NewOutput(func() (*os.File, error) { return c.spills.Create(c.cfg.bash.spillDir) }, c.cfg.bash.spillMaxBytes)
 	defer func() { // also when something below panics: the file is tracked either way
 		if path := out.Finish(); path != "" {
-			c.spills.Keep(path, c.cfg.part2.spillMaxAge, c.cfg.part2.spillMaxFiles)
+			c.spills.Keep(path, c.cfg.bash.spillMaxAge, c.cfg.bash.spillMaxFiles)
 		}
 	}()
 	copied := make(chan struct{})
@@ -186,7 +186,7 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindProcess, Payload: ProcessPayload{
 		Command: command, ExitCode: code, Output: text, OutputBytes: out.Total(),
-		DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
+		DurationMS: elapsed.Milliseconds(), DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
 		OutputFile: out.Path(), OutputFileCut: out.Cut(), Sandbox: sandboxShown,
 	}})
 	if err := trap.Err(); err != nil {

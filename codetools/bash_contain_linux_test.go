@@ -56,7 +56,7 @@ func containModes(t *testing.T) map[string][]Option {
 			t.Logf("%s not tested: %v", name, err)
 			continue
 		}
-		modes[name] = []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: name}), RequireSandbox()}
+		modes[name] = []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: name}), WithSandboxRequired()}
 	}
 	if len(modes) == 0 {
 		t.Skip("the kernel gives this user no PID namespace and no sandbox backend runs: only the scan (tested elsewhere)")
@@ -76,7 +76,7 @@ func TestBashContainsEveryProcess(t *testing.T) {
 		for _, timeout := range []bool{false, true} {
 			for _, attack := range []string{"detached", "hopper", "setsid bomb"} {
 				t.Run(fmt.Sprintf("%s/%s/timeout=%v", mode, attack, timeout), func(t *testing.T) {
-					ct := p2Tools(t, opts...)
+					ct := newTools(t, opts...)
 					marker := fmt.Sprintf("300.%d", time.Now().UnixNano()) // a valid sleep time, unique
 					var command string
 					switch attack {

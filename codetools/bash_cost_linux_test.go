@@ -23,8 +23,8 @@ func TestBashCallCost(t *testing.T) {
 	}{
 		{"scan only (main)", []Option{withoutContainment()}},
 		{"PID namespace", nil},
-		{"bubblewrap workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), RequireSandbox()}},
-		{"landlock workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "landlock"}), RequireSandbox()}},
+		{"bubblewrap workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSandboxRequired()}},
+		{"landlock workspace-write", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "landlock"}), WithSandboxRequired()}},
 	}
 	for _, m := range modes {
 		ct, err := New(t.TempDir(), m.opts...)
@@ -35,7 +35,7 @@ func TestBashCallCost(t *testing.T) {
 		var took []time.Duration
 		for range 50 {
 			began := time.Now()
-			if _, err := p2Call(t, ct, "bash", map[string]any{"command": "echo hi"}); err != nil {
+			if _, err := run(t, ct, "bash", map[string]any{"command": "echo hi"}); err != nil {
 				t.Fatal(err)
 			}
 			took = append(took, time.Since(began))

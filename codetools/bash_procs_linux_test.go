@@ -90,7 +90,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 	for _, lv := range leavers {
 		for _, end := range endings {
 			t.Run(lv.name+"/"+end.name, func(t *testing.T) {
-				ct := p2Tools(t, withoutContainment()) // the scan, the fallback: it reads host pids
+				ct := newTools(t, withoutContainment()) // the scan, the fallback: it reads host pids
 				args := map[string]any{"command": lv.command + end.suffix}
 				if end.timeout > 0 {
 					args["timeout"] = end.timeout
@@ -142,11 +142,11 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 // Killing a call's processes leaves alone those of a concurrent call and
 // the host's own children.
 func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
-	ct := p2Tools(t, withoutContainment()) // reads host pids
+	ct := newTools(t, withoutContainment()) // reads host pids
 	slow := make(chan error, 1)
 	var slowOut string
 	go func() {
-		out, err := p2Call(t, ct, "bash", map[string]any{"command": "sleep 3; echo survived"})
+		out, err := run(t, ct, "bash", map[string]any{"command": "sleep 3; echo survived"})
 		slowOut = out
 		slow <- err
 	}()
@@ -160,7 +160,7 @@ func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
 	pids := filepath.Join(ct.Root(), "pids")
 	for range 5 {
 		require.NoError(t, os.RemoveAll(pids))
-		_, err := p2Call(t, ct, "bash", map[string]any{"command": `setsid sh -c 'echo $$ > pids; exec sleep 300' &` + "\n" +
+		_, err := run(t, ct, "bash", map[string]any{"command": `setsid sh -c 'echo $$ > pids; exec sleep 300' &` + "\n" +
 			`for i in $(seq 200); do [ -s pids ] && break; sleep 0.05; done`})
 		for _, s := range readSleepers(t, pids, err) {
 			assert.Eventually(t, func() bool { return !procAlive(s.pid, s.start) }, 5*time.Second, 20*time.Millisecond,

@@ -20,11 +20,11 @@ type sandboxState struct {
 }
 
 // setupSandbox picks the backend of WithSandbox and makes the private
-// temporary folder. It fails when RequireSandbox is set and the sandbox
+// temporary folder. It fails when WithSandboxRequired is set and the sandbox
 // cannot run; otherwise an unavailable sandbox is logged and kept in
 // missing, which bash's description and Display show.
 func (c *CodeTools) setupSandbox() error {
-	p := c.cfg.part2
+	p := c.cfg.bash
 	if p.sandbox.Mode == SandboxOff {
 		if p.requireSandbox {
 			return fmt.Errorf("codetools: %w: %w", ErrSandboxUnavailable, errNoSandboxAsked)
@@ -48,7 +48,7 @@ func (c *CodeTools) setupSandbox() error {
 		Mode: p.sandbox.Mode, Network: p.sandbox.Network, Root: c.dir, Tmp: tmp, Readable: p.sandbox.Readable,
 	}}
 	if p.spillDir == "" {
-		c.cfg.part2.spillDir = tmp // where the commands can read them
+		c.cfg.bash.spillDir = tmp // where the commands can read them
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func (c *CodeTools) bashCommand(command string) (*sandbox.Cmd, error) {
 	if c.sbx.backend != nil {
 		return c.sbx.backend.Command(spec, c.sbx.policy)
 	}
-	if b := sandbox.Contain(); b != nil && !c.cfg.part2.noContain {
+	if b := sandbox.Contain(); b != nil && !c.cfg.bash.noContain {
 		return b.Command(spec, sandbox.Policy{})
 	}
 	cmd := exec.Command(spec.Path, spec.Args...)

@@ -36,16 +36,16 @@ func sandboxBackends(t *testing.T) []string {
 	return out
 }
 
-// bashDisplay runs command and returns the answer, the error and the
-// "process" Display.
-func bashDisplay(t *testing.T, ct *CodeTools, command string) (string, error, ProcessPayload) {
+// bashDisplay runs command and returns the answer, the "process" Display
+// and the error.
+func bashDisplay(t *testing.T, ct *CodeTools, command string) (string, ProcessPayload, error) {
 	t.Helper()
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": command}})
 	var shown ProcessPayload
 	if res.Display != nil {
 		shown, _ = res.Display.Payload.(ProcessPayload)
 	}
-	return res.Content, res.Err, shown
+	return res.Content, shown, res.Err
 }
 
 // Through the bash tool: each policy on each backend, what the issue lists.
@@ -72,10 +72,10 @@ func TestBashSandboxPolicies(t *testing.T) {
 		for _, mode := range []SandboxMode{SandboxWorkspaceWrite, SandboxReadOnly} {
 			for _, network := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/network=%v", backend, mode, network), func(t *testing.T) {
-					ct := p2Tools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), RequireSandbox())
+					ct := newTools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), WithSandboxRequired())
 					require.NoError(t, os.Symlink(outside, filepath.Join(ct.Root(), "link")))
 
-					out, err, shown := bashDisplay(t, ct, "echo hi")
+					out, shown, err := bashDisplay(t, ct, "echo hi")
 					require.NoError(t, err)
 					assert.Equal(t, "hi", out)
 					assert.Contains(t, shown.Sandbox, backend)
@@ -87,7 +87,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 					out, _, _ = bashDisplay(t, ct, "echo ${AWS_SECRET_ACCESS_KEY:-absent}; env")
 					assert.NotContains(t, out, "host-secret")
 
-					_, err, _ = bashDisplay(t, ct, "echo x > inside.txt")
+					_, _, err = bashDisplay(t, ct, "echo x > inside.txt")
 					if mode == SandboxWorkspaceWrite {
 						assert.NoError(t, err)
 						assert.FileExists(t, filepath.Join(ct.Root(), "inside.txt"))
@@ -95,7 +95,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 						assert.Error(t, err)
 						assert.NoFileExists(t, filepath.Join(ct.Root(), "inside.txt"))
 					}
-					out, err, _ = bashDisplay(t, ct, `echo x > "$TMPDIR/t" && cat "$TMPDIR/t"`)
+					out, _, err = bashDisplay(t, ct, `echo x > "$TMPDIR/t" && cat "$TMPDIR/t"`)
 					assert.NoError(t, err, out)
 
 					name := "sbx-" + strings.ReplaceAll(t.Name(), "/", "-")
@@ -111,7 +111,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 					_, _, _ = bashDisplay(t, ct, "echo pwned > link/"+name)
 					assert.NoFileExists(t, filepath.Join(outside, name), "written through a link")
 
-					out, err, _ = bashDisplay(t, ct, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))
+					out, _, err = bashDisplay(t, ct, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))
 					if network {
 						assert.NoError(t, err, out)
 					} else {
@@ -129,23 +129,23 @@ func TestBashSandboxPolicies(t *testing.T) {
 	}
 }
 
-// A sandbox asked for with RequireSandbox that cannot run is an error of
-// New, never a silent unsandboxed run; without RequireSandbox bash says in
+// A sandbox asked for with WithSandboxRequired that cannot run is an error of
+// New, never a silent unsandboxed run; without WithSandboxRequired bash says in
 // its Display and description that it runs unsandboxed.
 func TestBashSandboxUnavailable(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no bwrap to be found
-	_, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), RequireSandbox())
+	_, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSandboxRequired())
 	require.ErrorIs(t, err, ErrSandboxUnavailable)
 	assert.Contains(t, err.Error(), "bubblewrap")
 
-	_, err = New(t.TempDir(), RequireSandbox())
+	_, err = New(t.TempDir(), WithSandboxRequired())
 	require.ErrorIs(t, err, ErrSandboxUnavailable)
 
 	_, err = New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "chroot"}))
 	require.Error(t, err, "an unknown backend is a mistake, not a fallback")
 
-	ct := p2Tools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithShell("/bin/sh"))
-	_, _, shown := bashDisplay(t, ct, "true")
+	ct := newTools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithShell("/bin/sh"))
+	_, shown, _ := bashDisplay(t, ct, "true")
 	assert.Contains(t, shown.Sandbox, "none: ")
 }
 
@@ -159,11 +159,11 @@ func TestBashSpillFolderReplacedByLink(t *testing.T) {
 	require.NoError(t, err)
 	defer ct.Close()
 	big := "seq 1 100000"
-	_, err = p2Call(t, ct, "bash", map[string]any{"command": big})
+	_, err = run(t, ct, "bash", map[string]any{"command": big})
 	require.NoError(t, err)
-	_, err = p2Call(t, ct, "bash", map[string]any{"command": "rm -rf spill && ln -s " + outside + " spill"})
+	_, err = run(t, ct, "bash", map[string]any{"command": "rm -rf spill && ln -s " + outside + " spill"})
 	require.NoError(t, err)
-	out, _ := p2Call(t, ct, "bash", map[string]any{"command": big})
+	out, _ := run(t, ct, "bash", map[string]any{"command": big})
 	entries, err := os.ReadDir(outside)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "a spill file was made through the link; the answer: %.200s", out)

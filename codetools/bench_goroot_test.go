@@ -3,8 +3,9 @@ package codetools
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,7 +20,11 @@ import (
 
 func gorootSrc(b *testing.B) *CodeTools {
 	b.Helper()
-	src := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("no go command: ", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(src); err != nil {
 		b.Skip("no GOROOT/src")
 	}

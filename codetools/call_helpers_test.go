@@ -1,18 +1,16 @@
 package codetools
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/llmtoolkit/llmtoolkit"
 )
 
-// p2Tools returns tools over a fresh temporary root.
-func p2Tools(t testing.TB, opts ...Option) *CodeTools {
+// newTools returns tools over a fresh temporary root (newTestTools without
+// the root).
+func newTools(t testing.TB, opts ...Option) *CodeTools {
 	t.Helper()
 	ct, err := New(t.TempDir(), opts...)
 	require.NoError(t, err)
@@ -20,14 +18,8 @@ func p2Tools(t testing.TB, opts ...Option) *CodeTools {
 	return ct
 }
 
-// p2Call runs one tool through Resolve (schema validation included).
-func p2Call(t testing.TB, ct *CodeTools, name string, args map[string]any) (string, error) {
-	t.Helper()
-	return ct.Resolve(context.Background(), llmtoolkit.Call{Name: name, Arguments: args})
-}
-
-// p2Write writes files (slash paths relative to root), creating folders.
-func p2Write(t testing.TB, root string, files map[string]string) {
+// writeTestFiles writes files (slash paths relative to root), creating folders.
+func writeTestFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for rel, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -39,4 +31,4 @@ func p2Write(t testing.TB, root string, files map[string]string) {
 // withoutContainment runs bash's commands without a PID namespace, so that
 // the tests of the process guard's scan (the fallback) run where
 // containment is available.
-func withoutContainment() Option { return func(c *config) { c.part2.noContain = true } }
+func withoutContainment() Option { return func(c *config) { c.bash.noContain = true } }

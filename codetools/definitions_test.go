@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestPart2ToolDefinitions(t *testing.T) {
-	ct := p2Tools(t)
+func TestBashGrepGlobHTTPGetDefinitions(t *testing.T) {
+	ct := newTools(t)
 	var names []string
 	for _, tool := range ct.Tools() {
 		names = append(names, tool.Name)
 	}
 	require.GreaterOrEqual(t, len(names), 4)
-	assert.Equal(t, []string{"bash", "grep", "glob", "http_get"}, names[len(names)-4:], "part 2 tools come last, in order")
+	assert.Equal(t, []string{"bash", "grep", "glob", "http_get"}, names[len(names)-4:], "bash, grep, glob and http_get come last, in order")
 
 	tests := []struct {
 		name                             string

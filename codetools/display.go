@@ -23,20 +23,38 @@ import (
 // diff, never whole files; at most the matches and the output the model was
 // shown.
 const (
-	// KindFile is read_file's Display: a [FilePayload].
-	KindFile = "file"
-	// KindDiff is the Display of edit_file, multi_edit and write_file (when
-	// it replaces a file): a [DiffPayload].
-	KindDiff = "diff"
-	// KindProcess is bash's Display: a [ProcessPayload].
-	KindProcess = "process"
-	// KindMatches is grep's Display: a [MatchesPayload].
-	KindMatches = "matches"
-	// KindFiles is glob's Display: a [FilesPayload]. It is not "matches":
-	// glob finds paths, with neither line nor text, so it has its own shape.
-	KindFiles = "files"
-	// KindWebpage is http_get's Display: a [WebpagePayload].
-	KindWebpage = "webpage"
+	// DisplayFile is read_file's Display: a [FilePayload].
+	DisplayFile = "file"
+	// DisplayDiff is the Display of edit_file, multi_edit and write_file
+	// (when it replaces a file): a [DiffPayload].
+	DisplayDiff = "diff"
+	// DisplayProcess is bash's Display: a [ProcessPayload].
+	DisplayProcess = "process"
+	// DisplayMatches is grep's Display: a [MatchesPayload].
+	DisplayMatches = "matches"
+	// DisplayFiles is glob's Display: a [FilesPayload]. It is not
+	// "matches": glob finds paths, with neither line nor text, so it has
+	// its own shape.
+	DisplayFiles = "files"
+	// DisplayWebpage is http_get's Display: a [WebpagePayload].
+	DisplayWebpage = "webpage"
+)
+
+// The former names of the Display kinds, from before they were named as
+// the agent package names its own (agent.DisplayTodos).
+const (
+	// Deprecated: use [DisplayFile].
+	KindFile = DisplayFile
+	// Deprecated: use [DisplayDiff].
+	KindDiff = DisplayDiff
+	// Deprecated: use [DisplayProcess].
+	KindProcess = DisplayProcess
+	// Deprecated: use [DisplayMatches].
+	KindMatches = DisplayMatches
+	// Deprecated: use [DisplayFiles].
+	KindFiles = DisplayFiles
+	// Deprecated: use [DisplayWebpage].
+	KindWebpage = DisplayWebpage
 )
 
 // FilePayload is the payload of a "file" Display: the lines read_file
@@ -109,8 +127,8 @@ type ProcessPayload struct {
 	// OutputBytes is the size of the whole output, of which Output is the
 	// tail.
 	OutputBytes int64 `json:"outputBytes"`
-	// DurationMs is how long the command ran, in milliseconds.
-	DurationMs int64 `json:"durationMs"`
+	// DurationMS is how long the command ran, in milliseconds.
+	DurationMS int64 `json:"durationMs"`
 	// TimedOut reports that the command was killed at its timeout.
 	TimedOut bool `json:"timedOut"`
 	// OutputFile is the host path of the file holding the whole output,
@@ -125,6 +143,36 @@ type ProcessPayload struct {
 	// followed by "none: REASON" when a sandbox was asked for and could
 	// not run, and by a note when processes could not be contained.
 	Sandbox string `json:"sandbox"`
+
+	// DurationMs is the former name of DurationMS, holding the same value
+	// in every payload bash shows or [DecodeDisplay] and UnmarshalJSON
+	// return; MarshalJSON encodes it when DurationMS is zero.
+	//
+	// Deprecated: use DurationMS, named as trace.Trace.DurationMS and
+	// agent.SubAgentPayload.DurationMS are.
+	DurationMs int64 `json:"-"`
+}
+
+// processPayloadJSON is ProcessPayload without its methods.
+type processPayloadJSON ProcessPayload
+
+// MarshalJSON encodes p with its documented keys, durationMs from
+// DurationMS, or from the deprecated DurationMs when only it is set.
+func (p ProcessPayload) MarshalJSON() ([]byte, error) {
+	if p.DurationMS == 0 {
+		p.DurationMS = p.DurationMs
+	}
+	return json.Marshal(processPayloadJSON(p))
+}
+
+// UnmarshalJSON decodes p's documented keys and copies DurationMS to the
+// deprecated DurationMs.
+func (p *ProcessPayload) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, (*processPayloadJSON)(p)); err != nil {
+		return err
+	}
+	p.DurationMs = p.DurationMS
+	return nil
 }
 
 // MatchesPayload is the payload of a "matches" Display: the lines grep
@@ -195,17 +243,17 @@ type WebpagePayload struct {
 func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
 	var err error
 	switch d.Kind {
-	case KindFile:
+	case DisplayFile:
 		d.Payload, err = decodePayload[FilePayload](d.Payload)
-	case KindDiff:
+	case DisplayDiff:
 		d.Payload, err = decodePayload[DiffPayload](d.Payload)
-	case KindProcess:
+	case DisplayProcess:
 		d.Payload, err = decodePayload[ProcessPayload](d.Payload)
-	case KindMatches:
+	case DisplayMatches:
 		d.Payload, err = decodePayload[MatchesPayload](d.Payload)
-	case KindFiles:
+	case DisplayFiles:
 		d.Payload, err = decodePayload[FilesPayload](d.Payload)
-	case KindWebpage:
+	case DisplayWebpage:
 		d.Payload, err = decodePayload[WebpagePayload](d.Payload)
 	}
 	return d, err

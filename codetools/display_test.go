@@ -15,27 +15,27 @@ import (
 )
 
 // documentedKeys is the JSON form of every built-in Display kind, as the
-// README and ARCHITECTURE.md document it. Renaming a field or its tag fails
+// README and the package doc ("Display payloads") document it. Renaming a field or its tag fails
 // TestDisplayKeysAreDocumented: update the docs with this list.
 var documentedKeys = map[string][]string{
-	KindFile:    {"path", "content", "startLine", "endLine", "totalLines", "truncated"},
-	KindDiff:    {"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements"},
-	KindProcess: {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut", "sandbox"},
-	KindMatches: {"pattern", "total", "shown", "items"},
-	KindFiles:   {"pattern", "total", "shown", "paths"},
-	KindWebpage: {"url", "status", "contentType", "truncated"},
+	DisplayFile:    {"path", "content", "startLine", "endLine", "totalLines", "truncated"},
+	DisplayDiff:    {"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements"},
+	DisplayProcess: {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut", "sandbox"},
+	DisplayMatches: {"pattern", "total", "shown", "items"},
+	DisplayFiles:   {"pattern", "total", "shown", "paths"},
+	DisplayWebpage: {"url", "status", "contentType", "truncated"},
 	// "matches" items
 	"matches.items": {"path", "line", "text"},
 }
 
 // payloadTypes maps each kind to its payload type.
 var payloadTypes = map[string]reflect.Type{
-	KindFile:        reflect.TypeFor[FilePayload](),
-	KindDiff:        reflect.TypeFor[DiffPayload](),
-	KindProcess:     reflect.TypeFor[ProcessPayload](),
-	KindMatches:     reflect.TypeFor[MatchesPayload](),
-	KindFiles:       reflect.TypeFor[FilesPayload](),
-	KindWebpage:     reflect.TypeFor[WebpagePayload](),
+	DisplayFile:     reflect.TypeFor[FilePayload](),
+	DisplayDiff:     reflect.TypeFor[DiffPayload](),
+	DisplayProcess:  reflect.TypeFor[ProcessPayload](),
+	DisplayMatches:  reflect.TypeFor[MatchesPayload](),
+	DisplayFiles:    reflect.TypeFor[FilesPayload](),
+	DisplayWebpage:  reflect.TypeFor[WebpagePayload](),
 	"matches.items": reflect.TypeFor[Match](),
 }
 
@@ -50,8 +50,12 @@ func camelCase(key string) bool {
 	}) < 0
 }
 
+// deprecatedFields are the hidden fields kept under a former name, each
+// mirroring a documented one.
+var deprecatedFields = map[string]bool{"ProcessPayload.DurationMs": true}
+
 // tagKeys lists the JSON keys of a struct type from its tags, failing on a
-// field without a tag, with omitempty, or hidden.
+// field without a tag, with omitempty, or hidden (but a deprecated one).
 func tagKeys(t *testing.T, typ reflect.Type) []string {
 	t.Helper()
 	var keys []string
@@ -59,6 +63,9 @@ func tagKeys(t *testing.T, typ reflect.Type) []string {
 		tag, ok := f.Tag.Lookup("json")
 		require.True(t, ok, "%s.%s has no json tag", typ.Name(), f.Name)
 		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" && deprecatedFields[typ.Name()+"."+f.Name] {
+			continue
+		}
 		require.NotEqual(t, "-", name, "%s.%s is hidden", typ.Name(), f.Name)
 		assert.Empty(t, opts, "%s.%s: every key is always present", typ.Name(), f.Name)
 		keys = append(keys, name)
@@ -138,18 +145,18 @@ func TestDecodeDisplay(t *testing.T) {
 		want    any
 		wantErr bool
 	}{
-		{"typed stays", llmtoolkit.Display{Kind: KindDiff, Payload: typed}, typed, false},
-		{"pointer becomes a value", llmtoolkit.Display{Kind: KindDiff, Payload: &typed}, typed, false},
-		{"generic decodes", llmtoolkit.Display{Kind: KindDiff, Payload: map[string]any{
+		{"typed stays", llmtoolkit.Display{Kind: DisplayDiff, Payload: typed}, typed, false},
+		{"pointer becomes a value", llmtoolkit.Display{Kind: DisplayDiff, Payload: &typed}, typed, false},
+		{"generic decodes", llmtoolkit.Display{Kind: DisplayDiff, Payload: map[string]any{
 			"path": "a.txt", "diff": "--- a/a.txt", "added": 1.0, "firstChangedLine": 2.0, "replacements": 1.0,
 		}}, typed, false},
-		{"glob paths", llmtoolkit.Display{Kind: KindFiles, Payload: map[string]any{"pattern": "*.go", "total": 3.0, "shown": 1.0, "paths": []any{"a.go"}}},
+		{"glob paths", llmtoolkit.Display{Kind: DisplayFiles, Payload: map[string]any{"pattern": "*.go", "total": 3.0, "shown": 1.0, "paths": []any{"a.go"}}},
 			FilesPayload{Pattern: "*.go", Total: 3, Shown: 1, Paths: []string{"a.go"}}, false},
-		{"MCP placeholder keeps its flag", llmtoolkit.Display{Kind: KindFile, Payload: map[string]any{"truncated": true, "reason": "too large", "bytes": 9.0}},
+		{"MCP placeholder keeps its flag", llmtoolkit.Display{Kind: DisplayFile, Payload: map[string]any{"truncated": true, "reason": "too large", "bytes": 9.0}},
 			FilePayload{Truncated: true}, false},
 		{"other kinds unchanged", llmtoolkit.Display{Kind: "todos", Payload: map[string]any{"x": 1.0}}, map[string]any{"x": 1.0}, false},
-		{"wrong types are an error", llmtoolkit.Display{Kind: KindProcess, Payload: map[string]any{"exitCode": "two"}}, nil, true},
-		{"unencodable is an error", llmtoolkit.Display{Kind: KindWebpage, Payload: map[string]any{"url": make(chan int)}}, nil, true},
+		{"wrong types are an error", llmtoolkit.Display{Kind: DisplayProcess, Payload: map[string]any{"exitCode": "two"}}, nil, true},
+		{"unencodable is an error", llmtoolkit.Display{Kind: DisplayWebpage, Payload: map[string]any{"url": make(chan int)}}, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,27 +177,27 @@ func TestDecodeDisplay(t *testing.T) {
 // shown, how many replacements an edit made, and how a command ended.
 func TestDisplayCounts(t *testing.T) {
 	t.Run("grep total and shown", func(t *testing.T) {
-		ct := p2Tree(t)
+		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Foo", "limit": 2}})
 		require.False(t, res.IsError, res.Content)
-		p := payloadOf[MatchesPayload](t, res, KindMatches)
+		p := payloadOf[MatchesPayload](t, res, DisplayMatches)
 		assert.Equal(t, 2, p.Shown)
 		assert.Len(t, p.Items, 2)
 		assert.Greater(t, p.Total, 2, "every match found is counted")
 		assert.Contains(t, res.Content, "matches limit reached")
 	})
 	t.Run("grep nothing found", func(t *testing.T) {
-		ct := p2Tree(t)
+		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "nowhere to be found"}})
 		require.False(t, res.IsError, res.Content)
-		p := payloadOf[MatchesPayload](t, res, KindMatches)
+		p := payloadOf[MatchesPayload](t, res, DisplayMatches)
 		assert.Equal(t, MatchesPayload{Pattern: "nowhere to be found", Items: []Match{}}, p, "items is [] in JSON, never null")
 	})
 	t.Run("glob total and shown", func(t *testing.T) {
-		ct := p2Tree(t)
+		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.go", "limit": 1}})
 		require.False(t, res.IsError, res.Content)
-		p := payloadOf[FilesPayload](t, res, KindFiles)
+		p := payloadOf[FilesPayload](t, res, DisplayFiles)
 		assert.Equal(t, 1, p.Shown)
 		assert.Len(t, p.Paths, 1)
 		assert.Greater(t, p.Total, 1)
@@ -200,9 +207,9 @@ func TestDisplayCounts(t *testing.T) {
 		writeTestFile(t, dir, "f.txt", "one\ntwo\n")
 		writeTestFile(t, dir, "empty.txt", "")
 		assert.Equal(t, FilePayload{Path: "f.txt", Content: "one\ntwo", StartLine: 1, EndLine: 2, TotalLines: 2},
-			payloadOf[FilePayload](t, execute(c, "read_file", map[string]any{"path": "f.txt"}), KindFile))
+			payloadOf[FilePayload](t, execute(c, "read_file", map[string]any{"path": "f.txt"}), DisplayFile))
 		assert.Equal(t, FilePayload{Path: "empty.txt", StartLine: 1, EndLine: 0},
-			payloadOf[FilePayload](t, execute(c, "read_file", map[string]any{"path": "empty.txt"}), KindFile))
+			payloadOf[FilePayload](t, execute(c, "read_file", map[string]any{"path": "empty.txt"}), DisplayFile))
 	})
 	t.Run("multi_edit replacements", func(t *testing.T) {
 		dir, c := newTestTools(t)
@@ -213,20 +220,42 @@ func TestDisplayCounts(t *testing.T) {
 			map[string]any{"oldText": "line 9\n", "newText": "nine\n"},
 		}})
 		require.False(t, res.IsError, res.Content)
-		p := payloadOf[DiffPayload](t, res, KindDiff)
+		p := payloadOf[DiffPayload](t, res, DisplayDiff)
 		assert.Equal(t, 3, p.Replacements)
 		assert.Equal(t, 3, p.Added)
 		assert.Equal(t, 2, p.FirstChangedLine)
 	})
 	t.Run("bash timeout", func(t *testing.T) {
-		ct := p2Tools(t)
+		ct := newTools(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo started; sleep 30", "timeout": 1}})
 		require.True(t, res.IsError)
-		p := payloadOf[ProcessPayload](t, res, KindProcess)
+		p := payloadOf[ProcessPayload](t, res, DisplayProcess)
 		assert.True(t, p.TimedOut)
 		assert.NotZero(t, p.ExitCode)
 		assert.Equal(t, "started", p.Output)
-		assert.GreaterOrEqual(t, p.DurationMs, int64(900))
-		assert.Less(t, p.DurationMs, int64(20_000))
+		assert.GreaterOrEqual(t, p.DurationMS, int64(900))
+		assert.Less(t, p.DurationMS, int64(20_000))
 	})
+}
+
+// The deprecated ProcessPayload.DurationMs keeps working: set alone it is
+// encoded, and decoding fills it beside DurationMS.
+func TestProcessPayloadDeprecatedDuration(t *testing.T) {
+	data, err := json.Marshal(ProcessPayload{DurationMs: 42})
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	assert.Equal(t, 42.0, m["durationMs"])
+	_, hidden := m["DurationMs"]
+	assert.False(t, hidden)
+
+	data, err = json.Marshal(ProcessPayload{DurationMS: 7, DurationMs: 42})
+	require.NoError(t, err)
+	var p ProcessPayload
+	require.NoError(t, json.Unmarshal(data, &p))
+	assert.Equal(t, ProcessPayload{DurationMS: 7, DurationMs: 7}, p)
+
+	d, err := DecodeDisplay(llmtoolkit.Display{Kind: DisplayProcess, Payload: map[string]any{"durationMs": 9}})
+	require.NoError(t, err)
+	assert.Equal(t, ProcessPayload{DurationMS: 9, DurationMs: 9}, d.Payload)
 }

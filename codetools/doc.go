@@ -27,4 +27,87 @@
 // [FilesPayload], [WebpagePayload]) whose JSON keys are camelCase; a host
 // renders it with a type switch, and [DecodeDisplay] types one read back
 // from JSON.
+//
+// # Display payloads
+//
+// Each kind has one exported payload type, with a doc comment on every
+// field, set as a value (never a pointer), so a host renders with a type
+// switch on llmtoolkit.Display.Payload (Example_displayTypeSwitch). One key
+// style everywhere: camelCase, as the tools' arguments (oldText, ignoreCase)
+// and MCP; every key is always present (no omitempty).
+//
+//	kind      tool                              type                 JSON keys
+//	file      read_file                         FilePayload          path, content, startLine, endLine, totalLines, truncated
+//	diff      edit_file, multi_edit,            DiffPayload          path, diff, truncated, added, removed, countsBounded,
+//	          write_file (replacing a file)                          firstChangedLine, replacements
+//	process   bash                              ProcessPayload       command, exitCode, output, outputBytes, durationMs,
+//	                                                                 timedOut, outputFile, outputFileCut, sandbox
+//	matches   grep                              MatchesPayload       pattern, total, shown, items (each Match: path, line, text)
+//	files     glob                              FilesPayload         pattern, total, shown, paths
+//	webpage   http_get                          WebpagePayload       url, status, contentType, truncated
+//	todos     todo_write (package agent)        agent.TodosPayload   todos (each agent.Todo: id, content, status)
+//	subagent  spawn_agent (package agent)       agent.SubAgentPayload
+//	                                                                 id, description, iterations, toolCalls, durationMs,
+//	                                                                 usage (inputTokens, outputTokens), error
+//
+// glob keeps its own kind, files, rather than joining matches: it finds
+// paths, with neither line nor text. replacements is 1 for edit_file, the
+// number of edits for multi_edit, 0 for write_file; added/removed are a
+// minimal diff's counts (as diff -u gives them) even when the shown diff is
+// cut or, past 2,000 edits, not minimal (countsBounded marks the rare upper
+// bound); total/shown are what was found and what the model was shown. Sizes
+// are bounded: the diff is capped at 64 KiB, content, output and the items
+// are what the model was shown, never more. TestDisplayKeysAreDocumented
+// (display_test.go) derives the keys from the struct tags and compares them
+// with a literal copy of this table: a rename fails it until the docs follow;
+// agent's TestDisplayKeys does the same for the agent kinds.
+//
+// Over MCP the server sends the Display in the result's _meta under
+// io.llmtoolkit/display (mcp.DisplayMetaKey) with the same keys, and no
+// structuredContent (mcp/display_test.go compares it with the local
+// Display's JSON for every kind); a payload too large is cut by the server on
+// its decoded JSON, keys kept. The MCP client knows no tool's types: the
+// payload it shows is the decoded JSON (map[string]any), and [DecodeDisplay]
+// turns a built-in kind back into its type (package mcp does not import
+// codetools).
+//
+// # What the tools withstand
+//
+// Each tool validates its own arguments again (it may be called without
+// llmtoolkit.Execute), confines every path to its root with os.Root, and
+// opens user-named paths without blocking (internal/confine: O_NONBLOCK, the
+// type checked on the opened descriptor). The engines' own promises are in
+// their package docs: internal/search (grep), internal/walk (walks and ignore
+// files), internal/confine (opening, the canonical path), internal/proc
+// (bash's processes and spill files), internal/textedit (edits and diffs),
+// internal/web (http_get's guard and conversion), internal/sandbox (bash's
+// OS sandbox). At the tools' level:
+//
+//   - No write through a hard link: append_to_file, the one in-place write,
+//     refuses a file with more than one link, checked on the opened
+//     descriptor; the other write tools replace the name
+//     (TestAppendToFileRefusesHardLinks).
+//   - Writes are atomic and leave nothing behind: internal/atomicfile writes a
+//     short-named temporary file through one handle on the target's folder and
+//     removes it on every error (TestWriteFolderSwapLeavesNoTemporaryFile,
+//     TestWriteToolsLongNames); a path that names a folder (a/) is refused
+//     (TestWritePathNamingAFolderRefused).
+//   - Deadlines are honoured inside files: read_file's reader checks the
+//     context before every 64 KiB read (TestReadFileSparseTailHonoursDeadline).
+//   - Names cannot forge answers (see "Names in answers";
+//     TestListingsCannotBeForgedByNames, FuzzShownNameRoundTrip).
+//   - bash's sandbox ([WithSandbox], internal/sandbox) is asked for by
+//     policy; [WithSandboxRequired] makes New fail instead of running
+//     unsandboxed, and the Display's sandbox names what ran. Commands start
+//     from a minimal environment ([WithBashInheritEnv] for more;
+//     secret-looking names only by name; TestBashEnvironment).
+//   - grep's and glob's answers are capped at the same 50 KiB
+//     ([WithGrepMaxBytes]), whatever limit asks for; the answer says where it
+//     was cut and the Display lists exactly the lines or paths shown
+//     (TestGrepAnswerAndDisplayAgree, TestGlobAnswerIsCapped).
+//   - Every goroutine a tool starts recovers its panics into the call's
+//     error.
+//   - Deny globs handed to a tool (agent's guard, llmtoolkit.WithExcludedPaths) are
+//     folders grep, glob, tree and list_directory leave out, never open, and
+//     name at the end of their answer.
 package codetools

@@ -60,12 +60,12 @@ func editError(ctx context.Context, p, content, oldText string, err error) error
 	var ae *textedit.AmbiguousError
 	switch {
 	case errors.As(err, &ae):
-		return fmt.Errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", ae.N, p)
+		return fmt.Errorf("found %d occurrences of the text in %s: the text must be unique; provide more context to make it unique", ae.N, p)
 	case errors.Is(err, textedit.ErrNoMatch):
-		return errors.New(fmt.Sprintf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", p) +
+		return errors.New(fmt.Sprintf("could not find the exact text in %s: the old text must match exactly, including all whitespace and newlines", p) +
 			textedit.ClosestLines(ctx, content, oldText))
 	case errors.Is(err, textedit.ErrNoChange):
-		return fmt.Errorf("No changes made to %s. The replacement produced identical content.", p)
+		return fmt.Errorf("no changes made to %s: the replacement produced identical content", p)
 	case errors.Is(err, textedit.ErrEmptyOldText):
 		return errors.New("oldText is empty; give the exact text to replace, with a neighbouring line if you want to insert (or use append_to_file or write_file)")
 	}

@@ -21,15 +21,15 @@ func TestEditFilePiCases(t *testing.T) {
 		name, content, oldText, newText, want, err string
 	}{
 		{"replace", "Hello, world!", "world", "testing", "Hello, testing!", ""},
-		{"not found", "Hello, world!", "nonexistent", "x", "", "Could not find the exact text in f.txt. The old text must match exactly including all whitespace and newlines."},
-		{"three occurrences", "foo foo foo", "foo", "bar", "", "Found 3 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique."},
+		{"not found", "Hello, world!", "nonexistent", "x", "", "could not find the exact text in f.txt: the old text must match exactly, including all whitespace and newlines"},
+		{"three occurrences", "foo foo foo", "foo", "bar", "", "found 3 occurrences of the text in f.txt: the text must be unique; provide more context to make it unique"},
 		{"trailing whitespace", "line one   \nline two  \nline three\n", "line one\nline two\n", "replaced\n", "replaced\nline three\n", ""},
 		{"CRLF", "first\r\nsecond\r\nthird\r\n", "second", "REPLACED", "first\r\nREPLACED\r\nthird\r\n", ""},
 		{"CRLF and BOM", "\ufefffirst\r\nsecond\r\nthird\r\n", "second", "REPLACED", "\ufefffirst\r\nREPLACED\r\nthird\r\n", ""},
 		{"curly quotes", "console.log(“hello”);\n", `console.log("hello");`, `console.log("bye");`, "console.log(\"bye\");\n", ""},
 		{"en dash", "range: 1–10\n", "range: 1-10", "range: 1-20", "range: 1-20\n", ""},
 		{"no-break space", "a\u00a0b\n", "a b", "c", "c\n", ""},
-		{"identical", "same", "same", "same", "", "No changes made to f.txt. The replacement produced identical content."},
+		{"identical", "same", "same", "same", "", "no changes made to f.txt: the replacement produced identical content"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestEditFileDiffAndDisplay(t *testing.T) {
 		Path:      "f.txt",
 		Diff:      "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+ten\n line 11\n line 12\n line 13",
 		Truncated: false, Added: 1, Removed: 1, FirstChangedLine: 10, Replacements: 1,
-	}, payloadOf[DiffPayload](t, res, KindDiff), "the whole texts are not in the payload")
+	}, payloadOf[DiffPayload](t, res, DisplayDiff), "the whole texts are not in the payload")
 }
 
 // TestEditDisplayBounded: the Display of an edit holds a capped diff,
@@ -118,7 +118,7 @@ func TestEditDisplayBounded(t *testing.T) {
 			data, err := json.Marshal(res.Display)
 			require.NoError(t, err)
 			assert.LessOrEqual(t, len(data), tt.maxJSON, "the Display as JSON, as MCP sends it")
-			p := payloadOf[DiffPayload](t, res, KindDiff)
+			p := payloadOf[DiffPayload](t, res, DisplayDiff)
 			assert.Equal(t, tt.truncated, p.Truncated)
 			assert.Equal(t, tt.firstChangeLine, p.FirstChangedLine)
 			assert.Equal(t, tt.replacements, p.Replacements)
@@ -156,7 +156,7 @@ func TestEditsThatChangeNothing(t *testing.T) {
 			map[string]any{"oldText": "gamma", "newText": "two"},
 			map[string]any{"oldText": "one\r\ntwo", "newText": "alpha\nbeta\ngamma"}}}},
 	}
-	const want = "No changes made to f.txt. The replacement produced identical content."
+	const want = "no changes made to f.txt: the replacement produced identical content"
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, c := newTestTools(t)
@@ -230,11 +230,11 @@ func TestMultiEditFailureTouchesNothing(t *testing.T) {
 		err   string
 	}{
 		{[]any{map[string]any{"oldText": "y", "newText": "z"}, map[string]any{"oldText": "x", "newText": "w"}},
-			"Edit 2 of 2 failed, nothing was written: Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique."},
+			"edit 2 of 2 failed, nothing was written: found 2 occurrences of the text in f.txt: the text must be unique; provide more context to make it unique"},
 		{[]any{map[string]any{"oldText": "y", "newText": "z"}, map[string]any{"oldText": "y", "newText": "w"}},
-			"Edit 2 of 2 failed, nothing was written: Could not find the exact text in f.txt."},
+			"edit 2 of 2 failed, nothing was written: could not find the exact text in f.txt"},
 		{[]any{map[string]any{"oldText": "y", "newText": "y"}},
-			"Edit 1 of 1 failed, nothing was written: No changes made to f.txt. The replacement produced identical content."},
+			"edit 1 of 1 failed, nothing was written: no changes made to f.txt: the replacement produced identical content"},
 	} {
 		_, err := run(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": tt.edits})
 		require.Error(t, err)

@@ -55,5 +55,5 @@ func ExampleNew() {
 	// -3 const Greeting = "Hello, world!"
 	// +3 const Greeting = "Hello, gophers!"
 	// display: diff 3
-	// true No changes made to greet.go. The replacement produced identical content.
+	// true no changes made to greet.go: the replacement produced identical content
 }

@@ -123,7 +123,7 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 		}
 		return strings.Compare(a.rel, b.rel)
 	})
-	maxBytes := c.cfg.part2.grepMaxBytes
+	maxBytes := c.cfg.grepMaxBytes
 	const reserve = 200 // room for the closing notice
 	shown := hits[:min(limit, len(hits))]
 	paths := make([]string, 0, len(shown))

@@ -71,7 +71,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 	col := search.NewCollector(limit)
 	searchers := make([]*search.Searcher, walk.Workers())
 	for i := range searchers {
-		searchers[i] = search.NewSearcher(q, limit, c.cfg.part2.grepMaxBytes)
+		searchers[i] = search.NewSearcher(q, limit, c.cfg.grepMaxBytes)
 	}
 	if !info.IsDir() {
 		f, _, err := c.conf.Open(pathArg, start, confine.File)
@@ -123,7 +123,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 // the matches it lists in the Display.
 func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *search.Collector, ctxLines int) (string, error) {
 	a, err := search.Write(col, search.Options[Match]{
-		MaxBytes: c.cfg.part2.grepMaxBytes,
+		MaxBytes: c.cfg.grepMaxBytes,
 		Context:  ctxLines,
 		Name:     shownName, // a name cannot forge a line (shown_names.go)
 		Item:     func(path string, line int, text string) Match { return Match{Path: path, Line: line, Text: text} },

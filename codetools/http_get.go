@@ -66,7 +66,7 @@ func (c *CodeTools) httpGetSpec() toolSpec {
 // httpClient builds the client: no proxy (it would hide the address dialled
 // from the guard), the guard in the dialer, bounded redirects.
 func (c *CodeTools) httpClient() *http.Client {
-	cfg := c.cfg.part2
+	cfg := c.cfg.http
 	plain := &net.Dialer{Timeout: 10 * time.Second}
 	guarded := &net.Dialer{Timeout: 10 * time.Second, Control: web.DialControl(ErrBlockedAddress)}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -122,7 +122,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	// The timeout covers the whole call: the request, the body and the
 	// conversion.
 	caller := ctx
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.part2.httpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.http.httpTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -222,7 +222,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		var note string
 		if short && ctx.Err() != nil {
 			return "", fmt.Errorf("http_get %s: the body was still arriving at the HTTP timeout (%v), after %s, which left no time to convert the page; "+
-				"ask for format \"raw\" to see what arrived, or raise the timeout (codetools.WithHTTPTimeout)", u.Redacted(), c.cfg.part2.httpTimeout, textutil.HumanSize(int64(len(page))))
+				"ask for format \"raw\" to see what arrived, or raise the timeout (codetools.WithHTTPTimeout)", u.Redacted(), c.cfg.http.httpTimeout, textutil.HumanSize(int64(len(page))))
 		}
 		if format == "text" {
 			content, err = web.Text(ctx, page)
@@ -234,7 +234,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		case caller.Err() != nil:
 			return "", fmt.Errorf("http_get %s: converting the page stopped with the call: %w", u.Redacted(), err)
 		case errors.Is(err, context.DeadlineExceeded):
-			return "", fmt.Errorf("http_get %s: converting the page took longer than the HTTP timeout (%v): %w", u.Redacted(), c.cfg.part2.httpTimeout, err)
+			return "", fmt.Errorf("http_get %s: converting the page took longer than the HTTP timeout (%v): %w", u.Redacted(), c.cfg.http.httpTimeout, err)
 		default:
 			return "", fmt.Errorf("http_get %s: converting the page: %w", u.Redacted(), err)
 		}

@@ -82,7 +82,7 @@ func (c *CodeTools) readDir(p, rel string) ([]fs.DirEntry, error) {
 	f, _, err := c.conf.Open(p, rel, confine.Dir)
 	if err != nil {
 		if _, serr := c.root.Stat(rel); errors.Is(serr, fs.ErrNotExist) {
-			return nil, fmt.Errorf("Path not found: %s", p)
+			return nil, fmt.Errorf("path not found: %s", p)
 		}
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func TestListDirectory(t *testing.T) {
 	assert.Equal(t, "(empty directory)", mustRun(t, c, "list_directory", map[string]any{"path": "empty"}))
 
 	_, err := run(t, c, "list_directory", map[string]any{"path": "nope"})
-	assert.EqualError(t, err, "Path not found: nope")
+	assert.EqualError(t, err, "path not found: nope")
 	_, err = run(t, c, "list_directory", map[string]any{"path": "b.txt"})
 	assert.EqualError(t, err, "Not a directory: b.txt")
 

@@ -47,7 +47,7 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	for i, e := range edits {
 		next, _, err := textedit.Apply(after, e[0], e[1])
 		if err != nil {
-			return "", fmt.Errorf("Edit %d of %d failed, nothing was written: %w", i+1, len(edits), editError(ctx, p, after, e[0], err))
+			return "", fmt.Errorf("edit %d of %d failed, nothing was written: %w", i+1, len(edits), editError(ctx, p, after, e[0], err))
 		}
 		after = next
 		if err := ctx.Err(); err != nil {

@@ -6,16 +6,18 @@ type Option func(*config)
 // config holds every limit and switch of the tools. Each tool's file adds
 // the fields it needs, with their defaults in defaultConfig.
 type config struct {
-	readMaxLines int         // read_file: lines per call
-	readMaxBytes int         // read_file: bytes per call
-	maxEditBytes int64       // edit_file, multi_edit: largest file they load
-	diffContext  int         // lines of context around each change in a diff
-	diffMaxLines int         // lines of diff shown to the model
-	listLimit    int         // list_directory: default entry limit
-	treeDepth    int         // tree: default depth
-	treeLimit    int         // tree: default entry limit
-	treeMaxScan  int         // tree: entries walked to sum folder sizes
-	part2        part2Config // bash, grep, glob, http_get: options_bash_grep_http.go
+	readMaxLines int        // read_file: lines per call
+	readMaxBytes int        // read_file: bytes per call
+	maxEditBytes int64      // edit_file, multi_edit: largest file they load
+	diffContext  int        // lines of context around each change in a diff
+	diffMaxLines int        // lines of diff shown to the model
+	listLimit    int        // list_directory: default entry limit
+	treeDepth    int        // tree: default depth
+	treeLimit    int        // tree: default entry limit
+	treeMaxScan  int        // tree: entries walked to sum folder sizes
+	grepMaxBytes int        // grep and glob: cap of their answers in bytes
+	bash         bashConfig // bash and its sandbox: options_bash.go, options_sandbox.go
+	http         httpConfig // http_get: options_http.go
 }
 
 func defaultConfig() config {
@@ -29,7 +31,9 @@ func defaultConfig() config {
 		treeDepth:    3,
 		treeLimit:    1000,
 		treeMaxScan:  200_000,
-		part2:        defaultPart2Config(),
+		grepMaxBytes: 50 << 10,
+		bash:         defaultBashConfig(),
+		http:         defaultHTTPConfig(),
 	}
 }
 
@@ -103,6 +107,17 @@ func WithTreeMaxScan(n int) Option {
 	return func(c *config) {
 		if n > 0 {
 			c.treeMaxScan = n
+		}
+	}
+}
+
+// WithGrepMaxBytes sets the largest answer grep and glob give, in bytes
+// (50 KiB unless set). Hosts that post-process matches themselves may
+// raise it.
+func WithGrepMaxBytes(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.grepMaxBytes = n
 		}
 	}
 }

@@ -26,7 +26,7 @@ const (
 )
 
 // ErrSandboxUnavailable is wrapped by the error of [New] when a sandbox
-// was asked for and cannot run on this machine ([RequireSandbox]).
+// was asked for and cannot run on this machine ([WithSandboxRequired]).
 var ErrSandboxUnavailable = sandbox.ErrUnavailable
 
 // ParseSandboxMode reads "workspace-write", "read-only" or "off".
@@ -55,32 +55,43 @@ type SandboxPolicy struct {
 // holds the spill files unless [WithBashSpillDir] says otherwise. When no
 // backend can run, bash runs commands unsandboxed and says so in its
 // description and in every "process" Display (Sandbox), and New logs a
-// warning; add [RequireSandbox] to make New fail instead.
+// warning; add [WithSandboxRequired] to make New fail instead.
 func WithSandbox(policy SandboxPolicy) Option {
-	return func(c *config) { c.part2.sandbox = policy }
+	return func(c *config) { c.bash.sandbox = policy }
 }
 
-// RequireSandbox makes [New] fail with an error wrapping
+// WithSandboxRequired makes [New] fail with an error wrapping
 // [ErrSandboxUnavailable] when the sandbox of [WithSandbox] cannot run
 // here (or none was asked for), never a silent unsandboxed run.
-func RequireSandbox() Option {
-	return func(c *config) { c.part2.requireSandbox = true }
+func WithSandboxRequired() Option {
+	return func(c *config) { c.bash.requireSandbox = true }
 }
 
-// WithInheritEnv passes variables of the host's environment to bash's
+// RequireSandbox is the former name of [WithSandboxRequired].
+//
+// Deprecated: use [WithSandboxRequired]; every option of this package is
+// named With….
+func RequireSandbox() Option { return WithSandboxRequired() }
+
+// WithBashInheritEnv passes variables of the host's environment to bash's
 // commands, which by default start from a minimal one (PATH, HOME, LANG,
-// TERM, PWD, plus [WithEnv]). Each name is passed as is, even a secret's.
-// Without names, the whole environment is passed except the variables
-// whose name contains KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL (any
-// case): those pass only when named.
-func WithInheritEnv(names ...string) Option {
+// TERM, PWD, plus [WithBashEnv]). Each name is passed as is, even a
+// secret's. Without names, the whole environment is passed except the
+// variables whose name contains KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL
+// (any case): those pass only when named.
+func WithBashInheritEnv(names ...string) Option {
 	return func(c *config) {
 		if len(names) == 0 {
-			c.part2.inheritAll = true
+			c.bash.inheritAll = true
 		}
-		c.part2.inheritEnv = append(c.part2.inheritEnv, names...)
+		c.bash.inheritEnv = append(c.bash.inheritEnv, names...)
 	}
 }
+
+// WithInheritEnv is the former name of [WithBashInheritEnv].
+//
+// Deprecated: use [WithBashInheritEnv]; bash's options are named for bash.
+func WithInheritEnv(names ...string) Option { return WithBashInheritEnv(names...) }
 
 // secretWords are the parts of a variable's name that mark it as a secret
 // never inherited unless named.
@@ -98,10 +109,10 @@ func isSecretName(name string) bool {
 }
 
 // bashEnv returns the commands' environment: the minimal variables, the
-// inherited ones, PWD, TMPDIR in a sandbox, then WithEnv's (later values
+// inherited ones, PWD, TMPDIR in a sandbox, then WithBashEnv's (later values
 // win, as the shell reads them).
 func (c *CodeTools) bashEnv() []string {
-	p := c.cfg.part2
+	p := c.cfg.bash
 	var env []string
 	named := map[string]bool{}
 	for _, n := range p.inheritEnv {
@@ -132,5 +143,5 @@ func (c *CodeTools) bashEnv() []string {
 	return append(env, p.bashEnv...)
 }
 
-// errNoSandboxAsked is RequireSandbox's error without WithSandbox.
-var errNoSandboxAsked = errors.New("RequireSandbox needs WithSandbox with a mode other than SandboxOff")
+// errNoSandboxAsked is WithSandboxRequired's error without WithSandbox.
+var errNoSandboxAsked = errors.New("WithSandboxRequired needs WithSandbox with a mode other than SandboxOff")

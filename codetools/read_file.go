@@ -49,7 +49,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	br := newReader(ctx, f)
 	head, _ := br.Peek(textutil.SniffLen)
 	if mime, binary := textutil.Sniff(head); binary {
-		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only. Use file_info for its details.",
+		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only: use file_info for its details",
 			p, mime, textutil.HumanSize(info.Size()))
 	}
 	r := lineReader{br: br, max: c.cfg.readMaxBytes}
@@ -121,7 +121,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	first, last := offset, offset+shown-1
 	total := last + rest
 	content := out.String()
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFile, Payload: FilePayload{
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayFile, Payload: FilePayload{
 		Path: shownPath(rel), Content: content, StartLine: first, EndLine: last,
 		TotalLines: total, Truncated: rest > 0 || cut,
 	}})

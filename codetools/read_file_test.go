@@ -90,7 +90,7 @@ func TestReadFileBinary(t *testing.T) {
 	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 2000)...)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "img.png"), png, 0o644))
 	_, err := run(t, c, "read_file", map[string]any{"path": "img.png"})
-	require.EqualError(t, err, "img.png is a binary file (image/png, 2.0KB); read_file shows text only. Use file_info for its details.")
+	require.EqualError(t, err, "img.png is a binary file (image/png, 2.0KB); read_file shows text only: use file_info for its details")
 }
 
 func TestReadFileDisplay(t *testing.T) {
@@ -100,7 +100,7 @@ func TestReadFileDisplay(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, FilePayload{
 		Path: "f.txt", Content: "line 3\nline 4", StartLine: 3, EndLine: 4, TotalLines: 10, Truncated: true,
-	}, payloadOf[FilePayload](t, res, KindFile))
+	}, payloadOf[FilePayload](t, res, DisplayFile))
 }
 
 func TestReadFileCustomLimits(t *testing.T) {

@@ -78,7 +78,7 @@ func (c *CodeTools) tree(ctx context.Context, args map[string]any) (string, erro
 	top, err := walk.OpenStart(c.conf, p, rel)
 	if err != nil {
 		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
-			return "", fmt.Errorf("Path not found: %s", p)
+			return "", fmt.Errorf("path not found: %s", p)
 		}
 		return "", err
 	}

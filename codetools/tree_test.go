@@ -64,7 +64,7 @@ func TestTree(t *testing.T) {
 	}, "\n"), got)
 
 	_, err := run(t, c, "tree", map[string]any{"path": "nope"})
-	assert.EqualError(t, err, "Path not found: nope")
+	assert.EqualError(t, err, "path not found: nope")
 	_, err = run(t, c, "tree", map[string]any{"path": "README.md"})
 	assert.EqualError(t, err, "Not a directory: README.md")
 }

@@ -27,7 +27,7 @@ func TestWriteFile(t *testing.T) {
 	assert.Equal(t, DiffPayload{
 		Path: "script.sh", Diff: "--- a/script.sh\n+++ b/script.sh\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO",
 		Added: 1, Removed: 1, FirstChangedLine: 2, Replacements: 0,
-	}, payloadOf[DiffPayload](t, res, KindDiff))
+	}, payloadOf[DiffPayload](t, res, DisplayDiff))
 	info, err := os.Stat(p)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o755), info.Mode().Perm(), "mode kept")

@@ -64,15 +64,15 @@ func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 		kind string
 		call llmtoolkit.Call
 	}{
-		{codetools.KindFile, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "a.txt", "limit": 2}}},
-		{codetools.KindDiff, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{"path": "a.txt", "oldText": "two", "newText": "TWO"}}},
-		{codetools.KindDiff, llmtoolkit.Call{Name: "multi_edit", Arguments: map[string]any{"path": "b.txt", "edits": []any{
+		{codetools.DisplayFile, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "a.txt", "limit": 2}}},
+		{codetools.DisplayDiff, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{"path": "a.txt", "oldText": "two", "newText": "TWO"}}},
+		{codetools.DisplayDiff, llmtoolkit.Call{Name: "multi_edit", Arguments: map[string]any{"path": "b.txt", "edits": []any{
 			map[string]any{"oldText": "alpha", "newText": "A"}, map[string]any{"oldText": "gamma", "newText": "G"}}}}},
-		{codetools.KindDiff, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.txt", "content": "new\n"}}},
-		{codetools.KindProcess, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo out; exit 3"}}},
-		{codetools.KindMatches, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "two"}}},
-		{codetools.KindFiles, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/c.txt"}}},
-		{codetools.KindWebpage, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL}}},
+		{codetools.DisplayDiff, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.txt", "content": "new\n"}}},
+		{codetools.DisplayProcess, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo out; exit 3"}}},
+		{codetools.DisplayMatches, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "two"}}},
+		{codetools.DisplayFiles, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/c.txt"}}},
+		{codetools.DisplayWebpage, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.call.Name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 			assert.Nil(t, res.StructuredContent, "the Display is not the tool's result")
 			assert.Equal(t, local.Content, res.Content[0].(*sdk.TextContent).Text, "the text is the tool's answer")
 			want, got := generic(t, local.Display).(map[string]any), generic(t, res.Meta[DisplayMetaKey]).(map[string]any)
-			if tt.kind == codetools.KindProcess { // the one value that differs between two runs
+			if tt.kind == codetools.DisplayProcess { // the one value that differs between two runs
 				got["payload"].(map[string]any)["durationMs"] = want["payload"].(map[string]any)["durationMs"]
 			}
 			assert.Equal(t, want, got, "_meta's Display has the local Display's JSON shape")
@@ -100,7 +100,9 @@ func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 			typed, err := codetools.DecodeDisplay(*viaClient.Display)
 			require.NoError(t, err)
 			if p, ok := typed.Payload.(codetools.ProcessPayload); ok {
-				p.DurationMs = local.Display.Payload.(codetools.ProcessPayload).DurationMs
+				p.DurationMS = local.Display.Payload.(codetools.ProcessPayload).DurationMS
+				//lint:ignore SA1019 the deprecated field mirrors DurationMS in a decoded payload
+				p.DurationMs = p.DurationMS
 				typed.Payload = p
 			}
 			assert.Equal(t, *local.Display, typed)
@@ -112,7 +114,7 @@ func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 // keeps its keys; only its longest strings are cut.
 func TestTypedDisplayCutToFit(t *testing.T) {
 	big := strings.Repeat("+a line of the diff\n", 300_000) // 6 MiB
-	d := llmtoolkit.Display{Kind: codetools.KindDiff, Payload: codetools.DiffPayload{
+	d := llmtoolkit.Display{Kind: codetools.DisplayDiff, Payload: codetools.DiffPayload{
 		Path: "f.txt", Diff: big, Added: 300_000, FirstChangedLine: 1, Replacements: 1,
 	}}
 	raw, cut, err := displayJSON(d, maxDisplayBytes)

@@ -26,4 +26,34 @@
 //
 // The SDK's package is also named mcp; this package imports it as sdk, and
 // its transports ([sdk.Transport]) are accepted as they are.
+//
+// # Bad peers
+//
+// The server survives bad peers: over stdio, LineTransport answers a
+// malformed line with the JSON-RPC error (-32700, -32600) and goes on; a
+// tool's answer is capped (text 8 MiB after encoding, Display 4 MiB, cut on
+// its decoded JSON with its keys kept) so it always fits the 16 MiB frame;
+// handler panics become error results (TestServeAnswersMalformedLines,
+// TestServerCapsLargeResults; through llmtoolkit mcp,
+// TestMCPAnswersMalformedLines). The server sends no answer to a request the
+// client cancelled (MCP's rule; the SDK sent code 0), and an error of code 0
+// as -32603 (TestCancelledRequestIsNotAnswered). The transport's reader logs
+// a panic and ends the session instead of the process.
+//
+// A server cannot flood a client: a listing reads at most [WithMaxToolPages]
+// (100) pages and [WithMaxTools] (1,000) tools, and a cursor sent twice ends
+// it ([ErrListLimit], TestRefreshBounded against a hand-written JSON-RPC
+// server). Over stdio ([CommandTransport]) the client reads through a client
+// LineTransport: a bad line is dropped and logged, a malformed answer fails
+// only its call (TestClientSurvivesBadFrames). [Connect] skips, with a
+// warning naming it, a remote tool whose schema expands past
+// [WithMaxSchemaNodes] subschemas once its references are followed
+// (llmtoolkit.Tool.SchemaNodes, default 20,000;
+// TestConnectRefusesComplexSchemas).
+//
+// The client reads a remote tool's sensitive fields from its _meta
+// ([MetaSensitiveFields], sent by the server), and older servers'
+// structuredContent as the Display. [WithPropagator] carries the caller's
+// trace context in each request's _meta (the server extracts it), so hosts
+// trace over MCP without this package importing OpenTelemetry.
 package mcp

@@ -159,9 +159,9 @@ func TestADKRecipe(t *testing.T) {
 		isError bool
 		display string // kind in _meta, "" for none
 	}{
-		{"read_file", map[string]any{"path": "a.txt"}, false, codetools.KindFile},
-		{"grep", map[string]any{"pattern": "beta"}, false, codetools.KindMatches},
-		{"glob", map[string]any{"pattern": "**/*.go"}, false, codetools.KindFiles},
+		{"read_file", map[string]any{"path": "a.txt"}, false, codetools.DisplayFile},
+		{"grep", map[string]any{"pattern": "beta"}, false, codetools.DisplayMatches},
+		{"glob", map[string]any{"pattern": "**/*.go"}, false, codetools.DisplayFiles},
 		{"list_directory", map[string]any{}, false, ""},
 		{"tree", map[string]any{}, false, ""},
 		{"file_info", map[string]any{"path": "a.txt"}, false, ""},

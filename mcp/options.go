@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/buildinfo"
 )
 
 // Option configures a server ([NewServer], [Serve], [Handler]) or a client
@@ -117,7 +117,7 @@ func WithInstructions(text string) Option { return func(c *config) { c.instructi
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 func newConfig(opts []Option) config {
-	c := config{name: "llmtoolkit", version: moduleVersion()}
+	c := config{name: "llmtoolkit", version: buildinfo.Version()}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -153,24 +153,4 @@ func (c config) warnLogger() *slog.Logger {
 		return c.logger
 	}
 	return slog.Default()
-}
-
-const modulePath = "github.com/llmtoolkit/llmtoolkit"
-
-// moduleVersion returns the llmtoolkit module version this binary was
-// built with, or "dev".
-func moduleVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if info.Main.Path == modulePath && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	for _, d := range info.Deps {
-		if d.Path == modulePath && d.Version != "" {
-			return d.Version
-		}
-	}
-	return "dev"
 }

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 these tests cover MCP logging and sampling, deprecated by the protocol but still served
+
 package mcp
 
 import (

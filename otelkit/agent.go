@@ -71,7 +71,7 @@ type AgentTracer struct {
 //
 // Messages (prompts, answers) are not recorded. Options other than
 // [WithTracerProvider], [WithMeterProvider], [WithProviderName],
-// [WithModel] and [CaptureContent] (which puts the full error text of a
+// [WithModel] and [WithCaptureContent] (which puts the full error text of a
 // circuit breaker or a halt, scrubbed of the declared secrets of the turn's
 // calls by agentloop, on the run's status) are ignored.
 func Agent(name string, opts ...Option) *AgentTracer {

@@ -191,7 +191,7 @@ func TestAgentRunErrors(t *testing.T) {
 				lt.CallTools(lt.Call("f", nil)), lt.CallTools(lt.Call("f", nil)), lt.CallTools(lt.Call("f", nil)),
 			},
 			tools:    (&lt.Fake{}).Fails("f", errors.New("no such file")),
-			opts:     []otelkit.Option{otelkit.CaptureContent()},
+			opts:     []otelkit.Option{otelkit.WithCaptureContent()},
 			runClass: otelkit.ClassCircuitBreaker,
 			runDesc:  `agentloop: circuit breaker tripped: tool "f" failed 3 times in a row with the same error: no such file`,
 		},

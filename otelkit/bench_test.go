@@ -19,7 +19,7 @@ import (
 // llmtoolkit.Execute of an instant tool: bare (not wrapped), with no
 // provider set (the global ones untouched), with explicit no-op providers,
 // and with the SDK exporting every span to an in-memory exporter and
-// recording the histogram (with and without CaptureContent).
+// recording the histogram (with and without WithCaptureContent).
 func BenchmarkToolCall(b *testing.B) {
 	ctx := context.Background()
 	sdkResolver := func(b *testing.B, more ...otelkit.Option) llmtoolkit.Resolver {
@@ -50,7 +50,7 @@ func BenchmarkToolCall(b *testing.B) {
 			return otelkit.Instrument(newOKResolver(), otelkit.WithTracerProvider(tracenoop.NewTracerProvider()), otelkit.WithMeterProvider(metricnoop.NewMeterProvider()))
 		}},
 		{"sdk-inmemory", func(b *testing.B) llmtoolkit.Resolver { return sdkResolver(b) }},
-		{"sdk-inmemory-content", func(b *testing.B) llmtoolkit.Resolver { return sdkResolver(b, otelkit.CaptureContent()) }},
+		{"sdk-inmemory-content", func(b *testing.B) llmtoolkit.Resolver { return sdkResolver(b, otelkit.WithCaptureContent()) }},
 	}
 	call := llmtoolkit.Call{ID: "c1", Name: "ok", Arguments: map[string]any{"path": "a.txt", "limit": 10.0}}
 	for _, tc := range cases {

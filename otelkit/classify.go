@@ -12,7 +12,7 @@ import (
 )
 
 // classifyTool returns the error.type of a failed tool call: the host's
-// classes ([ErrorClass]) first, then llmtoolkit's sentinels, then an
+// classes ([WithErrorClass]) first, then llmtoolkit's sentinels, then an
 // ErrorType() string method of an error in the chain (OpenTelemetry's
 // convention), then the context's end, then fs.ErrPermission; anything
 // else is ClassToolError.

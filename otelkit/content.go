@@ -3,10 +3,10 @@ package otelkit
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/redact"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // redacted is a call's arguments as they may be exported, and the secret
@@ -52,15 +52,12 @@ func (c *config) scrub(s string, secrets []string) string {
 	return c.capText(redact.Scrub(s, secrets, Redacted))
 }
 
-// capText cuts s to the content cap on a UTF-8 boundary, noting how many
-// bytes were cut.
+// capText cuts s to the content cap on a UTF-8 boundary
+// ([textutil.CutUTF8]), noting how many bytes were cut.
 func (c *config) capText(s string) string {
-	if len(s) <= c.maxContent {
+	kept := textutil.CutUTF8(s, c.maxContent)
+	if len(kept) == len(s) {
 		return s
 	}
-	i := c.maxContent
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…[" + strconv.Itoa(len(s)-i) + " bytes cut]"
+	return kept + "…[" + strconv.Itoa(len(s)-len(kept)) + " bytes cut]"
 }

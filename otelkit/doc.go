@@ -39,11 +39,39 @@
 //
 // # Content and secrets
 //
-// Tool arguments and results are recorded only with [CaptureContent],
+// Tool arguments and results are recorded only with [WithCaptureContent],
 // redacted exactly as package trace redacts them (the tool's
-// SensitiveFields and [RedactFields] become [Redacted], their values and
+// SensitiveFields and [WithRedactFields] become [Redacted], their values and
 // URL passwords are scrubbed from every text) and capped
-// ([MaxContentBytes]). Error texts, always recorded as the span status,
+// ([WithMaxContentBytes]). Error texts, always recorded as the span status,
 // are scrubbed and capped the same way. Prompts and answers are never
 // recorded.
+//
+// # Metrics and spans
+//
+// [Agent] honours [WithMeterProvider]: gen_ai.client.operation.duration for
+// each chat and each invoke_agent, gen_ai.client.token.usage by token type;
+// all histograms use the conventions' advised buckets (durations 10 ms to
+// 81.92 s). gen_ai.provider.name (required) comes from [WithProviderName],
+// else from an answer's provider state. A sub-agent traces its runs with
+// agent.SubAgentConfig.Tracer, nested under its spawn_agent span; a call
+// whose llmtoolkit.AgentIDFrom is not its run's is not tagged with the run's
+// agent name.
+//
+// [Resolver] keeps the promise of trace.Recorder in span form: every call
+// that reaches it is one span, refused and recipe calls included (through
+// llmtoolkit.Tool.Observers); a recipe's span starts with its first step so
+// its steps nest under it. Content is redacted with internal/redact exactly
+// as trace redacts it (a test compares the two) and capped with
+// internal/textutil.CutUTF8. With no provider set the wrapper checks two
+// atomics and calls through: no allocation.
+//
+// A declared secret never leaves: TestDeclaredSecretsNeverLeave
+// (secrets_property_test.go) plants one in a failing, a halting, a malformed
+// and a recipe-step call and over MCP on either side (6 kinds), and checks 7
+// channels: the rows on SQLite and PostgreSQL, span attributes, span
+// statuses, metric attributes, slog records and the error texts the host
+// gets. The conventions followed are checked by a test against
+// OpenTelemetry's generated semconv/v1.41.0 package. This is a nested module;
+// nothing imports it but cmd/llmtoolkit.
 package otelkit

@@ -53,7 +53,7 @@ func Example() {
 
 // A tool call's arguments and result are recorded only on request,
 // redacted like the audit trail's.
-func ExampleCaptureContent() {
+func ExampleWithCaptureContent() {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
@@ -61,7 +61,7 @@ func ExampleCaptureContent() {
 	login := llmtoolkit.MustTool("login", "Logs in.", map[string]any{"type": "object"})
 	login.SensitiveFields = []string{"password"}
 	tools := (&lt.Fake{}).Add(login, func(context.Context, llmtoolkit.Call) (string, error) { return "welcome", nil })
-	r := otelkit.Instrument(tools, otelkit.WithTracerProvider(tp), otelkit.CaptureContent())
+	r := otelkit.Instrument(tools, otelkit.WithTracerProvider(tp), otelkit.WithCaptureContent())
 	llmtoolkit.Execute(context.Background(), r, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada", "password": "hunter22"}})
 
 	for _, kv := range exp.GetSpans()[0].Attributes {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -114,13 +113,4 @@ type point struct {
 	count uint64
 	sum   float64
 	attrs map[string]any
-}
-
-// kv is a shorthand for building expected attribute maps.
-func kv(pairs ...attribute.KeyValue) map[string]any {
-	out := map[string]any{}
-	for _, p := range pairs {
-		out[string(p.Key)] = p.Value.AsInterface()
-	}
-	return out
 }

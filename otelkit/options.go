@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultMaxContentBytes is the default cap on each of the opted-in
-// arguments, result and error texts put on a span (see [CaptureContent]).
+// arguments, result and error texts put on a span (see [WithCaptureContent]).
 const DefaultMaxContentBytes = 16 << 10
 
 // Redacted replaces the value of every sensitive argument field, and every
@@ -64,44 +64,44 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.mp = mp }
 }
 
-// CaptureContent puts each tool call's arguments (gen_ai.tool.call.arguments,
+// WithCaptureContent puts each tool call's arguments (gen_ai.tool.call.arguments,
 // as JSON) and, when it succeeds, its result (gen_ai.tool.call.result) on
 // its span ([Instrument]). They may hold private data, so this is off by
 // default. The arguments are redacted exactly as package trace redacts them:
 // the fields named by the tool's [llmtoolkit.Tool.SensitiveFields] and by
-// [RedactFields] become [Redacted], and their values, as well as every
+// [WithRedactFields] become [Redacted], and their values, as well as every
 // URL's password, are scrubbed from the arguments, the result and the error
-// text. Each text is capped at [MaxContentBytes].
-func CaptureContent() Option {
+// text. Each text is capped at [WithMaxContentBytes].
+func WithCaptureContent() Option {
 	return func(c *config) { c.content = true }
 }
 
-// MaxContentBytes caps each text put on a span: the arguments and the
-// result (with [CaptureContent]), the error message (the span status) and
+// WithMaxContentBytes caps each text put on a span: the arguments and the
+// result (with [WithCaptureContent]), the error message (the span status) and
 // the tool's description. A longer text is cut on a UTF-8 boundary and ends
 // with "…[N bytes cut]". 0 or less means [DefaultMaxContentBytes].
-func MaxContentBytes(n int) Option {
+func WithMaxContentBytes(n int) Option {
 	return func(c *config) { c.maxContent = n }
 }
 
-// RedactFields names argument fields redacted for every tool, in addition
+// WithRedactFields names argument fields redacted for every tool, in addition
 // to each tool's own [llmtoolkit.Tool.SensitiveFields], with the same rules
 // as package trace's option of that name: a plain name matches that key at
 // any depth, a dotted name that exact path (arrays passed through), both
 // without regard to case.
-func RedactFields(names ...string) Option {
+func WithRedactFields(names ...string) Option {
 	return func(c *config) { c.fields = append(c.fields, names...) }
 }
 
-// ErrorClass sets the error.type of tool calls whose error matches any of
+// WithErrorClass sets the error.type of tool calls whose error matches any of
 // targets (errors.Is) to class, before the built-in classes are tried (see
 // [Instrument]). For example, a host using codetools classes its
 // confinement refusals as denied:
 //
-//	otelkit.ErrorClass(otelkit.ClassDenied, codetools.ErrOutsideRoot, codetools.ErrBlockedAddress)
+//	otelkit.WithErrorClass(otelkit.ClassDenied, codetools.ErrOutsideRoot, codetools.ErrBlockedAddress)
 //
 // Keep classes few and fixed: they are a metric attribute.
-func ErrorClass(class string, targets ...error) Option {
+func WithErrorClass(class string, targets ...error) Option {
 	return func(c *config) {
 		if class != "" && len(targets) > 0 {
 			c.classes = append(c.classes, errorClass{class: class, targets: targets})
@@ -123,3 +123,26 @@ func WithProviderName(name string) Option {
 func WithModel(model string) Option {
 	return func(c *config) { c.model = model }
 }
+
+// The former names of four options, from before every option of this
+// package was named With….
+
+// CaptureContent is the former name of [WithCaptureContent].
+//
+// Deprecated: use [WithCaptureContent].
+func CaptureContent() Option { return WithCaptureContent() }
+
+// MaxContentBytes is the former name of [WithMaxContentBytes].
+//
+// Deprecated: use [WithMaxContentBytes].
+func MaxContentBytes(n int) Option { return WithMaxContentBytes(n) }
+
+// RedactFields is the former name of [WithRedactFields].
+//
+// Deprecated: use [WithRedactFields].
+func RedactFields(names ...string) Option { return WithRedactFields(names...) }
+
+// ErrorClass is the former name of [WithErrorClass].
+//
+// Deprecated: use [WithErrorClass].
+func ErrorClass(class string, targets ...error) Option { return WithErrorClass(class, targets...) }

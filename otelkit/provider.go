@@ -3,14 +3,14 @@ package otelkit
 import (
 	"fmt"
 	"reflect"
-	"runtime/debug"
-	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/buildinfo"
 )
 
 // globalDefault is the global tracer provider the otel package starts with:
@@ -46,7 +46,7 @@ func newTracing(tp trace.TracerProvider) tracing {
 	}
 	_, off := tp.(noop.TracerProvider)
 	return tracing{
-		tracer: tp.Tracer(scopeName, trace.WithInstrumentationVersion(version()), trace.WithSchemaURL(schemaURL)),
+		tracer: tp.Tracer(scopeName, trace.WithInstrumentationVersion(buildinfo.Version()), trace.WithSchemaURL(schemaURL)),
 		global: global,
 		off:    off,
 	}
@@ -95,7 +95,7 @@ func instrument[H any](mp metric.MeterProvider, name string, noop H, create func
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	h, err := create(mp.Meter(scopeName, metric.WithInstrumentationVersion(version()), metric.WithSchemaURL(schemaURL)))
+	h, err := create(mp.Meter(scopeName, metric.WithInstrumentationVersion(buildinfo.Version()), metric.WithSchemaURL(schemaURL)))
 	if err != nil {
 		otel.Handle(fmt.Errorf("otelkit: creating the %s histogram: %w", name, err))
 		if any(h) == nil {
@@ -104,23 +104,3 @@ func instrument[H any](mp metric.MeterProvider, name string, noop H, create func
 	}
 	return h
 }
-
-const modulePath = "github.com/llmtoolkit/llmtoolkit"
-
-// version returns the llmtoolkit module version this binary was built
-// with, or "dev", as the instrumentation scope's version.
-var version = sync.OnceValue(func() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if info.Main.Path == modulePath && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	for _, d := range info.Deps {
-		if d.Path == modulePath && d.Version != "" {
-			return d.Version
-		}
-	}
-	return "dev"
-})

@@ -45,13 +45,13 @@ type Resolver struct {
 //     sub-agent's run nests under its tool's span.
 //   - A failed call sets the span's status to Error, with the error text
 //     (scrubbed of the call's secrets and capped) as its description, and
-//     error.type to a class: the host's ([ErrorClass]), else
+//     error.type to a class: the host's ([WithErrorClass]), else
 //     [ClassValidation], [ClassUnknownTool], [ClassPanic], [ClassHalt],
 //     [ClassDenied] (llmtoolkit.ErrDenied), an
 //     ErrorType() string method's value, [ClassTimeout], [ClassCanceled],
 //     [ClassDenied] (fs.ErrPermission), or [ClassToolError].
 //   - The arguments and the result are attributes only with
-//     [CaptureContent], redacted exactly as package trace redacts them.
+//     [WithCaptureContent], redacted exactly as package trace redacts them.
 //   - The gen_ai.execute_tool.duration histogram (seconds) gets the call's
 //     duration with gen_ai.tool.name, gen_ai.tool.type, error.type on
 //     failure, and gen_ai.agent.name inside an [Agent]'s run.

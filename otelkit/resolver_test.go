@@ -49,7 +49,7 @@ func TestToolSpan(t *testing.T) {
 		"gen_ai.tool.call.id":     "call_1",
 		"gen_ai.tool.description": "Echoes the text.",
 		"gen_ai.tool.type":        "function",
-	}, attrs(s), "no arguments or result without CaptureContent")
+	}, attrs(s), "no arguments or result without WithCaptureContent")
 	assert.Equal(t, codes.Unset, s.Status.Code)
 	assert.False(t, s.Parent.IsValid(), "a call without a span in its context starts a trace")
 	assert.Equal(t, "github.com/llmtoolkit/llmtoolkit/otelkit", s.InstrumentationScope.Name)
@@ -107,7 +107,7 @@ func TestToolErrorClasses(t *testing.T) {
 		{name: "permission", class: otelkit.ClassDenied, handler: func(context.Context, llmtoolkit.Call) (string, error) {
 			return "", &fs.PathError{Op: "open", Path: "/etc/shadow", Err: fs.ErrPermission}
 		}},
-		{name: "host class", class: otelkit.ClassDenied, opts: []otelkit.Option{otelkit.ErrorClass(otelkit.ClassDenied, errOutsideRoot)},
+		{name: "host class", class: otelkit.ClassDenied, opts: []otelkit.Option{otelkit.WithErrorClass(otelkit.ClassDenied, errOutsideRoot)},
 			handler: func(context.Context, llmtoolkit.Call) (string, error) {
 				return "", fmt.Errorf("%w: ../x", errOutsideRoot)
 			}},
@@ -180,7 +180,7 @@ var loginArgs = map[string]any{
 }
 
 // TestContentRedactedAsTrace runs the same calls through trace.Record and
-// through Instrument with CaptureContent, and checks that the span carries
+// through Instrument with WithCaptureContent, and checks that the span carries
 // exactly what the trace row stores.
 func TestContentRedactedAsTrace(t *testing.T) {
 	for _, fail := range []bool{false, true} {
@@ -188,7 +188,7 @@ func TestContentRedactedAsTrace(t *testing.T) {
 			tel := newTelemetry(t)
 			call := llmtoolkit.Call{ID: "c1", Name: "login", Arguments: loginArgs}
 
-			r := otelkit.Instrument(loginFake(fail), tel.opts(otelkit.CaptureContent(), otelkit.RedactFields("password"))...)
+			r := otelkit.Instrument(loginFake(fail), tel.opts(otelkit.WithCaptureContent(), otelkit.WithRedactFields("password"))...)
 			res := llmtoolkit.Execute(testContext(t), r, call)
 			require.Equal(t, fail, res.IsError, res.Content)
 
@@ -243,7 +243,7 @@ func TestContentCapped(t *testing.T) {
 	tel := newTelemetry(t)
 	long := strings.Repeat("é", 100) // 200 bytes
 	fake := (&lt.Fake{}).Returns("big", long)
-	r := otelkit.Instrument(fake, tel.opts(otelkit.CaptureContent(), otelkit.MaxContentBytes(51))...)
+	r := otelkit.Instrument(fake, tel.opts(otelkit.WithCaptureContent(), otelkit.WithMaxContentBytes(51))...)
 	res := llmtoolkit.Execute(testContext(t), r, llmtoolkit.Call{Name: "big", Arguments: map[string]any{"x": long}})
 	require.False(t, res.IsError, res.Content)
 	a := attrs(tel.span(t, "execute_tool big"))
@@ -252,6 +252,18 @@ func TestContentCapped(t *testing.T) {
 	args := a["gen_ai.tool.call.arguments"].(string)
 	assert.True(t, strings.HasSuffix(args, " bytes cut]"), args)
 	assert.LessOrEqual(t, len(args), 51+len("…[1000 bytes cut]"))
+}
+
+// A text that is not UTF-8 keeps its first MaxContentBytes bytes, as
+// every cap of the project does (internal/textutil.CutUTF8).
+func TestContentCapKeepsBytesThatAreNotUTF8(t *testing.T) {
+	tel := newTelemetry(t)
+	fake := (&lt.Fake{}).Returns("bin", strings.Repeat("\x80", 100))
+	r := otelkit.Instrument(fake, tel.opts(otelkit.WithCaptureContent(), otelkit.WithMaxContentBytes(50))...)
+	res := llmtoolkit.Execute(testContext(t), r, llmtoolkit.Call{Name: "bin", Arguments: map[string]any{}})
+	require.False(t, res.IsError, res.Content)
+	a := attrs(tel.span(t, "execute_tool bin"))
+	assert.Equal(t, strings.Repeat("\x80", 50)+"…[50 bytes cut]", a["gen_ai.tool.call.result"])
 }
 
 // TestRefusedCallsThroughWrappers checks that a call Execute refuses gets
@@ -333,7 +345,7 @@ func TestContentRedactedForUndeclaredSteps(t *testing.T) {
 	}
 	fake := loginFake(false).Add(both, nil)
 	_, session := llmtoolkit.PrepareSession(fake, []string{"login_twice"}, nil)
-	r := otelkit.Instrument(session, tel.opts(otelkit.CaptureContent())...)
+	r := otelkit.Instrument(session, tel.opts(otelkit.WithCaptureContent())...)
 	res := llmtoolkit.Execute(testContext(t), r, llmtoolkit.Call{ID: "c1", Name: "login_twice"})
 	require.False(t, res.IsError, res.Content)
 	a := attrs(tel.span(t, "execute_tool login"))

@@ -146,9 +146,9 @@ func TestDeclaredSecretsNeverLeave(t *testing.T) {
 	// wrap audits a resolver on every database and traces it.
 	wrap := func(r llmtoolkit.Resolver) llmtoolkit.Resolver {
 		for _, db := range dbs {
-			r = trace.Record(r, db, trace.DefaultConversation(propTenant, propConv), trace.WithLogger(logger), onError)
+			r = trace.Record(r, db, trace.DefaultConversation(propTenant, propConv), trace.Logger(logger), onError)
 		}
-		return otelkit.Instrument(r, tel.opts(otelkit.CaptureContent())...)
+		return otelkit.Instrument(r, tel.opts(otelkit.WithCaptureContent())...)
 	}
 	// serve serves r over MCP in memory and connects a Client to it.
 	serve := func(r llmtoolkit.Resolver) *mcp.Client {
@@ -186,7 +186,7 @@ func TestDeclaredSecretsNeverLeave(t *testing.T) {
 			llmtoolkittest.Reply("done"))
 		_, _, err := agentloop.Run(testContext(t), []agentloop.Message{agentloop.UserMessage("go")}, model.Send, agentloop.Options{
 			Resolver: k.r, BreakerThreshold: 2, Logger: logger,
-			Tracer: otelkit.Agent("prop", tel.opts(otelkit.CaptureContent())...),
+			Tracer: otelkit.Agent("prop", tel.opts(otelkit.WithCaptureContent())...),
 		})
 		require.Error(t, err, k.name)
 		errMu.Lock()

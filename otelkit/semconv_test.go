@@ -32,7 +32,7 @@ func TestNamesFollowSemConv(t *testing.T) {
 
 	// Emit every attribute: a tool call with content, and an agent run.
 	tel := newTelemetry(t)
-	tools := otelkit.Instrument(lt.NewFake(map[string]string{"t": "ok"}), tel.opts(otelkit.CaptureContent())...)
+	tools := otelkit.Instrument(lt.NewFake(map[string]string{"t": "ok"}), tel.opts(otelkit.WithCaptureContent())...)
 	model := lt.NewScriptedModel(t,
 		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "1", Name: "t"}, {ID: "2", Name: "missing"}}, Usage: agentloop.Usage{InputTokens: 1, OutputTokens: 1}, StopReason: "tool_calls"}},
 		lt.Reply("done"))

@@ -55,4 +55,18 @@
 // [OpenAIResponsesStrictTool] build strict tools, and
 // [OpenAIStrictArguments] turns the nulls a strict model sends for
 // optional properties back into absent ones.
+//
+// # Call ids
+//
+// Every parser (responses and streams) gives an empty call id a made-up one
+// ([GeneratedCallIDPrefix], Gemini's [GeminiCallIDPrefix], and the position)
+// and a repeated one a -2, -3 suffix, so each result answers one call
+// (TestCallIDsAreDistinct). Provider state travels in one opaque slot,
+// llmtoolkit.ProviderState (a map of json.RawMessage keyed by wire format):
+// agentloop.Response.Provider for an answer, agentloop.Message.Provider on
+// the history's assistant messages, llmtoolkit.Call.Provider for what
+// belongs to one call (its Gemini thoughtSignature, its Responses item id).
+// Only this package reads or writes it, so a conversation can move between
+// providers without one's state reaching another's request; hosts store it
+// with the conversation (it has a JSON form) and leave it alone.
 package provider

@@ -103,7 +103,7 @@ func TestAsyncReportsFailedWrites(t *testing.T) {
 	unmigrated, err := trace.OpenSQLite(t.TempDir() + "/empty.db")
 	require.NoError(t, err)
 	var fails failures
-	rec := trace.Record(echo(), unmigrated, trace.Async(), trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+	rec := trace.Record(echo(), unmigrated, trace.Async(), trace.OnError(fails.add), trace.Logger(discardLogger()))
 	for i := range 5 {
 		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
 		require.NoError(t, err, "an async failure never fails the call")
@@ -132,7 +132,7 @@ func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
 
 		var fails failures
 		rec := trace.Record(fake, db, trace.Async(), trace.FlushInterval(time.Hour),
-			trace.OnError(fails.add), trace.WithLogger(discardLogger()))
+			trace.OnError(fails.add), trace.Logger(discardLogger()))
 		for i := range 5 {
 			name := "echo"
 			if i == 2 {
@@ -195,7 +195,7 @@ func TestAsyncWriterSurvivesAPanic(t *testing.T) {
 					if panickingOnError {
 						panic("OnError bug")
 					}
-				}), trace.WithLogger(discardLogger()))
+				}), trace.Logger(discardLogger()))
 			panicking.Store(true)
 			_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
 			require.NoError(t, err)

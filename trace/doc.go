@@ -28,4 +28,65 @@
 // {"error": "..."} for one that failed (with "content" too when the tool
 // returned some alongside its error); a cut value adds "truncated": true and
 // the original size in bytes under "content_bytes" or "error_bytes".
+//
+// # The audit promise
+//
+// Every wrapper keeps it (trace/matrix_test.go: TestGuaranteesMatrix, 9
+// wrappers × 2 placements × 2 drivers × 2 databases, each checking every
+// guarantee; TestGuaranteesWithSessionMap; TestSendFuncPanicWithRecorder):
+//
+//   - every call that reaches a Recorder leaves exactly one row: resolved
+//     calls, calls Execute refused, recipe calls (their steps' rows carry
+//     parent_id, the recipe row's ID);
+//   - the iteration comes from the context (agentloop's count winning over
+//     one given with the conversation); a sub-agent's id goes in the nullable
+//     agent_id column (added to older tables by Migrate);
+//   - the tenant and conversation come from [WithConversation], else from the
+//     session map a Session binds: for the calls it resolves and, as its
+//     definitions' observers are told with the map bound, for those Execute
+//     answers itself (refused, recipe parents); a Recorder outside a Session
+//     does not see its map;
+//   - a call that cannot be attributed (no tenant and conversation IDs, and no
+//     [DefaultConversation]) is refused before the tool runs with
+//     [ErrUnattributed], unless [BestEffort]: then its row is dropped,
+//     counted ([Recorder.Stats]) and logged; a database error is logged,
+//     counted and given to [OnError] (and fails the call under [Strict]);
+//   - nothing secret is stored: sensitive fields are [Redacted] in the
+//     arguments, their values (strings and numbers of 3 bytes or more; for a
+//     malformed call, the values internal/redact finds leniently in its raw
+//     text, as written, decoded and Go-quoted) and every URL password (also in
+//     the forms a browser reads as one though Go does not: http:user:pw@host,
+//     backslashes, any number of slashes) are scrubbed from arguments, content
+//     and error text, a recipe row scrubbing its steps' secrets too;
+//   - arguments and results are capped (64 KiB by default) and marked
+//     (_truncated/_bytes, truncated/content_bytes), cut on a UTF-8 boundary
+//     by internal/textutil.CutUTF8; tool_name and agent_id are cleaned (NUL
+//     and invalid UTF-8 become U+FFFD) and capped at [MaxTextBytes] (1 KiB),
+//     so any text leaves its row on both databases
+//     (TestHostileStringsInEveryColumn);
+//   - an async batch, with its row-by-row retry, has one write timeout: Close
+//     against a hung database is bounded per batch
+//     (TestAsyncCloseBoundedWhenTheDatabaseHangs); the async writer turns a
+//     panic while writing a batch into failed writes of its rows (counted,
+//     logged, given to OnError, returned by Close) and goes on
+//     (TestAsyncWriterSurvivesAPanic);
+//   - the row lands in the table the host chose (see above); async batches
+//     are grouped by table. Names are identifiers only, quoted with the
+//     dialect's quoting, else ErrInvalidTable; a call whose table cannot be
+//     chosen is refused before the tool runs, as an unattributed one. Migrate
+//     puts the indexes, the insert-only triggers and (PostgreSQL) their
+//     function in the table's schema, named after the table
+//     (TestTenantsThroughOnePool, TestTriggersHoldInEverySchema), checks that
+//     every index exists on the table (a name taken by another relation is an
+//     error), and serialises concurrent migrations of one table (an advisory
+//     lock on PostgreSQL, retries of a busy transaction on SQLite). On SQLite
+//     an unqualified name is main.NAME (never an attached database's table),
+//     and a name differing from an existing table's only by case is refused
+//     (ErrInvalidTable) by Migrate and by a Recorder.
+//
+// A Recorder is a wrapper and an observer: it never changes what the tool
+// sees. It does not import agentloop: the iteration and a sub-agent's id
+// travel through the root's context accessors. SQLite is reached through
+// internal/sqlitegorm (pure Go, no driver registered by name), PostgreSQL
+// through pgx.
 package trace

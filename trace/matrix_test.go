@@ -384,7 +384,7 @@ func TestGuaranteesWithSessionMap(t *testing.T) {
 			for _, driver := range []string{"execute", "agentloop"} {
 				t.Run(w.name+"/"+driver, func(t *testing.T) {
 					tools, logins := matrixTools(t)
-					rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
+					rec := trace.Record(tools, db, trace.Logger(discardLogger()))
 					conv := uuid.NewString()
 					// echo is not declared: it runs only as a step of "both".
 					_, s := llmtoolkit.PrepareSession(rec, []string{"login", "boom", "both"},
@@ -411,7 +411,7 @@ func TestSessionMapOutsideTheRecorder(t *testing.T) {
 	tools, logins := matrixTools(t)
 	_, s := llmtoolkit.PrepareSession(tools, []string{"login"},
 		map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: uuid.NewString()})
-	rec := trace.Record(s, openSQLite(t), trace.WithLogger(discardLogger()))
+	rec := trace.Record(s, openSQLite(t), trace.Logger(discardLogger()))
 	res := llmtoolkit.Execute(t.Context(), rec, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada"}})
 	require.ErrorIs(t, res.Err, trace.ErrUnattributed)
 	assert.Contains(t, res.Content, "tenant_id is required")
@@ -435,7 +435,7 @@ func TestSessionMapStepRefusedLeavesRow(t *testing.T) {
 		}}
 		tools, err := agentresolver.New(echo, bad)
 		require.NoError(t, err)
-		rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
+		rec := trace.Record(tools, db, trace.Logger(discardLogger()))
 		conv := uuid.NewString()
 		_, s := llmtoolkit.PrepareSession(rec, []string{"bad"},
 			map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: conv})

@@ -174,7 +174,13 @@ func WriteTimeout(d time.Duration) Option {
 	}
 }
 
-// WithLogger sets the logger of write failures (default slog.Default()).
-func WithLogger(l *slog.Logger) Option {
+// Logger sets the logger of write failures (default slog.Default()).
+func Logger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
+
+// WithLogger is the former name of [Logger].
+//
+// Deprecated: use [Logger]; this package's options are named without
+// With, as [Async] and [BatchSize] are.
+func WithLogger(l *slog.Logger) Option { return Logger(l) }

@@ -257,7 +257,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 		var fails failures
 		fake := newSecretive()
 		rec := trace.Record(fake, unmigrated, trace.OnError(fails.add),
-			trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+			trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))
 		out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 		require.NoError(t, err)
 		assert.Equal(t, "package a", out)
@@ -272,7 +272,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 	t.Run("default: a call without IDs is refused before it runs", func(t *testing.T) {
 		var logs bytes.Buffer
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		rec := trace.Record(fake, openSQLite(t), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))
 		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 		require.ErrorIs(t, err, trace.ErrUnattributed)
 		assert.ErrorContains(t, err, "tenant_id")
@@ -285,7 +285,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 	t.Run("best effort: the tool runs, the dropped row is counted and logged", func(t *testing.T) {
 		var logs bytes.Buffer
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.BestEffort(), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		rec := trace.Record(fake, openSQLite(t), trace.BestEffort(), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))
 		out, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 		require.NoError(t, err)
 		assert.Equal(t, "package a", out)
@@ -308,7 +308,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 	t.Run("strict: a failed write fails the call", func(t *testing.T) {
 		var fails failures
 		rec := trace.Record(newSecretive(), unmigrated, trace.Strict(), trace.OnError(fails.add),
-			trace.WithLogger(discardLogger()))
+			trace.Logger(discardLogger()))
 		out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 		require.Error(t, err)
 		assert.Empty(t, out)
@@ -322,7 +322,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 
 	t.Run("a call with malformed IDs is not made", func(t *testing.T) {
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(discardLogger()))
+		rec := trace.Record(fake, openSQLite(t), trace.Logger(discardLogger()))
 		ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"tenant_id": tenant, "conversation_id": "nope", "iteration": "x"})
 		_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
 		require.ErrorIs(t, err, trace.ErrUnattributed)

@@ -3,10 +3,10 @@ package trace
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/redact"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // Redacted replaces the value of every sensitive argument field, and every
@@ -122,15 +122,9 @@ func cutString(s string, per int) string {
 	return kept + "…[" + strconv.Itoa(len(s)-len(kept)) + " bytes cut]"
 }
 
-// cut returns s cut to at most max bytes on a UTF-8 boundary, and whether
-// it was cut.
+// cut returns s cut to at most max bytes on a UTF-8 boundary
+// ([textutil.CutUTF8]), and whether it was cut.
 func cut(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i], true
+	kept := textutil.CutUTF8(s, max)
+	return kept, len(kept) < len(s)
 }

@@ -101,13 +101,13 @@ func TestHostileTableNames(t *testing.T) {
 			require.ErrorIs(t, err, trace.ErrInvalidTable, "List %q", h.name)
 
 			fake := newSecretive()
-			rec := trace.Record(fake, db, opt, trace.WithLogger(discardLogger()))
+			rec := trace.Record(fake, db, opt, trace.Logger(discardLogger()))
 			_, err = rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			require.ErrorIs(t, err, trace.ErrInvalidTable, "Record %q", h.name)
 			assert.Empty(t, fake.Calls(), "the tool did not run")
 
 			pick := trace.TableFrom(func(context.Context) (string, error) { return h.name, nil })
-			rec = trace.Record(fake, db, pick, trace.WithLogger(discardLogger()))
+			rec = trace.Record(fake, db, pick, trace.Logger(discardLogger()))
 			_, err = rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			require.ErrorIs(t, err, trace.ErrInvalidTable, "TableFrom %q", h.name)
 			assert.ErrorContains(t, err, "trace.TableFrom")
@@ -376,7 +376,7 @@ func TestTableFromFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			fake := newSecretive()
-			opts := []trace.Option{trace.TableFrom(tt.fn), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))}
+			opts := []trace.Option{trace.TableFrom(tt.fn), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil)))}
 			_, err := trace.Record(fake, db, opts...).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			if tt.name == "missing table" { // chosen, but absent: a failed write
 				require.NoError(t, err)
@@ -423,7 +423,7 @@ func TestTenantTablesThroughSessions(t *testing.T) {
 			require.NoError(t, trace.Migrate(s.db, trace.InTable(tbl)))
 		}
 		tools, _ := matrixTools(t)
-		rec := trace.Record(tools, s.db, trace.Strict(), trace.WithLogger(discardLogger()),
+		rec := trace.Record(tools, s.db, trace.Strict(), trace.Logger(discardLogger()),
 			trace.TableFrom(tenantTable(map[string]string{tenants[0]: s.tables[0], tenants[1]: s.tables[1]})))
 		for _, tn := range tenants {
 			_, session := llmtoolkit.PrepareSession(rec, []string{"login", "both"},

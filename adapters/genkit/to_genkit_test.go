@@ -99,7 +99,7 @@ func TestErrorResultsReachTheModel(t *testing.T) {
 		{"null argument", &ai.ToolRequest{Name: "read_file", Input: map[string]any{"path": nil}}, "path"},
 		{"outside the root", &ai.ToolRequest{Name: "read_file", Input: map[string]any{"path": "../../etc/passwd"}}, "outside"},
 		{"not an object", &ai.ToolRequest{Name: "read_file", Input: "a.txt"}, "JSON object"},
-		{"tool failure", &ai.ToolRequest{Name: "edit_file", Input: map[string]any{"path": "a.txt", "oldText": "zeta", "newText": "eta"}}, "Could not find"},
+		{"tool failure", &ai.ToolRequest{Name: "edit_file", Input: map[string]any{"path": "a.txt", "oldText": "zeta", "newText": "eta"}}, "could not find"},
 		{"panic", &ai.ToolRequest{Name: "boom", Input: map[string]any{"text": "x"}}, "kaboom"},
 	}
 	for _, tc := range tests {

@@ -125,7 +125,7 @@ func TestCodeToolsDisplay(t *testing.T) {
 	assert.Contains(t, text(t, res), "alpha")
 	d, ok := res.Meta.AdditionalFields[ltmcp.DisplayMetaKey].(map[string]any)
 	require.True(t, ok)
-	assert.Equal(t, codetools.KindFile, d["kind"])
+	assert.Equal(t, codetools.DisplayFile, d["kind"])
 
 	outside := callTool(t, c, "read_file", map[string]any{"path": "../../etc/passwd"})
 	assert.True(t, outside.IsError)

@@ -97,7 +97,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		// MCP requests carry no conversation: one server run is one
 		// conversation, given to every call (refused ones included).
-		rec := trace.Record(r, db, trace.WithLogger(log), trace.DefaultConversation(*tenant, *conversation), trace.InTable(*traceTable))
+		rec := trace.Record(r, db, trace.Logger(log), trace.DefaultConversation(*tenant, *conversation), trace.InTable(*traceTable))
 		defer func() {
 			if err := rec.Close(); err != nil {
 				log.Error("closing the trace recorder", "err", err)

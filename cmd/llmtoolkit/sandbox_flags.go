@@ -38,7 +38,7 @@ func sandboxFlags(fs *flag.FlagSet) func() ([]codetools.Option, error) {
 		}
 		return []codetools.Option{
 			codetools.WithSandbox(codetools.SandboxPolicy{Mode: m, Network: *network, Backend: *backend}),
-			codetools.RequireSandbox(),
+			codetools.WithSandboxRequired(),
 		}, nil
 	}
 }

@@ -81,7 +81,7 @@ func (t *telemetry) instrument(r llmtoolkit.Resolver) llmtoolkit.Resolver {
 	return otelkit.Instrument(r,
 		otelkit.WithTracerProvider(t.tp),
 		otelkit.WithMeterProvider(metricnoop.NewMeterProvider()),
-		otelkit.ErrorClass(otelkit.ClassDenied, codetools.ErrOutsideRoot, codetools.ErrBlockedAddress))
+		otelkit.WithErrorClass(otelkit.ClassDenied, codetools.ErrOutsideRoot, codetools.ErrBlockedAddress))
 }
 
 // mcpOptions are the options that make an MCP server continue its

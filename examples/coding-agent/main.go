@@ -257,7 +257,7 @@ func printEvent(out io.Writer, pad string, e agentloop.Event, answers bool) {
 			for _, it := range p.Todos {
 				fmt.Fprintf(out, "%s  [%s] %-11s %s\n", pad, it.ID, it.Status, it.Content)
 			}
-		case agent.SubagentPayload:
+		case agent.SubAgentPayload:
 			fmt.Fprintf(out, "%ssub-agent %s (%s): %d iterations, %d tool calls\n", pad, p.ID, p.Description, p.Iterations, p.ToolCalls)
 		}
 	case agentloop.EventToolResult:

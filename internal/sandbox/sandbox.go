@@ -7,6 +7,19 @@
 //
 // The Backend interface is the seam for other engines (a container, a
 // remote sandbox): they implement Command and Name.
+//
+// bubblewrap (preferred) runs the command in a new mount tree with only the
+// system folders, the root and the private $TMPDIR, in new user, PID and
+// network namespaces, the command as init. Landlock: the host binary is
+// re-executed through /proc/self/exe as llmtoolkit-sandbox-init (keyed by
+// argv[0] and an environment variable, caught by this package's init before
+// any main, test binaries included), which applies Landlock (file system,
+// TCP, signals) and a seccomp filter (every socket() and io_uring when the
+// network is closed) to itself on a locked thread, starts the command and
+// reaps as the namespace's init. Known limits: no host allow-list; under
+// Landlock with the network open a Unix socket file (such as Docker's) in a
+// readable folder can be connected to. Tests: TestPolicies, TestContainment,
+// and codetools' TestBashSandboxPolicies and TestBashContainsEveryProcess.
 package sandbox
 
 import (
@@ -14,7 +27,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 )
 
 // Mode says what a sandboxed command may write.
@@ -182,15 +194,4 @@ func ByName(name string) (Backend, error) {
 		return NewLandlock()
 	}
 	return nil, fmt.Errorf("%w: unknown backend %q: use auto, bubblewrap or landlock", ErrBadPolicy, name)
-}
-
-// once caches a probe's result in a backend value.
-type probe struct {
-	once sync.Once
-	err  error
-}
-
-func (p *probe) do(f func() error) error {
-	p.once.Do(func() { p.err = f() })
-	return p.err
 }

@@ -55,7 +55,7 @@ func run(t *testing.T, b Backend, p Policy, script string) (string, error) {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
 		_ = c.Kill()
-		err = <-done
+		<-done
 		t.Fatalf("the command did not end: %s", out.String())
 	}
 	return out.String(), err

@@ -97,4 +97,9 @@ func TestCutUTF8(t *testing.T) {
 		assert.True(t, strings.HasSuffix(s, q))
 	}
 	assert.Equal(t, "h", CutUTF8("hé", 2))
+	// Bytes that are not UTF-8 are cut at n: walking back to a rune start
+	// would keep nothing of 100 continuation bytes capped at 50.
+	notUTF8 := strings.Repeat("\x80", 100)
+	assert.Equal(t, notUTF8[:50], CutUTF8(notUTF8, 50))
+	assert.Equal(t, notUTF8[:50], CutUTF8Start(notUTF8, 50))
 }

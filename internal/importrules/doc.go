@@ -1,0 +1,63 @@
+// Package importrules holds the import rules of ARCHITECTURE.md's map as
+// data, and its test checks them on every module of the repository
+// (go list -json in the core and in each nested module): a package that
+// imports what the map forbids fails the test, naming the edge and the
+// rule.
+//
+// The rules:
+//   - the root package imports no other package of this module;
+//   - internal/* imports only other internal/* packages (and third-party
+//     and standard packages);
+//   - the engines (internal/search, internal/walk, internal/confine,
+//     internal/proc, internal/textedit, internal/web) are imported only by
+//     codetools, bench/cmd/grepbench and other internal packages;
+//   - each library package imports only the packages of this module its
+//     row of [Allowed] names, plus internal/* where the row says so: for
+//     example codetools only the root, trace not agentloop, agent only the
+//     root and agentloop;
+//   - otelkit is imported only by cmd/llmtoolkit;
+//   - a package the map does not place (a new public package) is an error
+//     until [Allowed] gives it a row.
+package importrules
+
+// Module is the core module's path; every package of the repository is
+// under it.
+const Module = "github.com/llmtoolkit/llmtoolkit"
+
+// Rule is one row of the map: the packages of this module a library
+// package may import (paths relative to [Module], "" for the root), and
+// whether it may import internal/* packages.
+type Rule struct {
+	Imports  []string
+	Internal bool
+}
+
+// Allowed is the map's row for each library package (relative paths).
+// Commands, examples and benchmarks (cmd/, examples/, bench/) may import
+// every public package and the internal packages but the engines
+// (grepbench excepted); conformance holds only tests.
+var Allowed = map[string]Rule{
+	"":                {},
+	"agentloop":       {Imports: []string{""}, Internal: true},
+	"agent":           {Imports: []string{"", "agentloop"}, Internal: true},
+	"agentresolver":   {Imports: []string{""}, Internal: true},
+	"codetools":       {Imports: []string{""}, Internal: true},
+	"trace":           {Imports: []string{""}, Internal: true},
+	"mcp":             {Imports: []string{""}, Internal: true},
+	"provider":        {Imports: []string{"", "agentloop"}, Internal: true},
+	"llmtoolkittest":  {Imports: []string{"", "agentloop"}, Internal: true},
+	"otelkit":         {Imports: []string{"", "agentloop"}, Internal: true},
+	"adapters/eino":   {Imports: []string{""}, Internal: true},
+	"adapters/genkit": {Imports: []string{""}, Internal: true},
+	"adapters/mcpgo":  {Imports: []string{"", "mcp"}, Internal: true},
+	"conformance":     {Imports: []string{""}, Internal: true},
+}
+
+// Engines are the internal packages that hold codetools' engines.
+var Engines = []string{"internal/search", "internal/walk", "internal/confine", "internal/proc", "internal/textedit", "internal/web"}
+
+// EngineImporters may import an engine, beside other internal packages.
+var EngineImporters = []string{"codetools", "bench/cmd/grepbench"}
+
+// OtelkitImporters may import otelkit.
+var OtelkitImporters = []string{"cmd/llmtoolkit"}
