@@ -33,24 +33,27 @@ type Rule struct {
 }
 
 // Allowed is the map's row for each library package (relative paths).
-// Commands, examples and benchmarks (cmd/, examples/, bench/) may import
+// Commands, examples and benchmarks (cmd/, examples/, bench/, and a
+// nested module's examples/) may import
 // every public package and the internal packages but the engines
 // (grepbench excepted); conformance holds only tests.
 var Allowed = map[string]Rule{
-	"":                {},
-	"agentloop":       {Imports: []string{""}, Internal: true},
-	"agent":           {Imports: []string{"", "agentloop"}, Internal: true},
-	"agentresolver":   {Imports: []string{""}, Internal: true},
-	"codetools":       {Imports: []string{""}, Internal: true},
-	"trace":           {Imports: []string{""}, Internal: true},
-	"mcp":             {Imports: []string{""}, Internal: true},
-	"provider":        {Imports: []string{"", "agentloop"}, Internal: true},
-	"llmtoolkittest":  {Imports: []string{"", "agentloop"}, Internal: true},
-	"otelkit":         {Imports: []string{"", "agentloop"}, Internal: true},
-	"adapters/eino":   {Imports: []string{""}, Internal: true},
-	"adapters/genkit": {Imports: []string{""}, Internal: true},
-	"adapters/mcpgo":  {Imports: []string{"", "mcp"}, Internal: true},
-	"conformance":     {Imports: []string{""}, Internal: true},
+	"":                 {},
+	"agentloop":        {Imports: []string{""}, Internal: true},
+	"agent":            {Imports: []string{"", "agentloop"}, Internal: true},
+	"agentresolver":    {Imports: []string{""}, Internal: true},
+	"codetools":        {Imports: []string{""}, Internal: true},
+	"trace":            {Imports: []string{""}, Internal: true},
+	"mcp":              {Imports: []string{""}, Internal: true},
+	"provider":         {Imports: []string{"", "agentloop"}, Internal: true},
+	"llmtoolkittest":   {Imports: []string{"", "agentloop"}, Internal: true},
+	"otelkit":          {Imports: []string{"", "agentloop"}, Internal: true},
+	"adapters/eino":    {Imports: []string{""}, Internal: true},
+	"adapters/genkit":  {Imports: []string{""}, Internal: true},
+	"adapters/mcpgo":   {Imports: []string{"", "mcp"}, Internal: true},
+	"conformance":      {Imports: []string{""}, Internal: true},
+	"durable/dbos":     {Imports: []string{"", "agent", "agentloop", "trace"}},
+	"durable/temporal": {Imports: []string{"", "agentloop"}},
 }
 
 // Engines are the internal packages that hold codetools' engines.

@@ -36,7 +36,7 @@ func isProgram(r string) bool {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(r, "/examples/") // a nested module's examples
 }
 
 func show(r string) string {
