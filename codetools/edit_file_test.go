@@ -187,7 +187,7 @@ func TestEditFileOtherErrors(t *testing.T) {
 	_, err = run(t, c, "edit_file", map[string]any{"path": "bin", "oldText": "a", "newText": "y"})
 	assert.ErrorContains(t, err, "bin is a binary file (application/octet-stream, 3B)")
 	_, err = run(t, c, "edit_file", map[string]any{"path": "missing.txt", "oldText": "a", "newText": "y"})
-	assert.EqualError(t, err, "File not found: missing.txt")
+	assert.EqualError(t, err, "file not found: missing.txt")
 	_, err = run(t, c, "edit_file", map[string]any{"path": "big.txt", "oldText": "", "newText": "y"})
 	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments, "the schema refuses an empty oldText")
 	assert.Equal(t, strings.Repeat("x", 101), readTestFile(t, dir, "big.txt"))

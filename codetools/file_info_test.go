@@ -49,5 +49,5 @@ func TestFileInfo(t *testing.T) {
 	assert.Contains(t, got, "type: symlink -> missing\ntarget: cannot be followed (its target does not exist)")
 
 	_, err := run(t, c, "file_info", map[string]any{"path": "nope"})
-	assert.EqualError(t, err, "File not found: nope")
+	assert.EqualError(t, err, "file not found: nope")
 }

@@ -29,7 +29,7 @@ func TestListDirectory(t *testing.T) {
 	_, err := run(t, c, "list_directory", map[string]any{"path": "nope"})
 	assert.EqualError(t, err, "path not found: nope")
 	_, err = run(t, c, "list_directory", map[string]any{"path": "b.txt"})
-	assert.EqualError(t, err, "Not a directory: b.txt")
+	assert.EqualError(t, err, "not a directory: b.txt")
 
 	got := mustRun(t, c, "list_directory", map[string]any{"limit": 2})
 	assert.Equal(t, ".env\nA.txt\n\n[Showing 2 of 8 entries (limit=2). Use limit=8 to see them all, or glob to narrow down.]", got)

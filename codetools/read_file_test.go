@@ -50,8 +50,8 @@ func TestReadFile(t *testing.T) {
 		{"offset just past the end", map[string]any{"path": "120.txt", "offset": 121}, "", "offset 121 is beyond end of file (120 lines total)"},
 		{"last line", map[string]any{"path": "120.txt", "offset": 120}, "line 120", ""},
 		{"empty file", map[string]any{"path": "empty.txt"}, "(empty file)", ""},
-		{"folder", map[string]any{"path": "."}, "", ". is a directory, not a file. Use list_directory or tree to see what it holds."},
-		{"missing", map[string]any{"path": "nope.txt"}, "", "File not found: nope.txt"},
+		{"folder", map[string]any{"path": "."}, "", ". is a directory, not a file: use list_directory or tree to see what it holds"},
+		{"missing", map[string]any{"path": "nope.txt"}, "", "file not found: nope.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,7 +66,7 @@ func TestTree(t *testing.T) {
 	_, err := run(t, c, "tree", map[string]any{"path": "nope"})
 	assert.EqualError(t, err, "path not found: nope")
 	_, err = run(t, c, "tree", map[string]any{"path": "README.md"})
-	assert.EqualError(t, err, "Not a directory: README.md")
+	assert.EqualError(t, err, "not a directory: README.md")
 }
 
 func TestTreeGitignore(t *testing.T) {

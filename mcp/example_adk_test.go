@@ -81,7 +81,7 @@ func Example_adk() {
 	// tools: 12
 	// write_file: Wrote 11 bytes to hello.txt
 	// grep: hello.txt:1: hello, ADK
-	// read_file: error: Tool execution failed. Details: File not found: missing.txt
+	// read_file: error: Tool execution failed. Details: file not found: missing.txt
 }
 
 // adkResult reads a tools/call result as ADK's mcptoolset does: an error

@@ -100,7 +100,7 @@ func Example() {
 	fmt.Printf("on disk: %q\n", data)
 	// Output:
 	// model reads (call-1): Wrote 16 bytes to notes.txt
-	// model reads (call-2): File not found: missing.txt
+	// model reads (call-2): file not found: missing.txt
 	// host shows (call-3): a "diff" display
 	// model reads (call-3): Successfully replaced text in notes.txt.
 	//

@@ -163,8 +163,8 @@ func TestOpenChecksTheKind(t *testing.T) {
 		{rel: "dir", want: confine.Dir},
 		{rel: "dir", want: confine.Either},
 		{rel: "dir", want: confine.File, errText: "is a directory, not a file"},
-		{rel: "dir/file.txt", want: confine.Dir, errText: "Not a directory"},
-		{rel: "missing", want: confine.File, errText: "File not found: missing"},
+		{rel: "dir/file.txt", want: confine.Dir, errText: "not a directory"},
+		{rel: "missing", want: confine.File, errText: "file not found: missing"},
 		{rel: "out/secret", want: confine.File, outside: true},
 	}
 	for _, tc := range tests {
@@ -187,7 +187,7 @@ func TestOpenChecksTheKind(t *testing.T) {
 func TestFileError(t *testing.T) {
 	r, _, _ := newRoot(t)
 	_, err := r.FS.Open("missing")
-	assert.EqualError(t, r.FileError("missing", err), "File not found: missing")
+	assert.EqualError(t, r.FileError("missing", err), "file not found: missing")
 	_, err = r.FS.Open("../x")
 	assert.True(t, confine.IsEscape(err))
 	assert.ErrorIs(t, r.FileError("../x", err), errOutside)

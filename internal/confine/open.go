@@ -60,11 +60,11 @@ func CheckKind(p string, info fs.FileInfo, want Want) error {
 	switch {
 	case info.IsDir():
 		if want == File {
-			return fmt.Errorf("%s is a directory, not a file. Use list_directory or tree to see what it holds.", p)
+			return fmt.Errorf("%s is a directory, not a file: use list_directory or tree to see what it holds", p)
 		}
 	case info.Mode().IsRegular():
 		if want == Dir {
-			return fmt.Errorf("Not a directory: %s", p)
+			return fmt.Errorf("not a directory: %s", p)
 		}
 	default:
 		return fmt.Errorf("%s is not a regular file or folder (%s); refused", p, fsmode.Name(info.Mode()))

@@ -91,9 +91,9 @@ func leavesRoot(rel string) bool {
 func (r *Root) FileError(p string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("File not found: %s", p)
+		return fmt.Errorf("file not found: %s", p)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("Permission denied: %s", p)
+		return fmt.Errorf("permission denied: %s", p)
 	case IsEscape(err):
 		return r.OutsideError(p)
 	}

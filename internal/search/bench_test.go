@@ -5,8 +5,8 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -18,7 +18,11 @@ var benchFiles = func() func(b *testing.B) map[string][]byte {
 		if files != nil {
 			return files
 		}
-		root := filepath.Join(runtime.GOROOT(), "src")
+		goroot, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			b.Skipf("go env GOROOT: %v", err)
+		}
+		root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 		files = map[string][]byte{}
 		for _, dir := range []string{"net", "go", "crypto", "runtime"} {
 			_ = filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {

@@ -418,8 +418,6 @@ func orSet(dst, src *[256]bool) {
 	}
 }
 
-func addRune(set *[256]bool, r rune) { addRange(set, r, r) }
-
 // addRange adds the first bytes of the UTF-8 encodings of lo to hi: the
 // lead bytes grow with the rune, so every byte from lo's to hi's.
 func addRange(set *[256]bool, lo, hi rune) {

@@ -18,11 +18,9 @@ const maxDiffLineBytes = 500
 
 // diffOp is a run of lines that are equal, removed or added.
 type diffOp struct {
-	kind   byte // ' ', '-' or '+'
-	a, b   int  // first line in before (for ' ' and '-') and after (' ', '+'), 0-based
-	n      int  // number of lines
-	aLines []string
-	bLines []string
+	kind byte // ' ', '-' or '+'
+	a, b int  // first line in before (for ' ' and '-') and after (' ', '+'), 0-based
+	n    int  // number of lines
 }
 
 // lineDiff returns the runs that turn before's lines into after's.

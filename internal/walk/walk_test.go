@@ -82,9 +82,9 @@ func TestWalkStartMustBeAFolder(t *testing.T) {
 	write(t, dir, map[string]string{"file": "x"})
 	w := &walk.Walker{Root: r, Go: guarded}
 	err := w.Walk(context.Background(), "file", func(int, walk.File) {})
-	require.ErrorContains(t, err, "Not a directory: file")
+	require.ErrorContains(t, err, "not a directory: file")
 	err = w.Walk(context.Background(), "missing", func(int, walk.File) {})
-	require.ErrorContains(t, err, "File not found: missing")
+	require.ErrorContains(t, err, "file not found: missing")
 }
 
 // TestWalkPanicStopsTheWalk: a panic in the visitor comes back through the
