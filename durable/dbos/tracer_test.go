@@ -52,7 +52,7 @@ func TestSpansOfResumedRun(t *testing.T) {
 	for _, s := range runs {
 		attrs := map[string]string{}
 		for _, kv := range s.Attributes {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.AsString()
 		}
 		assert.Equal(t, ConversationID("run-spans"), attrs[AttrConversationID])
 		assert.Equal(t, "run-spans", attrs[AttrRunID])

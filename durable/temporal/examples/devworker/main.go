@@ -130,11 +130,11 @@ func approveAll(ctx context.Context, out io.Writer, c client.Client, wr client.W
 	}()
 	seen := map[string]bool{}
 	for {
-		desc, err := c.DescribeWorkflowExecution(ctx, wr.GetID(), wr.GetRunID())
+		desc, err := c.DescribeWorkflow(ctx, wr.GetID(), wr.GetRunID())
 		if err != nil {
 			return fmt.Errorf("describing the run: %w", err)
 		}
-		if desc.GetWorkflowExecutionInfo().GetCloseTime() != nil {
+		if desc.WorkflowCloseTime != nil {
 			return nil // the run ended
 		}
 		pending, err := lltemporal.Pending(ctx, c, wr.GetID(), wr.GetRunID())
