@@ -62,6 +62,7 @@ func readSleepers(t *testing.T, file string, callErr error) []sleeper {
 // the issue lists; each must be gone when the call returns, whether the
 // command ended by itself, timed out or was cancelled.
 func TestBashKillsEveryDescendant(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("10 s of real processes: -short leaves it out (CI's race pass); the plain run has it")
 	}
@@ -89,6 +90,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 	for _, lv := range leavers {
 		for _, end := range endings {
 			t.Run(lv.name+"/"+end.name, func(t *testing.T) {
+				t.Parallel()                           // the calls kill only their own processes
 				ct := p2Tools(t, withoutContainment()) // the scan, the fallback: it reads host pids
 				args := map[string]any{"command": lv.command + end.suffix}
 				if end.timeout > 0 {
@@ -141,6 +143,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 // Killing a call's processes leaves alone those of a concurrent call and
 // the host's own children.
 func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
+	t.Parallel()
 	ct := p2Tools(t, withoutContainment()) // reads host pids
 	slow := make(chan error, 1)
 	var slowOut string
@@ -177,6 +180,7 @@ func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
 }
 
 func TestParseProcStat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		line string
@@ -220,6 +224,7 @@ func FuzzParseProcStat(f *testing.F) {
 }
 
 func TestReadProcStatSelf(t *testing.T) {
+	t.Parallel()
 	st, ok := readProcStat(os.Getpid())
 	require.True(t, ok)
 	assert.Equal(t, os.Getppid(), st.ppid)
@@ -254,6 +259,7 @@ func BenchmarkProcScan(b *testing.B) {
 }
 
 func TestListPids(t *testing.T) {
+	t.Parallel()
 	var buf [512]byte // small: several getdents calls
 	pids, err := listPids(buf[:], nil)
 	require.NoError(t, err)

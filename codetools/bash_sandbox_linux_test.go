@@ -152,6 +152,7 @@ func TestBashSandboxUnavailable(t *testing.T) {
 // A spill folder inside the root that a command replaces by a link to
 // another folder: no spill file is made or removed there.
 func TestBashSpillFolderReplacedByLink(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	root := t.TempDir()
 	spill := filepath.Join(root, "spill")

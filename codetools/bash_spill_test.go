@@ -68,6 +68,7 @@ func checkSpill(t testing.TB, limit int64, data, got []byte, s *spillFile) {
 }
 
 func TestSpillFileKeepsHeadAndTail(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	head, ring := limit/2, limit-limit/2-spillMarkerMax
 	tests := []struct {
@@ -131,6 +132,7 @@ func exists(path string) bool {
 }
 
 func TestSpillFilesRetention(t *testing.T) {
+	t.Parallel()
 	t.Run("at most maxFiles, oldest removed first", func(t *testing.T) {
 		var s spillFiles
 		dir := t.TempDir()
@@ -175,6 +177,7 @@ func TestSpillFilesRetention(t *testing.T) {
 }
 
 func TestSpillFilesCloseReportsFailures(t *testing.T) {
+	t.Parallel()
 	var s spillFiles
 	dir := t.TempDir()
 	a := newSpill(t, &s, dir, 0, 10)

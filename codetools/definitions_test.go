@@ -8,6 +8,7 @@ import (
 )
 
 func TestPart2ToolDefinitions(t *testing.T) {
+	t.Parallel()
 	ct := p2Tools(t)
 	var names []string
 	for _, tool := range ct.Tools() {

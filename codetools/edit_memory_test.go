@@ -158,6 +158,7 @@ func measureEdit(t *testing.T, name string) editMemoryReport {
 // 17.5 MiB oldText added 262 MiB (1.9 GiB on one long line) and a whole
 // file edit showed a 37 MB Display.
 func TestEditMemoryBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds 17.5 MiB files")
 	}

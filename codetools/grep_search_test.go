@@ -93,6 +93,7 @@ func (c *expiringCtx) Err() error {
 }
 
 func TestGrepTimeoutIsAnError(t *testing.T) {
+	t.Parallel()
 	ct := p2Tools(t)
 	// three blocks of lines that do not match
 	data := bytes.Repeat([]byte("nothing to see on this line\n"), 3*grepBlockMin/28+10)
@@ -193,6 +194,7 @@ func grepLineNumbers(t *testing.T, answer string) []int {
 }
 
 func TestGrepEmptyMatchAtEnd(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		data, pattern string
 		want          []int
@@ -274,6 +276,7 @@ func TestGrepLinesLongerThanABlock(t *testing.T) {
 }
 
 func TestGrepPatternWithLineBreak(t *testing.T) {
+	t.Parallel()
 	ct := p2Tree(t)
 	for _, args := range []map[string]any{
 		{"pattern": `Foo\nbar`},
@@ -324,6 +327,7 @@ func BenchmarkGrepNegatedClass(b *testing.B) {
 // (at the start, the end, across window edges, beside runes of several
 // bytes and invalid UTF-8).
 func TestGrepLongLineWindows(t *testing.T) {
+	t.Parallel()
 	filler := strings.Repeat("x-1 é 2-y \xe2\x84 ", 2000) // hits of '-' everywhere, no date
 	lines := []string{
 		filler,

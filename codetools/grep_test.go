@@ -46,6 +46,7 @@ func p2Tree(t *testing.T) *CodeTools {
 }
 
 func TestGrep(t *testing.T) {
+	t.Parallel()
 	ct := p2Tree(t)
 	tests := []struct {
 		name string
@@ -92,6 +93,7 @@ func TestGrep(t *testing.T) {
 }
 
 func TestGrepErrors(t *testing.T) {
+	t.Parallel()
 	ct := p2Tree(t)
 	tests := []struct {
 		name string
@@ -114,6 +116,7 @@ func TestGrepErrors(t *testing.T) {
 }
 
 func TestGrepLongLinesAndCap(t *testing.T) {
+	t.Parallel()
 	ct := p2Tools(t)
 	long := strings.Repeat("é", 700) + "needle"
 	var many strings.Builder
@@ -133,6 +136,7 @@ func TestGrepLongLinesAndCap(t *testing.T) {
 }
 
 func TestGrepDisplay(t *testing.T) {
+	t.Parallel()
 	ct := p2Tree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Bar"}})
 	require.False(t, res.IsError, res.Content)
@@ -146,6 +150,7 @@ func TestGrepDisplay(t *testing.T) {
 }
 
 func TestGrepLimitAcrossManyFiles(t *testing.T) {
+	t.Parallel()
 	ct := p2Tools(t)
 	files := map[string]string{}
 	for i := range 300 {
@@ -273,6 +278,7 @@ func FuzzGrepSearch(f *testing.F) {
 // that no context line of a match left out is shown, and that the notice
 // says why the answer ends.
 func TestGrepAnswerAndDisplayAgree(t *testing.T) {
+	t.Parallel()
 	// files of `repeat` times 60 lines, a match every 5
 	filesOf := func(repeat int) map[string]string {
 		var body strings.Builder
@@ -364,6 +370,7 @@ func TestGrepAnswerAndDisplayAgree(t *testing.T) {
 // the answer can hold is not kept whole in memory; the answer is cut, and
 // every match is still counted.
 func TestGrepHugeFileIsCutWhileSearched(t *testing.T) {
+	t.Parallel()
 	q, err := newGrepQuery("hit", false, false, 0)
 	require.NoError(t, err)
 	data := bytes.Repeat([]byte("a hit on every line\n"), 100000)

@@ -58,3 +58,20 @@ func readTestFile(t testing.TB, dir, name string) string {
 func symlink(target, dir, name string) error {
 	return os.Symlink(target, filepath.Join(dir, filepath.FromSlash(name)))
 }
+
+// stressEnv names the environment variable that turns on the heaviest
+// stress tests (30,000-deep trees, process bombs in every sandbox, 10 MiB
+// hostile pages). CI sets it (.ci/run); a plain go test ./... leaves them
+// out, or runs a smaller case that still shows the property.
+const stressEnv = "LLMTOOLKIT_STRESS"
+
+// stress reports whether the heaviest stress tests run.
+func stress() bool { return os.Getenv(stressEnv) != "" }
+
+// requireStress skips t unless the stress tests run.
+func requireStress(t testing.TB) {
+	t.Helper()
+	if !stress() {
+		t.Skipf("a heavy stress test: set %s=1 to run it (CI does)", stressEnv)
+	}
+}

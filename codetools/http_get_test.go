@@ -35,6 +35,7 @@ func p2Server(t *testing.T, h http.HandlerFunc) *httptest.Server {
 }
 
 func TestHTTPGetFormats(t *testing.T) {
+	t.Parallel()
 	var gotUA string
 	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
 		gotUA = r.UserAgent()
@@ -103,6 +104,7 @@ func TestHTTPGetFormats(t *testing.T) {
 }
 
 func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
+	t.Parallel()
 	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		line := []byte(strings.Repeat("x", 1023) + "\n")
@@ -121,6 +123,7 @@ func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
 }
 
 func TestHTTPGetGuard(t *testing.T) {
+	t.Parallel()
 	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
 	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
 	hop := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
@@ -153,6 +156,7 @@ func TestHTTPGetGuard(t *testing.T) {
 }
 
 func TestHTTPGetErrors(t *testing.T) {
+	t.Parallel()
 	ct := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(time.Second))
 	for _, tt := range []struct{ url, want string }{
 		{"ftp://example.com/", "only http:// and https://"},
@@ -368,6 +372,10 @@ func TestHTTPGetHostilePagesBounded(t *testing.T) {
 			if testing.Short() && tt.size > MiB {
 				t.Skip("large page")
 			}
+			if tt.size > MiB {
+				requireStress(t) // 1 MiB pages show the same bounds
+			}
+			t.Parallel() // each page in its own child process
 			spec := httpGetChildSpec{Kind: tt.kind, Size: tt.size, MaxBytes: tt.size, HTTPTimeout: time.Minute}
 			memLimitKiB := int64(64<<10 + 48*tt.size>>10) // 112 MiB for 1 MiB, 544 MiB for 10 MiB
 			timeLimit := 15 * time.Second                 // generous: the machine may be loaded
@@ -453,6 +461,7 @@ func TestPageMarkdownStopsWhenCancelled(t *testing.T) {
 // far below their Markdown: the Markdown returned stays within the budget,
 // and a note says what was done.
 func TestPageMarkdownBudget(t *testing.T) {
+	t.Parallel()
 	const maxBytes = 16 << 10
 	for _, kind := range []string{"empty-links", "host-links", "deep-list", "deep-quote", "text-comments", "spans"} {
 		t.Run(kind, func(t *testing.T) {
@@ -477,6 +486,7 @@ func TestPageMarkdownBudget(t *testing.T) {
 // TestPageMarkdownMatchesConverter: on ordinary pages the guarded
 // conversion gives exactly what the converter gives alone.
 func TestPageMarkdownMatchesConverter(t *testing.T) {
+	t.Parallel()
 	pages := map[string]string{
 		"small": `<html><head><title>T</title><style>p{}</style></head><body><h1>Title</h1><p>Some <b>bold</b> text and <a href="/x">a link</a>.</p><!-- c --><p>a<!-- x -->b<script>s()</script>c</p><ul><li>one<ul><li>two</li></ul></li></ul><blockquote>q<br>r</blockquote><pre><code>code</code></pre></body></html>`,
 		"deep":  strings.Repeat("<div><blockquote><ul><li>", 15) + "x<br>y" + strings.Repeat("</li></ul></blockquote></div>", 15),
@@ -535,6 +545,7 @@ func treeDepth(n *html.Node) int {
 // password of a URL (issue 11: the URL-parse and bad-scheme errors did,
 // and they are traced).
 func TestHTTPGetErrorsHidePasswords(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t"
 	var srvURL string
 	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
@@ -594,6 +605,7 @@ func TestHTTPGetErrorsHidePasswords(t *testing.T) {
 }
 
 func TestScrubRawURL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ in, want string }{
 		{"http://user:s3cr3t@host/", "http://user:xxxxx@host/"},
 		{"http://user:s3cr3t@host:bad/", "http://user:xxxxx@host:bad/"},
@@ -613,6 +625,7 @@ func TestScrubRawURL(t *testing.T) {
 }
 
 func TestScrubURLPasswords(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ in, want string }{
 		{`failed to parse Location header "http://u:s3cr3t@h:bad/": parse "http://u:s3cr3t@h:bad/": invalid port`,
 			`failed to parse Location header "http://u:xxxxx@h:bad/": parse "http://u:xxxxx@h:bad/": invalid port`},

@@ -20,6 +20,7 @@ func mknodZero(path string) error {
 // it opens if it is not a regular file (a pipe swapped in after the
 // listing does not block it), and never follows a link.
 func TestReadIgnoreFileAtChecksDescriptor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, mkfifo(filepath.Join(dir, "pipe")))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), []byte("*.o\n"), 0o644))

@@ -196,6 +196,7 @@ func peakMemory() (int64, bool) {
 // TestReadIgnoreData: small files whole; past the cap, the whole lines of
 // the first MiB and an error saying so.
 func TestReadIgnoreData(t *testing.T) {
+	t.Parallel()
 	line := "0123456789abcde\n" // 16 bytes
 	for _, tc := range []struct {
 		name    string
@@ -227,6 +228,7 @@ func TestReadIgnoreData(t *testing.T) {
 // not read, by any walk, wherever it starts (git refuses such links), and
 // each walk logs it.
 func TestIgnoreLinkNotReadAnywhere(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))

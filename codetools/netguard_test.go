@@ -9,6 +9,7 @@ import (
 )
 
 func TestBlockedReason(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ ip, want string }{
 		// Plain addresses.
 		{"127.0.0.1", "a loopback address"}, {"::1", "a loopback address"},
@@ -52,6 +53,7 @@ func TestBlockedReason(t *testing.T) {
 }
 
 func TestGuardControl(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ address, want string }{
 		{"127.0.0.1:80", "127.0.0.1 is a loopback address"},
 		{"[::ffff:10.0.0.1]:443", "10.0.0.1 is a private address"},

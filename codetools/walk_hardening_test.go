@@ -50,6 +50,7 @@ func inChild(t *testing.T, timeout time.Duration, body func(t *testing.T)) {
 // is refused with an error naming it, and "." and ".." steps that stay
 // inside path are cleaned.
 func TestGlobPatternClimbingAbovePath(t *testing.T) {
+	t.Parallel()
 	inChild(t, 2*time.Minute, func(t *testing.T) {
 		_, c := newTestTools(t)
 		p2Write(t, c.Root(), map[string]string{"z": "z", "a.go": "a", "sub/b.go": "b", "sub/x/c.go": "c", "other/d.go": "d"})
@@ -135,6 +136,7 @@ func openDescriptors(t *testing.T) int {
 }
 
 func TestGoGuarded(t *testing.T) {
+	t.Parallel()
 	errBoom := errors.New("boom")
 	tests := []struct {
 		name      string
@@ -175,6 +177,7 @@ func TestGoGuarded(t *testing.T) {
 // they meet) and check the type on the descriptor: a pipe is refused as a
 // file (it read as an empty file) and as a folder.
 func TestWalkOpensRefuseSpecialFiles(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
@@ -247,6 +250,7 @@ func unblockFIFO(p string) {
 // is refused at once, and a pipe inside a folder is listed without being
 // opened.
 func TestTreeOnNamedPipe(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
@@ -288,6 +292,7 @@ func TestTreeOnNamedPipe(t *testing.T) {
 // a symbolic link to outside the root answered "statat dirlink: path
 // escapes from parent"; they answer the usual outside-root error.
 func TestWalkPathThroughLinkOutside(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dirlink")))
 	require.NoError(t, os.Mkdir(filepath.Join(root, "sub"), 0o755))
