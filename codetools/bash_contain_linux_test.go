@@ -80,7 +80,7 @@ func TestBashContainsEveryProcess(t *testing.T) {
 					if timeout || attack != "detached" {
 						requireStress(t)
 					}
-					ct := p2Tools(t, opts...)
+					ct := newTools(t, opts...)
 					marker := fmt.Sprintf("300.%d", time.Now().UnixNano()) // a valid sleep time, unique
 					var command string
 					switch attack {

@@ -35,7 +35,7 @@ func TestBashCallCost(t *testing.T) {
 		var took []time.Duration
 		for range 50 {
 			began := time.Now()
-			if _, err := p2Call(t, ct, "bash", map[string]any{"command": "echo hi"}); err != nil {
+			if _, err := run(t, ct, "bash", map[string]any{"command": "echo hi"}); err != nil {
 				t.Fatal(err)
 			}
 			took = append(took, time.Since(began))

@@ -90,8 +90,8 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 	for _, lv := range leavers {
 		for _, end := range endings {
 			t.Run(lv.name+"/"+end.name, func(t *testing.T) {
-				t.Parallel()                           // the calls kill only their own processes
-				ct := p2Tools(t, withoutContainment()) // the scan, the fallback: it reads host pids
+				t.Parallel()                            // the calls kill only their own processes
+				ct := newTools(t, withoutContainment()) // the scan, the fallback: it reads host pids
 				args := map[string]any{"command": lv.command + end.suffix}
 				if end.timeout > 0 {
 					args["timeout"] = end.timeout
@@ -144,11 +144,11 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 // the host's own children.
 func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t, withoutContainment()) // reads host pids
+	ct := newTools(t, withoutContainment()) // reads host pids
 	slow := make(chan error, 1)
 	var slowOut string
 	go func() {
-		out, err := p2Call(t, ct, "bash", map[string]any{"command": "sleep 3; echo survived"})
+		out, err := run(t, ct, "bash", map[string]any{"command": "sleep 3; echo survived"})
 		slowOut = out
 		slow <- err
 	}()
@@ -162,7 +162,7 @@ func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
 	pids := filepath.Join(ct.Root(), "pids")
 	for range 5 {
 		require.NoError(t, os.RemoveAll(pids))
-		_, err := p2Call(t, ct, "bash", map[string]any{"command": `setsid sh -c 'echo $$ > pids; exec sleep 300' &` + "\n" +
+		_, err := run(t, ct, "bash", map[string]any{"command": `setsid sh -c 'echo $$ > pids; exec sleep 300' &` + "\n" +
 			`for i in $(seq 200); do [ -s pids ] && break; sleep 0.05; done`})
 		for _, s := range readSleepers(t, pids, err) {
 			assert.Eventually(t, func() bool { return !procAlive(s.pid, s.start) }, 5*time.Second, 20*time.Millisecond,

@@ -72,7 +72,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 		for _, mode := range []SandboxMode{SandboxWorkspaceWrite, SandboxReadOnly} {
 			for _, network := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/network=%v", backend, mode, network), func(t *testing.T) {
-					ct := p2Tools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), RequireSandbox())
+					ct := newTools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), RequireSandbox())
 					require.NoError(t, os.Symlink(outside, filepath.Join(ct.Root(), "link")))
 
 					out, err, shown := bashDisplay(t, ct, "echo hi")
@@ -144,7 +144,7 @@ func TestBashSandboxUnavailable(t *testing.T) {
 	_, err = New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "chroot"}))
 	require.Error(t, err, "an unknown backend is a mistake, not a fallback")
 
-	ct := p2Tools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithShell("/bin/sh"))
+	ct := newTools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithShell("/bin/sh"))
 	_, _, shown := bashDisplay(t, ct, "true")
 	assert.Contains(t, shown.Sandbox, "none: ")
 }
@@ -160,11 +160,11 @@ func TestBashSpillFolderReplacedByLink(t *testing.T) {
 	require.NoError(t, err)
 	defer ct.Close()
 	big := "seq 1 100000"
-	_, err = p2Call(t, ct, "bash", map[string]any{"command": big})
+	_, err = run(t, ct, "bash", map[string]any{"command": big})
 	require.NoError(t, err)
-	_, err = p2Call(t, ct, "bash", map[string]any{"command": "rm -rf spill && ln -s " + outside + " spill"})
+	_, err = run(t, ct, "bash", map[string]any{"command": "rm -rf spill && ln -s " + outside + " spill"})
 	require.NoError(t, err)
-	out, _ := p2Call(t, ct, "bash", map[string]any{"command": big})
+	out, _ := run(t, ct, "bash", map[string]any{"command": big})
 	entries, err := os.ReadDir(outside)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "a spill file was made through the link; the answer: %.200s", out)

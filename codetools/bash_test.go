@@ -25,7 +25,7 @@ import (
 
 func TestBash(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t, WithEnv("P2_FOO=bar"))
+	ct := newTools(t, WithEnv("P2_FOO=bar"))
 	tests := []struct {
 		name    string
 		command string
@@ -43,7 +43,7 @@ func TestBash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := p2Call(t, ct, "bash", map[string]any{"command": tt.command})
+			got, err := run(t, ct, "bash", map[string]any{"command": tt.command})
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Equal(t, tt.wantErr, err.Error())
@@ -58,8 +58,8 @@ func TestBash(t *testing.T) {
 
 func TestBashOptions(t *testing.T) {
 	t.Setenv("P2_SECRET", "hunter2")
-	ct := p2Tools(t, WithCleanEnv(), WithEnv("P2_KEEP=1"), WithShell("/bin/sh"))
-	got, err := p2Call(t, ct, "bash", map[string]any{"command": `echo "${P2_SECRET:-none} $P2_KEEP $0"`})
+	ct := newTools(t, WithCleanEnv(), WithEnv("P2_KEEP=1"), WithShell("/bin/sh"))
+	got, err := run(t, ct, "bash", map[string]any{"command": `echo "${P2_SECRET:-none} $P2_KEEP $0"`})
 	require.NoError(t, err)
 	assert.Equal(t, "none 1 /bin/sh", got)
 
@@ -86,8 +86,8 @@ func TestBashEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct := p2Tools(t, tt.opts...)
-			got, err := p2Call(t, ct, "bash", map[string]any{"command": show})
+			ct := newTools(t, tt.opts...)
+			got, err := run(t, ct, "bash", map[string]any{"command": show})
 			require.NoError(t, err)
 			first, _, _ := strings.Cut(got, "\n")
 			assert.Equal(t, strings.ReplaceAll(tt.want, "ROOT", ct.Root()), first)
@@ -96,15 +96,15 @@ func TestBashEnvironment(t *testing.T) {
 }
 
 func TestBashTimeout(t *testing.T) {
-	ct := p2Tools(t)
+	ct := newTools(t)
 	began := time.Now()
-	_, err := p2Call(t, ct, "bash", map[string]any{"command": "echo started; sleep 60", "timeout": 1})
+	_, err := run(t, ct, "bash", map[string]any{"command": "echo started; sleep 60", "timeout": 1})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrCommandFailed)
 	assert.Equal(t, "started\n\nCommand timed out after 1 seconds", err.Error())
 	assert.Less(t, time.Since(began), 30*time.Second)
 
-	_, err = p2Call(t, ct, "bash", map[string]any{"command": "true", "timeout": 601})
+	_, err = run(t, ct, "bash", map[string]any{"command": "true", "timeout": 601})
 	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments)
 }
 
@@ -116,7 +116,7 @@ func groupAlive(pgid int) bool {
 
 func TestBashCancelKillsProcessGroup(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t, withoutContainment()) // reads host pids
+	ct := newTools(t, withoutContainment()) // reads host pids
 	pidFile := filepath.Join(ct.Root(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -145,8 +145,8 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 
 func TestBashTailTruncation(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
-	got, err := p2Call(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
+	ct := newTools(t)
+	got, err := run(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
 	require.NoError(t, err)
 	m := regexp.MustCompile(`\n\n\[Showing lines 1001-3000 of 3000\. Full output: (.+)\]$`).FindStringSubmatch(got)
 	require.NotNil(t, m, got[max(0, len(got)-200):])
@@ -157,7 +157,7 @@ func TestBashTailTruncation(t *testing.T) {
 	assert.Equal(t, 3000, strings.Count(string(full), "\n"))
 
 	// byte limit: 1,000 lines of 100 bytes
-	got, err = p2Call(t, ct, "bash", map[string]any{"command": `for i in $(seq 1 1000); do printf '%099d\n' $i; done`})
+	got, err = run(t, ct, "bash", map[string]any{"command": `for i in $(seq 1 1000); do printf '%099d\n' $i; done`})
 	require.NoError(t, err)
 	m = regexp.MustCompile(`\[Showing lines (\d+)-1000 of 1000\. Full output: (.+)\]$`).FindStringSubmatch(got)
 	require.NotNil(t, m)
@@ -171,11 +171,11 @@ func TestBashMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 100 MB")
 	}
-	ct := p2Tools(t)
+	ct := newTools(t)
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	got, err := p2Call(t, ct, "bash", map[string]any{"command": "yes | head -c 100000000"})
+	got, err := run(t, ct, "bash", map[string]any{"command": "yes | head -c 100000000"})
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	m := regexp.MustCompile(`Output cut to its first 8\.0MB and last 8\.0MB of 95\.4MB: (.+)\]$`).FindStringSubmatch(got)
@@ -188,7 +188,7 @@ func TestBashMemoryBounded(t *testing.T) {
 
 func TestBashDisplay(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo hi; exit 2"}})
 	require.True(t, res.IsError)
 	assert.Equal(t, "hi\n\nCommand exited with code 2", res.Content)
@@ -204,21 +204,21 @@ func TestBashDisplay(t *testing.T) {
 }
 
 func TestBashBackgroundJobDoesNotHang(t *testing.T) {
-	ct := p2Tools(t)
+	ct := newTools(t)
 	began := time.Now()
-	got, err := p2Call(t, ct, "bash", map[string]any{"command": "sleep 1000 & echo left"})
+	got, err := run(t, ct, "bash", map[string]any{"command": "sleep 1000 & echo left"})
 	require.NoError(t, err)
 	assert.Equal(t, "left", got)
 	assert.Less(t, time.Since(began), 20*time.Second)
 }
 
 func BenchmarkBashOutputMemory(b *testing.B) {
-	ct := p2Tools(b)
+	ct := newTools(b)
 	for b.Loop() {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		got, err := p2Call(b, ct, "bash", map[string]any{"command": "yes | head -c 1G"})
+		got, err := run(b, ct, "bash", map[string]any{"command": "yes | head -c 1G"})
 		runtime.ReadMemStats(&after)
 		require.NoError(b, err)
 		if m := regexp.MustCompile(`: (/.+)\]$`).FindStringSubmatch(got); m != nil {
@@ -231,9 +231,9 @@ func BenchmarkBashOutputMemory(b *testing.B) {
 // BenchmarkBashEcho measures the cost of one short call: starting the shell,
 // and on Linux finding and killing what it left.
 func BenchmarkBashEcho(b *testing.B) {
-	ct := p2Tools(b)
+	ct := newTools(b)
 	for b.Loop() {
-		got, err := p2Call(b, ct, "bash", map[string]any{"command": "echo hi"})
+		got, err := run(b, ct, "bash", map[string]any{"command": "echo hi"})
 		require.NoError(b, err)
 		require.Equal(b, "hi", got)
 	}
@@ -305,10 +305,10 @@ func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 
 func TestBashSpillRetention(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t, WithBashSpillDir(t.TempDir()), WithBashSpillRetention(500*time.Millisecond, 2))
+	ct := newTools(t, WithBashSpillDir(t.TempDir()), WithBashSpillRetention(500*time.Millisecond, 2))
 	var paths []string
 	for range 3 {
-		got, err := p2Call(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
+		got, err := run(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
 		require.NoError(t, err)
 		m := spillPathRE.FindStringSubmatch(got)
 		require.NotNil(t, m)
@@ -327,7 +327,7 @@ func TestBashAfterClose(t *testing.T) {
 	ct, err := New(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, ct.Close())
-	_, err = p2Call(t, ct, "bash", map[string]any{"command": "echo hi"})
+	_, err = run(t, ct, "bash", map[string]any{"command": "echo hi"})
 	require.ErrorIs(t, err, os.ErrClosed)
 }
 
@@ -340,7 +340,7 @@ func TestBashGoroutinePanics(t *testing.T) {
 	}
 	for _, stage := range stages {
 		t.Run(stage, func(t *testing.T) {
-			ct := p2Tools(t, withoutContainment()) // reads host pids; "watch" is the scan's
+			ct := newTools(t, withoutContainment()) // reads host pids; "watch" is the scan's
 			pidFile := filepath.Join(ct.Root(), "pid")
 			bashTestHook = func(s string) {
 				if s == stage {

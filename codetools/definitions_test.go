@@ -9,7 +9,7 @@ import (
 
 func TestPart2ToolDefinitions(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	var names []string
 	for _, tool := range ct.Tools() {
 		names = append(names, tool.Name)

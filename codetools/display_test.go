@@ -173,7 +173,7 @@ func TestDecodeDisplay(t *testing.T) {
 func TestDisplayCounts(t *testing.T) {
 	t.Parallel()
 	t.Run("grep total and shown", func(t *testing.T) {
-		ct := p2Tree(t)
+		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Foo", "limit": 2}})
 		require.False(t, res.IsError, res.Content)
 		p := payloadOf[MatchesPayload](t, res, KindMatches)
@@ -183,14 +183,14 @@ func TestDisplayCounts(t *testing.T) {
 		assert.Contains(t, res.Content, "matches limit reached")
 	})
 	t.Run("grep nothing found", func(t *testing.T) {
-		ct := p2Tree(t)
+		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "nowhere to be found"}})
 		require.False(t, res.IsError, res.Content)
 		p := payloadOf[MatchesPayload](t, res, KindMatches)
 		assert.Equal(t, MatchesPayload{Pattern: "nowhere to be found", Items: []Match{}}, p, "items is [] in JSON, never null")
 	})
 	t.Run("glob total and shown", func(t *testing.T) {
-		ct := p2Tree(t)
+		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.go", "limit": 1}})
 		require.False(t, res.IsError, res.Content)
 		p := payloadOf[FilesPayload](t, res, KindFiles)
@@ -222,7 +222,7 @@ func TestDisplayCounts(t *testing.T) {
 		assert.Equal(t, 2, p.FirstChangedLine)
 	})
 	t.Run("bash timeout", func(t *testing.T) {
-		ct := p2Tools(t)
+		ct := newTools(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo started; sleep 30", "timeout": 1}})
 		require.True(t, res.IsError)
 		p := payloadOf[ProcessPayload](t, res, KindProcess)

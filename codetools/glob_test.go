@@ -17,7 +17,7 @@ import (
 
 func TestGlob(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	root := ct.Root()
 	// Known modification times: newest first, ties by path.
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -46,7 +46,7 @@ func TestGlob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := p2Call(t, ct, "glob", tt.args)
+			got, err := run(t, ct, "glob", tt.args)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -55,7 +55,7 @@ func TestGlob(t *testing.T) {
 
 func TestGlobErrors(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	for _, args := range []map[string]any{
 		{"pattern": "[a"},
 		{"pattern": "*.go", "path": "../.."},
@@ -63,14 +63,14 @@ func TestGlobErrors(t *testing.T) {
 		{"pattern": "*.go", "path": "missing"},
 		{"pattern": "../*.go"},
 	} {
-		_, err := p2Call(t, ct, "glob", args)
+		_, err := run(t, ct, "glob", args)
 		assert.Error(t, err, "%v", args)
 	}
 }
 
 func TestGlobDisplayAndCancel(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.ts"}})
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, FilesPayload{Pattern: "**/*.ts", Total: 1, Shown: 1, Paths: []string{"sub/c.ts"}},
@@ -84,13 +84,13 @@ func TestGlobDisplayAndCancel(t *testing.T) {
 
 func TestWalkManyFolders(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	files := map[string]string{}
 	for i := range 500 {
 		files[fmt.Sprintf("a%d/b%d/c%d/f%d.txt", i%5, i%11, i%13, i)] = "x"
 	}
-	p2Write(t, ct.Root(), files)
-	got, err := p2Call(t, ct, "glob", map[string]any{"pattern": "**/*.txt", "limit": 10000})
+	writeTestFiles(t, ct.Root(), files)
+	got, err := run(t, ct, "glob", map[string]any{"pattern": "**/*.txt", "limit": 10000})
 	require.NoError(t, err)
 	assert.Len(t, strings.Split(got, "\n"), 500)
 }
@@ -100,12 +100,12 @@ func TestWalkManyFolders(t *testing.T) {
 // lists the same paths.
 func TestGlobAnswerIsCapped(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t, WithGrepMaxBytes(4096))
+	ct := newTools(t, WithGrepMaxBytes(4096))
 	files := map[string]string{}
 	for i := range 300 {
 		files[fmt.Sprintf("%s%03d.txt", strings.Repeat("n", 60), i)] = "x"
 	}
-	p2Write(t, ct.Root(), files)
+	writeTestFiles(t, ct.Root(), files)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "*.txt", "limit": 100000}})
 	require.False(t, res.IsError, res.Content)
 	assert.LessOrEqual(t, len(res.Content), 4096)

@@ -274,12 +274,12 @@ func TestFirstBytesSound(t *testing.T) {
 // tricky file and compares the numbers of the matching lines.
 func TestGrepFastPathsAgainstRipgrep(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	data := grepTrickyText(2, 5000)
 	data = bytes.ToValidUTF8(data, []byte("?")) // rg searches invalid UTF-8 bytes as bytes
 	require.NoError(t, os.WriteFile(filepath.Join(ct.Root(), "tricky.txt"), data, 0o644))
 	for _, pattern := range []string{"unmarshal", "kiss", "Été", `func.*error`, `[α-ω]+`, `\p{Greek}`, `Dial|Listen|Accept`, `(?i)\w*Error\(`} {
-		got, err := p2Call(t, ct, "grep", map[string]any{"pattern": pattern, "path": "tricky.txt", "ignoreCase": true, "limit": 1 << 20})
+		got, err := run(t, ct, "grep", map[string]any{"pattern": pattern, "path": "tricky.txt", "ignoreCase": true, "limit": 1 << 20})
 		require.NoError(t, err)
 		want := rgLines(t, "(?i)"+pattern, filepath.Join(ct.Root(), "tricky.txt"))
 		assert.Equal(t, want, grepLineNumbers(t, got), fmt.Sprintf("pattern %q", pattern))

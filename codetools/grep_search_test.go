@@ -58,7 +58,7 @@ func negatedClassFile(size int) []byte {
 }
 
 func TestGrepNegatedClassIsLinear(t *testing.T) {
-	ct := p2Tools(t)
+	ct := newTools(t)
 	root := ct.Root()
 	for _, size := range []int{156 << 10, 1 << 20, 4 << 20} {
 		name := fmt.Sprintf("f%d.txt", size)
@@ -94,10 +94,10 @@ func (c *expiringCtx) Err() error {
 
 func TestGrepTimeoutIsAnError(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	// three blocks of lines that do not match
 	data := bytes.Repeat([]byte("nothing to see on this line\n"), 3*grepBlockMin/28+10)
-	p2Write(t, ct.Root(), map[string]string{"big.txt": string(data), "dir/big.txt": string(data)})
+	writeTestFiles(t, ct.Root(), map[string]string{"big.txt": string(data), "dir/big.txt": string(data)})
 	for _, path := range []string{"big.txt", "dir"} {
 		t.Run(path, func(t *testing.T) {
 			ctx := &expiringCtx{Context: context.Background()}
@@ -212,13 +212,13 @@ func TestGrepEmptyMatchAtEnd(t *testing.T) {
 		{"\n", "^$", []int{1}},
 		{"", "$", nil},
 	}
-	ct := p2Tools(t)
+	ct := newTools(t)
 	for i, tt := range tests {
 		name := fmt.Sprintf("%d_%q_%s", i, tt.data, tt.pattern)
 		file := fmt.Sprintf("f%d.txt", i)
 		require.NoError(t, os.WriteFile(filepath.Join(ct.Root(), file), []byte(tt.data), 0o644))
 		t.Run(name, func(t *testing.T) {
-			got, err := p2Call(t, ct, "grep", map[string]any{"pattern": tt.pattern, "path": file})
+			got, err := run(t, ct, "grep", map[string]any{"pattern": tt.pattern, "path": file})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, grepLineNumbers(t, got), "answer %q", got)
 			t.Run("same as ripgrep", func(t *testing.T) {
@@ -229,7 +229,7 @@ func TestGrepEmptyMatchAtEnd(t *testing.T) {
 }
 
 func TestGrepLinesLongerThanABlock(t *testing.T) {
-	ct := p2Tools(t)
+	ct := newTools(t)
 	long := func(parts ...string) string { return strings.Join(parts, "") }
 	a := func(n int) string { return strings.Repeat("a", n) }
 	files := map[string]string{
@@ -240,7 +240,7 @@ func TestGrepLinesLongerThanABlock(t *testing.T) {
 		// a match near the end of a 9 MiB line without a final newline
 		"tail.txt": long("first\n", a(grepBlockMax+1<<20), "needle", a(5)),
 	}
-	p2Write(t, ct.Root(), files)
+	writeTestFiles(t, ct.Root(), files)
 	tests := []struct {
 		args map[string]any
 		want string
@@ -277,20 +277,20 @@ func TestGrepLinesLongerThanABlock(t *testing.T) {
 
 func TestGrepPatternWithLineBreak(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	for _, args := range []map[string]any{
 		{"pattern": `Foo\nbar`},
 		{"pattern": "Foo\nbar"},
 		{"pattern": "Foo\nbar", "literal": true},
 		{"pattern": `foo\nbar`, "ignoreCase": true},
 	} {
-		_, err := p2Call(t, ct, "grep", args)
+		_, err := run(t, ct, "grep", args)
 		require.ErrorIs(t, err, errGrepNewline, "args %v", args)
 		assert.Contains(t, err.Error(), "one line at a time")
 	}
 	// classes lose their line break: nothing matches across lines
 	for _, pattern := range []string{`package[^q]*Foo`, `(?s)package.*Foo`, `a\s+func`, `package a\z`} {
-		got, err := p2Call(t, ct, "grep", map[string]any{"pattern": pattern, "path": "a.go"})
+		got, err := run(t, ct, "grep", map[string]any{"pattern": pattern, "path": "a.go"})
 		require.NoError(t, err)
 		want := "No matches found"
 		if strings.HasSuffix(pattern, `\z`) {

@@ -18,13 +18,13 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
-// p2Tree builds a tree exercising .gitignore, .git, hidden files, binary
+// newSearchTree builds a tree exercising .gitignore, .git, hidden files, binary
 // files and symbolic links.
-func p2Tree(t *testing.T) *CodeTools {
+func newSearchTree(t *testing.T) *CodeTools {
 	t.Helper()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	root := ct.Root()
-	p2Write(t, root, map[string]string{
+	writeTestFiles(t, root, map[string]string{
 		"a.go":             "package a\n\nfunc Foo() {}\n\n// foo bar\n",
 		"sub/b.go":         "package sub\n\nfunc Bar() { Foo() }\n",
 		"sub/c.ts":         "export const foo = 1; // Foo\n",
@@ -47,7 +47,7 @@ func p2Tree(t *testing.T) *CodeTools {
 
 func TestGrep(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	tests := []struct {
 		name string
 		args map[string]any
@@ -85,7 +85,7 @@ func TestGrep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := p2Call(t, ct, "grep", tt.args)
+			got, err := run(t, ct, "grep", tt.args)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -94,7 +94,7 @@ func TestGrep(t *testing.T) {
 
 func TestGrepErrors(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	tests := []struct {
 		name string
 		args map[string]any
@@ -108,7 +108,7 @@ func TestGrepErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := p2Call(t, ct, "grep", tt.args)
+			_, err := run(t, ct, "grep", tt.args)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -117,19 +117,19 @@ func TestGrepErrors(t *testing.T) {
 
 func TestGrepLongLinesAndCap(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	long := strings.Repeat("é", 700) + "needle"
 	var many strings.Builder
 	for i := range 3000 {
 		fmt.Fprintf(&many, "needle %d %s\n", i, strings.Repeat("x", 200))
 	}
-	p2Write(t, ct.Root(), map[string]string{"long.txt": "needle " + long + "\n", "many.txt": many.String()})
+	writeTestFiles(t, ct.Root(), map[string]string{"long.txt": "needle " + long + "\n", "many.txt": many.String()})
 
-	got, err := p2Call(t, ct, "grep", map[string]any{"pattern": "needle", "path": "long.txt"})
+	got, err := run(t, ct, "grep", map[string]any{"pattern": "needle", "path": "long.txt"})
 	require.NoError(t, err)
 	assert.Equal(t, "long.txt:1: needle "+strings.Repeat("é", 493)+"... [truncated]", got)
 
-	got, err = p2Call(t, ct, "grep", map[string]any{"pattern": "needle", "path": "many.txt", "limit": 5000})
+	got, err = run(t, ct, "grep", map[string]any{"pattern": "needle", "path": "many.txt", "limit": 5000})
 	require.NoError(t, err)
 	assert.Less(t, len(got), 50*1024)
 	assert.Contains(t, got, "[Output truncated at 50.0KB")
@@ -137,7 +137,7 @@ func TestGrepLongLinesAndCap(t *testing.T) {
 
 func TestGrepDisplay(t *testing.T) {
 	t.Parallel()
-	ct := p2Tree(t)
+	ct := newSearchTree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Bar"}})
 	require.False(t, res.IsError, res.Content)
 	p := payloadOf[MatchesPayload](t, res, KindMatches)
@@ -151,13 +151,13 @@ func TestGrepDisplay(t *testing.T) {
 
 func TestGrepLimitAcrossManyFiles(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t)
+	ct := newTools(t)
 	files := map[string]string{}
 	for i := range 300 {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%17, i)] = "hit\nmiss\nhit\n"
 	}
-	p2Write(t, ct.Root(), files)
-	got, err := p2Call(t, ct, "grep", map[string]any{"pattern": "hit", "limit": 7})
+	writeTestFiles(t, ct.Root(), files)
+	got, err := run(t, ct, "grep", map[string]any{"pattern": "hit", "limit": 7})
 	require.NoError(t, err)
 	lines := strings.Split(got, "\n")
 	require.Len(t, lines, 9)
@@ -318,8 +318,8 @@ func TestGrepAnswerAndDisplayAgree(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct := p2Tools(t, WithGrepMaxBytes(tt.maxBytes))
-			p2Write(t, ct.Root(), filesOf(max(tt.repeat, 1)))
+			ct := newTools(t, WithGrepMaxBytes(tt.maxBytes))
+			writeTestFiles(t, ct.Root(), filesOf(max(tt.repeat, 1)))
 			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{
 				"pattern": "hit", "limit": tt.limit, "context": tt.context}})
 			require.False(t, res.IsError, res.Content)

@@ -34,7 +34,7 @@ func TestGrepLongLineHonoursDeadline(t *testing.T) {
 	inChild(t, 3*time.Minute, func(t *testing.T) {
 		_, c := newTestTools(t)
 		abab := func(n int) string { return strings.Repeat("ab", n/2) }
-		p2Write(t, c.Root(), map[string]string{
+		writeTestFiles(t, c.Root(), map[string]string{
 			"one-mib.txt":    abab(1<<20) + "\n",
 			"nine-mib.txt":   abab(9<<20) + "\n", // longer than the largest block: streamed
 			"many-lines.txt": strings.Repeat(abab(62)+"\n", 1<<16),
@@ -64,7 +64,7 @@ func TestGrepCostlyRunsFindWhatTheyShould(t *testing.T) {
 	t.Parallel()
 	_, c := newTestTools(t)
 	long := strings.Repeat("ab", 1<<13)
-	p2Write(t, c.Root(), map[string]string{
+	writeTestFiles(t, c.Root(), map[string]string{
 		"a.txt": "short line\n" + long + "c tail\nabx299 x\n" + long + "\n",
 	})
 	for _, tt := range []struct{ pattern, want string }{

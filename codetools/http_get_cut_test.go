@@ -15,7 +15,7 @@ import (
 // answered as a whole page: the answer and the Display say it was cut, and
 // why (issue 28, row 11).
 func TestHTTPGetShortBodyIsMarkedCut(t *testing.T) {
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/short", "/short-html":
 			ctype := "text/plain"
@@ -41,7 +41,7 @@ func TestHTTPGetShortBodyIsMarkedCut(t *testing.T) {
 			}
 		}
 	})
-	ct := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(time.Second))
+	ct := newTools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(time.Second))
 	for _, tt := range []struct {
 		path    string
 		reason  string
@@ -68,7 +68,7 @@ func TestHTTPGetShortBodyIsMarkedCut(t *testing.T) {
 	// An HTML page still arriving at the timeout leaves no time to convert
 	// it: an error that says so, never a page shown whole.
 	start := time.Now()
-	_, err := p2Call(t, ct, "http_get", map[string]any{"url": srv.URL + "/trickle-html"})
+	_, err := run(t, ct, "http_get", map[string]any{"url": srv.URL + "/trickle-html"})
 	assert.Less(t, time.Since(start), 5*time.Second)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "still arriving at the HTTP timeout")

@@ -27,7 +27,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
-func p2Server(t *testing.T, h http.HandlerFunc) *httptest.Server {
+func newTestServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -37,7 +37,7 @@ func p2Server(t *testing.T, h http.HandlerFunc) *httptest.Server {
 func TestHTTPGetFormats(t *testing.T) {
 	t.Parallel()
 	var gotUA string
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		gotUA = r.UserAgent()
 		switch r.URL.Path {
 		case "/page":
@@ -60,7 +60,7 @@ func TestHTTPGetFormats(t *testing.T) {
 			fmt.Fprint(w, "<p>No such page</p>")
 		}
 	})
-	ct := p2Tools(t, WithAllowPrivateNetworks())
+	ct := newTools(t, WithAllowPrivateNetworks())
 	tests := []struct {
 		name, path, format string
 		contains           []string
@@ -80,7 +80,7 @@ func TestHTTPGetFormats(t *testing.T) {
 			if tt.format != "" {
 				args["format"] = tt.format
 			}
-			got, err := p2Call(t, ct, "http_get", args)
+			got, err := run(t, ct, "http_get", args)
 			require.NoError(t, err)
 			for _, s := range tt.contains {
 				assert.Contains(t, got, s)
@@ -92,7 +92,7 @@ func TestHTTPGetFormats(t *testing.T) {
 	}
 	assert.Equal(t, "llmtoolkit/"+version, gotUA)
 
-	_, err := p2Call(t, ct, "http_get", map[string]any{"url": srv.URL + "/missing"})
+	_, err := run(t, ct, "http_get", map[string]any{"url": srv.URL + "/missing"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "HTTP 404 Not Found")
 	assert.Contains(t, err.Error(), "No such page")
@@ -105,7 +105,7 @@ func TestHTTPGetFormats(t *testing.T) {
 
 func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
 	t.Parallel()
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		line := []byte(strings.Repeat("x", 1023) + "\n")
 		for r.Context().Err() == nil {
@@ -114,8 +114,8 @@ func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
 			}
 		}
 	})
-	ct := p2Tools(t, WithAllowPrivateNetworks())
-	got, err := p2Call(t, ct, "http_get", map[string]any{"url": srv.URL, "maxBytes": 5000})
+	ct := newTools(t, WithAllowPrivateNetworks())
+	got, err := run(t, ct, "http_get", map[string]any{"url": srv.URL, "maxBytes": 5000})
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(got, "\n\n[truncated at 5000 bytes]"), got[max(0, len(got)-100):])
 	assert.Contains(t, got, "more than 4.9KB")
@@ -124,64 +124,64 @@ func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
 
 func TestHTTPGetGuard(t *testing.T) {
 	t.Parallel()
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
 	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
-	hop := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	hop := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://127.0.0.1:"+port+"/", http.StatusFound)
 	})
 	hopPort := hop.URL[strings.LastIndexByte(hop.URL, ':')+1:]
 
-	ct := p2Tools(t) // guard on
+	ct := newTools(t) // guard on
 	for _, u := range []string{srv.URL, "http://localhost:" + port + "/", "http://[::1]:" + port + "/"} {
-		_, err := p2Call(t, ct, "http_get", map[string]any{"url": u})
+		_, err := run(t, ct, "http_get", map[string]any{"url": u})
 		require.Error(t, err, u)
 		assert.ErrorIs(t, err, ErrBlockedAddress, u)
 		assert.Contains(t, err.Error(), "loopback")
 	}
 
 	// "localhost" is allowed by name; the redirect to 127.0.0.1 is not.
-	ct = p2Tools(t, WithAllowedHosts("localhost"))
-	_, err := p2Call(t, ct, "http_get", map[string]any{"url": "http://localhost:" + hopPort + "/"})
+	ct = newTools(t, WithAllowedHosts("localhost"))
+	_, err := run(t, ct, "http_get", map[string]any{"url": "http://localhost:" + hopPort + "/"})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrBlockedAddress)
 
-	got, err := p2Call(t, ct, "http_get", map[string]any{"url": "http://localhost:" + port + "/"})
+	got, err := run(t, ct, "http_get", map[string]any{"url": "http://localhost:" + port + "/"})
 	require.NoError(t, err)
 	assert.Contains(t, got, "secret")
 
-	ct = p2Tools(t, WithAllowPrivateNetworks())
-	got, err = p2Call(t, ct, "http_get", map[string]any{"url": hop.URL})
+	ct = newTools(t, WithAllowPrivateNetworks())
+	got, err = run(t, ct, "http_get", map[string]any{"url": hop.URL})
 	require.NoError(t, err)
 	assert.Contains(t, got, "secret")
 }
 
 func TestHTTPGetErrors(t *testing.T) {
 	t.Parallel()
-	ct := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(time.Second))
+	ct := newTools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(time.Second))
 	for _, tt := range []struct{ url, want string }{
 		{"ftp://example.com/", "only http:// and https://"},
 		{"file:///etc/passwd", "only http:// and https://"},
 		{"http://", "has no host"},
 		{"::not a url", "not a valid URL"},
 	} {
-		_, err := p2Call(t, ct, "http_get", map[string]any{"url": tt.url})
+		_, err := run(t, ct, "http_get", map[string]any{"url": tt.url})
 		require.Error(t, err, tt.url)
 		assert.Contains(t, err.Error(), tt.want)
 	}
-	_, err := p2Call(t, ct, "http_get", map[string]any{"url": "http://x", "format": "pdf"})
+	_, err := run(t, ct, "http_get", map[string]any{"url": "http://x", "format": "pdf"})
 	assert.ErrorIs(t, err, llmtoolkit.ErrInvalidArguments)
 
 	loop := 0
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		loop++
 		http.Redirect(w, r, fmt.Sprintf("/r%d", loop), http.StatusFound)
 	})
-	_, err = p2Call(t, ct, "http_get", map[string]any{"url": srv.URL})
+	_, err = run(t, ct, "http_get", map[string]any{"url": srv.URL})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stopped after 5 redirects")
 
-	slow := p2Server(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	_, err = p2Call(t, ct, "http_get", map[string]any{"url": slow.URL})
+	slow := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	_, err = run(t, ct, "http_get", map[string]any{"url": slow.URL})
 	require.Error(t, err)
 }
 
@@ -247,7 +247,7 @@ func TestHTTPGetChild(t *testing.T) {
 	var spec httpGetChildSpec
 	require.NoError(t, json.Unmarshal([]byte(raw), &spec))
 	page := hostilePage(spec.Kind, spec.Size)
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, page)
 	})
@@ -256,7 +256,7 @@ func TestHTTPGetChild(t *testing.T) {
 		port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
 		u = "http://127.0.0.1:" + strings.Repeat("0", 600) + port + "/"
 	}
-	ct := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(spec.HTTPTimeout))
+	ct := newTools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(spec.HTTPTimeout))
 	ctx := context.Background()
 	if spec.CtxTimeout > 0 {
 		var cancel context.CancelFunc
@@ -548,7 +548,7 @@ func TestHTTPGetErrorsHidePasswords(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t"
 	var srvURL string
-	srv := p2Server(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bad-location":
 			w.Header().Set("Location", "http://u:"+secret+"@h:bad/")
@@ -563,8 +563,8 @@ func TestHTTPGetErrorsHidePasswords(t *testing.T) {
 	})
 	srvURL = srv.URL
 	withPassword := strings.Replace(srv.URL, "http://", "http://user:"+secret+"@", 1)
-	open := p2Tools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(5*time.Second))
-	guarded := p2Tools(t, WithHTTPTimeout(5*time.Second))
+	open := newTools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(5*time.Second))
+	guarded := newTools(t, WithHTTPTimeout(5*time.Second))
 
 	for _, tt := range []struct {
 		name, url string
@@ -583,7 +583,7 @@ func TestHTTPGetErrorsHidePasswords(t *testing.T) {
 		{"unparsable redirect", withPassword + "/bad-location", open, `failed to parse Location header "http://u:xxxxx@h:bad/"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := p2Call(t, tt.ct, "http_get", map[string]any{"url": tt.url})
+			_, err := run(t, tt.ct, "http_get", map[string]any{"url": tt.url})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 			for _, part := range []string{secret, "s3", "cr3t"} {
@@ -592,7 +592,7 @@ func TestHTTPGetErrorsHidePasswords(t *testing.T) {
 		})
 	}
 
-	_, err := p2Call(t, guarded, "http_get", map[string]any{"url": withPassword + "/"})
+	_, err := run(t, guarded, "http_get", map[string]any{"url": withPassword + "/"})
 	assert.ErrorIs(t, err, ErrBlockedAddress, "the scrubbed error still wraps the sentinel")
 
 	res := llmtoolkit.Execute(context.Background(), open, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL + "/to-userinfo"}})
@@ -684,7 +684,7 @@ func BenchmarkHTTPGetMarkdown(b *testing.B) {
 		w.Write(page)
 	}))
 	b.Cleanup(srv.Close)
-	ct := p2Tools(b, WithAllowPrivateNetworks())
+	ct := newTools(b, WithAllowPrivateNetworks())
 	call := llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL}}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -53,7 +53,7 @@ func TestGlobPatternClimbingAbovePath(t *testing.T) {
 	t.Parallel()
 	inChild(t, 2*time.Minute, func(t *testing.T) {
 		_, c := newTestTools(t)
-		p2Write(t, c.Root(), map[string]string{"z": "z", "a.go": "a", "sub/b.go": "b", "sub/x/c.go": "c", "other/d.go": "d"})
+		writeTestFiles(t, c.Root(), map[string]string{"z": "z", "a.go": "a", "sub/b.go": "b", "sub/x/c.go": "c", "other/d.go": "d"})
 		refused := []struct {
 			pattern, path string
 		}{
@@ -98,7 +98,7 @@ func TestWalkPanicBecomesError(t *testing.T) {
 		for i := range 200 {
 			files[filepath.Join("d"+string(rune('a'+i%7)), "f"+string(rune('a'+i%26))+strings.Repeat("x", i))] = "x"
 		}
-		p2Write(t, c.Root(), files)
+		writeTestFiles(t, c.Root(), files)
 		before := openDescriptors(t)
 		var visited atomic.Int64
 		err := c.walk(context.Background(), ".", func(_ int, f walkFile) {
@@ -331,7 +331,7 @@ func TestPathologicalIgnoreLinesDoNotStallWalks(t *testing.T) {
 		_, c := newTestTools(t)
 		kept := "ab" + strings.Repeat("a", 60) + "c"
 		kept2 := strings.Repeat("a", 60) + "b"
-		p2Write(t, c.Root(), map[string]string{
+		writeTestFiles(t, c.Root(), map[string]string{
 			".gitignore":      "*a*a*a*a*a*a*a*a*ab*c\n" + strings.Repeat("*a", 16) + "\n",
 			kept:              "x\n",
 			"sub/" + kept2:    "x\n",
