@@ -177,6 +177,7 @@ func TestEditMemoryBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case in its own child process
 			rep := measureEdit(t, tt.name)
 			if !raceEnabled {
 				assert.Less(t, rep.PeakDelta, tt.maxPeak*mib, "peak memory added by the call")
