@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 )
 
@@ -186,4 +187,47 @@ func TestProgressThroughServeAndConnect(t *testing.T) {
 	require.GreaterOrEqual(t, len(got), 2)
 	assert.Equal(t, llmtoolkit.Progress{Progress: 1, Total: 3, Message: "step 1"}, got[0])
 	assert.Equal(t, llmtoolkit.Progress{Progress: 2, Total: 3, Message: "step 2"}, got[1])
+}
+
+// TestRemoteProgressReachesAgentloop: a remote tool's progress, through
+// mcp.Serve and a Client used as agentloop's Resolver, arrives among the
+// run's events as EventProgress of its call, before its result.
+func TestRemoteProgressReachesAgentloop(t *testing.T) {
+	t.Parallel()
+	seen := make(chan struct{}, 1)
+	f := llmtoolkittest.NewFake(nil)
+	f.Add(llmtoolkit.MustTool("slow", "Works in steps.", nil), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		llmtoolkit.ReportProgress(ctx, llmtoolkit.Progress{Progress: 1, Total: 2, Message: "half"})
+		select { // the event arrived while the call runs
+		case <-seen:
+		case <-time.After(10 * time.Second):
+			return "", errors.New("no progress event within 10 s")
+		}
+		return "finished", nil
+	})
+	st, ct := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(testContext(t))
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, f, st) }()
+	t.Cleanup(func() { cancel(); <-served })
+	c, err := Connect(testContext(t), ct)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+
+	model := llmtoolkittest.NewScriptedModel(t, llmtoolkittest.CallTools(llmtoolkittest.Call("slow", nil)), llmtoolkittest.Reply("done"))
+	var events []string
+	_, _, err = agentloop.Run(testContext(t), []agentloop.Message{agentloop.UserMessage("Go.")}, model.Send, agentloop.Options{
+		Resolver: c, MaxParallel: 1,
+		OnEvent: func(e agentloop.Event) {
+			switch e.Kind {
+			case agentloop.EventProgress:
+				events = append(events, fmt.Sprintf("progress %s %g/%g %s", e.Call.Name, e.Progress.Progress, e.Progress.Total, e.Progress.Message))
+				seen <- struct{}{}
+			case agentloop.EventToolResult:
+				events = append(events, "result "+e.Result.Content)
+			}
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"progress slow 1/2 half", "result finished"}, events)
 }
