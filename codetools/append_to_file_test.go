@@ -13,6 +13,7 @@ import (
 // file outside it must not let append_to_file change the outside file; a
 // file with one name is appended to as before.
 func TestAppendToFileRefusesHardLinks(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("outside\n"), 0o644))

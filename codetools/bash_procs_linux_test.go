@@ -63,6 +63,7 @@ func readSleepers(t *testing.T, file string, callErr error) []sleeper {
 // the issue lists; each must be gone when the call returns, whether the
 // command ended by itself, timed out or was cancelled.
 func TestBashKillsEveryDescendant(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("10 s of real processes: -short leaves it out (CI's race pass); the plain run has it")
 	}
@@ -90,6 +91,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 	for _, lv := range leavers {
 		for _, end := range endings {
 			t.Run(lv.name+"/"+end.name, func(t *testing.T) {
+				t.Parallel()                            // the calls kill only their own processes
 				ct := newTools(t, withoutContainment()) // the scan, the fallback: it reads host pids
 				args := map[string]any{"command": lv.command + end.suffix}
 				if end.timeout > 0 {
@@ -142,6 +144,7 @@ func TestBashKillsEveryDescendant(t *testing.T) {
 // Killing a call's processes leaves alone those of a concurrent call and
 // the host's own children.
 func TestBashKillsOnlyItsOwnProcesses(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t, withoutContainment()) // reads host pids
 	slow := make(chan error, 1)
 	var slowOut string

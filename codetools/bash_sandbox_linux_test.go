@@ -144,7 +144,7 @@ func TestBashSandboxUnavailable(t *testing.T) {
 	_, err = New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "chroot"}))
 	require.Error(t, err, "an unknown backend is a mistake, not a fallback")
 
-	ct := newTools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithShell("/bin/sh"))
+	ct := newTools(t, WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithBashShell("/bin/sh"))
 	_, shown, _ := bashDisplay(t, ct, "true")
 	assert.Contains(t, shown.Sandbox, "none: ")
 }
@@ -152,6 +152,7 @@ func TestBashSandboxUnavailable(t *testing.T) {
 // A spill folder inside the root that a command replaces by a link to
 // another folder: no spill file is made or removed there.
 func TestBashSpillFolderReplacedByLink(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	root := t.TempDir()
 	spill := filepath.Join(root, "spill")

@@ -24,6 +24,7 @@ import (
 )
 
 func TestBash(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t, WithBashEnv("TEST_FOO=bar"))
 	tests := []struct {
 		name    string
@@ -114,6 +115,7 @@ func groupAlive(pgid int) bool {
 }
 
 func TestBashCancelKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t, withoutContainment()) // reads host pids
 	pidFile := filepath.Join(ct.Root(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -142,6 +144,7 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 }
 
 func TestBashTailTruncation(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	got, err := run(t, ct, "bash", map[string]any{"command": "seq 1 3000"})
 	require.NoError(t, err)
@@ -184,6 +187,7 @@ func TestBashMemoryBounded(t *testing.T) {
 }
 
 func TestBashDisplay(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo hi; exit 2"}})
 	require.True(t, res.IsError)
@@ -243,6 +247,7 @@ var spillPathRE = regexp.MustCompile(`\[Showing lines \d+-\d+ of \d+\. (Full out
 // leaves a spill file no bigger than the cap, where the host says, and Close
 // removes it.
 func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		dir   func(t *testing.T) string // "" is the system temp folder
@@ -299,6 +304,7 @@ func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 }
 
 func TestBashSpillRetention(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t, WithBashSpillDir(t.TempDir()), WithBashSpillRetention(500*time.Millisecond, 2))
 	var paths []string
 	for range 3 {
@@ -317,6 +323,7 @@ func TestBashSpillRetention(t *testing.T) {
 }
 
 func TestBashAfterClose(t *testing.T) {
+	t.Parallel()
 	ct, err := New(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, ct.Close())

@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewRefusesBadRoots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := writeTestFile(t, dir, "f.txt", "x")
 	for _, root := range []string{"", filepath.Join(dir, "missing"), file} {
@@ -28,6 +29,7 @@ func TestNewRefusesBadRoots(t *testing.T) {
 }
 
 func TestFileToolDefinitions(t *testing.T) {
+	t.Parallel()
 	_, c := newTestTools(t)
 	want := []string{"read_file", "write_file", "edit_file", "multi_edit", "append_to_file", "list_directory", "tree", "file_info"}
 	var names []string
@@ -59,6 +61,7 @@ func TestFileToolDefinitions(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "f.txt", "hello\n")
 	for _, tt := range []struct {
@@ -96,6 +99,7 @@ func TestBadArguments(t *testing.T) {
 }
 
 func TestCancelledContext(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "f.txt", "x")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,7 @@ import (
 )
 
 func TestConcurrentAppends(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	const goroutines, calls = 64, 50
 	var wg sync.WaitGroup
@@ -35,6 +36,7 @@ func TestConcurrentAppends(t *testing.T) {
 }
 
 func TestConcurrentEditsOnOneFile(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	const n = 32
 	var sb strings.Builder
@@ -63,6 +65,7 @@ func TestConcurrentEditsOnOneFile(t *testing.T) {
 }
 
 func TestConcurrentEditsThroughSymlinkShareTheLock(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	var sb strings.Builder
 	for i := range 16 {

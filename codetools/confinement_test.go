@@ -53,6 +53,7 @@ func withPath(args map[string]any, p string) map[string]any {
 }
 
 func TestPathsRefused(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	for name, args := range fileTools {
 		for _, tt := range []struct{ path, err string }{
@@ -79,6 +80,7 @@ func TestPathsRefused(t *testing.T) {
 }
 
 func TestPathsAccepted(t *testing.T) {
+	t.Parallel()
 	root, _, c := outsideSetup(t)
 	writeTestFile(t, root, "a/b.txt", "B\n")
 	for _, p := range []string{"a/b.txt", "./a/b.txt", "a/../a/b.txt", "a//b.txt", filepath.Join(root, "a", "b.txt")} {
@@ -91,6 +93,7 @@ func TestPathsAccepted(t *testing.T) {
 }
 
 func TestSymlinksOutsideRefused(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "direct.txt")))
 	require.NoError(t, os.Symlink("../outside/secret.txt", filepath.Join(root, "relative.txt")))
@@ -124,6 +127,7 @@ func TestSymlinksOutsideRefused(t *testing.T) {
 }
 
 func TestErrorsWrapErrOutsideRoot(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dirlink")))
 	for _, p := range []string{"../x", "dirlink/secret.txt"} {
@@ -136,6 +140,7 @@ func TestErrorsWrapErrOutsideRoot(t *testing.T) {
 // outside while the tools read and write in it: os.Root checks every
 // access where it happens, so nothing outside is ever read or written.
 func TestSymlinkSwapRace(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	sub := filepath.Join(root, "sub")
 	require.NoError(t, os.MkdirAll(sub, 0o755))

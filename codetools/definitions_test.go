@@ -8,6 +8,7 @@ import (
 )
 
 func TestBashGrepGlobHTTPGetDefinitions(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	var names []string
 	for _, tool := range ct.Tools() {

@@ -74,6 +74,7 @@ func tagKeys(t *testing.T, typ reflect.Type) []string {
 }
 
 func TestDisplayKeysAreDocumented(t *testing.T) {
+	t.Parallel()
 	require.Len(t, payloadTypes, len(documentedKeys))
 	for kind, want := range documentedKeys {
 		typ, ok := payloadTypes[kind]
@@ -138,6 +139,7 @@ func decodeGeneric(t *testing.T, data []byte) any {
 }
 
 func TestDecodeDisplay(t *testing.T) {
+	t.Parallel()
 	typed := DiffPayload{Path: "a.txt", Diff: "--- a/a.txt", Added: 1, FirstChangedLine: 2, Replacements: 1}
 	tests := []struct {
 		name    string
@@ -176,6 +178,7 @@ func TestDecodeDisplay(t *testing.T) {
 // TestDisplayCounts: the payloads say how much was found and how much is
 // shown, how many replacements an edit made, and how a command ended.
 func TestDisplayCounts(t *testing.T) {
+	t.Parallel()
 	t.Run("grep total and shown", func(t *testing.T) {
 		ct := newSearchTree(t)
 		res := llmtoolkit.Execute(t.Context(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Foo", "limit": 2}})

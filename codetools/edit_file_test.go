@@ -17,6 +17,7 @@ import (
 )
 
 func TestEditFilePiCases(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content, oldText, newText, want, err string
 	}{
@@ -50,6 +51,7 @@ func TestEditFilePiCases(t *testing.T) {
 }
 
 func TestEditFileNotFoundShowsClosestLines(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	var lines []string
 	for i := 1; i <= 40; i++ {
@@ -66,6 +68,7 @@ func TestEditFileNotFoundShowsClosestLines(t *testing.T) {
 }
 
 func TestEditFileDiffAndDisplay(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "f.txt", linesText(20))
 	res := execute(c, "edit_file", map[string]any{"path": "f.txt", "oldText": "line 10\n", "newText": "ten\n"})
@@ -83,6 +86,7 @@ func TestEditFileDiffAndDisplay(t *testing.T) {
 // never the whole file. On main, a 9 MiB edit showed both texts (18 MiB
 // of JSON), past the 16 MiB frame of the MCP SDK.
 func TestEditDisplayBounded(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	for i := 0; sb.Len() < 9<<20; i++ {
 		fmt.Fprintf(&sb, "record %d: some payload text\n", i)
@@ -139,6 +143,7 @@ func TestEditDisplayBounded(t *testing.T) {
 // the file would stay as it was, and write nothing. On main, multi_edit
 // reported success and rewrote the file.
 func TestEditsThatChangeNothing(t *testing.T) {
+	t.Parallel()
 	const content = "alpha\r\nbeta\r\ngamma\r\n"
 	tests := []struct {
 		name string
@@ -179,6 +184,7 @@ func TestEditsThatChangeNothing(t *testing.T) {
 }
 
 func TestEditFileOtherErrors(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t, WithMaxEditSize(100))
 	writeTestFile(t, dir, "big.txt", strings.Repeat("x", 101))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bin"), []byte("a\x00b"), 0o644))
@@ -194,6 +200,7 @@ func TestEditFileOtherErrors(t *testing.T) {
 }
 
 func TestEditFileKeepsModeAndOnlyTheRegion(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	content := "keep\u00a0this \r\nfix “me”  \r\nkeep “that”\r\n"
 	p := writeTestFile(t, dir, "f.txt", content)
@@ -206,6 +213,7 @@ func TestEditFileKeepsModeAndOnlyTheRegion(t *testing.T) {
 }
 
 func TestMultiEdit(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "f.txt", "a = 1\nb = 2\nc = 3\n")
 	got := mustRun(t, c, "multi_edit", map[string]any{"path": "f.txt", "edits": []any{
@@ -223,6 +231,7 @@ func TestMultiEdit(t *testing.T) {
 }
 
 func TestMultiEditFailureTouchesNothing(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "f.txt", "x y x\n")
 	for _, tt := range []struct {

@@ -158,6 +158,7 @@ func measureEdit(t *testing.T, name string) editMemoryReport {
 // 17.5 MiB oldText added 262 MiB (1.9 GiB on one long line) and a whole
 // file edit showed a 37 MB Display.
 func TestEditMemoryBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds 17.5 MiB files")
 	}
@@ -176,6 +177,7 @@ func TestEditMemoryBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case in its own child process
 			rep := measureEdit(t, tt.name)
 			if !raceEnabled {
 				assert.Less(t, rep.PeakDelta, tt.maxPeak*mib, "peak memory added by the call")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestFileInfo(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	p := writeTestFile(t, dir, "src/a.go", "package a\n\nfunc A() {}\n")
 	mtime := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)

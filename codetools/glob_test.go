@@ -16,6 +16,7 @@ import (
 )
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	root := ct.Root()
 	// Known modification times: newest first, ties by path.
@@ -53,6 +54,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGlobErrors(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	for _, args := range []map[string]any{
 		{"pattern": "[a"},
@@ -67,6 +69,7 @@ func TestGlobErrors(t *testing.T) {
 }
 
 func TestGlobDisplayAndCancel(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.ts"}})
 	require.False(t, res.IsError, res.Content)
@@ -80,6 +83,7 @@ func TestGlobDisplayAndCancel(t *testing.T) {
 }
 
 func TestWalkManyFolders(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	files := map[string]string{}
 	for i := range 500 {
@@ -95,6 +99,7 @@ func TestWalkManyFolders(t *testing.T) {
 // the cap grep and glob share, says where it was cut, and the Display
 // lists the same paths.
 func TestGlobAnswerIsCapped(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t, WithGrepMaxBytes(4096))
 	files := map[string]string{}
 	for i := range 300 {

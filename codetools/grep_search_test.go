@@ -91,6 +91,7 @@ func (c *expiringCtx) Err() error {
 }
 
 func TestGrepTimeoutIsAnError(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	// three blocks of lines that do not match
 	data := bytes.Repeat([]byte("nothing to see on this line\n"), 3*search.BlockMin/28+10)
@@ -148,6 +149,7 @@ func grepLineNumbers(t *testing.T, answer string) []int {
 }
 
 func TestGrepEmptyMatchAtEnd(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		data, pattern string
 		want          []int
@@ -229,6 +231,7 @@ func TestGrepLinesLongerThanABlock(t *testing.T) {
 }
 
 func TestGrepPatternWithLineBreak(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	for _, args := range []map[string]any{
 		{"pattern": `Foo\nbar`},

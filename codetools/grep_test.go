@@ -43,6 +43,7 @@ func newSearchTree(t *testing.T) *CodeTools {
 }
 
 func TestGrep(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	tests := []struct {
 		name string
@@ -89,6 +90,7 @@ func TestGrep(t *testing.T) {
 }
 
 func TestGrepErrors(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	tests := []struct {
 		name string
@@ -111,6 +113,7 @@ func TestGrepErrors(t *testing.T) {
 }
 
 func TestGrepLongLinesAndCap(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	long := strings.Repeat("é", 700) + "needle"
 	var many strings.Builder
@@ -130,6 +133,7 @@ func TestGrepLongLinesAndCap(t *testing.T) {
 }
 
 func TestGrepDisplay(t *testing.T) {
+	t.Parallel()
 	ct := newSearchTree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Bar"}})
 	require.False(t, res.IsError, res.Content)
@@ -143,6 +147,7 @@ func TestGrepDisplay(t *testing.T) {
 }
 
 func TestGrepLimitAcrossManyFiles(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t)
 	files := map[string]string{}
 	for i := range 300 {
@@ -165,6 +170,7 @@ func TestGrepLimitAcrossManyFiles(t *testing.T) {
 // that no context line of a match left out is shown, and that the notice
 // says why the answer ends.
 func TestGrepAnswerAndDisplayAgree(t *testing.T) {
+	t.Parallel()
 	// files of `repeat` times 60 lines, a match every 5
 	filesOf := func(repeat int) map[string]string {
 		var body strings.Builder

@@ -34,6 +34,31 @@ func mustRun(t testing.TB, c *CodeTools, name string, args map[string]any) strin
 	return out
 }
 
+// newTools returns tools over a fresh temporary root (newTestTools without
+// the root).
+func newTools(t testing.TB, opts ...Option) *CodeTools {
+	t.Helper()
+	ct, err := New(t.TempDir(), opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { ct.Close() })
+	return ct
+}
+
+// writeTestFiles writes files (slash paths relative to root), creating folders.
+func writeTestFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+// withoutContainment runs bash's commands without a PID namespace, so that
+// the tests of the process guard's scan (the fallback) run where
+// containment is available.
+func withoutContainment() Option { return func(c *config) { c.bash.noContain = true } }
+
 // execute calls one tool through llmtoolkit.Execute, to see its Display.
 func execute(c *CodeTools, name string, args map[string]any) llmtoolkit.Result {
 	return llmtoolkit.Execute(context.Background(), c, llmtoolkit.Call{Name: name, Arguments: args})
@@ -57,4 +82,21 @@ func readTestFile(t testing.TB, dir, name string) string {
 // symlink makes name (inside dir) a symbolic link to target.
 func symlink(target, dir, name string) error {
 	return os.Symlink(target, filepath.Join(dir, filepath.FromSlash(name)))
+}
+
+// stressEnv names the environment variable that turns on the heaviest
+// stress tests (30,000-deep trees, process bombs in every sandbox, 10 MiB
+// hostile pages). CI sets it (.ci/run); a plain go test ./... leaves them
+// out, or runs a smaller case that still shows the property.
+const stressEnv = "LLMTOOLKIT_STRESS"
+
+// stress reports whether the heaviest stress tests run.
+func stress() bool { return os.Getenv(stressEnv) != "" }
+
+// requireStress skips t unless the stress tests run.
+func requireStress(t testing.TB) {
+	t.Helper()
+	if !stress() {
+		t.Skipf("a heavy stress test: set %s=1 to run it (CI does)", stressEnv)
+	}
 }

@@ -32,6 +32,7 @@ func newTestServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
 }
 
 func TestHTTPGetFormats(t *testing.T) {
+	t.Parallel()
 	var gotUA string
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		gotUA = r.UserAgent()
@@ -100,6 +101,7 @@ func TestHTTPGetFormats(t *testing.T) {
 }
 
 func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		line := []byte(strings.Repeat("x", 1023) + "\n")
@@ -118,6 +120,7 @@ func TestHTTPGetEndlessBodyIsCut(t *testing.T) {
 }
 
 func TestHTTPGetGuard(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
 	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
 	hop := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -150,6 +153,7 @@ func TestHTTPGetGuard(t *testing.T) {
 }
 
 func TestHTTPGetErrors(t *testing.T) {
+	t.Parallel()
 	ct := newTools(t, WithAllowPrivateNetworks(), WithHTTPTimeout(time.Second))
 	for _, tt := range []struct{ url, want string }{
 		{"ftp://example.com/", "only http:// and https://"},
@@ -365,6 +369,10 @@ func TestHTTPGetHostilePagesBounded(t *testing.T) {
 			if testing.Short() && tt.size > MiB {
 				t.Skip("large page")
 			}
+			if tt.size > MiB {
+				requireStress(t) // 1 MiB pages show the same bounds
+			}
+			t.Parallel() // each page in its own child process
 			spec := httpGetChildSpec{Kind: tt.kind, Size: tt.size, MaxBytes: tt.size, HTTPTimeout: time.Minute}
 			memLimitKiB := int64(64<<10 + 48*tt.size>>10) // 112 MiB for 1 MiB, 544 MiB for 10 MiB
 			timeLimit := 15 * time.Second                 // generous: the machine may be loaded
@@ -418,6 +426,7 @@ func TestHTTPGetConversionStopsAtDeadline(t *testing.T) {
 // password of a URL (issue 11: the URL-parse and bad-scheme errors did,
 // and they are traced).
 func TestHTTPGetErrorsHidePasswords(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t"
 	var srvURL string
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -477,6 +486,7 @@ func TestHTTPGetErrorsHidePasswords(t *testing.T) {
 }
 
 func TestScrubURLPasswords(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ in, want string }{
 		{`failed to parse Location header "http://u:s3cr3t@h:bad/": parse "http://u:s3cr3t@h:bad/": invalid port`,
 			`failed to parse Location header "http://u:xxxxx@h:bad/": parse "http://u:xxxxx@h:bad/": invalid port`},

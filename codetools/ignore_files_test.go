@@ -197,6 +197,7 @@ func peakMemory() (int64, bool) {
 // not read, by any walk, wherever it starts (git refuses such links), and
 // each walk logs it.
 func TestIgnoreLinkNotReadAnywhere(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))

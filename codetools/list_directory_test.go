@@ -11,6 +11,7 @@ import (
 )
 
 func TestListDirectory(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "b.txt", "")
 	writeTestFile(t, dir, "A.txt", "")
@@ -36,6 +37,7 @@ func TestListDirectory(t *testing.T) {
 }
 
 func TestListDirectoryDefaultLimit(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t, WithListLimit(3))
 	for i := range 5 {
 		writeTestFile(t, dir, fmt.Sprintf("f%d", i), "")

@@ -20,6 +20,7 @@ func linesText(n int) string {
 }
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "small.txt", "alpha\nbeta\ngamma\n")
 	writeTestFile(t, dir, "noeol.txt", "alpha\nbeta")
@@ -67,6 +68,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestReadFileLongLine(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	long := strings.Repeat("é", 60<<10) // 120 KiB on one line
 	writeTestFile(t, dir, "long.txt", "short\n"+long+"\nafter\n")
@@ -86,6 +88,7 @@ func TestReadFileLongLine(t *testing.T) {
 }
 
 func TestReadFileBinary(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 2000)...)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "img.png"), png, 0o644))
@@ -94,6 +97,7 @@ func TestReadFileBinary(t *testing.T) {
 }
 
 func TestReadFileDisplay(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "f.txt", linesText(10))
 	res := execute(c, "read_file", map[string]any{"path": "./f.txt", "offset": 3, "limit": 2})
@@ -104,6 +108,7 @@ func TestReadFileDisplay(t *testing.T) {
 }
 
 func TestReadFileCustomLimits(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t, WithReadLimits(3, 1<<20))
 	writeTestFile(t, dir, "f.txt", linesText(10))
 	got := mustRun(t, c, "read_file", map[string]any{"path": "f.txt"})
@@ -112,6 +117,7 @@ func TestReadFileCustomLimits(t *testing.T) {
 }
 
 func TestReadFileNamedPipeRefused(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Skip("no named pipes here:", err)

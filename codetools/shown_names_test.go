@@ -7,6 +7,7 @@ import (
 )
 
 func TestShownNameAndReadName(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, shown string }{
 		{"plain.txt", "plain.txt"},
 		{"dir/sub/a.go", "dir/sub/a.go"},

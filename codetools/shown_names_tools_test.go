@@ -17,6 +17,7 @@ import (
 // row 4: `x.txt\nsecrets/prod.env:1: AWS_SECRET=forged` forged a grep
 // match); each name shown, passed back as a path, opens its file.
 func TestListingsCannotBeForgedByNames(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("such names cannot be created")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestTree(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "README.md", strings.Repeat("r", 100))
 	writeTestFile(t, dir, "src/main.go", strings.Repeat("m", 2048))
@@ -70,6 +71,7 @@ func TestTree(t *testing.T) {
 }
 
 func TestTreeGitignore(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, ".gitignore", "*.log\nbuild/\n!keep.log\n")
 	writeTestFile(t, dir, "app.log", "x")
@@ -96,6 +98,7 @@ func TestTreeGitignore(t *testing.T) {
 }
 
 func TestTreeScanLimit(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t, WithTreeMaxScan(10))
 	for i := range 20 {
 		writeTestFile(t, dir, fmt.Sprintf("f%02d", i), "x")

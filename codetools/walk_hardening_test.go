@@ -51,6 +51,7 @@ func inChild(t *testing.T, timeout time.Duration, body func(t *testing.T)) {
 // is refused with an error naming it, and "." and ".." steps that stay
 // inside path are cleaned.
 func TestGlobPatternClimbingAbovePath(t *testing.T) {
+	t.Parallel()
 	inChild(t, 2*time.Minute, func(t *testing.T) {
 		_, c := newTestTools(t)
 		writeTestFiles(t, c.Root(), map[string]string{"z": "z", "a.go": "a", "sub/b.go": "b", "sub/x/c.go": "c", "other/d.go": "d"})
@@ -136,6 +137,7 @@ func openDescriptors(t *testing.T) int {
 }
 
 func TestGoGuarded(t *testing.T) {
+	t.Parallel()
 	errBoom := errors.New("boom")
 	tests := []struct {
 		name      string
@@ -183,6 +185,7 @@ func unblockFIFO(p string) {
 // is refused at once, and a pipe inside a folder is listed without being
 // opened.
 func TestTreeOnNamedPipe(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
@@ -224,6 +227,7 @@ func TestTreeOnNamedPipe(t *testing.T) {
 // a symbolic link to outside the root answered "statat dirlink: path
 // escapes from parent"; they answer the usual outside-root error.
 func TestWalkPathThroughLinkOutside(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dirlink")))
 	require.NoError(t, os.Mkdir(filepath.Join(root, "sub"), 0o755))

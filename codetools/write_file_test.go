@@ -10,6 +10,7 @@ import (
 )
 
 func TestWriteFile(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	got := mustRun(t, c, "write_file", map[string]any{"path": "deep/er/new.txt", "content": "héllo\n"})
 	assert.Equal(t, "Wrote 7 bytes to deep/er/new.txt", got)
@@ -40,6 +41,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestWriteFileRefusals(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	for _, tt := range []struct {
@@ -59,6 +61,7 @@ func TestWriteFileRefusals(t *testing.T) {
 }
 
 func TestWriteFileThroughSymlinkInsideRoot(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "real/target.txt", "old")
 	require.NoError(t, os.Symlink("real/target.txt", filepath.Join(dir, "link.txt")))
@@ -70,6 +73,7 @@ func TestWriteFileThroughSymlinkInsideRoot(t *testing.T) {
 }
 
 func TestAppendToFile(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	assert.Equal(t, "Appended 4 bytes to logs/a.log", mustRun(t, c, "append_to_file", map[string]any{"path": "logs/a.log", "content": "one\n"}))
 	mustRun(t, c, "append_to_file", map[string]any{"path": "logs/a.log", "content": "two\n"})

@@ -18,6 +18,7 @@ import (
 // (a trailing separator, a last element "." or "..") is refused by every
 // write tool, with an error that says so, and nothing is written.
 func TestWritePathNamingAFolderRefused(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	writeTestFile(t, dir, "exists.txt", "SECRET\n")
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
@@ -46,6 +47,7 @@ func TestWritePathNamingAFolderRefused(t *testing.T) {
 // TestWriteToolsLongNames: every write tool handles names of 234 to 255
 // bytes (the temporary file's name does not grow with the target's).
 func TestWriteToolsLongNames(t *testing.T) {
+	t.Parallel()
 	dir, c := newTestTools(t)
 	for _, n := range []int{233, 234, 250, 255} {
 		name := strings.Repeat("n", n-4) + ".txt"
@@ -64,6 +66,7 @@ func TestWriteToolsLongNames(t *testing.T) {
 // it, for a bounded time: no temporary file is ever left, inside the root
 // or outside, and nothing outside is written.
 func TestWriteFolderSwapLeavesNoTemporaryFile(t *testing.T) {
+	t.Parallel()
 	root, outside, c := outsideSetup(t)
 	sub := filepath.Join(root, "sub")
 	writeTestFile(t, root, "sub/f.txt", "inside SECRET\n")

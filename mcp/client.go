@@ -43,9 +43,10 @@ func (e *ToolError) Unwrap() error { return ErrRemoteTool }
 // concurrent use, and composes with local tools through
 // [llmtoolkit.Compose].
 type Client struct {
-	session *sdk.ClientSession
-	server  string
-	log     *slog.Logger
+	session  *sdk.ClientSession
+	server   string
+	log      *slog.Logger
+	progress *progressRouter
 
 	maxPages       int // see WithMaxToolPages
 	maxTools       int // see WithMaxTools
@@ -81,13 +82,24 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	if cfg.logger != nil {
 		copts.Logger = cfg.logger
 	}
+	progress := newProgressRouter(cfg.warnLogger())
+	if theirs := copts.ProgressNotificationHandler; theirs != nil {
+		copts.ProgressNotificationHandler = func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+			progress.handle(ctx, req.Params)
+			theirs(ctx, req)
+		}
+	} else {
+		copts.ProgressNotificationHandler = func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+			progress.handle(ctx, req.Params)
+		}
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
 	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger()), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", err)
 	}
-	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger(),
+	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger(), progress: progress,
 		maxPages: cfg.maxToolPages, maxTools: cfg.maxTools, maxSchemaNodes: cfg.maxSchemaNodes}
 	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {
 		c.server = init.ServerInfo.Name
@@ -201,7 +213,11 @@ func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // A name the server did not list is refused with an error wrapping
 // [llmtoolkit.ErrUnknownTool], so that a composition passes the call on. A
 // result marked isError becomes a [*ToolError] carrying the server's text.
-// The Display a server sends in the result's _meta under [DisplayMetaKey]
+// When ctx has a progress function (see [llmtoolkit.ReportProgress]), the
+// call asks the server for progress, and each notifications/progress it
+// sends while the call runs is passed on to that function (after the call
+// returns, late ones are dropped). The Display a server sends in the
+// result's _meta under [DisplayMetaKey]
 // (as [NewServer] does) is shown with [llmtoolkit.Show]. Without one,
 // structured content is shown instead: as the Display itself when it has
 // the shape older llmtoolkit servers sent ({"kind", "payload"}), otherwise
@@ -218,7 +234,13 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: call.Name, Arguments: args})
+	params := &sdk.CallToolParams{Name: call.Name, Arguments: args}
+	if fn := llmtoolkit.ProgressFuncFrom(ctx); fn != nil {
+		token, end := c.progress.add(fn)
+		defer end()
+		params.SetProgressToken(token)
+	}
+	res, err := c.session.CallTool(ctx, params)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)

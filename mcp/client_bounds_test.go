@@ -167,6 +167,7 @@ func TestRefreshBounded(t *testing.T) {
 // past WithMaxSchemaNodes (by default llmtoolkit.DefaultMaxSchemaNodes) is
 // skipped with a warning naming it; the others are kept.
 func TestConnectRefusesComplexSchemas(t *testing.T) {
+	t.Parallel()
 	defs := map[string]any{"d0": map[string]any{"type": "string"}}
 	for i := 1; i <= 20; i++ {
 		below := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i-1)}

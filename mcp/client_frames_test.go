@@ -70,6 +70,7 @@ func badFrameServer(t *testing.T) sdk.Transport {
 // malformed answer fails only the call it answers, and the session goes
 // on.
 func TestClientSurvivesBadFrames(t *testing.T) {
+	t.Parallel()
 	c, err := Connect(testContext(t), badFrameServer(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })

@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestClientListsRemoteTools(t *testing.T) {
+	t.Parallel()
 	c := ourClient(t, fixture(t), WithName("fixture"))
 	assert.Equal(t, "fixture", c.Server())
 
@@ -72,6 +73,7 @@ func TestClientListsRemoteTools(t *testing.T) {
 }
 
 func TestClientExecute(t *testing.T) {
+	t.Parallel()
 	local := fixture(t)
 	c := ourClient(t, local)
 	tests := []struct {
@@ -118,6 +120,7 @@ func TestClientExecute(t *testing.T) {
 }
 
 func TestClientResolveErrors(t *testing.T) {
+	t.Parallel()
 	c := ourClient(t, fixture(t))
 	ctx := testContext(t)
 
@@ -138,6 +141,7 @@ func TestClientResolveErrors(t *testing.T) {
 }
 
 func TestClientComposesWithLocalTools(t *testing.T) {
+	t.Parallel()
 	remote := fixture(t)
 	c := ourClient(t, remote)
 	local := llmtoolkittest.NewFake(map[string]string{"echo": "local echo", "local_only": "local answer"})
@@ -164,6 +168,7 @@ func TestClientComposesWithLocalTools(t *testing.T) {
 }
 
 func TestClientConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	remote := fixture(t)
 	c := ourClient(t, remote)
 	ctx := testContext(t)
@@ -189,6 +194,7 @@ func TestClientConcurrentCalls(t *testing.T) {
 }
 
 func TestClientCancellation(t *testing.T) {
+	t.Parallel()
 	started := make(chan struct{})
 	stopped := make(chan error, 1)
 	remote := (&llmtoolkittest.Fake{}).Handle("wait", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
@@ -263,6 +269,7 @@ func sdkServer(t *testing.T) *sdk.Server {
 }
 
 func TestClientAgainstPlainSDKServer(t *testing.T) {
+	t.Parallel()
 	srv := sdkServer(t)
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(testContext(t), st, nil)
@@ -304,6 +311,7 @@ func TestClientAgainstPlainSDKServer(t *testing.T) {
 }
 
 func TestClientRefresh(t *testing.T) {
+	t.Parallel()
 	srv := sdk.NewServer(&sdk.Implementation{Name: "growing", Version: "v0"}, nil)
 	ok := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
@@ -330,6 +338,7 @@ func TestClientRefresh(t *testing.T) {
 }
 
 func TestClientOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	remote := fixture(t)
 	ts := httptest.NewServer(Handler(remote, WithName("http-fixture")))
 	t.Cleanup(ts.Close)
@@ -348,6 +357,7 @@ func TestClientOverStreamableHTTP(t *testing.T) {
 }
 
 func TestClientOverCommand(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), serverEnv+"=1")
 	cmd.Stderr = os.Stderr
@@ -368,6 +378,7 @@ func TestClientOverCommand(t *testing.T) {
 }
 
 func TestConnectErrors(t *testing.T) {
+	t.Parallel()
 	_, err := Connect(testContext(t), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "needs a transport")
@@ -379,6 +390,7 @@ func TestConnectErrors(t *testing.T) {
 }
 
 func TestClientOutlivesConnectContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(testContext(t))
 	c, err := Connect(ctx, serveInMemory(t, fixture(t)))
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 // and still reads the {"kind","payload"} structuredContent that older
 // llmtoolkit servers sent.
 func TestClientReadsDisplayFromMetaAndOlderStructuredContent(t *testing.T) {
+	t.Parallel()
 	diff := map[string]any{"kind": "diff", "payload": map[string]any{"path": "a.txt"}}
 	tests := []struct {
 		name   string

@@ -55,6 +55,7 @@ func generic(t *testing.T, v any) any {
 // the tool shows locally, and this package's client turns it back into a
 // Display that codetools.DecodeDisplay makes the very same typed payload.
 func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprint(w, "hello page")
@@ -113,6 +114,7 @@ func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 // TestTypedDisplayCutToFit: a typed payload too large for one MCP answer
 // keeps its keys; only its longest strings are cut.
 func TestTypedDisplayCutToFit(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("+a line of the diff\n", 300_000) // 6 MiB
 	d := llmtoolkit.Display{Kind: codetools.DisplayDiff, Payload: codetools.DiffPayload{
 		Path: "f.txt", Diff: big, Added: 300_000, FirstChangedLine: 1, Replacements: 1,

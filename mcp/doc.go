@@ -16,6 +16,12 @@
 //     marked isError become a [*ToolError]. A Client composes with local
 //     tools through [llmtoolkit.Compose].
 //
+// Progress goes both ways: what a served tool reports with
+// [llmtoolkit.ReportProgress] goes to a client that asked for it as
+// notifications/progress, and a Client asks a server for progress when
+// its caller's context has a progress function (agentloop sets one) and
+// passes each notification on to it while the call runs.
+//
 // [CommandTransport] runs an MCP server as a subprocess over stdio, and
 // [HTTPTransport] reaches one over streamable HTTP. A server on stdio uses
 // [StdioTransport] (a [LineTransport]), which answers a malformed line with

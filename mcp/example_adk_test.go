@@ -113,6 +113,7 @@ func firstLine(s string) string {
 // llmtoolkit.Execute's answer, no structuredContent (so mcptoolset hands
 // the model the text), a failure marked isError, the Display in _meta.
 func TestADKRecipe(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\nbeta\n"), 0o600))
 	require.NoError(t, os.Mkdir(filepath.Join(root, "sub"), 0o700))

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -11,6 +12,23 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
+
+// stressEnv names the environment variable that turns on the heaviest
+// stress tests (5,000 sessions, every kind of oversized result). CI sets
+// it (.ci/run); a plain go test ./... runs a smaller case or leaves them
+// out.
+const stressEnv = "LLMTOOLKIT_STRESS"
+
+// stress reports whether the heaviest stress tests run.
+func stress() bool { return os.Getenv(stressEnv) != "" }
+
+// requireStress skips t unless the stress tests run.
+func requireStress(t testing.TB) {
+	t.Helper()
+	if !stress() {
+		t.Skipf("a heavy stress test: set %s=1 to run it (CI does)", stressEnv)
+	}
+}
 
 // testTimeout is generous: the machine running the tests may be loaded.
 const testTimeout = 60 * time.Second

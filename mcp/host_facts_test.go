@@ -18,6 +18,7 @@ func (noopObserver) ObserveCall(context.Context, llmtoolkit.Observation) {}
 // Observers, Paths) never reach an MCP client; its sensitive field names
 // travel only in the tool's _meta, under MetaSensitiveFields.
 func TestServerSendsNoHostFacts(t *testing.T) {
+	t.Parallel()
 	tool := llmtoolkit.MustTool("login", "Logs in.", map[string]any{"type": "object"})
 	tool.SensitiveFields = []string{"zz_host_only_field"}
 	tool.Recipe = func(map[string]any) llmtoolkit.Plan { return llmtoolkit.Plan{} }
@@ -41,6 +42,7 @@ func TestServerSendsNoHostFacts(t *testing.T) {
 // otelkit.Resolver around the Client redacts them; a hostile list is
 // bounded and non-strings are ignored.
 func TestSensitiveFieldsCrossMCP(t *testing.T) {
+	t.Parallel()
 	tool := llmtoolkit.MustTool("login", "Logs in.", map[string]any{"type": "object"})
 	tool.SensitiveFields = []string{"password", "auth.token"}
 	plain := llmtoolkit.MustTool("echo", "Echoes.", map[string]any{"type": "object"})

@@ -104,6 +104,7 @@ func execTestServer(ctx context.Context, mode string) *exec.Cmd {
 // call succeeds, with its text and Display cut with a marker, and the
 // session goes on.
 func TestServerCapsLargeResults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("tens of MiB of results through the SDK: -short leaves it out (CI's race pass); the plain run has it")
 	}
@@ -141,6 +142,9 @@ func TestServerCapsLargeResults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
+			if tt.tool == "hugeerror" || tt.tool == "controls" || tt.tool == "html" {
+				requireStress(t) // cut as "huge" is; TestCapText covers the escapes
+			}
 			res, err := cs.CallTool(testContext(t), &sdk.CallToolParams{Name: tt.tool})
 			require.NoError(t, err, "the answer must fit in a frame")
 			assert.Equal(t, tt.wantError, res.IsError, "a successful call is never reported as failed because of its size")
@@ -178,6 +182,7 @@ func TestServerCapsLargeResults(t *testing.T) {
 // encoding panics loses the Display, not the process, and a 20 MiB answer
 // arrives cut.
 func TestServerSurvivesHostileToolsAsProcess(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	c, err := Connect(ctx, CommandTransport(execTestServer(ctx, "hostile")))
 	require.NoError(t, err)
@@ -199,6 +204,7 @@ func TestServerSurvivesHostileToolsAsProcess(t *testing.T) {
 }
 
 func TestCapText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -286,6 +292,7 @@ func FuzzDisplayPayload(f *testing.F) {
 }
 
 func TestDisplayJSONKeepsSmallPayloads(t *testing.T) {
+	t.Parallel()
 	d := llmtoolkit.Display{Kind: "diff", Payload: map[string]any{"path": "a<b>.txt", "n": 3}}
 	raw, cut, err := displayJSON(d, maxDisplayBytes)
 	require.NoError(t, err)

@@ -170,6 +170,7 @@ func badLines() []badLine {
 // two good requests: the server answers it with the JSON-RPC error and goes
 // on serving, and ends cleanly when its input closes.
 func TestServeAnswersMalformedLines(t *testing.T) {
+	t.Parallel()
 	for _, tt := range badLines() {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startRawSession(t, func(in io.Reader, out io.Writer) error {
@@ -204,6 +205,7 @@ func (nopWriteCloser) Close() error { return nil }
 // TestLineTransportRefusesLongLines answers a line longer than the limit
 // without holding it in memory, and serves the next line.
 func TestLineTransportRefusesLongLines(t *testing.T) {
+	t.Parallel()
 	const limit = 4096
 	s := startRawSession(t, func(in io.Reader, out io.Writer) error {
 		return Serve(testContext(t), fixture(t), &LineTransport{Reader: in, Writer: out, MaxLineLength: limit})
@@ -221,6 +223,7 @@ func TestLineTransportRefusesLongLines(t *testing.T) {
 // TestLineTransportSkipsBlankLinesAndCRLF accepts Windows line ends and
 // ignores empty lines, as the SDK's own transport does.
 func TestLineTransportSkipsBlankLinesAndCRLF(t *testing.T) {
+	t.Parallel()
 	s := startRawSession(t, func(in io.Reader, out io.Writer) error {
 		return Serve(testContext(t), fixture(t), &LineTransport{Reader: in, Writer: out})
 	})
@@ -238,6 +241,7 @@ func TestLineTransportSkipsBlankLinesAndCRLF(t *testing.T) {
 // TestLineTransportLastLineWithoutNewline reads a last message that has
 // no final newline, then the input's end.
 func TestLineTransportLastLineWithoutNewline(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	tr := &LineTransport{Reader: strings.NewReader("\r\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}`), Writer: &out}
 	conn, err := tr.Connect(testContext(t))
@@ -256,6 +260,7 @@ func TestLineTransportLastLineWithoutNewline(t *testing.T) {
 
 // TestLineTransportReadError ends the session with the input's error.
 func TestLineTransportReadError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("disk on fire")
 	tr := &LineTransport{Reader: io.MultiReader(strings.NewReader("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"), iotest.ErrReader(boom)), Writer: io.Discard}
 	conn, err := tr.Connect(testContext(t))
@@ -270,6 +275,7 @@ func TestLineTransportReadError(t *testing.T) {
 // TestLineTransportCloseStopsReading closes the input with the connection,
 // which stops the reading goroutine.
 func TestLineTransportCloseStopsReading(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	conn, err := (&LineTransport{Reader: pr, Writer: io.Discard}).Connect(testContext(t))
@@ -285,6 +291,7 @@ func TestLineTransportCloseStopsReading(t *testing.T) {
 // on its standard input and output (Serve with the SDK's StdioTransport, as
 // a command would) and sends it every malformed line in one session.
 func TestServeStdioTransportKeepsServing(t *testing.T) {
+	t.Parallel()
 	s := startSubprocessSession(t, "1")
 	s.initialize()
 	for i, tt := range badLines() {
@@ -315,6 +322,7 @@ func startSubprocessSession(t *testing.T, mode string) *rawSession {
 }
 
 func TestErrorAnswerEncoding(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id   json.RawMessage
 		want string

@@ -65,7 +65,9 @@ func WithServerOptions(o *sdk.ServerOptions) Option {
 // WithClientOptions passes the official SDK's client options to [Connect]:
 // elicitation and sampling handlers, notification handlers and the rest.
 // The options are copied, not kept; a logger set with [WithLogger] is set
-// over theirs.
+// over theirs. A ProgressNotificationHandler given still gets every
+// notification, after the client has passed those of its calls on to their
+// callers (see [Client.Resolve]).
 func WithClientOptions(o *sdk.ClientOptions) Option {
 	return func(c *config) { c.clientOpts = o }
 }

@@ -41,6 +41,7 @@ func (p *fakePropagator) Extract(ctx context.Context, meta map[string]any) conte
 // the caller's context into the request's _meta, and the server runs the
 // tool with the context read from it.
 func TestPropagatorCarriesTraceContext(t *testing.T) {
+	t.Parallel()
 	f := fixture(t)
 	var got []any
 	var mu sync.Mutex
@@ -80,6 +81,7 @@ func TestPropagatorCarriesTraceContext(t *testing.T) {
 // TestPropagatorKeepsCallerMeta checks that the client adds to the _meta a
 // caller set through the SDK session, without writing into the caller's map.
 func TestPropagatorKeepsCallerMeta(t *testing.T) {
+	t.Parallel()
 	server := &fakePropagator{}
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := NewServer(fixture(t), WithPropagator(server)).Connect(testContext(t), st, nil)
@@ -104,6 +106,7 @@ func TestPropagatorKeepsCallerMeta(t *testing.T) {
 // TestNoPropagatorNoMeta checks that without WithPropagator nothing is
 // added to requests.
 func TestNoPropagatorNoMeta(t *testing.T) {
+	t.Parallel()
 	server := &fakePropagator{}
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := NewServer(fixture(t), WithPropagator(server)).Connect(testContext(t), st, nil)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestServerListsToolsWithSchemasAndAnnotations(t *testing.T) {
+	t.Parallel()
 	cs := sdkClient(t, fixture(t), WithName("fixture-server"), WithVersion("v1.2.3"))
 	ctx := testContext(t)
 
@@ -51,6 +52,7 @@ func TestServerListsToolsWithSchemasAndAnnotations(t *testing.T) {
 }
 
 func TestServerCalls(t *testing.T) {
+	t.Parallel()
 	cs := sdkClient(t, fixture(t))
 	tests := []struct {
 		name        string
@@ -92,6 +94,7 @@ func TestServerCalls(t *testing.T) {
 }
 
 func TestServerUnknownToolIsProtocolError(t *testing.T) {
+	t.Parallel()
 	cs := sdkClient(t, fixture(t))
 	_, err := cs.CallTool(testContext(t), &sdk.CallToolParams{Name: "nope"})
 	require.Error(t, err)
@@ -99,6 +102,7 @@ func TestServerUnknownToolIsProtocolError(t *testing.T) {
 }
 
 func TestServerSkipsDuplicatesAndNonObjectSchemas(t *testing.T) {
+	t.Parallel()
 	first := llmtoolkit.MustTool("dup", "First definition.", nil)
 	second := llmtoolkit.MustTool("dup", "Second definition.", nil)
 	bad := llmtoolkit.Tool{Name: "bad", Description: "Array schema.", Parameters: map[string]any{"type": "array"}}
@@ -113,6 +117,7 @@ func TestServerSkipsDuplicatesAndNonObjectSchemas(t *testing.T) {
 }
 
 func TestServerNilResolverServesNoTools(t *testing.T) {
+	t.Parallel()
 	cs := sdkClient(t, nil)
 	res, err := cs.ListTools(testContext(t), nil)
 	require.NoError(t, err)
@@ -123,6 +128,7 @@ func TestServerNilResolverServesNoTools(t *testing.T) {
 // client: false hints are present, and arguments that are not a JSON object
 // are answered with an error result.
 func TestServerWire(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -189,6 +195,7 @@ func mustJSON(t testing.TB, v any) string {
 }
 
 func TestServerRunsRecipes(t *testing.T) {
+	t.Parallel()
 	// No ToolLookup: the server must keep the recipe, which its definition carries, working.
 	both := llmtoolkit.MustTool("both", "A then B.", nil)
 	both.Recipe = func(map[string]any) llmtoolkit.Plan {

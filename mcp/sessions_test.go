@@ -42,12 +42,13 @@ func heapAllocAfterGC() uint64 {
 	return m.HeapAlloc
 }
 
-// TestHandlerForgetsSessionsClientsLeft: 5,000 clients that initialize and
-// leave without a DELETE do not keep the server's memory: idle sessions
-// are closed after the idle timeout.
+// TestHandlerForgetsSessionsClientsLeft: 2,000 clients (5,000 with
+// LLMTOOLKIT_STRESS) that initialize and leave without a DELETE do not keep
+// the server's memory: idle sessions are closed after the idle timeout.
+// Kept, 2,000 sessions hold about 9 MB, twice the margin.
 func TestHandlerForgetsSessionsClientsLeft(t *testing.T) {
 	if testing.Short() {
-		t.Skip("5,000 sessions: not in -short")
+		t.Skip("2,000 sessions: not in -short")
 	}
 	srv := httptest.NewServer(Handler(fixture(t), WithSessionIdleTimeout(300*time.Millisecond)))
 	t.Cleanup(srv.Close)
@@ -56,7 +57,10 @@ func TestHandlerForgetsSessionsClientsLeft(t *testing.T) {
 	time.Sleep(600 * time.Millisecond)
 	before := heapAllocAfterGC()
 
-	const clients, workers = 5000, 8
+	clients, workers := 2000, 8
+	if stress() {
+		clients = 5000
+	}
 	var wg sync.WaitGroup
 	next := make(chan struct{})
 	for range workers {
@@ -78,9 +82,9 @@ func TestHandlerForgetsSessionsClientsLeft(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		after = heapAllocAfterGC()
 	}
-	assert.Less(t, after, before+4<<20, "heap: %.1f MB before, %.1f MB after 5,000 sessions, %.1f MB once idle",
-		mb(before), mb(peak), mb(after))
-	t.Logf("heap: %.1f MB before, %.1f MB after 5,000 sessions, %.1f MB once idle", mb(before), mb(peak), mb(after))
+	assert.Less(t, after, before+4<<20, "heap: %.1f MB before, %.1f MB after %d sessions, %.1f MB once idle",
+		mb(before), mb(peak), clients, mb(after))
+	t.Logf("heap: %.1f MB before, %.1f MB after %d sessions, %.1f MB once idle", mb(before), mb(peak), clients, mb(after))
 }
 
 func mb(n uint64) float64 { return float64(n) / (1 << 20) }
@@ -89,6 +93,7 @@ func mb(n uint64) float64 { return float64(n) / (1 << 20) }
 // one is refused with 503 and a Retry-After; requests of live sessions are
 // not.
 func TestHandlerCapsLiveSessions(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(Handler(fixture(t), WithMaxSessions(3)))
 	t.Cleanup(srv.Close)
 	for i := range 3 {
@@ -110,6 +115,7 @@ func TestHandlerCapsLiveSessions(t *testing.T) {
 // TestSDKOptionsPassThrough: the official SDK's server and client options
 // reach the SDK, this package's settings applied over them.
 func TestSDKOptionsPassThrough(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	srv := NewServer(fixture(t), WithServerOptions(&sdk.ServerOptions{
 		Instructions: "from the SDK options",

@@ -209,6 +209,7 @@ func TestAgainstGitRandomTrees(t *testing.T) {
 	}
 	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel() // each tree in its own folder, with its own git
 			r := rand.New(rand.NewPCG(uint64(seed), 42))
 			dir := t.TempDir()
 			run := newRepo(t, dir)

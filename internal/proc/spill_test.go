@@ -78,6 +78,7 @@ func checkSpill(t testing.TB, limit int64, data, got []byte, s *proc.SpillFile) 
 }
 
 func TestSpillFileKeepsHeadAndTail(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	head, ring := spillLayout(limit)
 	tests := []struct {
@@ -141,6 +142,7 @@ func exists(path string) bool {
 }
 
 func TestSpillFilesRetention(t *testing.T) {
+	t.Parallel()
 	t.Run("at most maxFiles, oldest removed first", func(t *testing.T) {
 		var s proc.SpillFiles
 		dir := t.TempDir()
@@ -185,6 +187,7 @@ func TestSpillFilesRetention(t *testing.T) {
 }
 
 func TestSpillFilesCloseReportsFailures(t *testing.T) {
+	t.Parallel()
 	var s proc.SpillFiles
 	dir := t.TempDir()
 	a := newSpill(t, &s, dir, 0, 10)

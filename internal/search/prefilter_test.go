@@ -50,6 +50,7 @@ var grepFastPathPatterns = []string{
 }
 
 func TestGrepFastPathsMatchReference(t *testing.T) {
+	t.Parallel()
 	data := grepTrickyText(1, 20000)
 	for _, pattern := range grepFastPathPatterns {
 		for _, mode := range []struct {
@@ -120,6 +121,7 @@ func FuzzGrepFastPaths(f *testing.F) {
 // TestGrepPrefilterKinds pins the prefilter each kind of pattern gets, so
 // that a fast path cannot silently turn into the slow one.
 func TestGrepPrefilterKinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern    string
 		literal    bool
@@ -207,6 +209,7 @@ func describePrefilter(p *grepPrefilter) string {
 // against bytes.Index on text lowered the way a folded needle matches
 // (ASCII letters only): every letter in either case, nothing else folded.
 func TestGrepNeedleIndexIn(t *testing.T) {
+	t.Parallel()
 	lowerASCII := func(b []byte) []byte {
 		out := bytes.Clone(b)
 		for i, c := range out {
@@ -242,6 +245,7 @@ func TestGrepNeedleIndexIn(t *testing.T) {
 // TestFirstBytesSound checks on every rune of the classes of the fast-path
 // patterns that its first byte is in the set the prefilter searches for.
 func TestFirstBytesSound(t *testing.T) {
+	t.Parallel()
 	for _, pattern := range []string{`[α-ω]+`, `\p{Greek}`, `(?i)[α-ω]`, `[^\x00-\x7f]`, `[\x{D7F0}-\x{E010}]`, `(?i)é`, `(?i)k`, `[é-ü]x?`} {
 		re, err := syntax.Parse(pattern, syntax.Perl)
 		require.NoError(t, err)

@@ -38,6 +38,7 @@ func checkProbe(t *testing.T, lit []byte, folded bool, s []byte) {
 }
 
 func TestGrepProbe(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte("abcABC xyzXYZ@`[{\n\xc3\xa9")
 	for _, size := range []int{0, 1, 5, 31, 32, 33, 63, 64, 65, 95, 96, 127, 200, 1000, 5000} {
@@ -61,6 +62,7 @@ func TestGrepProbe(t *testing.T) {
 // takes both cases of a letter and nothing else for it (the mask 0x20
 // would also join @ and `, [ and {).
 func TestGrepProbeFoldsOnlyLetters(t *testing.T) {
+	t.Parallel()
 	p := newGrepProbe([]byte("q@"), true)
 	text := bytes.Repeat([]byte("q`Q`q[Q{"), 20)
 	assert.Equal(t, -1, p.index(text, true))

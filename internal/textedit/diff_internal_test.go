@@ -19,6 +19,7 @@ func numbered(n int) []string {
 }
 
 func TestCompactDiffOneChange(t *testing.T) {
+	t.Parallel()
 	lines := numbered(20)
 	before := strings.Join(lines, "\n") + "\n"
 	lines[9] = "changed"
@@ -36,6 +37,7 @@ func TestCompactDiffOneChange(t *testing.T) {
 }
 
 func TestCompactDiffTwoDistantChanges(t *testing.T) {
+	t.Parallel()
 	lines := numbered(100)
 	before := strings.Join(lines, "\n")
 	lines[4] = "five"
@@ -51,6 +53,7 @@ func TestCompactDiffTwoDistantChanges(t *testing.T) {
 }
 
 func TestCompactDiffCapsLines(t *testing.T) {
+	t.Parallel()
 	before := strings.Join(numbered(500), "\n")
 	got, _ := compactDiff(before, "", 3, 10)
 	assert.Equal(t, 11, strings.Count(got, "\n")+1)
@@ -58,6 +61,7 @@ func TestCompactDiffCapsLines(t *testing.T) {
 }
 
 func TestMyersMinimal(t *testing.T) {
+	t.Parallel()
 	a := strings.Split("a b c a b b a", " ")
 	b := strings.Split("c b a b a c", " ")
 	script, ok := myers(a, b)
@@ -85,6 +89,7 @@ func TestMyersMinimal(t *testing.T) {
 }
 
 func TestCompactDiffWindow(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ before, after, want string }{
 		{"x", "yx", "-1 x\n+1 yx"},
 		{"x\n", "y\nx\n", "+1 y\n 2 x"},
@@ -135,6 +140,7 @@ func FuzzCompactDiff(f *testing.F) {
 }
 
 func TestUnifiedDiff(t *testing.T) {
+	t.Parallel()
 	hundred := strings.Join(numbered(100), "\n") + "\n"
 	for _, tt := range []struct {
 		name, before, after, want string
@@ -164,6 +170,7 @@ func TestUnifiedDiff(t *testing.T) {
 }
 
 func TestUnifiedDiffCapped(t *testing.T) {
+	t.Parallel()
 	before := strings.Repeat("the same old line of text\n", 20_000)
 	after := strings.ReplaceAll(before, "old", "new")
 	long := strings.Repeat("é", 100_000) // one line longer than the cap
@@ -293,6 +300,7 @@ func hunkHeader(h string) string {
 // TestDiffCountsMinimalPastTheEditBound: past the 2,000 edits the shown
 // diff gives up on, the counts are still those of diff -u.
 func TestDiffCountsMinimalPastTheEditBound(t *testing.T) {
+	t.Parallel()
 	var before, after strings.Builder
 	for i := range 2400 {
 		fmt.Fprintf(&before, "line %d\n", i)

@@ -26,6 +26,7 @@ func fillerLines(n, at int, insert string) string {
 }
 
 func TestClosestLinesBounded(t *testing.T) {
+	t.Parallel()
 	const target = "func uniqueTarget(alpha, beta int) error {\n\treturn combine(alpha, beta)\n}\n"
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()

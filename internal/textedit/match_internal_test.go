@@ -13,6 +13,7 @@ import (
 )
 
 func TestApplyEdit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                     string
 		content, oldText, newTxt string
@@ -75,6 +76,7 @@ func TestApplyEdit(t *testing.T) {
 }
 
 func TestTolerantForm(t *testing.T) {
+	t.Parallel()
 	got, origin := tolerantForm("a “b”  \n\u00a0c–d\t\n", true)
 	assert.Equal(t, "a \"b\"\n c-d\n", got)
 	require.Equal(t, len(got), origin.len())
@@ -86,6 +88,7 @@ func TestTolerantForm(t *testing.T) {
 }
 
 func TestTolerantFormOrigins(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"",
 		"plain ascii\nwith lines\n",
@@ -193,6 +196,7 @@ func denseTolerantForm(s string) (string, []int32) {
 }
 
 func TestFindUnique(t *testing.T) {
+	t.Parallel()
 	p, n := findUnique("abcabc", "abc", nil)
 	assert.Equal(t, 0, p)
 	assert.Equal(t, 2, n)

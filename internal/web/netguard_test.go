@@ -12,6 +12,7 @@ import (
 )
 
 func TestBlockedReason(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ ip, want string }{
 		// Plain addresses.
 		{"127.0.0.1", "a loopback address"}, {"::1", "a loopback address"},
