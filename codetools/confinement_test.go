@@ -245,7 +245,7 @@ func FuzzConfinement(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p string, which uint8) {
 		name := names[int(which)%len(names)]
-		out, err, _ := callWithin(t, c, 5*time.Second, 10*time.Second, name, withPath(args[name], p))
+		out, _, err := callWithin(t, c, 5*time.Second, 10*time.Second, name, withPath(args[name], p))
 		if strings.Contains(out, "SECRET") || (err != nil && strings.Contains(err.Error(), "SECRET")) {
 			t.Fatalf("%s %q read outside: %q %v", name, p, out, err)
 		}

@@ -48,7 +48,7 @@ func TestGrepLongLineHonoursDeadline(t *testing.T) {
 			{grepCostlyAlternation(3000), "one-mib.txt"},
 			{grepCostlyAlternation(3000), "many-lines.txt"},
 		} {
-			out, err, took := callWithin(t, c, deadline, 20*time.Second, "grep", map[string]any{"pattern": tt.pattern, "path": tt.path})
+			out, took, err := callWithin(t, c, deadline, 20*time.Second, "grep", map[string]any{"pattern": tt.pattern, "path": tt.path})
 			t.Logf("%.20s on %s: %v", tt.pattern, tt.path, took)
 			require.Error(t, err, "%.20s on %s: %.200s", tt.pattern, tt.path, out)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)

@@ -35,7 +35,7 @@ func writeSparseTail(t testing.TB, dir, name string, headLines int, size int64) 
 // callWithin runs one tool call under a context deadline and fails the
 // test if the call has not returned grace after that deadline: a scan
 // that ignores the context fails instead of stalling the run.
-func callWithin(t *testing.T, c *CodeTools, deadline, grace time.Duration, name string, args map[string]any) (string, error, time.Duration) {
+func callWithin(t *testing.T, c *CodeTools, deadline, grace time.Duration, name string, args map[string]any) (string, time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -51,10 +51,10 @@ func callWithin(t *testing.T, c *CodeTools, deadline, grace time.Duration, name 
 	}()
 	select {
 	case a := <-done:
-		return a.out, a.err, time.Since(start)
+		return a.out, time.Since(start), a.err
 	case <-time.After(deadline + grace):
 		t.Fatalf("%s %v still running %v after its %v deadline", name, args, grace, deadline)
-		return "", nil, 0
+		return "", 0, nil
 	}
 }
 
@@ -78,7 +78,7 @@ func TestReadFileSparseTailHonoursDeadline(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			deadline := 300 * time.Millisecond
-			_, err, took := callWithin(t, c, deadline, 10*time.Second, tt.tool, tt.args)
+			_, took, err := callWithin(t, c, deadline, 10*time.Second, tt.tool, tt.args)
 			t.Logf("returned after %v", took)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, context.DeadlineExceeded), "a timeout, not %v", err)

@@ -88,7 +88,7 @@ func TestSpecialFilesRefusedWithoutBlocking(t *testing.T) {
 		for name, args := range tools {
 			for _, p := range []string{s.name, s.name + "-link"} {
 				t.Run(name+"/"+p, func(t *testing.T) {
-					out, err, _ := callWithin(t, c, 5*time.Second, 10*time.Second, name, withPath(args, p))
+					out, _, err := callWithin(t, c, 5*time.Second, 10*time.Second, name, withPath(args, p))
 					if name == "file_info" {
 						require.NoError(t, err)
 						assert.Contains(t, out, "type: "+s.kind, "file_info names the type as the errors do")
@@ -153,7 +153,7 @@ func TestPipeSwappedInNeverBlocks(t *testing.T) {
 			calls := 0
 			for time.Since(start) < swapFor {
 				calls++
-				_, err, _ := callWithin(t, c, 3*time.Second, 10*time.Second, name, withPath(args[name], "target"))
+				_, _, err := callWithin(t, c, 3*time.Second, 10*time.Second, name, withPath(args[name], "target"))
 				if err != nil {
 					require.NotErrorIs(t, err, context.DeadlineExceeded, "%s waited on the pipe", name)
 				}

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP deprecates sampling (SEP-2577) but still supports it: this test checks that it works
+
 package mcp
 
 import (
