@@ -161,7 +161,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 // end, whatever its lines look like (one huge line of a sparse file's NUL
 // bytes, or millions of empty ones), at no cost per line.
 func newReader(ctx context.Context, r io.Reader) *bufio.Reader {
-	return bufio.NewReaderSize(ctxReader{ctx, r}, readBufSize)
+	return bufio.NewReaderSize(textutil.ContextReader(ctx, r), readBufSize)
 }
 
 // lineReader reads lines in bounded memory.

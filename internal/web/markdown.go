@@ -178,7 +178,7 @@ type markdownBudget struct {
 // error, started is how many of the page's elements come before the last
 // one it began to render.
 func convertMarkdown(ctx context.Context, page, domain string, budget markdownBudget) (md string, started int, err error) {
-	doc, err := html.Parse(ctxReader{ctx, strings.NewReader(page)})
+	doc, err := html.Parse(textutil.ContextReader(ctx, strings.NewReader(page)))
 	if err != nil {
 		return "", 0, err
 	}
