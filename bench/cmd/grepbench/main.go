@@ -1,5 +1,3 @@
-//go:build unix
-
 // Command grepbench runs grep's engine (internal/search) or codetools' glob
 // on the current folder with no limits, for bench/grep.sh to time against
 // ripgrep and fd.
@@ -7,33 +5,28 @@
 //	grepbench grep [-i] [-F] PATTERN   prints path:N: text for every match
 //	grepbench glob PATTERN             prints every matching path
 //
-// grep walks the folder as the tool does (hidden files searched, .git
-// skipped, .gitignore files honoured, symbolic links not followed) and
-// calls the engine directly: the search, the collector and the answer with
-// its list of matches, as the tool builds them.
+// grep walks the folder with the tool's walker (internal/walk: hidden files
+// searched, .git skipped, .gitignore files honoured, symbolic links not
+// followed) and calls the engine directly: the search, the collector and
+// the answer with its list of matches, as the tool builds them.
 package main
 
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
-	"slices"
-	"sync"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
-	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/search"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
 func main() {
@@ -94,138 +87,69 @@ type match struct {
 	Text string
 }
 
-// grep searches every file below the current folder and returns the answer.
+// grep searches every file below the current folder, walked by the tool's
+// walker (internal/walk), and returns the answer.
 func grep(pattern string, literal, ignoreCase bool) (string, error) {
 	const limit = 1 << 30
 	q, err := search.Compile(pattern, literal, ignoreCase, 0)
 	if err != nil {
 		return "", err
 	}
-	col := search.NewCollector(limit)
-	workers := max(2, runtime.GOMAXPROCS(0))
-	var (
-		mu      sync.Mutex
-		cond    = sync.NewCond(&mu)
-		queue   = []dirItem{{rel: ""}}
-		pending = 1
-		wg      sync.WaitGroup
-	)
-	for range workers {
-		s := search.NewSearcher(q, limit, 0)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				for len(queue) == 0 && pending > 0 {
-					cond.Wait()
-				}
-				if len(queue) == 0 {
-					mu.Unlock()
-					return
-				}
-				it := queue[len(queue)-1]
-				queue = queue[:len(queue)-1]
-				mu.Unlock()
-				subs := visitDir(it, s, col)
-				mu.Lock()
-				queue = append(queue, subs...)
-				pending += len(subs) - 1
-				cond.Broadcast()
-				mu.Unlock()
-			}
-		}()
+	abs, err := filepath.Abs(".")
+	if err != nil {
+		return "", err
 	}
-	wg.Wait()
+	fsroot, err := os.OpenRoot(abs)
+	if err != nil {
+		return "", err
+	}
+	defer fsroot.Close()
+	w := walk.Walker{Root: &confine.Root{FS: fsroot, Dir: abs, Outside: errOutside}, Go: goRecover}
+	col := search.NewCollector(limit)
+	searchers := make([]*search.Searcher, walk.Workers())
+	for i := range searchers {
+		searchers[i] = search.NewSearcher(q, limit, 0)
+	}
+	err = w.Walk(context.Background(), ".", func(worker int, f walk.File) {
+		if col.Skip(f.Rel) {
+			return
+		}
+		file, err := f.Dir.Open(f.Name)
+		if err != nil {
+			return
+		}
+		res, err := searchers[worker].Search(context.Background(), file)
+		file.Close()
+		if err == nil && res.Matches() > 0 {
+			col.Add(f.Rel, res)
+		}
+	})
+	if err != nil {
+		return "", err
+	}
 	a, err := search.Write(col, search.Options[match]{
 		MaxBytes: math.MaxInt,
 		Item:     func(path string, line int, text string) match { return match{path, line, text} },
-		Parts:    workers,
-		Go: func(_ string, fn func() error) <-chan error {
-			done := make(chan error, 1)
-			go func() { done <- fn() }()
-			return done
-		},
+		Parts:    walk.Workers(),
+		Go:       goRecover,
 	})
 	return a.Text, err
 }
 
-// dirItem is a folder to list: its path from the current folder ("" for
-// it) and the matcher of the .gitignore files above it.
-type dirItem struct {
-	rel string
-	m   *gitignore.Matcher
-}
+// errOutside is the error of a path that leaves the current folder.
+var errOutside = errors.New("outside the folder")
 
-// readIgnore reads a .gitignore: a regular file only, at most 1 MiB.
-func readIgnore(name string) ([]byte, error) {
-	fi, err := os.Lstat(filepath.FromSlash(name))
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
-		return nil, fmt.Errorf("%s: not a small regular file", name)
-	}
-	return os.ReadFile(filepath.FromSlash(name))
-}
-
-// visitDir searches the regular files of folder it, each opened from the
-// folder's descriptor (as the tool opens them, without a path walk per
-// file), and returns its subfolders.
-func visitDir(it dirItem, s *search.Searcher, col *search.Collector) []dirItem {
-	dir := it.rel
-	if dir == "" {
-		dir = "."
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
-	}
-	d := os.NewFile(uintptr(fd), dir)
-	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return nil
-	}
-	m := it.m
-	if slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == ".gitignore" }) {
-		m, _ = gitignore.LoadDir(readIgnore, it.rel, it.m)
-	}
-	var subs []dirItem
-	for _, e := range entries {
-		rel := path.Join(it.rel, e.Name())
-		isDir := e.IsDir()
-		if e.Name() == ".git" || m.Ignored(rel, isDir) {
-			continue
-		}
-		switch {
-		case isDir:
-			subs = append(subs, dirItem{rel: rel, m: m})
-		case e.Type().IsRegular():
-			ffd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			if err != nil {
-				continue
+// goRecover runs fn on a goroutine and sends its error, or its panic as an
+// error, on the channel it returns.
+func goRecover(what string, fn func() error) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- fmt.Errorf("%s panicked: %v", what, v)
 			}
-			res, err := s.Search(context.Background(), fdReader(ffd))
-			unix.Close(ffd)
-			if err == nil && res.Matches() > 0 {
-				col.Add(rel, res)
-			}
-		}
-	}
-	return subs
-}
-
-// fdReader reads a file descriptor.
-type fdReader int
-
-func (r fdReader) Read(p []byte) (int, error) {
-	n, err := unix.Read(int(r), p)
-	if n == 0 && err == nil && len(p) > 0 {
-		return 0, io.EOF
-	}
-	if n < 0 {
-		n = 0
-	}
-	return n, err
+		}()
+		done <- fn()
+	}()
+	return done
 }
