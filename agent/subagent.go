@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -70,7 +71,11 @@ type SubAgentConfig struct {
 	// once (at every depth); a call past it waits for one to end, within
 	// its Timeout. 0 means [DefaultMaxConcurrentSubAgents].
 	MaxConcurrentSubAgents int
-	// NewID names each sub-agent; nil means a random 16-hex-digit id.
+	// NewID names each sub-agent. Nil means a 16-hex-digit id: in a durable
+	// run (a run id on the call's context, llmtoolkit.WithRunID) derived
+	// from the call's llmtoolkit.IdempotencyKey, so a sub-agent that runs
+	// again after a crash keeps its id (its trace rows and spans stay
+	// attributable to it); otherwise random.
 	NewID func() string
 	// OnEvent, when set, receives the sub-agent's loop events with its id,
 	// one at a time, possibly from the goroutines of the sub-agent's
@@ -156,9 +161,6 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	if cfg.MaxConcurrentSubAgents == 0 {
 		cfg.MaxConcurrentSubAgents = DefaultMaxConcurrentSubAgents
 	}
-	if cfg.NewID == nil {
-		cfg.NewID = randomID
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -216,7 +218,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	}
 	task, _ := call.Arguments["task"].(string)
 	desc, _ := call.Arguments["description"].(string)
-	id := s.cfg.NewID()
+	id := s.newID(ctx, call)
 	payload := SubAgentPayload{ID: id, Description: desc}
 
 	// The sub-agent runs under the permissions of every guard the call went
@@ -347,6 +349,20 @@ func (s *spawner) failure(parent, sub context.Context, id string, err error) err
 }
 
 // randomID returns 16 random hex digits.
+// newID names the sub-agent of call: SubAgentConfig.NewID when set, else
+// in a durable run a name derived from the call's idempotency key (the
+// same on every attempt of the call), else a random one.
+func (s *spawner) newID(ctx context.Context, call llmtoolkit.Call) string {
+	if s.cfg.NewID != nil {
+		return s.cfg.NewID()
+	}
+	if llmtoolkit.RunIDFrom(ctx) != "" {
+		sum := sha256.Sum256([]byte(llmtoolkit.IdempotencyKey(ctx, call)))
+		return hex.EncodeToString(sum[:8])
+	}
+	return randomID()
+}
+
 func randomID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails

@@ -235,3 +235,27 @@ func TestSpawnAgentTracer(t *testing.T) {
 	assert.Equal(t, []string{"sub-7"}, tr.runs)
 	assert.Equal(t, []string{"sub-7"}, tr.calls)
 }
+
+// TestSubAgentIDInDurableRun: with no NewID, a sub-agent spawned in a
+// durable run (a run id on the context) is named from the call's
+// idempotency key, so a resumed run's second attempt at the same call
+// names it alike, and another run or call does not; outside a durable run
+// the id is random.
+func TestSubAgentIDInDurableRun(t *testing.T) {
+	idOf := func(ctx context.Context, callID string) string {
+		sub := lt.NewScriptedModel(t, lt.Turn{Response: agentloop.Response{Content: "done"}})
+		spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: workspace()})
+		call := spawnCall("look")
+		call.ID = callID
+		res := llmtoolkit.Execute(llmtoolkit.WithIteration(ctx, 2), spawn, call)
+		require.False(t, res.IsError, res.Content)
+		return res.Display.Payload.(agent.SubAgentPayload).ID
+	}
+	run := llmtoolkit.WithRunID(t.Context(), "run-1")
+	first := idOf(run, "c1")
+	assert.Regexp(t, `^[0-9a-f]{16}$`, first)
+	assert.Equal(t, first, idOf(run, "c1"), "the same call of the same run: the same id on every attempt")
+	assert.NotEqual(t, first, idOf(run, "c2"), "another call")
+	assert.NotEqual(t, first, idOf(llmtoolkit.WithRunID(t.Context(), "run-2"), "c1"), "another run")
+	assert.NotEqual(t, idOf(t.Context(), "c1"), idOf(t.Context(), "c1"), "no durable run: random ids")
+}
