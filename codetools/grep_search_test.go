@@ -3,10 +3,8 @@ package codetools
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/search"
@@ -108,29 +108,6 @@ func TestGrepTimeoutIsAnError(t *testing.T) {
 	}
 }
 
-// rgLines returns the numbers of the lines ripgrep reports for pattern in
-// file, or skips the test when rg is not installed.
-func rgLines(t *testing.T, pattern, file string) []int {
-	t.Helper()
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		t.Skip("rg (ripgrep) is not installed: apt-get install ripgrep")
-	}
-	out, err := exec.Command(rg, "--line-number", "--no-heading", "--no-filename", "--color", "never", "-e", pattern, "--", file).Output()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return nil // no match
-	}
-	require.NoError(t, err)
-	var lines []int
-	for _, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-		n, err := strconv.Atoi(l[:strings.IndexByte(l, ':')])
-		require.NoError(t, err, "rg line %q", l)
-		lines = append(lines, n)
-	}
-	return lines
-}
-
 // grepLineNumbers returns the numbers of the matching lines of an answer.
 func grepLineNumbers(t *testing.T, answer string) []int {
 	t.Helper()
@@ -177,7 +154,7 @@ func TestGrepEmptyMatchAtEnd(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, grepLineNumbers(t, got), "answer %q", got)
 			t.Run("same as ripgrep", func(t *testing.T) {
-				assert.Equal(t, rgLines(t, tt.pattern, filepath.Join(ct.Root(), file)), grepLineNumbers(t, got))
+				assert.Equal(t, testkit.RipgrepLines(t, tt.pattern, filepath.Join(ct.Root(), file)), grepLineNumbers(t, got))
 			})
 		})
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
+
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
@@ -207,33 +209,6 @@ type httpGetChildReport struct {
 	HWMKiB     int64 // peak resident memory of the child (VmHWM)
 }
 
-// hostilePage builds a page of about size bytes that costs the converter much
-// more than its size: empty links (made absolute with the page's long host),
-// links to a long host, or many short lines at the bottom of lists and
-// quotes nested as deep as the HTML parser allows (each line indented at
-// every level).
-func hostilePage(kind string, size int) string {
-	var head, unit string
-	switch kind {
-	case "empty-links":
-		unit = `<a></a>`
-	case "host-links":
-		unit = `<a href="http://` + strings.Repeat("h", 240) + `.example/"></a>`
-	case "deep-list":
-		head, unit = strings.Repeat("<ul><li>", 250), "x<br>"
-	case "deep-quote":
-		head, unit = strings.Repeat("<blockquote>", 500), "x<br>"
-	case "text-comments": // text nodes the converter merges once the comments are gone
-		unit = "x<!---->"
-	case "spans":
-		unit = "<span>x</span>"
-	default:
-		panic("unknown page kind " + kind)
-	}
-	head = "<!DOCTYPE html><html><body>" + head
-	return head + strings.Repeat(unit, max(0, size-len(head))/len(unit))
-}
-
 // TestHTTPGetChild is the child half of runHTTPGetChild; it is skipped in a
 // normal run.
 func TestHTTPGetChild(t *testing.T) {
@@ -243,7 +218,7 @@ func TestHTTPGetChild(t *testing.T) {
 	}
 	var spec httpGetChildSpec
 	require.NoError(t, json.Unmarshal([]byte(raw), &spec))
-	page := hostilePage(spec.Kind, spec.Size)
+	page := testkit.HostilePage(spec.Kind, spec.Size)
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, page)

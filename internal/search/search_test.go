@@ -3,12 +3,10 @@ package search
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 )
 
 // refLine is a line of the reference answer: a match or a context line.
@@ -263,29 +263,6 @@ func TestGrepLongLineWindows(t *testing.T) {
 	}
 }
 
-// rgLines returns the numbers of the lines ripgrep reports for pattern in
-// file, or skips the test when rg is not installed.
-func rgLines(t *testing.T, pattern, file string) []int {
-	t.Helper()
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		t.Skip("rg (ripgrep) is not installed: apt-get install ripgrep")
-	}
-	out, err := exec.Command(rg, "--line-number", "--no-heading", "--no-filename", "--color", "never", "-e", pattern, "--", file).Output()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return nil // no match
-	}
-	require.NoError(t, err)
-	var lines []int
-	for _, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-		n, err := strconv.Atoi(l[:strings.IndexByte(l, ':')])
-		require.NoError(t, err, "rg line %q", l)
-		lines = append(lines, n)
-	}
-	return lines
-}
-
 // TestGrepFastPathsAgainstRipgrep runs the engine and ripgrep on the same
 // tricky file and compares the numbers of the matching lines.
 func TestGrepFastPathsAgainstRipgrep(t *testing.T) {
@@ -298,7 +275,7 @@ func TestGrepFastPathsAgainstRipgrep(t *testing.T) {
 		require.NoError(t, err)
 		res, err := NewSearcher(q, 1<<30, 0).Search(context.Background(), bytes.NewReader(data))
 		require.NoError(t, err)
-		want := rgLines(t, "(?i)"+pattern, file)
+		want := testkit.RipgrepLines(t, "(?i)"+pattern, file)
 		assert.Equal(t, want, matchLineNumbers(t, res.text), "pattern %q", pattern)
 	}
 }

@@ -13,40 +13,15 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 	"golang.org/x/net/html"
 )
-
-// hostilePage builds a page of about size bytes that costs the converter much
-// more than its size: empty links (made absolute with the page's long host),
-// links to a long host, or many short lines at the bottom of lists and
-// quotes nested as deep as the HTML parser allows (each line indented at
-// every level).
-func hostilePage(kind string, size int) string {
-	var head, unit string
-	switch kind {
-	case "empty-links":
-		unit = `<a></a>`
-	case "host-links":
-		unit = `<a href="http://` + strings.Repeat("h", 240) + `.example/"></a>`
-	case "deep-list":
-		head, unit = strings.Repeat("<ul><li>", 250), "x<br>"
-	case "deep-quote":
-		head, unit = strings.Repeat("<blockquote>", 500), "x<br>"
-	case "text-comments": // text nodes the converter merges once the comments are gone
-		unit = "x<!---->"
-	case "spans":
-		unit = "<span>x</span>"
-	default:
-		panic("unknown page kind " + kind)
-	}
-	head = "<!DOCTYPE html><html><body>" + head
-	return head + strings.Repeat(unit, max(0, size-len(head))/len(unit))
-}
 
 // TestPageMarkdownStopsWhenCancelled cancels a conversion under way, and
 // one whose context has already ended.
 func TestPageMarkdownStopsWhenCancelled(t *testing.T) {
-	page := hostilePage("deep-quote", 2<<20)
+	page := testkit.HostilePage("deep-quote", 2<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
@@ -82,7 +57,7 @@ func TestPageMarkdownBudget(t *testing.T) {
 	const maxBytes = 16 << 10
 	for _, kind := range []string{"empty-links", "host-links", "deep-list", "deep-quote", "text-comments", "spans"} {
 		t.Run(kind, func(t *testing.T) {
-			page := hostilePage(kind, 256<<10)
+			page := testkit.HostilePage(kind, 256<<10)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			md, cut, note, err := Markdown(ctx, page, "http://"+strings.Repeat("h", 200)+".example", maxBytes, nil)
