@@ -93,6 +93,17 @@
 // an interrupted one runs again under a new id unless
 // agent.SubAgentConfig.NewID makes it deterministic.
 //
+// # What the database holds
+//
+// To resume a run, DBOS keeps its input and every recorded step's outcome
+// in the system database: the conversation, each model answer with its
+// tool calls as the model wrote them, and each tool's result. A value of
+// an argument a tool declares sensitive (llmtoolkit.Tool.SensitiveFields)
+// is kept as it is, because an interrupted call runs again with it; the
+// run's recorded error is scrubbed of them, as agentloop scrubs it. So
+// the system database needs the access control that those secrets need.
+// Step names carry only iterations, indexes and call IDs.
+//
 // # Cost
 //
 // A recorded step costs a few milliseconds of database writes, next to

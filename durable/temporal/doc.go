@@ -96,6 +96,17 @@
 // Options.OnEvent, when set on the worker, sees each tool call's events
 // there; the workflow runs no host callbacks.
 //
+// # What the history holds
+//
+// Temporal keeps a workflow's input and every activity's outcome in its
+// history: the conversation, each model answer with its tool calls as the
+// model wrote them, and each tool's result. A value of an argument a tool
+// declares sensitive (llmtoolkit.Tool.SensitiveFields) is kept as it is,
+// because an interrupted call runs again with it. Encrypt payloads with a
+// converter.PayloadCodec on the client and the worker (Temporal's standard
+// way) when the history must not hold them in clear. Activity IDs carry
+// only iterations, indexes and call IDs.
+//
 // # Cost
 //
 // BenchmarkWorkflowStep runs a 10-turn run (21 steps: 11 model calls, 10

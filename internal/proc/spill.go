@@ -42,6 +42,8 @@ type SpillFile struct {
 	cut   bool  // set by Finish: the middle was cut out
 }
 
+// NewSpillFile returns a SpillFile writing to f, keeping at most limit
+// bytes: half from the start, the rest from the end.
 func NewSpillFile(f *os.File, limit int64) *SpillFile {
 	head := limit / 2
 	return &SpillFile{f: f, limit: limit, head: head, ring: limit - head - spillMarkerMax}

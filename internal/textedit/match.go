@@ -24,6 +24,7 @@ var (
 // AmbiguousError: oldText matches several regions.
 type AmbiguousError struct{ N int }
 
+// Error returns "ambiguous match"; the tools say how many matches.
 func (e *AmbiguousError) Error() string { return "ambiguous match" }
 
 // editText is a file's content prepared for matching.
