@@ -25,6 +25,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/search"
 	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
@@ -104,7 +105,7 @@ func grep(pattern string, literal, ignoreCase bool) (string, error) {
 		return "", err
 	}
 	defer fsroot.Close()
-	w := walk.Walker{Root: &confine.Root{FS: fsroot, Dir: abs, Outside: errOutside}, Go: goRecover}
+	w := walk.Walker{Root: &confine.Root{FS: fsroot, Dir: abs, Outside: errOutside}, Go: goGuarded}
 	col := search.NewCollector(limit)
 	searchers := make([]*search.Searcher, walk.Workers())
 	for i := range searchers {
@@ -131,7 +132,7 @@ func grep(pattern string, literal, ignoreCase bool) (string, error) {
 		MaxBytes: math.MaxInt,
 		Item:     func(path string, line int, text string) match { return match{path, line, text} },
 		Parts:    walk.Workers(),
-		Go:       goRecover,
+		Go:       goGuarded,
 	})
 	return a.Text, err
 }
@@ -139,17 +140,5 @@ func grep(pattern string, literal, ignoreCase bool) (string, error) {
 // errOutside is the error of a path that leaves the current folder.
 var errOutside = errors.New("outside the folder")
 
-// goRecover runs fn on a goroutine and sends its error, or its panic as an
-// error, on the channel it returns.
-func goRecover(what string, fn func() error) <-chan error {
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- fmt.Errorf("%s panicked: %v", what, v)
-			}
-		}()
-		done <- fn()
-	}()
-	return done
-}
+// goGuarded runs fn under the project's goroutine guard, as the tool does.
+func goGuarded(what string, fn func() error) <-chan error { return guard.Go(what, fn, nil) }
