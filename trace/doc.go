@@ -19,7 +19,10 @@
 // the context ([WithConversation], or the session map's tenant_id,
 // conversation_id and iteration keys); a sub-agent's calls keep the
 // parent's conversation and add the sub-agent's id
-// ([llmtoolkit.AgentIDFrom]) in the agent_id column. Sensitive argument fields are
+// ([llmtoolkit.AgentIDFrom]) in the agent_id column. The model's id of the
+// call ([llmtoolkit.Call.ID]) goes in the call_id column, indexed with the
+// tenant and conversation, so a row can be matched to the tool call in the
+// model's conversation ([Filter.CallID]). Sensitive argument fields are
 // redacted at any depth before anything is written, long results are cut
 // and marked, and writes are synchronous unless the [Async] option batches
 // them through a bounded queue that [Recorder.Close] flushes.
@@ -40,7 +43,8 @@
 //     parent_id, the recipe row's ID);
 //   - the iteration comes from the context (agentloop's count winning over
 //     one given with the conversation); a sub-agent's id goes in the nullable
-//     agent_id column (added to older tables by Migrate);
+//     agent_id column, the model's call id in the nullable call_id column
+//     (both added to older tables by Migrate);
 //   - the tenant and conversation come from [WithConversation], else from the
 //     session map a Session binds: for the calls it resolves and, as its
 //     definitions' observers are told with the map bound, for those Execute
@@ -60,7 +64,7 @@
 //     and error text, a recipe row scrubbing its steps' secrets too;
 //   - arguments and results are capped (64 KiB by default) and marked
 //     (_truncated/_bytes, truncated/content_bytes), cut on a UTF-8 boundary
-//     by internal/textutil.CutUTF8; tool_name and agent_id are cleaned (NUL
+//     by internal/textutil.CutUTF8; tool_name, agent_id and call_id are cleaned (NUL
 //     and invalid UTF-8 become U+FFFD) and capped at [MaxTextBytes] (1 KiB),
 //     so any text leaves its row on both databases
 //     (TestHostileStringsInEveryColumn);

@@ -17,7 +17,8 @@ var ErrUnsupportedDatabase = errors.New("trace: unsupported database")
 
 // Migrate creates the traces table — [DefaultTable], or the one named by
 // [InTable] — if it does not exist, with indexes for the usual queries —
-// (tenant_id, conversation_id, inserted_at), (tool_name) and (parent_id) —
+// (tenant_id, conversation_id, inserted_at), (tool_name), (parent_id) and
+// (tenant_id, conversation_id, call_id) —
 // and triggers that make the table insert-only in the database itself, so
 // that raw SQL or a gorm session that skips hooks cannot change the log
 // either. It is idempotent and runs in one transaction. db must be SQLite
@@ -62,7 +63,7 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 			if err := caseClash(tx, t); err != nil {
 				return err
 			}
-			for _, col := range []string{"parent_id", "agent_id"} {
+			for _, col := range []string{"parent_id", "agent_id", "call_id"} {
 				if err := addSQLiteColumn(tx, q, t, col); err != nil {
 					return err
 				}
@@ -110,7 +111,7 @@ func isBusy(err error) bool {
 // INDEX IF NOT EXISTS skips a name another relation holds, and Migrate
 // must never report success over a missing index.
 func checkIndexes(tx *gorm.DB, dialect string, q quoter, t table) error {
-	for _, suffix := range []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix} {
+	for _, suffix := range []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix, callIndexSuffix} {
 		idx := t.derived(suffix)
 		var n int64
 		var err error
@@ -193,6 +194,7 @@ const (
 	tenantIndexSuffix = "tenant_id_conversation_id_inserted_at_index"
 	toolIndexSuffix   = "tool_name_index"
 	parentIndexSuffix = "parent_id_index"
+	callIndexSuffix   = "call_id_index"
 )
 
 // indexes returns the CREATE INDEX statements: index names as written by
@@ -202,6 +204,7 @@ func indexes(t table, idx func(string) string, on string) []string {
 		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(tenantIndexSuffix)) + ` ON ` + on + ` (tenant_id, conversation_id, inserted_at)`,
 		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(toolIndexSuffix)) + ` ON ` + on + ` (tool_name)`,
 		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(parentIndexSuffix)) + ` ON ` + on + ` (parent_id)`,
+		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(callIndexSuffix)) + ` ON ` + on + ` (tenant_id, conversation_id, call_id)`,
 	}
 }
 
@@ -223,7 +226,8 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   iteration       integer NOT NULL CHECK (iteration >= 0),
   inserted_at     datetime NOT NULL,
   parent_id       text,
-  agent_id        text
+  agent_id        text,
+  call_id         text
 )`}
 	on := q.id(t.name)
 	stmts = append(stmts, indexes(t, func(n string) string { return q.in(t, n) }, on)...)
@@ -261,9 +265,11 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   iteration       integer NOT NULL CHECK (iteration >= 0),
   inserted_at     timestamptz NOT NULL,
   parent_id       uuid,
-  agent_id        text
+  agent_id        text,
+  call_id         text
 )`, `ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS parent_id uuid`,
-		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS agent_id text`}
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS agent_id text`,
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS call_id text`}
 	stmts = append(stmts, indexes(t, q.id, tbl)...)
 	return append(stmts, `
 CREATE OR REPLACE FUNCTION `+fn+`() RETURNS trigger
@@ -281,7 +287,7 @@ FOR EACH STATEMENT EXECUTE FUNCTION `+fn+`()`,
 	)
 }
 
-// addSQLiteColumn adds the nullable text column col (parent_id, agent_id)
+// addSQLiteColumn adds the nullable text column col (parent_id, agent_id, call_id)
 // to a table made before it existed (SQLite has no ADD COLUMN IF NOT
 // EXISTS). col is one of this package's constant names.
 func addSQLiteColumn(tx *gorm.DB, q quoter, t table, col string) error {

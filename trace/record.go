@@ -244,7 +244,7 @@ func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 // pending is a row being built for one call.
 type pending struct {
 	id, tool, parent string
-	agent            string
+	agent, callID    string
 	conv             conversation
 	fe               []FieldError
 	table            *table // rec.table unless TableFrom picked another
@@ -255,7 +255,7 @@ type pending struct {
 
 // begin attributes a call, chooses its table and redacts its arguments.
 func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
-	p := &pending{tool: call.Name}
+	p := &pending{tool: call.Name, callID: call.ID}
 	p.conv, p.fe = conversationFrom(ctx)
 	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
 		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
@@ -299,7 +299,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
-		AgentID: p.agent,
+		AgentID: p.agent, CallID: p.callID,
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
 		berr = rec.write(ctx, *p.table, t)
