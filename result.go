@@ -229,7 +229,7 @@ func failureMessage(ctx context.Context, r Resolver, call Call, err error) strin
 		}
 		return fmt.Sprintf("unknown tool: %q. Available tools: %s", call.Name, toolNames(tools))
 	}
-	return err.Error()
+	return modelMessage(err)
 }
 
 // guardedTools is r.Tools(), or nil if it panics.

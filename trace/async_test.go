@@ -100,17 +100,16 @@ func TestAsyncCloseFlushesAndResolveAfterCloseWritesNow(t *testing.T) {
 }
 
 func TestAsyncReportsFailedWrites(t *testing.T) {
-	unmigrated, err := trace.OpenSQLite(t.TempDir() + "/empty.db")
-	require.NoError(t, err)
+	unmigrated := refusingDB(t)
 	var fails failures
 	rec := trace.Record(echo(), unmigrated, trace.Async(), trace.OnError(fails.add), trace.Logger(discardLogger()))
 	for i := range 5 {
 		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
 		require.NoError(t, err, "an async failure never fails the call")
 	}
-	err = rec.Close()
+	err := rec.Close()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "5 queued trace(s) could not be written")
+	assert.Contains(t, err.Error(), "5 trace(s) could not be written")
 	assert.Equal(t, 5, fails.len())
 	assert.Equal(t, trace.Stats{Recorded: 5, Failed: 5}, rec.Stats(), "queued, then counted as failed")
 }
@@ -143,7 +142,7 @@ func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
 		}
 		err := rec.Close()
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "1 queued trace(s) could not be written")
+		assert.Contains(t, err.Error(), "1 trace(s) could not be written")
 		assert.Contains(t, err.Error(), "bad tool")
 		assert.EqualValues(t, 4, count(t, db), "the rest of the batch is written")
 		require.Equal(t, 1, fails.len())

@@ -149,22 +149,55 @@ func caseClash(db *gorm.DB, t table) error {
 	return nil
 }
 
-// caseChecks remembers, for a Recorder on SQLite, the tables found not to
-// clash by case with another.
-type caseChecks struct{ ok sync.Map } // table -> struct{}
+// ErrNoTable is wrapped by the error of a call a [Recorder] refuses before
+// the tool runs because the table its row goes to does not exist: [Migrate]
+// was not called for it.
+var ErrNoTable = errors.New("trace: the traces table does not exist")
 
-// check returns caseClash's error for t, querying once per table that
-// exists.
-func (c *caseChecks) check(ctx context.Context, db *gorm.DB, t table) error {
-	t = t.on("sqlite")
-	if _, ok := c.ok.Load(t); ok || db == nil {
+// tableChecks remembers, for a Recorder, the tables found to exist (on
+// SQLite, also not to clash by case with another).
+type tableChecks struct{ ok sync.Map } // table -> struct{}
+
+// check returns an error wrapping [ErrNoTable] when t does not exist, or
+// caseClash's error, querying until the table is found; an error of the
+// query itself is left for the write to report.
+func (c *tableChecks) check(ctx context.Context, db *gorm.DB, t table) error {
+	if db == nil {
 		return nil
 	}
-	if err := caseClash(db.WithContext(ctx), t); err != nil {
-		if errors.Is(err, ErrInvalidTable) {
-			return err
+	dialect := db.Dialector.Name()
+	given := t
+	t = t.on(dialect)
+	if _, ok := c.ok.Load(t); ok {
+		return nil
+	}
+	db = db.WithContext(ctx)
+	var n int64
+	var err error
+	switch dialect {
+	case "sqlite":
+		if err := caseClash(db, t); err != nil {
+			if errors.Is(err, ErrInvalidTable) {
+				return err
+			}
+			return nil
 		}
-		return nil // the write will report what is wrong
+		err = db.Raw(`SELECT count(*) FROM `+quoter{db}.id(t.schema)+`.sqlite_master WHERE type = 'table' AND name = ?`, t.name).Scan(&n).Error
+	case "postgres":
+		err = db.Raw(`SELECT count(*) FROM information_schema.tables WHERE table_schema = COALESCE(NULLIF(?, ''), current_schema()) AND table_name = ?`,
+			t.schema, t.name).Scan(&n).Error
+	default:
+		return nil
+	}
+	if err != nil {
+		return nil
+	}
+	if n == 0 {
+		how := "trace.Migrate(db)"
+		if !given.isDefault() {
+			how = fmt.Sprintf("trace.Migrate(db, trace.InTable(%q))", given.String())
+		}
+		return fmt.Errorf("%w: %s; call %s once before recording", ErrNoTable, given, how)
 	}
 	c.ok.Store(t, struct{}{})
 	return nil

@@ -40,8 +40,8 @@ type Recorder struct {
 	db            *gorm.DB                  // single inserts: prepared statement, no transaction
 	batch         *gorm.DB                  // batch inserts
 	rowsPerInsert int
-	sqlite        bool       // the database is SQLite: names ignore case
-	cases         caseChecks // SQLite: tables known not to differ only by case
+	sqlite        bool        // the database is SQLite: names ignore case
+	tables        tableChecks // tables known to exist (on SQLite, not to differ only by case)
 	cfg           config
 	table         table // InTable's, or the default
 	tableErr      error // why InTable's name is invalid
@@ -177,7 +177,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		if !rec.cfg.bestEffort {
 			rec.refused.Add(1)
 			rec.logUnwritable(ctx, call.Name, row.unwritable, "refused before it ran")
-			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
+			return "", &refusal{tool: call.Name, err: row.unwritable}
 		}
 	}
 	var caught func() (llmtoolkit.Tool, bool)
@@ -221,6 +221,28 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	}
 	return content, err
 }
+
+// refusal is the error of a call a Recorder refused before it ran. Its
+// text is for the host: what is wrong and how to fix it. The model reads
+// its ModelMessage ([llmtoolkit.ModelMessenger]): the call was not run, in
+// general terms, since it cannot fix the host's configuration.
+type refusal struct {
+	tool string
+	err  error
+}
+
+// Error says why the call was refused and what the host should do.
+func (r *refusal) Error() string {
+	return fmt.Sprintf("trace: not calling %q: %v", r.tool, r.err)
+}
+
+// ModelMessage is what the model reads.
+func (r *refusal) ModelMessage() string {
+	return fmt.Sprintf("%q was not run: the call could not be recorded in the audit trail, which this host requires (a problem in the host's configuration, not in the arguments; the host's log says more)", r.tool)
+}
+
+// Unwrap returns the reason.
+func (r *refusal) Unwrap() error { return r.err }
 
 // ObserveCall records a call that [llmtoolkit.Execute] answered without
 // resolving it: a call refused before it ran, or a recipe call (its row's
@@ -276,8 +298,8 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	} else {
 		p.table = &t
 	}
-	if p.table != nil && rec.sqlite {
-		if err := rec.cases.check(ctx, rec.db, *p.table); err != nil {
+	if p.table != nil {
+		if err := rec.tables.check(ctx, rec.db, *p.table); err != nil {
 			p.table, p.unwritable = nil, err
 		}
 	}
@@ -305,8 +327,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {
-		rec.failed.Add(1)
-		rec.report(ctx, t, berr)
+		rec.fail(ctx, t, berr)
 		return berr
 	}
 	rec.recorded.Add(1)
@@ -316,7 +337,10 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 // logUnwritable logs a call whose row cannot be written.
 func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, what string) {
 	msg := "trace: a tool call could not be attributed; "
-	if !errors.Is(err, ErrUnattributed) {
+	switch {
+	case errors.Is(err, ErrNoTable):
+		msg = "trace: the table of a tool call does not exist; "
+	case !errors.Is(err, ErrUnattributed):
 		msg = "trace: the table of a tool call could not be chosen; "
 	}
 	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, msg+what, slog.String("tool", tool), slog.Any("error", err))

@@ -378,9 +378,10 @@ func TestTableFromFailures(t *testing.T) {
 			fake := newSecretive()
 			opts := []trace.Option{trace.TableFrom(tt.fn), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil)))}
 			_, err := trace.Record(fake, db, opts...).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
-			if tt.name == "missing table" { // chosen, but absent: a failed write
-				require.NoError(t, err)
-				assert.Contains(t, logs.String(), "no such table: main.nowhere", "SQLite: an unqualified name is main's")
+			if tt.name == "missing table" { // chosen, but absent: refused before the tool runs
+				require.ErrorIs(t, err, trace.ErrNoTable)
+				assert.ErrorContains(t, err, `trace.Migrate(db, trace.InTable("nowhere"))`)
+				assert.Empty(t, fake.Calls())
 				return
 			}
 			require.Error(t, err)
