@@ -34,9 +34,9 @@
 //
 // # The audit promise
 //
-// Every wrapper keeps it (trace/matrix_test.go: TestGuaranteesMatrix, 9
-// wrappers × 2 placements × 2 drivers × 2 databases, each checking every
-// guarantee; TestGuaranteesWithSessionMap; TestSendFuncPanicWithRecorder):
+// Every wrapper keeps it (Compose, Filter, sessions, the agent guard,
+// otelkit, a user's own; the Recorder inside or outside them; Execute and
+// agentloop; SQLite and PostgreSQL):
 //
 //   - every call that reaches a Recorder leaves exactly one row: resolved
 //     calls, calls Execute refused, recipe calls (their steps' rows carry
@@ -66,21 +66,18 @@
 //     (_truncated/_bytes, truncated/content_bytes), cut on a UTF-8 boundary
 //     by internal/textutil.CutUTF8; tool_name, agent_id and call_id are cleaned (NUL
 //     and invalid UTF-8 become U+FFFD) and capped at [MaxTextBytes] (1 KiB),
-//     so any text leaves its row on both databases
-//     (TestHostileStringsInEveryColumn);
+//     so any text leaves its row on both databases;
 //   - an async batch, with its row-by-row retry, has one write timeout: Close
-//     against a hung database is bounded per batch
-//     (TestAsyncCloseBoundedWhenTheDatabaseHangs); the async writer turns a
+//     against a hung database is bounded per batch; the async writer turns a
 //     panic while writing a batch into failed writes of its rows (counted,
-//     logged, given to OnError, returned by Close) and goes on
-//     (TestAsyncWriterSurvivesAPanic);
+//     logged, given to OnError, returned by Close) and goes on;
 //   - the row lands in the table the host chose (see above); async batches
 //     are grouped by table. Names are identifiers only, quoted with the
 //     dialect's quoting, else ErrInvalidTable; a call whose table cannot be
-//     chosen is refused before the tool runs, as an unattributed one. Migrate
+//     chosen, or whose table does not exist (Migrate was not called:
+//     [ErrNoTable]), is refused before the tool runs, as an unattributed one. Migrate
 //     puts the indexes, the insert-only triggers and (PostgreSQL) their
-//     function in the table's schema, named after the table
-//     (TestTenantsThroughOnePool, TestTriggersHoldInEverySchema), checks that
+//     function in the table's schema, named after the table, checks that
 //     every index exists on the table (a name taken by another relation is an
 //     error), and serialises concurrent migrations of one table (an advisory
 //     lock on PostgreSQL, retries of a busy transaction on SQLite). On SQLite
