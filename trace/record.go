@@ -135,10 +135,40 @@ func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	return rec.tools.LookupTool(name)
 }
 
-// definition is the wrapped resolver's definition of a tool (as the call's
-// lookup saw it), and whether it has one.
-func (rec *Recorder) definition(name string) (llmtoolkit.Tool, bool) {
-	return rec.tools.Seen(name)
+// forSubAgent wraps a sub-agent's resolver so that this Recorder records
+// its calls, unless a Recorder already observes its tools.
+func (rec *Recorder) forSubAgent(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+	for _, t := range r.Tools() {
+		for _, ob := range t.Observers {
+			if _, ok := ob.(*Recorder); ok {
+				return r
+			}
+		}
+		break // a Recorder observes every tool it lists: the first tells
+	}
+	return &subAgentRecorder{rec: rec, r: r, tools: llmtoolkit.NewObservedTools(r, rec)}
+}
+
+// subAgentRecorder is a sub-agent's resolver recorded by its parent's
+// Recorder: the same database, table choice, options and counts.
+type subAgentRecorder struct {
+	rec   *Recorder
+	r     llmtoolkit.Resolver
+	tools *llmtoolkit.ObservedTools
+}
+
+// Tools lists the sub-agent's tools with the Recorder among their observers.
+func (s *subAgentRecorder) Tools() []llmtoolkit.Tool { return s.tools.Tools() }
+
+// LookupTool finds one of them.
+func (s *subAgentRecorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	return s.tools.LookupTool(name)
+}
+
+// Resolve runs and records a call of the sub-agent; a sub-agent it starts
+// is recorded the same way.
+func (s *subAgentRecorder) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	return s.rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, s.rec.forSubAgent), s.r, s.tools, call)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
@@ -167,11 +197,22 @@ func (rec *Recorder) Stats() Stats {
 // recorded arguments are a redacted copy: the tool sees the call unchanged.
 // A panic of the tool is recorded as an error and then re-panics (Execute
 // rescues it).
+//
+// The call's context carries the Recorder as a sub-agent wrapper
+// ([llmtoolkit.WithSubAgentWrapper]): a sub-agent the call starts
+// (agent's spawn_agent) has its calls recorded by this Recorder too, with
+// its agent id, unless its resolver is already recorded.
 func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content string, err error) {
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
-	def, known := rec.definition(call.Name)
+	return rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, rec.forSubAgent), rec.r, rec.tools, call)
+}
+
+// resolve runs the call on r, whose tools as this Recorder lists them are
+// tools, and records it.
+func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *llmtoolkit.ObservedTools, call llmtoolkit.Call) (content string, err error) {
+	def, known := tools.Seen(call.Name)
 	row := rec.begin(ctx, call, def)
 	if row.unwritable != nil {
 		if !rec.cfg.bestEffort {
@@ -209,7 +250,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		rec.finish(ctx, row, "", fmt.Errorf("panic: %v", v), time.Since(start))
 		panic(v)
 	}()
-	content, err = rec.r.Resolve(ctx, call)
+	content, err = r.Resolve(ctx, call)
 	finished = true
 	relearn()
 	if werr := rec.finish(ctx, row, content, err, time.Since(start)); werr != nil && rec.cfg.strict {
