@@ -182,7 +182,7 @@ func panicResult(ctx context.Context, what string, call Call, v any) Result {
 
 // executeDirect resolves one call, collecting what it shows.
 func executeDirect(ctx context.Context, r Resolver, call Call) Result {
-	slot := &displaySlot{}
+	slot := &displaySlot{call: call}
 	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok {
 		slot.notify = fn
 	}
