@@ -156,13 +156,19 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 	defer cancel()
 	if rec.db != nil {
-		db := into(rec.batch.WithContext(ctx), tbl)
-		err := dbGuarded(func() error {
+		err := dbGuarded(rec.batch, func() error {
 			if len(batch) <= rec.rowsPerInsert {
-				return db.Create(batch).Error // one statement: atomic as it is
+				return rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
 			}
-			return db.Transaction(func(tx *gorm.DB) error {
-				return tx.CreateInBatches(batch, rec.rowsPerInsert).Error
+			return rec.batch.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				for rows := batch; len(rows) > 0; {
+					n := min(len(rows), rec.rowsPerInsert)
+					if err := rec.inserts.exec(ctx, tx, tbl, rows[:n]); err != nil {
+						return err
+					}
+					rows = rows[n:]
+				}
+				return nil
 			})
 		})
 		if err == nil {

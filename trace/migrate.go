@@ -173,21 +173,23 @@ func (c *tableChecks) check(ctx context.Context, db *gorm.DB, t table) error {
 	}
 	db = db.WithContext(ctx)
 	var n int64
-	var err error
-	switch dialect {
-	case "sqlite":
-		if err := caseClash(db, t); err != nil {
-			if errors.Is(err, ErrInvalidTable) {
-				return err
+	var clash error
+	err := dbGuarded(db, func() error { // a driver's panic: the write will report it
+		switch dialect {
+		case "sqlite":
+			if clash = caseClash(db, t); clash != nil {
+				return clash
 			}
-			return nil
+			return db.Raw(`SELECT count(*) FROM `+quoter{db}.id(t.schema)+`.sqlite_master WHERE type = 'table' AND name = ?`, t.name).Scan(&n).Error
+		case "postgres":
+			return db.Raw(`SELECT count(*) FROM information_schema.tables WHERE table_schema = COALESCE(NULLIF(?, ''), current_schema()) AND table_name = ?`,
+				t.schema, t.name).Scan(&n).Error
 		}
-		err = db.Raw(`SELECT count(*) FROM `+quoter{db}.id(t.schema)+`.sqlite_master WHERE type = 'table' AND name = ?`, t.name).Scan(&n).Error
-	case "postgres":
-		err = db.Raw(`SELECT count(*) FROM information_schema.tables WHERE table_schema = COALESCE(NULLIF(?, ''), current_schema()) AND table_name = ?`,
-			t.schema, t.name).Scan(&n).Error
-	default:
+		n = 1 // another database: Migrate refuses it; the write will say why
 		return nil
+	})
+	if errors.Is(clash, ErrInvalidTable) {
+		return clash
 	}
 	if err != nil {
 		return nil

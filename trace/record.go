@@ -13,7 +13,6 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // ErrUnattributed is wrapped by the error of a call that a [Recorder]
@@ -42,6 +41,7 @@ type Recorder struct {
 	rowsPerInsert int
 	sqlite        bool        // the database is SQLite: names ignore case
 	tables        tableChecks // tables known to exist (on SQLite, not to differ only by case)
+	inserts       inserts     // the INSERT statements, by table and row count
 	cfg           config
 	table         table // InTable's, or the default
 	tableErr      error // why InTable's name is invalid
@@ -464,36 +464,42 @@ func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
 	defer cancel()
-	err := dbGuarded(func() error { return into(rec.db.WithContext(ctx), tbl).Create(t).Error })
+	err := dbGuarded(rec.db, func() error { return rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t}) })
 	if err != nil {
 		return fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
 	}
 	return nil
 }
 
-// dbGuarded runs a database call, turning a panic in it (a driver's, a
-// gorm callback's) into an error: the rows count as failed writes, each
-// reported once, and the caller goes on.
-func dbGuarded(fn func() error) (err error) {
+// dbGuarded runs a database call on db, turning a panic in it (a
+// driver's, a gorm callback's) into an error: the rows count as failed
+// writes, each reported once, and the caller goes on. After a panic it
+// forgets db's prepared statements: gorm keeps a statement whose
+// preparation panicked as if it were prepared, and every later use of it
+// would fail.
+func dbGuarded(db *gorm.DB, fn func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("the database call panicked: %v", v)
+			forgetStatements(db)
 		}
 	}()
 	return fn()
 }
 
-// into points db at tbl; the default table is the model's own (on SQLite,
-// main's).
-func into(db *gorm.DB, tbl table) *gorm.DB {
-	tbl = tbl.on(db.Dialector.Name())
-	if tbl.isDefault() {
-		return db
+// forgetStatements clears the prepared statements of db's pool, if it has
+// gorm's.
+func forgetStatements(db *gorm.DB) {
+	if db == nil {
+		return
 	}
-	name := tbl.String() // validated: gorm quotes each part
-	// The INSERT clause names the table too: the SQLite driver's builder of
-	// that clause would write it without its schema.
-	return db.Table(name).Clauses(clause.Insert{Table: clause.Table{Name: name}})
+	defer func() { _ = recover() }() // a pool broken past clearing: the next write reports it
+	switch p := db.Statement.ConnPool.(type) {
+	case *gorm.PreparedStmtDB:
+		p.Reset()
+	case *gorm.PreparedStmtTX:
+		p.PreparedStmtDB.Reset()
+	}
 }
 
 // report logs a failed write and tells OnError.
