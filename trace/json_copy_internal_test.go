@@ -53,7 +53,7 @@ func TestJSONCopyAgreesWithEncoding(t *testing.T) {
 // may send, the copy is what encoding and decoding would give.
 func FuzzJSONCopyAgreesWithEncoding(f *testing.F) {
 	f.Add("a\xffb", "key", int64(5), 2.5)
-	f.Add("\x00", "k\u2028", int64(-1<<62), -0.0)
+	f.Add("\x00", "k\u2028", int64(-1<<62), math.Copysign(0, -1))
 	f.Fuzz(func(t *testing.T, s, key string, n int64, x float64) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return

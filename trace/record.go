@@ -138,13 +138,13 @@ func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // forSubAgent wraps a sub-agent's resolver so that this Recorder records
 // its calls, unless a Recorder already observes its tools.
 func (rec *Recorder) forSubAgent(r llmtoolkit.Resolver) llmtoolkit.Resolver {
-	for _, t := range r.Tools() {
-		for _, ob := range t.Observers {
+	// A Recorder observes every tool it lists: the first tool tells.
+	if tools := r.Tools(); len(tools) > 0 {
+		for _, ob := range tools[0].Observers {
 			if _, ok := ob.(*Recorder); ok {
 				return r
 			}
 		}
-		break // a Recorder observes every tool it lists: the first tells
 	}
 	return &subAgentRecorder{rec: rec, r: r, tools: llmtoolkit.NewObservedTools(r, rec)}
 }
