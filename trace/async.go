@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"gorm.io/gorm"
 )
 
 // Close ends recording: with [Async] it flushes every queued trace and
@@ -147,11 +146,12 @@ func (w *batchWriter) flush(rec *Recorder, batch []queued) {
 	}
 }
 
-// flush inserts traces into tbl in one transaction; if that fails, it
-// inserts them one by one so that one bad trace does not lose the others,
-// and reports those that still fail. The whole batch, retries included, has
-// one write timeout: a database that hangs costs one timeout per batch,
-// never one per row, so Close ends in bounded time.
+// flush inserts traces into tbl in one transaction, at most rowsPerInsert
+// rows per statement; if that fails, it inserts them one by one so that one
+// bad trace does not lose the others, and reports those that still fail.
+// The whole batch, retries included, has one write timeout: a database that
+// hangs costs one timeout per batch, never one per row, so Close ends in
+// bounded time.
 func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 	defer cancel()
@@ -160,16 +160,7 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 			if len(batch) <= rec.rowsPerInsert {
 				return rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
 			}
-			return rec.batch.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-				for rows := batch; len(rows) > 0; {
-					n := min(len(rows), rec.rowsPerInsert)
-					if err := rec.inserts.exec(ctx, tx, tbl, rows[:n]); err != nil {
-						return err
-					}
-					rows = rows[n:]
-				}
-				return nil
-			})
+			return rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert)
 		})
 		if err == nil {
 			return

@@ -2,9 +2,11 @@ package trace
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gorm.io/gorm"
 )
@@ -29,7 +31,11 @@ const columnsPerRow = 13
 
 // rowValues appends t's values to args, in insertColumns' order.
 func rowValues(args []any, t *Trace) []any {
-	return append(args, t.ID, t.TenantID, t.ConversationID, t.ToolName, t.Arguments, t.Result,
+	var a, r any = t.Arguments, t.Result
+	if t.argumentsText != "" { // encoded by the Recorder: the same text
+		a, r = t.argumentsText, t.resultText
+	}
+	return append(args, t.ID, t.TenantID, t.ConversationID, t.ToolName, a, r,
 		t.ResultType, t.DurationMS, t.Iteration, t.InsertedAt, t.ParentID, t.AgentID, t.CallID)
 }
 
@@ -39,8 +45,18 @@ type insertKey struct {
 	rows int
 }
 
-// inserts caches the INSERT statements of a Recorder.
-type inserts struct{ m sync.Map } // insertKey -> string
+// inserts caches the INSERT statements of a Recorder: their text, and
+// for batches their prepared form on the database.
+type inserts struct {
+	m        sync.Map // insertKey -> string
+	prepared sync.Map // insertKey -> *sql.Stmt, prepared on the *sql.DB
+	kept     atomic.Int64
+}
+
+// maxPrepared bounds the batch statements a Recorder keeps prepared (two
+// per table at most: a host with more tenant tables than this prepares the
+// others for each batch).
+const maxPrepared = 512
 
 // statement returns the INSERT of rows rows into t, for db's dialect.
 func (c *inserts) statement(db *gorm.DB, t table, rows int) string {
@@ -88,4 +104,87 @@ func (c *inserts) exec(ctx context.Context, db *gorm.DB, t table, traces []*Trac
 	}
 	_, err := db.Statement.ConnPool.ExecContext(ctx, c.statement(db, t, len(traces)), args...)
 	return err
+}
+
+// execBatch inserts traces into t in one transaction, per rows at a time.
+// The statements are prepared once on the database and bound to each
+// transaction with Tx.StmtContext, which reuses the connection's prepared
+// statement: gorm's transaction would prepare each statement again on the
+// transaction's connection, which on SQLite costs more than the insert. A
+// pool that is not a *sql.DB (a gorm plugin's) gets one statement per
+// chunk through gorm's pool instead.
+func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []*Trace, per int) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		for rows := traces; len(rows) > 0; {
+			n := min(len(rows), per)
+			if err := c.exec(ctx, db, t, rows[:n]); err != nil {
+				return err
+			}
+			rows = rows[n:]
+		}
+		return nil
+	}
+	// Prepared before the transaction takes a connection: a pool of one
+	// (SQLite with attached databases) has no other to prepare on.
+	full, done, err := c.prepare(ctx, sqlDB, db, t, per)
+	if err != nil {
+		return err
+	}
+	defer done()
+	last := full
+	if rest := len(traces) % per; rest != 0 {
+		var doneLast func()
+		if last, doneLast, err = c.prepare(ctx, sqlDB, db, t, rest); err != nil {
+			return err
+		}
+		defer doneLast()
+	}
+	tx, err := sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, per*columnsPerRow)
+	for rows := traces; len(rows) > 0; {
+		n := min(len(rows), per)
+		stmt := full
+		if n < per {
+			stmt = last
+		}
+		args = args[:0]
+		for _, tr := range rows[:n] {
+			args = rowValues(args, tr)
+		}
+		if _, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		rows = rows[n:]
+	}
+	return tx.Commit()
+}
+
+// prepare returns the INSERT of rows rows into t prepared on sqlDB, and
+// the function to call when done with it (which closes one that was not
+// kept).
+func (c *inserts) prepare(ctx context.Context, sqlDB *sql.DB, db *gorm.DB, t table, rows int) (*sql.Stmt, func(), error) {
+	keep := func() {}
+	k := insertKey{t, rows}
+	if s, ok := c.prepared.Load(k); ok {
+		return s.(*sql.Stmt), keep, nil
+	}
+	s, err := sqlDB.PrepareContext(ctx, c.statement(db, t, rows))
+	if err != nil {
+		return nil, keep, err
+	}
+	if c.kept.Add(1) > maxPrepared {
+		c.kept.Add(-1)
+		return s, func() { _ = s.Close() }, nil
+	}
+	if prev, loaded := c.prepared.LoadOrStore(k, s); loaded {
+		c.kept.Add(-1)
+		_ = s.Close()
+		return prev.(*sql.Stmt), keep, nil
+	}
+	return s, keep, nil
 }

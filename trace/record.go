@@ -365,6 +365,11 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		AgentID: p.agent, CallID: p.callID,
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
+		// Encoded here, on the caller's goroutine: the async writer, the
+		// bottleneck, then only binds text.
+		berr = t.encode()
+	}
+	if berr == nil {
 		berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {

@@ -63,6 +63,24 @@ type Trace struct {
 	// matches the row to the call in the model's conversation; nil when the
 	// call had none. Indexed with the tenant and conversation.
 	CallID *string `gorm:"column:call_id" json:"call_id,omitempty"`
+
+	// The JSON columns as Value encodes them, set by a Recorder before
+	// the row is queued (encode); empty for a Trace built otherwise.
+	argumentsText, resultText string
+}
+
+// encode sets the text of the JSON columns, as [JSON.Value] gives it.
+func (t *Trace) encode() error {
+	a, err := t.Arguments.Value()
+	if err != nil {
+		return err
+	}
+	r, err := t.Result.Value()
+	if err != nil {
+		return err
+	}
+	t.argumentsText, t.resultText = a.(string), r.(string)
+	return nil
 }
 
 // TableName returns [DefaultTable], the model's table; [InTable] and
