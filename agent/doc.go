@@ -137,7 +137,9 @@
 // (16) started at every depth, MaxConcurrentSubAgents (4) at once; past them
 // [ErrSubAgentBudget] (a top-level spawn waits for a place within its
 // deadline, a nested one is refused at once, so sub-agents never wait for
-// each other). The child's loop runs on its own goroutine: spawn_agent
+// each other). Both refusals wrap llmtoolkit.ErrLimitReached: agentloop's
+// breaker does not count them, so 40 spawns in one turn leave the model
+// free to do the rest itself (TestSubAgentBudgetDoesNotTripTheBreaker). The child's loop runs on its own goroutine: spawn_agent
 // returns at the deadline even when a child tool ignores its context; the
 // stuck call keeps its goroutine (and its budget place) until the tool
 // returns, and its result is dropped. A panic in SubAgentConfig.OnEvent, on

@@ -21,7 +21,8 @@
 //
 // A turn is bounded: at most [Options.MaxToolCalls] (128) calls of one answer
 // run, each call past it answered with an [ErrTooManyCalls] error result (not
-// counted by the breaker); results are cut to [Options.MaxTurnResultBytes]
+// counted by the breaker, nor are the host's refusals: llmtoolkit.ErrDenied
+// and llmtoolkit.ErrLimitReached); results are cut to [Options.MaxTurnResultBytes]
 // (4 MiB per turn, in call order) with a note saying what was cut
 // (TestTurnBounds: 2,000 calls of 256 KiB). A panic in the SendFunc ends Run
 // with an [*LLMError] wrapping a [*ModelPanicError], and one in OnEvent (on
