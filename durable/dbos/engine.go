@@ -131,6 +131,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if err := prepareStoreFile(cfg.DatabaseURL, cfg.Logger); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
+	}
 	dctx, err := transact.NewContext(ctx, transact.Config{
 		AppName:            cfg.AppName,
 		DatabaseURL:        cfg.DatabaseURL,
