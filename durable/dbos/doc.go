@@ -104,6 +104,14 @@
 // the system database needs the access control that those secrets need.
 // Step names carry only iterations, indexes and call IDs.
 //
+// On SQLite, [New] creates the database file 0600 (its folder 0700 when
+// missing), whatever the umask, before DBOS opens it; SQLite gives the
+// -wal and -shm files the database's mode, and the executor lock beside it
+// is created 0600 too (TestStoreFilesOwnerOnly, under umask 022). A
+// database file that exists keeps its mode; one readable by others is
+// logged as a warning. On PostgreSQL, access is the server's roles and
+// grants.
+//
 // # Cost
 //
 // A recorded step costs a few milliseconds of database writes, next to
