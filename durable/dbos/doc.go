@@ -60,9 +60,19 @@
 // (model/ITERATION, tool/ITERATION/INDEX/CALLID): DBOS checks the recorded
 // name against the replayed one, so a resumed run whose code now asks for
 // other steps stops with DBOS's ErrStepNondeterminism instead of reading
-// another step's outcome. Deploying a change to an agent's tools or prompt
-// while runs are in flight is such a change: DBOS resumes only the runs of
-// the same Config.ApplicationVersion (by default a hash of the binary).
+// another step's outcome. Step names come from the recorded answers, so
+// they cannot tell that the agent changed: a run's first step
+// (agent/fingerprint) records the fingerprint of the agent its AgentFunc
+// built (the tools with their schemas and facts, the system prompt, the
+// loop bounds), and a resumed attempt whose agent has another stops,
+// before any step is replayed, with [ErrAgentChanged], which wraps
+// ErrStepNondeterminism and is read back from the database in any process
+// (TestCrashResumeByAnotherAgent: killed under one agent, resumed by
+// another). Deploying a change to an agent's tools or prompt while runs
+// are in flight is such a change: DBOS resumes only the runs of the same
+// Config.ApplicationVersion (by default a hash of the binary), and a run
+// started before the fingerprint step existed stops with
+// ErrStepNondeterminism at its first step.
 //
 // # Approvals
 //
