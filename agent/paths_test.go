@@ -164,3 +164,70 @@ func compact(args map[string]any) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestRecursiveToolsAgreeThroughLinks (issue 35, row 11): a folder reached
+// through a link inside the tree is the folder it leads to, for every
+// recursive tool and however the folder is spelled, in the path argument
+// or in glob's pattern: the deny rule on secrets/** refuses or leaves out
+// the denied folder (glob "docs/keys/**" listed its names before, with no
+// note), and an open folder behind a link is listed by all four.
+func TestRecursiveToolsAgreeThroughLinks(t *testing.T) {
+	root, code := secretTree(t)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "secrets", "id_rsa"), []byte("TOP-SECRET-RSA\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "pub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "pub", "open.txt"), []byte("OPEN-TEXT\n"), 0o644))
+	require.NoError(t, os.Symlink("../pub", filepath.Join(root, "docs", "publink")))
+	require.NoError(t, os.Symlink("..", filepath.Join(root, "docs", "up")))
+	p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}})
+	guarded := p.Guard(code)
+	// calls are the ways each tool can be pointed at folder dir.
+	calls := func(dir string) []llmtoolkit.Call {
+		c := func(name string, args map[string]any) llmtoolkit.Call {
+			return llmtoolkit.Call{ID: "1", Name: name, Arguments: args}
+		}
+		out := []llmtoolkit.Call{
+			c("glob", map[string]any{"pattern": "**", "path": dir}),
+			c("tree", map[string]any{"path": dir}),
+			c("grep", map[string]any{"pattern": "TEXT|SECRET", "path": dir}),
+			c("list_directory", map[string]any{"path": dir}),
+		}
+		if !filepath.IsAbs(dir) {
+			out = append(out,
+				c("glob", map[string]any{"pattern": dir + "/**"}),
+				c("glob", map[string]any{"pattern": dir + "/*"}),
+				c("glob", map[string]any{"pattern": dir + "/{id_rsa,open.txt}"}))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		dirs   []string
+		denied bool
+	}{
+		{[]string{"secrets", "docs/keys", "docs/../secrets", "./docs//keys", "docs/up/secrets", "docs/up/docs/keys", root + "/docs/keys"}, true},
+		{[]string{"pub", "docs/publink", "docs/up/pub", "./docs//publink", root + "/docs/publink"}, false},
+	} {
+		for _, dir := range tc.dirs {
+			for _, call := range calls(dir) {
+				t.Run(call.Name+" "+compact(call.Arguments), func(t *testing.T) {
+					res := llmtoolkit.Execute(t.Context(), guarded, call)
+					if !tc.denied {
+						require.False(t, res.IsError, res.Content)
+						assert.Contains(t, res.Content, "open.txt")
+						assert.NotContains(t, res.Content, "Left out")
+						return
+					}
+					assert.NotContains(t, res.Content, "id_rsa")
+					assert.NotContains(t, res.Content, "TOP-SECRET")
+					if res.IsError {
+						assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+					} else {
+						assert.Contains(t, res.Content, "Left out, as the host's permission rules deny them: paths matching secrets/**")
+					}
+				})
+			}
+		}
+	}
+	// Without the rule the same calls do list the secret: the test can fail.
+	res := llmtoolkit.Execute(t.Context(), code, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "docs/keys/**"}})
+	assert.Contains(t, res.Content, "id_rsa")
+}

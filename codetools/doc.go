@@ -109,5 +109,9 @@
 //     error.
 //   - Deny globs handed to a tool (agent's guard, llmtoolkit.WithExcludedPaths) are
 //     folders grep, glob, tree and list_directory leave out, never open, and
-//     name at the end of their answer.
+//     name at the end of their answer. They are matched on canonical paths:
+//     a folder reached through a link inside the root, in a path argument
+//     or in the fixed folders that start glob's pattern ("pub/dirlink/**"),
+//     is the folder it leads to, and glob lists it under that name, as the
+//     other three do (agent's TestRecursiveToolsAgreeThroughLinks).
 package codetools
