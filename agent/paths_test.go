@@ -231,3 +231,69 @@ func TestRecursiveToolsAgreeThroughLinks(t *testing.T) {
 	res := llmtoolkit.Execute(t.Context(), code, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "docs/keys/**"}})
 	assert.Contains(t, res.Content, "id_rsa")
 }
+
+// TestHardLinkToDeniedFile (issue 35, row 12): a hard link pub/hard.txt to
+// secrets/key is a second name that no path rule can see. While deny rules
+// are in force, every tool that reads or writes a file's contents refuses
+// a file with more than one name, counted on the opened descriptor:
+// read_file and grep returned the secret before. grep over a folder leaves
+// it out with a note; file_info shows the link count and does not read the
+// contents; write_file replaces the name, never the secret.
+func TestHardLinkToDeniedFile(t *testing.T) {
+	root, code := secretTree(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "pub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "pub", "open.txt"), []byte("OPEN-TEXT\n"), 0o644))
+	if err := os.Link(filepath.Join(root, "secrets", "key"), filepath.Join(root, "pub", "hard.txt")); err != nil {
+		t.Skipf("hard links unavailable: %v", err)
+	}
+	p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}})
+	guarded := p.Guard(code)
+	run := func(name string, args map[string]any) llmtoolkit.Result {
+		return llmtoolkit.Execute(t.Context(), guarded, llmtoolkit.Call{ID: "1", Name: name, Arguments: args})
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"read_file", map[string]any{"path": "pub/hard.txt"}},
+		{"grep", map[string]any{"pattern": "SECRET", "path": "pub/hard.txt"}},
+		{"edit_file", map[string]any{"path": "pub/hard.txt", "oldText": "TOP-SECRET", "newText": "x"}},
+		{"multi_edit", map[string]any{"path": "pub/hard.txt", "edits": []any{map[string]any{"oldText": "TOP", "newText": "x"}}}},
+		{"append_to_file", map[string]any{"path": "pub/hard.txt", "content": "more"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(tc.name, tc.args)
+			require.True(t, res.IsError, res.Content)
+			assert.NotContains(t, res.Content, "TOP-SECRET")
+			assert.Contains(t, res.Content, "hard link")
+		})
+	}
+	for _, dir := range []string{"pub", "", "."} {
+		t.Run("grep "+dir, func(t *testing.T) {
+			res := run("grep", map[string]any{"pattern": "SECRET|OPEN", "path": dir})
+			require.False(t, res.IsError, res.Content)
+			assert.NotContains(t, res.Content, "TOP-SECRET")
+			assert.Contains(t, res.Content, "OPEN-TEXT", "the other files are searched")
+			assert.Contains(t, res.Content, "1 file(s) with more than one name (hard links)")
+		})
+	}
+	t.Run("file_info", func(t *testing.T) {
+		res := run("file_info", map[string]any{"path": "pub/hard.txt"})
+		require.False(t, res.IsError, res.Content)
+		assert.Contains(t, res.Content, "links: 2")
+		assert.Contains(t, res.Content, "contents: not read")
+		assert.NotContains(t, res.Content, "lines:")
+	})
+	t.Run("write_file replaces the name", func(t *testing.T) {
+		res := run("write_file", map[string]any{"path": "pub/hard.txt", "content": "new\n"})
+		require.False(t, res.IsError, res.Content)
+		key, err := os.ReadFile(filepath.Join(root, "secrets", "key"))
+		require.NoError(t, err)
+		assert.Equal(t, "TOP-SECRET\n", string(key))
+	})
+	// Without rules the link is read like any file: the test can fail.
+	require.NoError(t, os.Remove(filepath.Join(root, "pub", "hard.txt")))
+	require.NoError(t, os.Link(filepath.Join(root, "secrets", "key"), filepath.Join(root, "pub", "hard.txt")))
+	res := llmtoolkit.Execute(t.Context(), code, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "pub/hard.txt"}})
+	assert.Contains(t, res.Content, "TOP-SECRET")
+}
