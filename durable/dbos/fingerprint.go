@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
-	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 )
 
@@ -34,32 +32,21 @@ const fingerprintStep = "agent/fingerprint"
 
 // agentPrint is what a run's fingerprint is the hash of.
 type agentPrint struct {
-	Tools              []toolPrint `json:"tools"`
-	System             []string    `json:"system,omitempty"`
-	MaxIterations      int         `json:"max_iterations"`
-	MaxToolCalls       int         `json:"max_tool_calls"`
-	MaxTurnResultBytes int         `json:"max_turn_result_bytes"`
-	BreakerThreshold   int         `json:"breaker_threshold"`
-	Narrowed           bool        `json:"narrowed,omitempty"` // Options.Tools set
-	Stop               bool        `json:"stop,omitempty"`
-}
-
-// toolPrint is what a tool's part of the fingerprint holds: what the model
-// is offered to call and the facts that decide how a call runs.
-type toolPrint struct {
-	Name            string                  `json:"name"`
-	Parameters      map[string]any          `json:"parameters,omitempty"`
-	Annotations     *llmtoolkit.Annotations `json:"annotations,omitempty"`
-	SensitiveFields []string                `json:"sensitive_fields,omitempty"`
-	Paths           []string                `json:"paths,omitempty"`
-	Recipe          bool                    `json:"recipe,omitempty"`
+	Tools              []string `json:"tools"` // agentloop.ToolFingerprint of each tool, sorted
+	System             []string `json:"system,omitempty"`
+	MaxIterations      int      `json:"max_iterations"`
+	MaxToolCalls       int      `json:"max_tool_calls"`
+	MaxTurnResultBytes int      `json:"max_turn_result_bytes"`
+	BreakerThreshold   int      `json:"breaker_threshold"`
+	Narrowed           bool     `json:"narrowed,omitempty"` // Options.Tools set
+	Stop               bool     `json:"stop,omitempty"`
 }
 
 // fingerprint returns the hash of the agent a run's attempt built: its
-// tools (Options.Tools, or the Resolver's list at the start), the system
-// messages of its input and the loop options that change what the
-// recorded steps mean. The agent built for the same run gives the same
-// hash.
+// tools (Options.Tools, or the Resolver's list at the start, each by
+// agentloop.ToolFingerprint), the system messages of its input and the
+// loop options that change what the recorded steps mean. The agent built
+// for the same run gives the same hash.
 func fingerprint(in Input, opts agentloop.Options) (fp string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -76,22 +63,21 @@ func fingerprint(in Input, opts agentloop.Options) (fp string, err error) {
 		tools = opts.Resolver.Tools()
 	}
 	for _, t := range tools {
-		tp := toolPrint{Name: t.Name, Parameters: t.Parameters, Annotations: t.Annotations, Recipe: t.Recipe != nil}
-		tp.SensitiveFields = slices.Sorted(slices.Values(t.SensitiveFields))
-		if t.Paths != nil {
-			tp.Paths = slices.Sorted(slices.Values(t.Paths.Names))
+		tp, err := agentloop.ToolFingerprint(t)
+		if err != nil {
+			return "", err
 		}
 		p.Tools = append(p.Tools, tp)
 	}
-	slices.SortFunc(p.Tools, func(a, b toolPrint) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(p.Tools)
 	for _, m := range in.Messages {
 		if m.Role == agentloop.RoleSystem {
 			p.System = append(p.System, m.Content)
 		}
 	}
-	data, err := json.Marshal(p) // map keys sorted: the same schema gives the same text
+	data, err := json.Marshal(p)
 	if err != nil {
-		return "", fmt.Errorf("the agent's tools have no JSON form: %w", err)
+		return "", err
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
