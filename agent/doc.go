@@ -87,8 +87,9 @@
 // advisory (a command can write anywhere the shell can); and the check and
 // the open are two moments, so a link swapped in between is caught only by
 // os.Root's own confinement to the root. A hard link is a second name no
-// path rule can see: while deny rules on paths are in force, codetools'
-// tools that read or write contents (read_file, grep, edit_file,
+// path rule can see: while deny rules with a Glob on a path argument are in
+// force for the tool (the guard hands their globs to it,
+// llmtoolkit.WithExcludedPaths), codetools' tools that read or write contents (read_file, grep, edit_file,
 // multi_edit, append_to_file) refuse a regular file with more than one
 // name, counted on the opened descriptor (grep over a folder leaves it out
 // with a note, file_info shows "links: N" and skips its contents;
