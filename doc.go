@@ -19,28 +19,25 @@
 // functions in agentresolver, the audit trail in trace, an agent loop in
 // agentloop, provider wire formats in provider, and test fakes in llmtoolkittest.
 //
-// # Where things live
+// # A first program
 //
-//	tool.go            Tool and its per-tool facts, NewTool, NewToolFrom, ToolFromMap, Validate,
-//	                   ValidateArguments (the compiled schema cached per definition), ArgumentsError
-//	fastschema.go      the allocation-free validator for the common schema subset; it agrees with
-//	                   the full validator (FuzzFastSchemaAgreesWithFull)
-//	schema_bounds.go   the full validator's step budget (ValidationSteps, ErrSchemaTooComplex)
-//	call.go            Call, ParseCall, ParseCallLenient and MalformedCall, ProviderState
-//	result.go          Result, Display, Execute (lookup, validation, recipe or resolve, panic
-//	                   rescue), PanicError
-//	recipe.go          Recipe, Plan, running a plan
-//	observe.go         Observer, Observation: how calls answered by Execute itself reach wrappers
-//	observed_tools.go  ObservedTools (the shared core of trace.Recorder and otelkit.Resolver),
-//	                   FindTool
-//	context.go         WithSession/SessionFrom, WithIteration/IterationFrom,
-//	                   WithAgentID/AgentIDFrom, RecipeRunFrom, WithDefinitionSink,
-//	                   TellDefinition, CatchDefinition
-//	denied.go          ErrDenied, DeniedError, Deny: a call a permission check refused
-//	resolver.go        Resolver, ResolverFunc, ToolLookup, ErrUnknownTool, Halt, Show
-//	progress.go        Progress, ReportProgress, WithProgressFunc
-//	composition.go     Compose (a name index, first match wins); Indexed
-//	session.go         PrepareSession and Session, Filter, ReadOnly
+// A tool from a typed Go function, one call as a model would make it, and
+// the result the model reads (the package's Example runs it):
+//
+//	type weatherArgs struct {
+//		City string `json:"city" jsonschema:"City name, like Lisbon."`
+//	}
+//	r, _ := agentresolver.New(agentresolver.Func("weather", "Current weather for a city.",
+//		func(ctx context.Context, a weatherArgs) (string, error) { return "sunny in " + a.City, nil }))
+//	call, _ := llmtoolkit.ParseCall("call_1", "weather", `{"city": "Lisbon"}`)
+//	res := llmtoolkit.Execute(ctx, r, call)
+//	fmt.Println(res.Content) // sunny in Lisbon
+//
+// Execute never panics and never returns an error: a bad call (unknown tool,
+// invalid arguments, a panic in the tool) is a Result with IsError set and a
+// Content the model can act on. The README's Quick start adds the code
+// tools, an audit trail and the agent loop; ARCHITECTURE.md maps the
+// repository for whoever works on it.
 //
 // # Per-tool facts and how they travel
 //
@@ -103,26 +100,22 @@
 //
 // # The guarantees every wrapper keeps
 //
-// Proven by trace's matrix test (trace/matrix_test.go) for direct use,
-// Compose in both orders, Filter, ReadOnly, PrepareSession's Session, two
-// nested mixtures and a user's embedding wrapper, with the Recorder inside or
-// outside, through Execute and through agentloop.Run, on SQLite and
-// PostgreSQL (TestGuaranteesMatrix); again with the tenant and conversation
-// taken from the session map (TestGuaranteesWithSessionMap); and for a
-// panicking SendFunc through every wrapper (TestSendFuncPanicWithRecorder).
+// They hold for direct use, Compose in both orders, Filter, ReadOnly,
+// PrepareSession's Session, nested mixtures and a user's own wrapper, with
+// trace's Recorder inside or outside, through Execute and through
+// agentloop.Run, on SQLite and PostgreSQL (trace's tests prove each).
 //
 //  1. Validation before the tool runs. Execute finds the definition through
 //     any wrapper and validates the arguments against it, inside a panic
 //     guard (NaN, ±Inf, an invalid json.Number and one whose exponent is
-//     beyond big.Rat's limit are refused with a clear error,
-//     TestExecuteValidationNeverPanics). A refused call never reaches Resolve.
+//     beyond big.Rat's limit are refused with a clear error). A refused call never reaches Resolve.
 //     Undeclared steps of a declared recipe are validated by the Session
 //     against their own definition.
 //  2. One validation behaviour. The fast validator and the full one
 //     (jsonschema/v5) agree on every input, format included: format is
 //     asserted with the library's own checkers for schemas without $schema
 //     and for drafts 4 to 7, and is an annotation for 2019-09 and 2020-12
-//     (FuzzFastSchemaAgreesWithFull).
+//     .
 //  3. Panics become results. A panic in a tool, in a resolver's Tools or
 //     LookupTool, in validation, in a recipe or its Compose, in a gate, or in
 //     an observer never escapes Execute ([TellObservers] is the one place
@@ -148,9 +141,8 @@
 // [ValidationSteps] (10,000) plus [ValidationStepsPerValue] (32) per value of
 // the arguments the call is refused with [ErrSchemaTooComplex], and
 // [Tool.ValidateArgumentsContext] (what Execute uses) answers when the
-// context ends, the validation stopping within 256 steps
-// (TestHostileSchemaAnsweredAtDeadline: 24 levels of $defs each naming the
-// one below twice in a oneOf).
+// context ends, the validation stopping within 256 steps (even for 24
+// levels of $defs each naming the one below twice in a oneOf).
 //
 // # Malformed and invented calls
 //

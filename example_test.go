@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentresolver"
 	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 )
 
@@ -146,4 +147,25 @@ func ExampleWithDefinitionSink() {
 	// welcome
 	//
 	// welcome
+}
+
+// Example is a first program: a tool from a typed Go function, one call as a
+// model would make it, and the result the model reads.
+func Example() {
+	type weatherArgs struct {
+		City string `json:"city" jsonschema:"City name, like Lisbon."`
+	}
+	r, _ := agentresolver.New(agentresolver.Func("weather", "Current weather for a city.",
+		func(ctx context.Context, a weatherArgs) (string, error) { return "sunny in " + a.City, nil }))
+	ctx := context.Background()
+	call, _ := llmtoolkit.ParseCall("call_1", "weather", `{"city": "Lisbon"}`)
+	res := llmtoolkit.Execute(ctx, r, call)
+	fmt.Println(res.Content)
+
+	call, _ = llmtoolkit.ParseCall("call_2", "weather", `{}`)
+	res = llmtoolkit.Execute(ctx, r, call)
+	fmt.Println(res.IsError, res.Content)
+	// Output:
+	// sunny in Lisbon
+	// true invalid arguments for tool "weather": /: missing properties: 'city' (add them)
 }

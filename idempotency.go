@@ -33,7 +33,11 @@ func RunIDFrom(ctx context.Context) string {
 // alone is not enough: it is distinct only among the calls of one answer,
 // and the IDs a provider parser makes up (Gemini gives none) repeat from
 // turn to turn and from run to run. Without a run id the key is unique
-// within one run only.
+// within one run only. A handler that is not handed its call (an
+// agentresolver.Func) finds it with [CallFrom]:
+//
+//	call, _ := llmtoolkit.CallFrom(ctx)
+//	key := llmtoolkit.IdempotencyKey(ctx, call)
 func IdempotencyKey(ctx context.Context, call Call) string {
 	n, _ := IterationFrom(ctx)
 	return url.PathEscape(RunIDFrom(ctx)) + "/" + url.PathEscape(AgentIDFrom(ctx)) + "/" +

@@ -80,11 +80,26 @@ func Halt(reason string) error { return &HaltError{Reason: reason} }
 
 type displayKey struct{}
 
-// displaySlot collects what a tool shows during one execution.
+// displaySlot collects what a tool shows during one execution, and holds
+// the call being executed ([CallFrom]).
 type displaySlot struct {
 	mu      sync.Mutex
 	display *Display
 	notify  func(Display)
+	call    Call
+}
+
+// CallFrom returns the call [Execute] is running with ctx, as Execute
+// received it, and whether there is one: what a tool that is not handed
+// its [Call] (an agentresolver.Func handler) needs to compute its
+// [IdempotencyKey]. Inside a nested Execute it is that Execute's call. A
+// guard that allows a call with changed arguments changes what the tool
+// receives, not what CallFrom returns; the ID and name are the same.
+func CallFrom(ctx context.Context) (Call, bool) {
+	if slot, ok := ctx.Value(displayKey{}).(*displaySlot); ok && slot != nil {
+		return slot.call, true
+	}
+	return Call{}, false
 }
 
 // Show attaches a structured payload for hosts to the running tool call, the

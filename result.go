@@ -206,7 +206,7 @@ func logPanic(ctx context.Context, what string, tool Tool, call Call, pe *PanicE
 // executeDirect resolves one call of tool (its definition, or the zero
 // Tool when r lists none), collecting what it shows.
 func executeDirect(ctx context.Context, r Resolver, tool Tool, call Call) Result {
-	slot := &displaySlot{}
+	slot := &displaySlot{call: call}
 	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok {
 		slot.notify = fn
 	}
@@ -253,7 +253,7 @@ func failureMessage(ctx context.Context, r Resolver, call Call, err error) strin
 		}
 		return fmt.Sprintf("unknown tool: %q. Available tools: %s", call.Name, toolNames(tools))
 	}
-	return err.Error()
+	return modelMessage(err)
 }
 
 // guardedTools is r.Tools(), or nil if it panics.

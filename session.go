@@ -26,6 +26,7 @@ type Session struct {
 	tools  []Tool
 	byName map[string]int
 	values map[string]any
+	err    error // what the session's checkers found wrong with values
 }
 
 // PrepareSession prepares one turn: it returns the declared tools that r
@@ -37,8 +38,14 @@ type Session struct {
 // the tool is not available in this session. When declared is empty or none
 // of the declared tools exist, the tool list is nil and the Session, which
 // is never nil, refuses every call.
+//
+// The declared tools' observers that read the session map
+// ([SessionChecker], such as trace's Recorder, which needs UUID tenant_id
+// and conversation_id values) check it here: [Session.Err] returns what
+// they found, so check it once before the turn.
 func PrepareSession(r Resolver, declared []string, session map[string]any) ([]Tool, *Session) {
 	s := &Session{r: r, byName: make(map[string]int, len(declared)), values: session}
+	var errs []error
 	if r == nil {
 		return nil, s
 	}
@@ -49,7 +56,11 @@ func PrepareSession(r Resolver, declared []string, session map[string]any) ([]To
 		if t, ok := FindTool(r, name); ok {
 			s.byName[name] = len(s.tools)
 			s.tools = append(s.tools, s.bound(t))
+			errs = checkSession(t, session, errs)
 		}
+	}
+	if errs != nil {
+		s.err = joinErrors(errs)
 	}
 	return s.tools, s
 }

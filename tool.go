@@ -448,6 +448,11 @@ func violations(ve *jsonschema.ValidationError) []string {
 // withFix adds a hint to the messages whose fix is not obvious from the text.
 func withFix(msg string) string {
 	switch {
+	case strings.HasPrefix(msg, "missing properties: "):
+		// Sorted, so that the same call always reads the same.
+		names := strings.Split(strings.TrimPrefix(msg, "missing properties: "), ", ")
+		slices.Sort(names)
+		return "missing properties: " + strings.Join(names, ", ") + " (add them)"
 	case strings.HasPrefix(msg, "missing properties"):
 		return msg + " (add them)"
 	case strings.HasPrefix(msg, "additionalProperties"):

@@ -287,3 +287,18 @@ func TestValidateArgumentsRefusesNonJSONNumbers(t *testing.T) {
 	}
 	require.NoError(t, tool.ValidateArguments(map[string]any{"n": json.Number("7")}))
 }
+
+// TestMissingPropertiesAreSorted: the names of missing required arguments
+// come in sorted order, whatever order the schema lists them in.
+func TestMissingPropertiesAreSorted(t *testing.T) {
+	props := map[string]any{}
+	for _, n := range []string{"zeta", "alpha", "mid"} {
+		props[n] = map[string]any{"type": "string"}
+	}
+	for _, required := range [][]any{{"zeta", "alpha", "mid"}, {"mid", "zeta", "alpha"}} {
+		tool := MustTool("x", "x", map[string]any{"type": "object", "required": required, "properties": props})
+		err := tool.ValidateArguments(map[string]any{})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "/: missing properties: 'alpha', 'mid', 'zeta' (add them)")
+	}
+}

@@ -45,7 +45,10 @@ type SubAgentConfig struct {
 	Model agentloop.SendFunc
 	// Tools are the tools the host allows the sub-agent. Only those
 	// annotated read-only are offered unless AllowMutating is set. Nil: the
-	// sub-agent has no tools.
+	// sub-agent has no tools. Give them plain: a trace.Recorder of the
+	// parent's stack records the sub-agent's calls too, with its agent id
+	// (through [llmtoolkit.WrapForSubAgent]); a resolver already recorded
+	// is not recorded twice.
 	Tools llmtoolkit.Resolver
 	// Permissions, when set, are the sub-agents' own: checked inside the
 	// parent's (see [SpawnAgent]), they can refuse more, never allow more.
@@ -227,7 +230,10 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	parents := lineageFrom(ctx)
 	tools := s.tools
 	if tools != nil {
-		tools = guardFor(tools, parents, s.cfg.Permissions)
+		// The parent's recorders see the sub-agent's calls (a no-op for a
+		// resolver the host recorded itself), inside the guard as in the
+		// parent's stack.
+		tools = guardFor(llmtoolkit.WrapForSubAgent(ctx, tools), parents, s.cfg.Permissions)
 	}
 	b := &s.budget
 	if len(parents) > 0 {

@@ -25,21 +25,33 @@ const (
 // order) or outside it, and one on the sub-agent's tools: every call leaves
 // a row in the parent's tenant and conversation, the refusal as an error,
 // the sub-agent's with its id.
+//
+// The sub-agent's tools are recorded by the host (Tools: trace.Record(...))
+// or given plain (Tools: code, the README's snippet): the parent's Recorder
+// records them, once, either way.
 func TestDenialsAndSubAgentsAreTraced(t *testing.T) {
 	for _, inside := range []bool{true, false} {
-		t.Run(map[bool]string{true: "recorder inside the guard", false: "recorder outside the guard"}[inside], func(t *testing.T) {
-			testDenialsAndSubAgentsAreTraced(t, inside)
-		})
+		for _, subRecorded := range []bool{true, false} {
+			name := map[bool]string{true: "recorder inside the guard", false: "recorder outside the guard"}[inside] +
+				map[bool]string{true: ", sub-agent tools recorded by the host", false: ", plain sub-agent tools"}[subRecorded]
+			t.Run(name, func(t *testing.T) {
+				testDenialsAndSubAgentsAreTraced(t, inside, subRecorded)
+			})
+		}
 	}
 }
 
-func testDenialsAndSubAgentsAreTraced(t *testing.T, inside bool) {
+func testDenialsAndSubAgentsAreTraced(t *testing.T, inside, subRecorded bool) {
 	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
 	require.NoError(t, err)
 	require.NoError(t, trace.Migrate(db))
 
-	subTools := trace.Record(workspace(), db)
-	defer func() { require.NoError(t, subTools.Close()) }()
+	var subTools llmtoolkit.Resolver = workspace()
+	if subRecorded {
+		rec := trace.Record(workspace(), db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		subTools = rec
+	}
 	sub := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindReadOnly]), lt.Reply("found it"))
 	spawn, err := agent.SpawnAgent(agent.SubAgentConfig{Model: sub.Send, Tools: subTools, NewID: fixedID("sub-9"), Logger: quiet})
 	require.NoError(t, err)

@@ -86,8 +86,9 @@ type Options struct {
 	// false ends the run with the answer, as without Stop. Package agent's
 	// Stop hooks plug in here.
 	Stop func(ctx context.Context, resp Response) (message string, ok bool)
-	// Logger receives the one record Run writes when it finishes. Nil means
-	// slog.Default().
+	// Logger receives the one record Run writes when it finishes: at Debug
+	// level when the run ends well (so the default logger prints nothing),
+	// at Warn with the error otherwise. Nil means slog.Default().
 	Logger *slog.Logger
 	// Tracer, when set, is told of the run and of each model call, and puts
 	// its spans on their contexts (see [Tracer]; package otelkit provides

@@ -409,7 +409,7 @@ func (l *loop) log(ctx context.Context, d time.Duration, err error) {
 		slog.Int("tool_calls", l.toolCalls),
 		slog.Duration("duration", d),
 	}
-	level := slog.LevelInfo
+	level := slog.LevelDebug // quiet by default: a run that ends well is not news
 	if err != nil {
 		level = slog.LevelWarn
 		attrs = append(attrs, slog.String("error", err.Error()))

@@ -541,7 +541,7 @@ func TestRunInvalidOptions(t *testing.T) {
 
 func TestRunLogsOneRecord(t *testing.T) {
 	var buf bytes.Buffer
-	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	fake := lt.NewFake(map[string]string{"t": "ok"})
 	model := lt.NewScriptedModel(t, lt.CallTools(lt.Call("t", nil), lt.Call("t", nil)), lt.Reply("done"))
 	_, _, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Resolver: fake, Logger: logger})
@@ -550,7 +550,7 @@ func TestRunLogsOneRecord(t *testing.T) {
 	require.Len(t, lines, 1)
 	var rec map[string]any
 	require.NoError(t, json.Unmarshal(lines[0], &rec))
-	assert.Equal(t, "INFO", rec["level"])
+	assert.Equal(t, "DEBUG", rec["level"], "quiet by default")
 	assert.Equal(t, float64(2), rec["iterations"])
 	assert.Equal(t, float64(2), rec["tool_calls"])
 	assert.Contains(t, rec, "duration")

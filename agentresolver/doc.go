@@ -1,6 +1,6 @@
-// Package agentresolver builds an [llmtoolkit.Resolver] from Go values: the
-// Go form of LlmEx's `use LlmToolkit.AgentResolver, tools: [...]` and of its
-// declarative tool definitions.
+// Package agentresolver builds an [llmtoolkit.Resolver] from Go values:
+// typed Go functions and handler values become tools, with their schemas
+// derived from Go types.
 //
 // A tool is a [Handler]: a definition and an Execute method. Write one as a
 // value (it may keep state between calls, behind its own mutex), or derive

@@ -11,8 +11,7 @@ import (
 
 // Func returns a [Handler] for a typed Go function: the tool's schema is
 // derived from A, and each call's arguments are checked against it and
-// decoded into an A before fn runs. It is the Go form of LlmEx's
-// declarative tool definitions (the param macros).
+// decoded into an A before fn runs.
 //
 // A must be a struct (or a pointer to one). Its exported fields are the
 // tool's parameters, named and described by their tags:

@@ -7,8 +7,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
-// Handler is one tool: its definition and its execution. It is the Go form
-// of a tool module in an LlmEx-style agent resolver.
+// Handler is one tool: its definition and its execution.
 //
 // Execute receives the arguments already validated against the
 // definition's schema (when called through a [Resolver]) and the session,

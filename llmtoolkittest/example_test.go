@@ -21,9 +21,9 @@ func ExampleFake() {
 }
 
 func ExampleNewScriptedModel() {
-	var t llmtoolkittest.TB = printTB{} // in a test, pass the test's own t
+	// In a test, pass the test's own t; outside one, nil.
 	tools := llmtoolkittest.NewFake(map[string]string{"clock": "12:00"})
-	model := llmtoolkittest.NewScriptedModel(t,
+	model := llmtoolkittest.NewScriptedModel(nil,
 		llmtoolkittest.CallTools(llmtoolkittest.Call("clock", nil)),
 		llmtoolkittest.Reply("It is noon."),
 	)
@@ -36,10 +36,3 @@ func ExampleNewScriptedModel() {
 	// It is noon. <nil>
 	// 4 messages; 2 model calls
 }
-
-// printTB stands in for a *testing.T outside a test.
-type printTB struct{}
-
-func (printTB) Helper() {}
-
-func (printTB) Errorf(format string, args ...any) { fmt.Printf(format+"\n", args...) }

@@ -78,7 +78,9 @@ type ScriptedModel struct {
 	requests []Request
 }
 
-// NewScriptedModel returns a model that answers with turns, in order.
+// NewScriptedModel returns a model that answers with turns, in order. t
+// may be nil outside tests (an example, a demo, a dry run of a host): an
+// exhausted script then only returns [ErrScriptExhausted].
 func NewScriptedModel(t TB, turns ...Turn) *ScriptedModel {
 	return &ScriptedModel{t: t, turns: slices.Clone(turns)}
 }
@@ -94,13 +96,15 @@ func (m *ScriptedModel) Send(ctx context.Context, messages []agentloop.Message, 
 	n := m.next
 	if n >= len(m.turns) {
 		m.mu.Unlock()
-		m.t.Helper()
-		last := "none"
-		if len(messages) > 0 {
-			last = fmt.Sprintf("%s %q", messages[len(messages)-1].Role, messages[len(messages)-1].Content)
+		if m.t != nil {
+			m.t.Helper()
+			last := "none"
+			if len(messages) > 0 {
+				last = fmt.Sprintf("%s %q", messages[len(messages)-1].Role, messages[len(messages)-1].Content)
+			}
+			m.t.Errorf("llmtoolkittest: ScriptedModel: called %d times but the script has only %d turns; add a turn (last message sent: %s)",
+				n+1, len(m.turns), last)
 		}
-		m.t.Errorf("llmtoolkittest: ScriptedModel: called %d times but the script has only %d turns; add a turn (last message sent: %s)",
-			n+1, len(m.turns), last)
 		return agentloop.Response{}, fmt.Errorf("%w (call %d, %d turns)", ErrScriptExhausted, n+1, len(m.turns))
 	}
 	m.next++

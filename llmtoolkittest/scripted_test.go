@@ -81,6 +81,15 @@ func TestScriptedModelFailsWhenScriptRunsOut(t *testing.T) {
 	assert.Contains(t, rec.errors[0], `user "more?"`)
 }
 
+func TestScriptedModelWithoutATest(t *testing.T) {
+	m := llmtoolkittest.NewScriptedModel(nil, llmtoolkittest.Reply("only"))
+	resp, err := m.Send(t.Context(), nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "only", resp.Content)
+	_, err = m.Send(t.Context(), nil, nil)
+	require.ErrorIs(t, err, llmtoolkittest.ErrScriptExhausted, "no t to fail: the error alone")
+}
+
 func TestScriptedModelHonoursCancelledContext(t *testing.T) {
 	m := llmtoolkittest.NewScriptedModel(t, llmtoolkittest.Reply("kept"))
 	ctx, cancel := context.WithCancel(t.Context())

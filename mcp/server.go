@@ -81,6 +81,7 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	tools := r.Tools()
 	r = llmtoolkit.Indexed(r, tools)
 	seen := make(map[string]bool)
+	served := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		if seen[t.Name] {
 			continue
@@ -93,7 +94,9 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 			continue
 		}
 		srv.AddTool(st, toolHandler(r, t.Name, cfg.warnLogger()))
+		served[t.Name] = true
 	}
+	srv.AddReceivingMiddleware(auditUnknownTools(r, served))
 	return srv
 }
 

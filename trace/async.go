@@ -9,27 +9,26 @@ import (
 	"gorm.io/gorm"
 )
 
-// Close stops recording asynchronously: it flushes every queued trace,
-// waits for the writer goroutine to end, and returns an error counting the
-// traces that could not be written, if any (each was already logged and
-// given to [OnError]). Calls resolved after Close are still recorded, with
-// synchronous writes. Close is idempotent and returns nil for a synchronous
-// recorder.
+// Close ends recording: with [Async] it flushes every queued trace and
+// waits for the writer goroutine to end. It returns an error counting the
+// traces that could not be written so far, synchronously or not, if any
+// (each was already logged and given to [OnError]), wrapping the first
+// failure. Calls resolved after Close are still recorded, with synchronous
+// writes. Close is idempotent.
 func (rec *Recorder) Close() error {
-	if rec.queue == nil {
-		return nil
+	if rec.queue != nil {
+		rec.mu.Lock()
+		if !rec.closed {
+			rec.closed = true
+			close(rec.queue)
+		}
+		rec.mu.Unlock()
+		<-rec.done
 	}
-	rec.mu.Lock()
-	if !rec.closed {
-		rec.closed = true
-		close(rec.queue)
-	}
-	rec.mu.Unlock()
-	<-rec.done
 	rec.failMu.Lock()
 	defer rec.failMu.Unlock()
 	if rec.failures > 0 {
-		return fmt.Errorf("trace: %d queued trace(s) could not be written; the first failure: %w", rec.failures, rec.firstErr)
+		return fmt.Errorf("trace: %d trace(s) could not be written; the first failure: %w", rec.failures, rec.firstErr)
 	}
 	return nil
 }
@@ -157,13 +156,19 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 	defer cancel()
 	if rec.db != nil {
-		db := into(rec.batch.WithContext(ctx), tbl)
-		err := dbGuarded(func() error {
+		err := dbGuarded(rec.batch, func() error {
 			if len(batch) <= rec.rowsPerInsert {
-				return db.Create(batch).Error // one statement: atomic as it is
+				return rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
 			}
-			return db.Transaction(func(tx *gorm.DB) error {
-				return tx.CreateInBatches(batch, rec.rowsPerInsert).Error
+			return rec.batch.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				for rows := batch; len(rows) > 0; {
+					n := min(len(rows), rec.rowsPerInsert)
+					if err := rec.inserts.exec(ctx, tx, tbl, rows[:n]); err != nil {
+						return err
+					}
+					rows = rows[n:]
+				}
+				return nil
 			})
 		})
 		if err == nil {
@@ -185,9 +190,13 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 
 // lost counts, logs and reports a queued trace that could not be written;
 // Close returns the first such error.
-func (rec *Recorder) lost(t *Trace, err error) {
+func (rec *Recorder) lost(t *Trace, err error) { rec.fail(context.Background(), t, err) }
+
+// fail counts, logs and reports a trace that could not be written, and
+// keeps the first such error for Close.
+func (rec *Recorder) fail(ctx context.Context, t *Trace, err error) {
 	rec.failed.Add(1)
-	rec.report(context.Background(), t, err)
+	rec.report(ctx, t, err)
 	rec.failMu.Lock()
 	if rec.failures == 0 {
 		rec.firstErr = err

@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"runtime"
 	"strings"
@@ -100,17 +101,16 @@ func TestAsyncCloseFlushesAndResolveAfterCloseWritesNow(t *testing.T) {
 }
 
 func TestAsyncReportsFailedWrites(t *testing.T) {
-	unmigrated, err := trace.OpenSQLite(t.TempDir() + "/empty.db")
-	require.NoError(t, err)
+	unmigrated := refusingDB(t)
 	var fails failures
 	rec := trace.Record(echo(), unmigrated, trace.Async(), trace.OnError(fails.add), trace.Logger(discardLogger()))
 	for i := range 5 {
 		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
 		require.NoError(t, err, "an async failure never fails the call")
 	}
-	err = rec.Close()
+	err := rec.Close()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "5 queued trace(s) could not be written")
+	assert.Contains(t, err.Error(), "5 trace(s) could not be written")
 	assert.Equal(t, 5, fails.len())
 	assert.Equal(t, trace.Stats{Recorded: 5, Failed: 5}, rec.Stats(), "queued, then counted as failed")
 }
@@ -143,7 +143,7 @@ func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
 		}
 		err := rec.Close()
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "1 queued trace(s) could not be written")
+		assert.Contains(t, err.Error(), "1 trace(s) could not be written")
 		assert.Contains(t, err.Error(), "bad tool")
 		assert.EqualValues(t, 4, count(t, db), "the rest of the batch is written")
 		require.Equal(t, 1, fails.len())
@@ -174,8 +174,29 @@ func TestSyncConcurrentWriters(t *testing.T) {
 	})
 }
 
-// TestAsyncWriterSurvivesAPanic: a panic while writing a batch (here a gorm
-// callback's) fails that batch's rows, counted and reported once, and the
+// panickingPool is a connection pool whose statements panic while
+// panicking is set, as a broken driver would.
+type panickingPool struct {
+	gorm.ConnPool
+	panicking *atomic.Bool
+}
+
+func (p panickingPool) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if p.panicking.Load() {
+		panic("driver exploded")
+	}
+	return p.ConnPool.PrepareContext(ctx, query)
+}
+
+func (p panickingPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if p.panicking.Load() {
+		panic("driver exploded")
+	}
+	return p.ConnPool.ExecContext(ctx, query, args...)
+}
+
+// TestAsyncWriterSurvivesAPanic: a panic while writing a batch (here the
+// driver's) fails that batch's rows, counted and reported once, and the
 // writer goes on: the next batch is written and Close returns. An OnError
 // that panics in turn is logged and leaves the host alive.
 func TestAsyncWriterSurvivesAPanic(t *testing.T) {
@@ -183,11 +204,7 @@ func TestAsyncWriterSurvivesAPanic(t *testing.T) {
 		t.Run(fmt.Sprintf("OnError panics %v", panickingOnError), func(t *testing.T) {
 			db := openSQLite(t)
 			var panicking atomic.Bool
-			require.NoError(t, db.Callback().Create().Before("gorm:create").Register("test:panic", func(*gorm.DB) {
-				if panicking.Load() {
-					panic("driver exploded")
-				}
-			}))
+			db.Config.ConnPool = panickingPool{ConnPool: db.Config.ConnPool, panicking: &panicking}
 			var fails failures
 			rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Millisecond),
 				trace.OnError(func(tr *trace.Trace, err error) {
@@ -198,6 +215,7 @@ func TestAsyncWriterSurvivesAPanic(t *testing.T) {
 				}), trace.Logger(discardLogger()))
 			panicking.Store(true)
 			_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
+			require.NoError(t, err, "a panic checking the table is the write's to report")
 			require.NoError(t, err)
 			require.Eventually(t, func() bool { return rec.Stats().Failed == 1 }, 5*time.Second, time.Millisecond)
 			panicking.Store(false)

@@ -153,8 +153,9 @@ func TestSQLiteDefaultTableIsMain(t *testing.T) {
 	require.NoError(t, trace.Migrate(db, trace.InTable("first_1.tool_traces")))
 
 	rec := trace.Record(echo(), db, trace.DefaultConversation(tenant, convA))
-	_, _ = rec.Resolve(t.Context(), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
-	assert.Equal(t, int64(1), rec.Stats().Failed, "no table in main: the write fails")
+	_, err = rec.Resolve(t.Context(), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
+	assert.ErrorIs(t, err, trace.ErrNoTable, "no table in main: refused, not written to first_1's")
+	assert.Equal(t, int64(1), rec.Stats().Refused)
 	_, err = trace.List(t.Context(), db, trace.Filter{})
 	assert.Error(t, err, "no table in main: List fails")
 	got, err := trace.List(t.Context(), db, trace.Filter{}, trace.InTable("first_1.tool_traces"))

@@ -105,3 +105,27 @@ func toInt(v any) (int, bool) {
 	}
 	return 0, false
 }
+
+// CheckSession reports session values the Recorder cannot attribute calls
+// with: a tenant_id or conversation_id that is missing while the other is
+// given, or that is not a UUID, or an iteration that is not a non-negative
+// integer. A map with neither ID is fine here: [WithConversation] or
+// [DefaultConversation] may name them at call time. [llmtoolkit.PrepareSession]
+// calls it for the tools the Recorder observes, and [llmtoolkit.Session.Err]
+// returns its error. It implements [llmtoolkit.SessionChecker].
+func (rec *Recorder) CheckSession(values map[string]any) error {
+	_, hasTenant := values[SessionTenantID]
+	_, hasConversation := values[SessionConversationID]
+	_, hasIteration := values[SessionIteration]
+	if !hasTenant && !hasConversation && !hasIteration {
+		return nil
+	}
+	c, fe := conversationFrom(llmtoolkit.WithSession(context.Background(), values))
+	if !hasTenant && !hasConversation && len(fe) == 0 {
+		return nil
+	}
+	if err := checkConversation(c, fe); err != nil {
+		return fmt.Errorf("%w: the session map given to llmtoolkit.PrepareSession: %w (the audit trail needs UUIDs: uuid.NewString() makes one; keep the same conversation_id for every turn of a conversation)", ErrUnattributed, err)
+	}
+	return nil
+}

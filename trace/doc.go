@@ -19,7 +19,10 @@
 // the context ([WithConversation], or the session map's tenant_id,
 // conversation_id and iteration keys); a sub-agent's calls keep the
 // parent's conversation and add the sub-agent's id
-// ([llmtoolkit.AgentIDFrom]) in the agent_id column. Sensitive argument fields are
+// ([llmtoolkit.AgentIDFrom]) in the agent_id column. The model's id of the
+// call ([llmtoolkit.Call.ID]) goes in the call_id column, indexed with the
+// tenant and conversation, so a row can be matched to the tool call in the
+// model's conversation ([Filter.CallID]). Sensitive argument fields are
 // redacted at any depth before anything is written, long results are cut
 // and marked, and writes are synchronous unless the [Async] option batches
 // them through a bounded queue that [Recorder.Close] flushes.
@@ -31,16 +34,17 @@
 //
 // # The audit promise
 //
-// Every wrapper keeps it (trace/matrix_test.go: TestGuaranteesMatrix, 9
-// wrappers × 2 placements × 2 drivers × 2 databases, each checking every
-// guarantee; TestGuaranteesWithSessionMap; TestSendFuncPanicWithRecorder):
+// Every wrapper keeps it (Compose, Filter, sessions, the agent guard,
+// otelkit, a user's own; the Recorder inside or outside them; Execute and
+// agentloop; SQLite and PostgreSQL):
 //
 //   - every call that reaches a Recorder leaves exactly one row: resolved
 //     calls, calls Execute refused, recipe calls (their steps' rows carry
 //     parent_id, the recipe row's ID);
 //   - the iteration comes from the context (agentloop's count winning over
 //     one given with the conversation); a sub-agent's id goes in the nullable
-//     agent_id column (added to older tables by Migrate);
+//     agent_id column, the model's call id in the nullable call_id column
+//     (both added to older tables by Migrate);
 //   - the tenant and conversation come from [WithConversation], else from the
 //     session map a Session binds: for the calls it resolves and, as its
 //     definitions' observers are told with the map bound, for those Execute
@@ -60,23 +64,20 @@
 //     and error text, a recipe row scrubbing its steps' secrets too;
 //   - arguments and results are capped (64 KiB by default) and marked
 //     (_truncated/_bytes, truncated/content_bytes), cut on a UTF-8 boundary
-//     by internal/textutil.CutUTF8; tool_name and agent_id are cleaned (NUL
+//     by internal/textutil.CutUTF8; tool_name, agent_id and call_id are cleaned (NUL
 //     and invalid UTF-8 become U+FFFD) and capped at [MaxTextBytes] (1 KiB),
-//     so any text leaves its row on both databases
-//     (TestHostileStringsInEveryColumn);
+//     so any text leaves its row on both databases;
 //   - an async batch, with its row-by-row retry, has one write timeout: Close
-//     against a hung database is bounded per batch
-//     (TestAsyncCloseBoundedWhenTheDatabaseHangs); the async writer turns a
+//     against a hung database is bounded per batch; the async writer turns a
 //     panic while writing a batch into failed writes of its rows (counted,
-//     logged, given to OnError, returned by Close) and goes on
-//     (TestAsyncWriterSurvivesAPanic);
+//     logged, given to OnError, returned by Close) and goes on;
 //   - the row lands in the table the host chose (see above); async batches
 //     are grouped by table. Names are identifiers only, quoted with the
 //     dialect's quoting, else ErrInvalidTable; a call whose table cannot be
-//     chosen is refused before the tool runs, as an unattributed one. Migrate
+//     chosen, or whose table does not exist (Migrate was not called:
+//     [ErrNoTable]), is refused before the tool runs, as an unattributed one. Migrate
 //     puts the indexes, the insert-only triggers and (PostgreSQL) their
-//     function in the table's schema, named after the table
-//     (TestTenantsThroughOnePool, TestTriggersHoldInEverySchema), checks that
+//     function in the table's schema, named after the table, checks that
 //     every index exists on the table (a name taken by another relation is an
 //     error), and serialises concurrent migrations of one table (an advisory
 //     lock on PostgreSQL, retries of a busy transaction on SQLite). On SQLite

@@ -4,7 +4,9 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/schema"
@@ -79,6 +81,9 @@ func normalize(v map[string]any) (JSON, error) {
 	if len(v) == 0 {
 		return JSON{}, nil
 	}
+	if m, ok := jsonCopy(v); ok { // the usual arguments: no encoding needed
+		return JSON(m.(map[string]any)), nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return JSON{}, err
@@ -112,4 +117,72 @@ func stripNUL(v any) any {
 		return out
 	}
 	return v
+}
+
+// jsonCopy copies v as encoding and decoding it would give it back, for
+// the values a model's arguments are made of: objects, arrays, strings,
+// booleans, nil, finite float64 and Go integers (which decode as the same
+// float64). Strings become valid UTF-8 as encoding/json makes them (each
+// invalid byte a U+FFFD) and NUL becomes U+FFFD. It reports false for
+// anything else (other Go types, a key that is not valid UTF-8 or holds a
+// NUL, NaN or ±Inf), which normalize then encodes and decodes.
+func jsonCopy(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool:
+		return x, true
+	case string:
+		return jsonString(x), true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, false
+		}
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if !utf8.ValidString(k) || strings.IndexByte(k, 0) >= 0 {
+				return nil, false
+			}
+			c, ok := jsonCopy(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = c
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, ok := jsonCopy(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = c
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// jsonString is s as encoding and decoding it gives it back (each byte
+// that is not UTF-8 a U+FFFD), with NUL as U+FFFD.
+func jsonString(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == 0 || (r == utf8.RuneError && size == 1) {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -19,6 +19,9 @@ type Filter struct {
 	ToolName string
 	// ParentID keeps the steps of one recipe call (its trace's ID).
 	ParentID string
+	// CallID keeps the trace of one tool call, by the model's call id
+	// ([llmtoolkit.Call.ID]); with ConversationID it uses the call_id index.
+	CallID string
 	// Since keeps traces inserted at or after this time.
 	Since time.Time
 	// Until keeps traces inserted before this time.
@@ -82,6 +85,9 @@ func List(ctx context.Context, db *gorm.DB, f Filter, opts ...Option) ([]Trace, 
 	}
 	if f.ToolName != "" {
 		q = q.Where("tool_name = ?", cleanText(f.ToolName)) // as it was stored
+	}
+	if f.CallID != "" {
+		q = q.Where("call_id = ?", cleanText(f.CallID)) // as it was stored
 	}
 	// Times are compared in UTC at microsecond precision, as they are
 	// stored (SQLite compares the stored text).

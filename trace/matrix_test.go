@@ -414,7 +414,9 @@ func TestSessionMapOutsideTheRecorder(t *testing.T) {
 	rec := trace.Record(s, openSQLite(t), trace.Logger(discardLogger()))
 	res := llmtoolkit.Execute(t.Context(), rec, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada"}})
 	require.ErrorIs(t, res.Err, trace.ErrUnattributed)
-	assert.Contains(t, res.Content, "tenant_id is required")
+	assert.ErrorContains(t, res.Err, "tenant_id is required", "the host reads what is missing")
+	assert.Contains(t, res.Content, `"login" was not run`, "the model reads a neutral answer")
+	assert.NotContains(t, res.Content, "trace.", "and no host configuration advice")
 	assert.Zero(t, logins.Load(), "the tool did not run")
 	assert.Equal(t, trace.Stats{Refused: 1}, rec.Stats())
 }

@@ -17,7 +17,8 @@ var ErrUnsupportedDatabase = errors.New("trace: unsupported database")
 
 // Migrate creates the traces table — [DefaultTable], or the one named by
 // [InTable] — if it does not exist, with indexes for the usual queries —
-// (tenant_id, conversation_id, inserted_at), (tool_name) and (parent_id) —
+// (tenant_id, conversation_id, inserted_at), (tool_name), (parent_id) and
+// (tenant_id, conversation_id, call_id) —
 // and triggers that make the table insert-only in the database itself, so
 // that raw SQL or a gorm session that skips hooks cannot change the log
 // either. It is idempotent and runs in one transaction. db must be SQLite
@@ -62,7 +63,7 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 			if err := caseClash(tx, t); err != nil {
 				return err
 			}
-			for _, col := range []string{"parent_id", "agent_id"} {
+			for _, col := range []string{"parent_id", "agent_id", "call_id"} {
 				if err := addSQLiteColumn(tx, q, t, col); err != nil {
 					return err
 				}
@@ -110,7 +111,7 @@ func isBusy(err error) bool {
 // INDEX IF NOT EXISTS skips a name another relation holds, and Migrate
 // must never report success over a missing index.
 func checkIndexes(tx *gorm.DB, dialect string, q quoter, t table) error {
-	for _, suffix := range []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix} {
+	for _, suffix := range []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix, callIndexSuffix} {
 		idx := t.derived(suffix)
 		var n int64
 		var err error
@@ -148,22 +149,57 @@ func caseClash(db *gorm.DB, t table) error {
 	return nil
 }
 
-// caseChecks remembers, for a Recorder on SQLite, the tables found not to
-// clash by case with another.
-type caseChecks struct{ ok sync.Map } // table -> struct{}
+// ErrNoTable is wrapped by the error of a call a [Recorder] refuses before
+// the tool runs because the table its row goes to does not exist: [Migrate]
+// was not called for it.
+var ErrNoTable = errors.New("trace: the traces table does not exist")
 
-// check returns caseClash's error for t, querying once per table that
-// exists.
-func (c *caseChecks) check(ctx context.Context, db *gorm.DB, t table) error {
-	t = t.on("sqlite")
-	if _, ok := c.ok.Load(t); ok || db == nil {
+// tableChecks remembers, for a Recorder, the tables found to exist (on
+// SQLite, also not to clash by case with another).
+type tableChecks struct{ ok sync.Map } // table -> struct{}
+
+// check returns an error wrapping [ErrNoTable] when t does not exist, or
+// caseClash's error, querying until the table is found; an error of the
+// query itself is left for the write to report.
+func (c *tableChecks) check(ctx context.Context, db *gorm.DB, t table) error {
+	if db == nil {
 		return nil
 	}
-	if err := caseClash(db.WithContext(ctx), t); err != nil {
-		if errors.Is(err, ErrInvalidTable) {
-			return err
+	dialect := db.Dialector.Name()
+	given := t
+	t = t.on(dialect)
+	if _, ok := c.ok.Load(t); ok {
+		return nil
+	}
+	db = db.WithContext(ctx)
+	var n int64
+	var clash error
+	err := dbGuarded(db, func() error { // a driver's panic: the write will report it
+		switch dialect {
+		case "sqlite":
+			if clash = caseClash(db, t); clash != nil {
+				return clash
+			}
+			return db.Raw(`SELECT count(*) FROM `+quoter{db}.id(t.schema)+`.sqlite_master WHERE type = 'table' AND name = ?`, t.name).Scan(&n).Error
+		case "postgres":
+			return db.Raw(`SELECT count(*) FROM information_schema.tables WHERE table_schema = COALESCE(NULLIF(?, ''), current_schema()) AND table_name = ?`,
+				t.schema, t.name).Scan(&n).Error
 		}
-		return nil // the write will report what is wrong
+		n = 1 // another database: Migrate refuses it; the write will say why
+		return nil
+	})
+	if errors.Is(clash, ErrInvalidTable) {
+		return clash
+	}
+	if err != nil {
+		return nil
+	}
+	if n == 0 {
+		how := "trace.Migrate(db)"
+		if !given.isDefault() {
+			how = fmt.Sprintf("trace.Migrate(db, trace.InTable(%q))", given.String())
+		}
+		return fmt.Errorf("%w: %s; call %s once before recording", ErrNoTable, given, how)
 	}
 	c.ok.Store(t, struct{}{})
 	return nil
@@ -193,6 +229,7 @@ const (
 	tenantIndexSuffix = "tenant_id_conversation_id_inserted_at_index"
 	toolIndexSuffix   = "tool_name_index"
 	parentIndexSuffix = "parent_id_index"
+	callIndexSuffix   = "call_id_index"
 )
 
 // indexes returns the CREATE INDEX statements: index names as written by
@@ -202,6 +239,7 @@ func indexes(t table, idx func(string) string, on string) []string {
 		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(tenantIndexSuffix)) + ` ON ` + on + ` (tenant_id, conversation_id, inserted_at)`,
 		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(toolIndexSuffix)) + ` ON ` + on + ` (tool_name)`,
 		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(parentIndexSuffix)) + ` ON ` + on + ` (parent_id)`,
+		`CREATE INDEX IF NOT EXISTS ` + idx(t.derived(callIndexSuffix)) + ` ON ` + on + ` (tenant_id, conversation_id, call_id)`,
 	}
 }
 
@@ -223,7 +261,8 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   iteration       integer NOT NULL CHECK (iteration >= 0),
   inserted_at     datetime NOT NULL,
   parent_id       text,
-  agent_id        text
+  agent_id        text,
+  call_id         text
 )`}
 	on := q.id(t.name)
 	stmts = append(stmts, indexes(t, func(n string) string { return q.in(t, n) }, on)...)
@@ -261,9 +300,11 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   iteration       integer NOT NULL CHECK (iteration >= 0),
   inserted_at     timestamptz NOT NULL,
   parent_id       uuid,
-  agent_id        text
+  agent_id        text,
+  call_id         text
 )`, `ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS parent_id uuid`,
-		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS agent_id text`}
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS agent_id text`,
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS call_id text`}
 	stmts = append(stmts, indexes(t, q.id, tbl)...)
 	return append(stmts, `
 CREATE OR REPLACE FUNCTION `+fn+`() RETURNS trigger
@@ -281,7 +322,7 @@ FOR EACH STATEMENT EXECUTE FUNCTION `+fn+`()`,
 	)
 }
 
-// addSQLiteColumn adds the nullable text column col (parent_id, agent_id)
+// addSQLiteColumn adds the nullable text column col (parent_id, agent_id, call_id)
 // to a table made before it existed (SQLite has no ADD COLUMN IF NOT
 // EXISTS). col is one of this package's constant names.
 func addSQLiteColumn(tx *gorm.DB, q quoter, t table, col string) error {

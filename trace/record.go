@@ -13,7 +13,6 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // ErrUnattributed is wrapped by the error of a call that a [Recorder]
@@ -40,8 +39,9 @@ type Recorder struct {
 	db            *gorm.DB                  // single inserts: prepared statement, no transaction
 	batch         *gorm.DB                  // batch inserts
 	rowsPerInsert int
-	sqlite        bool       // the database is SQLite: names ignore case
-	cases         caseChecks // SQLite: tables known not to differ only by case
+	sqlite        bool        // the database is SQLite: names ignore case
+	tables        tableChecks // tables known to exist (on SQLite, not to differ only by case)
+	inserts       inserts     // the INSERT statements, by table and row count
 	cfg           config
 	table         table // InTable's, or the default
 	tableErr      error // why InTable's name is invalid
@@ -135,10 +135,40 @@ func (rec *Recorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 	return rec.tools.LookupTool(name)
 }
 
-// definition is the wrapped resolver's definition of a tool (as the call's
-// lookup saw it), and whether it has one.
-func (rec *Recorder) definition(name string) (llmtoolkit.Tool, bool) {
-	return rec.tools.Seen(name)
+// forSubAgent wraps a sub-agent's resolver so that this Recorder records
+// its calls, unless a Recorder already observes its tools.
+func (rec *Recorder) forSubAgent(r llmtoolkit.Resolver) llmtoolkit.Resolver {
+	// A Recorder observes every tool it lists: the first tool tells.
+	if tools := r.Tools(); len(tools) > 0 {
+		for _, ob := range tools[0].Observers {
+			if _, ok := ob.(*Recorder); ok {
+				return r
+			}
+		}
+	}
+	return &subAgentRecorder{rec: rec, r: r, tools: llmtoolkit.NewObservedTools(r, rec)}
+}
+
+// subAgentRecorder is a sub-agent's resolver recorded by its parent's
+// Recorder: the same database, table choice, options and counts.
+type subAgentRecorder struct {
+	rec   *Recorder
+	r     llmtoolkit.Resolver
+	tools *llmtoolkit.ObservedTools
+}
+
+// Tools lists the sub-agent's tools with the Recorder among their observers.
+func (s *subAgentRecorder) Tools() []llmtoolkit.Tool { return s.tools.Tools() }
+
+// LookupTool finds one of them.
+func (s *subAgentRecorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	return s.tools.LookupTool(name)
+}
+
+// Resolve runs and records a call of the sub-agent; a sub-agent it starts
+// is recorded the same way.
+func (s *subAgentRecorder) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	return s.rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, s.rec.forSubAgent), s.r, s.tools, call)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
@@ -167,17 +197,28 @@ func (rec *Recorder) Stats() Stats {
 // recorded arguments are a redacted copy: the tool sees the call unchanged.
 // A panic of the tool is recorded as an error and then re-panics (Execute
 // rescues it).
+//
+// The call's context carries the Recorder as a sub-agent wrapper
+// ([llmtoolkit.WithSubAgentWrapper]): a sub-agent the call starts
+// (agent's spawn_agent) has its calls recorded by this Recorder too, with
+// its agent id, unless its resolver is already recorded.
 func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content string, err error) {
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
-	def, known := rec.definition(call.Name)
+	return rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, rec.forSubAgent), rec.r, rec.tools, call)
+}
+
+// resolve runs the call on r, whose tools as this Recorder lists them are
+// tools, and records it.
+func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *llmtoolkit.ObservedTools, call llmtoolkit.Call) (content string, err error) {
+	def, known := tools.Seen(call.Name)
 	row := rec.begin(ctx, call, def)
 	if row.unwritable != nil {
 		if !rec.cfg.bestEffort {
 			rec.refused.Add(1)
 			rec.logUnwritable(ctx, call.Name, row.unwritable, "refused before it ran")
-			return "", fmt.Errorf("trace: not calling %q: %w", call.Name, row.unwritable)
+			return "", &refusal{tool: call.Name, err: row.unwritable}
 		}
 	}
 	var caught func() (llmtoolkit.Tool, bool)
@@ -209,7 +250,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 		rec.finish(ctx, row, "", fmt.Errorf("panic: %v", v), time.Since(start))
 		panic(v)
 	}()
-	content, err = rec.r.Resolve(ctx, call)
+	content, err = r.Resolve(ctx, call)
 	finished = true
 	relearn()
 	if werr := rec.finish(ctx, row, content, err, time.Since(start)); werr != nil && rec.cfg.strict {
@@ -221,6 +262,28 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	}
 	return content, err
 }
+
+// refusal is the error of a call a Recorder refused before it ran. Its
+// text is for the host: what is wrong and how to fix it. The model reads
+// its ModelMessage ([llmtoolkit.ModelMessenger]): the call was not run, in
+// general terms, since it cannot fix the host's configuration.
+type refusal struct {
+	tool string
+	err  error
+}
+
+// Error says why the call was refused and what the host should do.
+func (r *refusal) Error() string {
+	return fmt.Sprintf("trace: not calling %q: %v", r.tool, r.err)
+}
+
+// ModelMessage is what the model reads.
+func (r *refusal) ModelMessage() string {
+	return fmt.Sprintf("%q was not run: the call could not be recorded in the audit trail, which this host requires (a problem in the host's configuration, not in the arguments; the host's log says more)", r.tool)
+}
+
+// Unwrap returns the reason.
+func (r *refusal) Unwrap() error { return r.err }
 
 // ObserveCall records a call that [llmtoolkit.Execute] answered without
 // resolving it: a call refused before it ran, or a recipe call (its row's
@@ -244,7 +307,7 @@ func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 // pending is a row being built for one call.
 type pending struct {
 	id, tool, parent string
-	agent            string
+	agent, callID    string
 	conv             conversation
 	fe               []FieldError
 	table            *table // rec.table unless TableFrom picked another
@@ -255,7 +318,7 @@ type pending struct {
 
 // begin attributes a call, chooses its table and redacts its arguments.
 func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
-	p := &pending{tool: call.Name}
+	p := &pending{tool: call.Name, callID: call.ID}
 	p.conv, p.fe = conversationFrom(ctx)
 	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
 		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
@@ -276,8 +339,8 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	} else {
 		p.table = &t
 	}
-	if p.table != nil && rec.sqlite {
-		if err := rec.cases.check(ctx, rec.db, *p.table); err != nil {
+	if p.table != nil {
+		if err := rec.tables.check(ctx, rec.db, *p.table); err != nil {
 			p.table, p.unwritable = nil, err
 		}
 	}
@@ -299,14 +362,13 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
-		AgentID: p.agent,
+		AgentID: p.agent, CallID: p.callID,
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
 		berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {
-		rec.failed.Add(1)
-		rec.report(ctx, t, berr)
+		rec.fail(ctx, t, berr)
 		return berr
 	}
 	rec.recorded.Add(1)
@@ -316,7 +378,10 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 // logUnwritable logs a call whose row cannot be written.
 func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, what string) {
 	msg := "trace: a tool call could not be attributed; "
-	if !errors.Is(err, ErrUnattributed) {
+	switch {
+	case errors.Is(err, ErrNoTable):
+		msg = "trace: the table of a tool call does not exist; "
+	case !errors.Is(err, ErrUnattributed):
 		msg = "trace: the table of a tool call could not be chosen; "
 	}
 	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn, msg+what, slog.String("tool", tool), slog.Any("error", err))
@@ -399,36 +464,42 @@ func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
 	defer cancel()
-	err := dbGuarded(func() error { return into(rec.db.WithContext(ctx), tbl).Create(t).Error })
+	err := dbGuarded(rec.db, func() error { return rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t}) })
 	if err != nil {
 		return fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
 	}
 	return nil
 }
 
-// dbGuarded runs a database call, turning a panic in it (a driver's, a
-// gorm callback's) into an error: the rows count as failed writes, each
-// reported once, and the caller goes on.
-func dbGuarded(fn func() error) (err error) {
+// dbGuarded runs a database call on db, turning a panic in it (a
+// driver's, a gorm callback's) into an error: the rows count as failed
+// writes, each reported once, and the caller goes on. After a panic it
+// forgets db's prepared statements: gorm keeps a statement whose
+// preparation panicked as if it were prepared, and every later use of it
+// would fail.
+func dbGuarded(db *gorm.DB, fn func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("the database call panicked: %v", v)
+			forgetStatements(db)
 		}
 	}()
 	return fn()
 }
 
-// into points db at tbl; the default table is the model's own (on SQLite,
-// main's).
-func into(db *gorm.DB, tbl table) *gorm.DB {
-	tbl = tbl.on(db.Dialector.Name())
-	if tbl.isDefault() {
-		return db
+// forgetStatements clears the prepared statements of db's pool, if it has
+// gorm's.
+func forgetStatements(db *gorm.DB) {
+	if db == nil {
+		return
 	}
-	name := tbl.String() // validated: gorm quotes each part
-	// The INSERT clause names the table too: the SQLite driver's builder of
-	// that clause would write it without its schema.
-	return db.Table(name).Clauses(clause.Insert{Table: clause.Table{Name: name}})
+	defer func() { _ = recover() }() // a pool broken past clearing: the next write reports it
+	switch p := db.Statement.ConnPool.(type) {
+	case *gorm.PreparedStmtDB:
+		p.Reset()
+	case *gorm.PreparedStmtTX:
+		p.PreparedStmtDB.Reset()
+	}
 }
 
 // report logs a failed write and tells OnError.

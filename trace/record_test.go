@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -249,8 +250,7 @@ func (f *failures) len() int {
 }
 
 func TestRecordFailurePolicy(t *testing.T) {
-	unmigrated, err := trace.OpenSQLite(t.TempDir() + "/empty.db") // no table: every write fails
-	require.NoError(t, err)
+	unmigrated := refusingDB(t) // every write fails
 
 	t.Run("default: logged, reported, call succeeds", func(t *testing.T) {
 		var logs bytes.Buffer
@@ -263,10 +263,13 @@ func TestRecordFailurePolicy(t *testing.T) {
 		assert.Equal(t, "package a", out)
 		require.Equal(t, 1, fails.len())
 		assert.Equal(t, "read_file", fails.traces[0].ToolName)
-		assert.ErrorContains(t, fails.errs[0], "tool_traces")
+		assert.ErrorContains(t, fails.errs[0], "the database refuses every row")
 		assert.Contains(t, logs.String(), "could not be recorded")
 		assert.Contains(t, logs.String(), "tool=read_file")
 		assert.Equal(t, trace.Stats{Failed: 1}, rec.Stats(), "counted")
+		err = rec.Close()
+		require.Error(t, err, "Close reports the write that failed")
+		assert.ErrorContains(t, err, "1 trace(s) could not be written")
 	})
 
 	t.Run("default: a call without IDs is refused before it runs", func(t *testing.T) {
@@ -360,4 +363,54 @@ func TestMalformedCallSecretNotStored(t *testing.T) {
 		assert.NotContains(t, stored, "hunter2-XYZ")
 		assert.Contains(t, stored, trace.Redacted)
 	})
+}
+
+// refusingDB is a migrated SQLite database whose traces table refuses every
+// insert, as a broken database would.
+func refusingDB(t *testing.T) *gorm.DB {
+	t.Helper()
+	db := openSQLite(t)
+	require.NoError(t, db.Exec(`CREATE TRIGGER refuse_all BEFORE INSERT ON tool_traces
+		BEGIN SELECT RAISE(ABORT, 'the database refuses every row'); END`).Error)
+	return db
+}
+
+// TestForgottenMigrate: a Recorder on a database without its table refuses
+// the call before the tool runs, with an error that names trace.Migrate for
+// the host and a neutral answer for the model; nothing is lost silently.
+func TestForgottenMigrate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []trace.Option
+		want string
+	}{
+		{"default table", nil, "call trace.Migrate(db) once before recording"},
+		{"named table", []trace.Option{trace.InTable("audit")}, `call trace.Migrate(db, trace.InTable("audit")) once before recording`},
+		{"async", []trace.Option{trace.Async()}, "call trace.Migrate(db) once before recording"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "empty.db"))
+			require.NoError(t, err)
+			fake := newSecretive()
+			var logs bytes.Buffer
+			rec := trace.Record(fake, db, append(tc.opts, trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))...)
+			res := llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "read_file"})
+			require.True(t, res.IsError)
+			require.ErrorIs(t, res.Err, trace.ErrNoTable)
+			assert.ErrorContains(t, res.Err, tc.want, "the host is told the fix")
+			assert.Contains(t, res.Content, `"read_file" was not run`)
+			assert.NotContains(t, res.Content, "trace.Migrate", "the model is not shown the host's configuration advice")
+			assert.Empty(t, fake.Calls(), "the tool did not run")
+			assert.Equal(t, trace.Stats{Refused: 1}, rec.Stats())
+			assert.Contains(t, logs.String(), "does not exist")
+			require.NoError(t, rec.Close())
+
+			require.NoError(t, trace.Migrate(db, tc.opts...)) // Migrate reads InTable alone
+			rec = trace.Record(fake, db, tc.opts...)
+			res = llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "read_file"})
+			require.False(t, res.IsError, "after Migrate the call runs: %s", res.Content)
+			require.NoError(t, rec.Close())
+			assert.Equal(t, trace.Stats{Recorded: 1}, rec.Stats())
+		})
+	}
 }

@@ -301,7 +301,7 @@ func TestTriggersHoldInEverySchema(t *testing.T) {
 			schema := strings.Split(tbl, ".")[0]
 			var names []string
 			require.NoError(t, s.db.Raw(`SELECT indexname FROM pg_indexes WHERE schemaname = ? AND tablename = 'tool_traces' ORDER BY indexname`, schema).Scan(&names).Error)
-			assert.Equal(t, []string{"tool_traces_parent_id_index", "tool_traces_pkey",
+			assert.Equal(t, []string{"tool_traces_call_id_index", "tool_traces_parent_id_index", "tool_traces_pkey",
 				"tool_traces_tenant_id_conversation_id_inserted_at_index", "tool_traces_tool_name_index"}, names)
 			names = nil
 			require.NoError(t, s.db.Raw(`SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ?`, schema).Scan(&names).Error)
@@ -345,7 +345,7 @@ func TestLongTableNames(t *testing.T) {
 			} else {
 				require.NoError(t, db.Raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, tbl).Scan(&names).Error)
 			}
-			assert.Len(t, names, 3, "%s has its own three indexes", tbl)
+			assert.Len(t, names, 4, "%s has its own four indexes", tbl)
 			for _, n := range names {
 				assert.LessOrEqual(t, len(n), trace.MaxIdentifierBytes)
 			}
@@ -378,9 +378,10 @@ func TestTableFromFailures(t *testing.T) {
 			fake := newSecretive()
 			opts := []trace.Option{trace.TableFrom(tt.fn), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil)))}
 			_, err := trace.Record(fake, db, opts...).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
-			if tt.name == "missing table" { // chosen, but absent: a failed write
-				require.NoError(t, err)
-				assert.Contains(t, logs.String(), "no such table: main.nowhere", "SQLite: an unqualified name is main's")
+			if tt.name == "missing table" { // chosen, but absent: refused before the tool runs
+				require.ErrorIs(t, err, trace.ErrNoTable)
+				assert.ErrorContains(t, err, `trace.Migrate(db, trace.InTable("nowhere"))`)
+				assert.Empty(t, fake.Calls())
 				return
 			}
 			require.Error(t, err)

@@ -59,6 +59,10 @@ type Trace struct {
 	// ([llmtoolkit.AgentIDFrom]); nil for the top-level agent. The row keeps
 	// the parent's tenant and conversation.
 	AgentID *string `gorm:"column:agent_id" json:"agent_id,omitempty"`
+	// CallID is the model's id of the tool call ([llmtoolkit.Call.ID]), which
+	// matches the row to the call in the model's conversation; nil when the
+	// call had none. Indexed with the tenant and conversation.
+	CallID *string `gorm:"column:call_id" json:"call_id,omitempty"`
 }
 
 // TableName returns [DefaultTable], the model's table; [InTable] and
@@ -93,6 +97,8 @@ type Attrs struct {
 	// AgentID is the sub-agent's id, for a sub-agent's call (any text;
 	// empty for none).
 	AgentID string
+	// CallID is the model's id of the tool call (any text; empty for none).
+	CallID string
 }
 
 // FieldError is one invalid field of a trace.
@@ -189,6 +195,10 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 		agent := cleanText(a.AgentID)
 		t.AgentID = &agent
 	}
+	if a.CallID != "" {
+		call := cleanText(a.CallID)
+		t.CallID = &call
+	}
 	if t.ID == "" {
 		t.ID = newID()
 	} else if msg := uuidField(&t.ID, false); msg != "" {
@@ -231,7 +241,7 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 var columnOrder = map[string]int{
 	"id": 1, "tenant_id": 2, "conversation_id": 3, "tool_name": 4, "arguments": 5,
 	"result": 6, "result_type": 7, "duration_ms": 8, "iteration": 9, "inserted_at": 10,
-	"parent_id": 11, "agent_id": 12,
+	"parent_id": 11, "agent_id": 12, "call_id": 13,
 }
 
 // check validates a trace built by hand, as gorm is about to insert it,

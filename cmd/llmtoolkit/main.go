@@ -8,8 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/buildinfo"
 )
 
 // Exit codes.
@@ -29,6 +33,7 @@ Commands:
   call     run one tool: llmtoolkit call NAME [ARGS_JSON|-]
   mcp      serve the code tools over MCP on stdin/stdout
   traces   show recent tool calls recorded in a trace database
+  version  print the versions of this command and of the llmtoolkit library
 
 Run 'llmtoolkit <command> --help' for a command's flags.
 `
@@ -64,6 +69,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "-help", "help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
 	}
 	cmd, ok := commands[name]
 	if !ok {
@@ -71,6 +79,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	return cmd.run(ctx, args[1:], stdin, stdout, stderr)
+}
+
+// versionLine says which versions this binary was built from: the
+// command's module ("dev" for a build from a clone), the llmtoolkit library
+// it links, and Go's.
+func versionLine() string {
+	cmd := buildinfo.Dev
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		cmd = info.Main.Version
+	}
+	return fmt.Sprintf("llmtoolkit %s (library %s, %s)", cmd, buildinfo.Version(), runtime.Version())
 }
 
 // newFlagSet returns a flag set for a subcommand that reports nothing itself:

@@ -232,6 +232,15 @@ func TestRunHelp(t *testing.T) {
 	}
 }
 
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-version", "version"} {
+		res := runBin(t, "", arg)
+		require.Equal(t, 0, res.code, res.stderr)
+		assert.Regexp(t, `^llmtoolkit \S+ \(library \S+, go1\.\d+`, res.stdout)
+		assert.Empty(t, res.stderr)
+	}
+}
+
 func TestRunUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string

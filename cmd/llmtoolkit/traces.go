@@ -13,11 +13,12 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
-const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--table NAME] [--conversation ID] [--limit N]
+const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--table NAME] [--conversation ID] [--call ID] [--limit N]
 
 Prints the most recent tool calls recorded in the SQLite database FILE
 (by 'llmtoolkit mcp --trace-db FILE'), newest first, as a table: time,
-tool, result type, duration in ms, iteration, conversation and arguments.
+tool, result type, duration in ms, iteration, conversation, the model's
+call id and arguments.
 --table reads the table NAME (as given to 'llmtoolkit mcp --trace-table')
 instead of tool_traces.
 `
@@ -30,6 +31,7 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	dbPath := fs.String("db", defaultDB, "SQLite trace database")
 	table := fs.String("table", trace.DefaultTable, "the traces table: a name, or schema.name")
 	conversation := fs.String("conversation", "", "show only this conversation's calls")
+	callID := fs.String("call", "", "show only the call with this id (the model's tool call id)")
 	limit := fs.Int("limit", 50, "show at most this many calls (0: all)")
 	pos, code, ok := parseArgs(fs, tracesUsage, args, stdout, stderr)
 	if !ok {
@@ -57,17 +59,21 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if sqlDB, err := db.DB(); err == nil {
 		defer sqlDB.Close()
 	}
-	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, Limit: *limit}, trace.InTable(*table))
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, CallID: *callID, Limit: *limit}, trace.InTable(*table))
 	if err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: listing %s: %v\n", *dbPath, err)
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tCONVERSATION\tARGUMENTS")
+	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tCONVERSATION\tCALL\tARGUMENTS")
 	for _, t := range traces {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n",
+		call := ""
+		if t.CallID != nil {
+			call = *t.CallID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n",
 			t.InsertedAt.Local().Format(time.DateTime), t.ToolName, t.ResultType,
-			t.DurationMS, t.Iteration, orDash(t.ConversationID), shortArgs(t.Arguments))
+			t.DurationMS, t.Iteration, orDash(t.ConversationID), orDash(call), shortArgs(t.Arguments))
 	}
 	if err := tw.Flush(); err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: %v\n", err)
@@ -86,11 +92,15 @@ func orDash(s string) string {
 
 // shortArgs renders args as one line of JSON of at most maxArgsWidth runes.
 func shortArgs(args trace.JSON) string {
-	data, err := json.Marshal(args)
-	if err != nil {
+	// An encoder that leaves &, < and > as they are: this is a terminal, not
+	// an HTML page.
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(args); err != nil {
 		return "?"
 	}
-	s := strings.Join(strings.Fields(string(data)), " ")
+	s := strings.Join(strings.Fields(buf.String()), " ")
 	if r := []rune(s); len(r) > maxArgsWidth {
 		return string(r[:maxArgsWidth-1]) + "…"
 	}

@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/mcp"
+	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
 // TestMCPTraceTable records into a named table and reads it back with
@@ -74,4 +76,30 @@ func TestTraceTableUsageErrors(t *testing.T) {
 		})
 	}
 	assert.NoFileExists(t, db, "nothing was opened")
+}
+
+// TestTracesShowsTheCallID: a row written with the model's call id is shown
+// with it, found by --call, and its arguments keep & < > as written.
+func TestTracesShowsTheCallID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := trace.OpenSQLite(path)
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	for _, id := range []string{"call_abc", "call_other"} {
+		tr, err := trace.New(trace.Attrs{TenantID: uuid.Nil.String(), ConversationID: "0193a2b4-0000-7000-8000-000000000001",
+			ToolName: "grep", ResultType: trace.ResultOK, CallID: id, Arguments: map[string]any{"pattern": "a && <b>"}})
+		require.NoError(t, err)
+		require.NoError(t, db.Create(tr).Error)
+	}
+	sqlDB, err := db.DB()
+	require.NoError(t, err)
+	require.NoError(t, sqlDB.Close())
+
+	res := runBin(t, "", "traces", "--db", path, "--call", "call_abc")
+	require.Equal(t, 0, res.code, res.stderr)
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.Len(t, lines, 2, res.stdout)
+	assert.Contains(t, lines[0], "CALL")
+	assert.Contains(t, lines[1], "call_abc")
+	assert.Contains(t, lines[1], `"a && <b>"`, "no \\u0026 in a terminal")
 }

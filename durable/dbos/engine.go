@@ -154,7 +154,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 
 // Launch starts the engine: it resumes every run of this executor that
 // was interrupted (the process died, or was shut down, while it ran), each
-// from its last recorded step, and starts serving. A resumed run's result
+// from its last recorded step, and starts serving. Interrupted runs of
+// another application version are not resumed (DBOS's rule): Launch logs
+// them, by version, at Warn level. A resumed run's result
 // is read with [Engine.Result].
 //
 // Launch fails with [ErrExecutorInUse] when another live process runs with
@@ -172,6 +174,7 @@ func (e *Engine) Launch() error {
 		return fmt.Errorf("%w: launching: %w", ErrEngine, err)
 	}
 	e.lock = lock
+	e.logOtherVersions()
 	return nil
 }
 
@@ -200,6 +203,9 @@ func (e *Engine) Start(ctx context.Context, id string, in Input) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := e.otherVersion(id); err != nil {
+		return err
+	}
 	if _, err := transact.RunWorkflow(e.ctx, e.workflow, in, transact.WithWorkflowID(id)); err != nil {
 		return fmt.Errorf("%w: starting run %q: %w", ErrEngine, id, err)
 	}
@@ -214,6 +220,9 @@ func (e *Engine) Run(ctx context.Context, id string, in Input) (Result, error) {
 		return Result{}, fmt.Errorf("%w: the run ID is empty; give each run a unique ID", ErrInvalidConfig)
 	}
 	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := e.otherVersion(id); err != nil {
 		return Result{}, err
 	}
 	h, err := transact.RunWorkflow(e.ctx, e.workflow, in, transact.WithWorkflowID(id))
@@ -234,9 +243,14 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 
 // Result waits for the run id to finish (or ctx to end) and returns its
 // result, in this process or after it was resumed in another one. A run
+// interrupted under another application version, which this engine would
+// never resume, is an error wrapping [ErrOtherVersion] at once. A run
 // that ended with an error (the loop's) returns its Result with Err set
 // and a nil error; the error is the engine's, or ctx's.
 func (e *Engine) Result(ctx context.Context, id string) (Result, error) {
+	if err := e.otherVersion(id); err != nil {
+		return Result{}, err
+	}
 	h, err := transact.RetrieveWorkflow[Result](transact.From(e.ctx, ctx), id) // the handle stops waiting when ctx ends
 	if err != nil {
 		if errors.Is(err, transact.ErrNonExistentWorkflow) {

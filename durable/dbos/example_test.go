@@ -14,8 +14,10 @@ import (
 	durable "github.com/llmtoolkit/llmtoolkit/durable/dbos"
 )
 
-// An agent whose tool sends an email, once per call ID: the tool is
-// idempotent, as a tool run by a durable engine must be. A person approves
+// An agent whose tool sends an email, once per call: the tool keys the
+// send on llmtoolkit.IdempotencyKey (run, agent, iteration and call ID; the
+// call ID alone repeats across runs), so it is idempotent, as a tool run by
+// a durable engine must be. A person approves
 // each email (AskPerson); the host answers by run ID.
 func Example() {
 	dir, _ := os.MkdirTemp("", "durable")
@@ -31,10 +33,11 @@ func Example() {
 			return nil, agentloop.Options{}, err
 		}
 		tools := llmtoolkit.Indexed(llmtoolkit.ResolverFunc(func(ctx context.Context, call llmtoolkit.Call) (string, error) {
-			if sent[call.ID] { // the call ID is the idempotency key
+			key := llmtoolkit.IdempotencyKey(ctx, call)
+			if sent[key] {
 				return "already sent", nil
 			}
-			sent[call.ID] = true
+			sent[key] = true
 			return "sent to " + call.Arguments["to"].(string), nil
 		}), []llmtoolkit.Tool{email})
 		model := func(ctx context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {

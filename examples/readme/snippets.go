@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -25,8 +26,9 @@ import (
 )
 
 // QuickStart is the README's quick start: the code tools and a typed
-// function, traced, narrowed to one turn's tools, run by the loop.
-func QuickStart(ctx context.Context, tenantID, conversationID string, messages []agentloop.Message, send agentloop.SendFunc) error {
+// function, traced, narrowed to one turn's tools, run by the loop with the
+// model send. It works in the current folder (path/to/project, traces.db).
+func QuickStart(ctx context.Context, send agentloop.SendFunc) error {
 	// readme:begin quickstart
 	code, _ := codetools.New("path/to/project") // 12 tools, confined to the folder
 	defer code.Close()
@@ -44,10 +46,18 @@ func QuickStart(ctx context.Context, tenantID, conversationID string, messages [
 	r := trace.Record(llmtoolkit.Compose(code, domain), db) // first match wins; every call traced
 	defer r.Close()
 
+	// The audit trail attributes every call to a tenant and a conversation:
+	// UUIDs, with the same conversationID on every turn of a conversation.
+	tenantID, conversationID := uuid.NewString(), uuid.NewString()
+
 	// One turn: only the declared tools, with the session bound into every call.
 	_, session := llmtoolkit.PrepareSession(r, []string{"read_file", "grep", "weather"},
 		map[string]any{"tenant_id": tenantID, "conversation_id": conversationID})
+	if err := session.Err(); err != nil { // e.g. an ID that is not a UUID
+		return err
+	}
 
+	messages := []agentloop.Message{agentloop.UserMessage("What is the weather in Lisbon?")}
 	final, history, err := agentloop.Run(ctx, messages, send, agentloop.Options{Resolver: session})
 	// readme:end
 	_, _ = final, history
