@@ -33,6 +33,14 @@ func (e *DeniedError) Error() string {
 // Unwrap returns [ErrDenied].
 func (e *DeniedError) Unwrap() error { return ErrDenied }
 
+// ErrLimitReached is wrapped by the error of a call that a limit the host
+// set refused before it ran: a budget spent (package agent's sub-agent
+// budget) or a depth reached (a sub-agent that may not spawn). Like
+// [ErrDenied], it is the host's decision, not a failing tool: the call
+// never ran, the model reads why and can go on without it, and
+// agentloop's circuit breaker does not count it.
+var ErrLimitReached = errors.New("limit reached")
+
 // Deny returns a [*DeniedError] for tool, with the reason the model will
 // read.
 func Deny(tool, reason string) error { return &DeniedError{Tool: tool, Reason: reason} }

@@ -2,7 +2,6 @@ package llmtoolkit
 
 import (
 	"context"
-	"log/slog"
 	"runtime/debug"
 	"time"
 )
@@ -61,8 +60,7 @@ func TellObservers(ctx context.Context, o Observation) {
 		func() {
 			defer func() {
 				if v := recover(); v != nil {
-					slog.ErrorContext(ctx, "llmtoolkit: observer panicked",
-						slog.String("tool", o.Call.Name), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+					logPanic(ctx, "observer", o.Tool, o.Call, &PanicError{Value: v, Stack: debug.Stack()})
 				}
 			}()
 			ob.ObserveCall(ctx, o)

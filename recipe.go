@@ -54,7 +54,7 @@ func passGates(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
 		if err != nil {
 			var pe *PanicError
 			if errors.As(err, &pe) {
-				return call, panicResult(ctx, "gate", call, pe), true
+				return call, panicResult(ctx, "gate", tool, call, pe), true
 			}
 			return call, errorResult(call, err, err.Error()), true
 		}
@@ -87,7 +87,7 @@ func guardedGate(ctx context.Context, gate Gate, call Call) (out Call, err error
 func planResult(ctx context.Context, r Resolver, tool Tool, call Call) (res Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = panicResult(ctx, "recipe", call, v)
+			res = panicResult(ctx, "recipe", tool, call, v)
 		}
 	}()
 	plan := tool.Recipe(call.Arguments)
@@ -109,7 +109,7 @@ func planResult(ctx context.Context, r Resolver, tool Tool, call Call) (res Resu
 				defer func() { <-sem }()
 				defer func() {
 					if v := recover(); v != nil { // Execute does not panic; an error's Error method might
-						par[i] = panicResult(ctx, "recipe step", step, v)
+						par[i] = panicResult(ctx, "recipe step", tool, step, v)
 					}
 				}()
 				par[i] = Execute(ctx, r, step)

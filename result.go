@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 )
 
 // Result is the outcome of one tool call, ready to send back to the model.
@@ -78,7 +80,9 @@ func (e *PanicError) Unwrap() error { return ErrToolPanic }
 // IsError with a Content the model can act on, and Err keeps the cause: an
 // unknown tool lists the available ones, invalid arguments give the
 // validation message (the tool is not called), a panic (of the tool, of r, or
-// while validating) is rescued and logged with its stack through log/slog,
+// while validating) is rescued and logged with its stack through log/slog
+// (the value as text, scrubbed of the call's [Tool.SensitiveFields] values
+// and URL passwords),
 // and a cancelled or expired ctx says so. A [Call.Malformed] call (its
 // arguments were not a JSON object) never runs: its result quotes the
 // arguments and the parse error, and Err wraps [ErrInvalidCall]. A call
@@ -94,7 +98,7 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 	}
 	tool, found, err := guardedLookup(r, call.Name)
 	if err != nil {
-		return panicResult(ctx, "resolver", call, err)
+		return panicResult(ctx, "resolver", Tool{}, call, err)
 	}
 	if call.Malformed != nil {
 		merr := malformedError(call)
@@ -122,7 +126,7 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 	} else if err := ctx.Err(); err != nil {
 		return errorResult(call, err, cancelMessage(call.Name, err))
 	}
-	return executeDirect(ctx, r, call)
+	return executeDirect(ctx, r, tool, call)
 }
 
 // admit checks a call before it runs: the context is not done and the
@@ -135,7 +139,7 @@ func admit(ctx context.Context, tool Tool, call Call) (res Result, refused bool)
 	if err := guardedValidate(ctx, tool, call.Arguments); err != nil {
 		var pe *PanicError
 		if errors.As(err, &pe) {
-			return panicResult(ctx, "validator", call, pe), true
+			return panicResult(ctx, "validator", tool, call, pe), true
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 			return errorResult(call, err, cancelMessage(call.Name, err)), true
@@ -168,25 +172,45 @@ func guardedValidate(ctx context.Context, tool Tool, args map[string]any) (err e
 	return tool.ValidateArgumentsContext(ctx, args)
 }
 
-// panicResult is the result of a call during which what panicked, logged
-// with its stack.
-func panicResult(ctx context.Context, what string, call Call, v any) Result {
+// panicResult is the result of a call of tool during which what panicked,
+// logged with its stack (logPanic).
+func panicResult(ctx context.Context, what string, tool Tool, call Call, v any) Result {
 	pe, ok := v.(*PanicError)
 	if !ok {
 		pe = &PanicError{Value: v, Stack: debug.Stack()}
 	}
-	slog.ErrorContext(ctx, "llmtoolkit: "+what+" panicked",
-		slog.String("tool", call.Name), slog.Any("panic", pe.Value), slog.String("stack", string(pe.Stack)))
+	logPanic(ctx, what, tool, call, pe)
 	return errorResult(call, pe, pe.Error())
 }
 
-// executeDirect resolves one call, collecting what it shows.
-func executeDirect(ctx context.Context, r Resolver, call Call) Result {
+// redacted replaces a secret in what Execute logs.
+const redacted = "[REDACTED]"
+
+// logPanic logs the panic pe of what, during call of tool (its definition,
+// or the zero Tool when unknown), with its stack. The panic value is
+// logged as text, with the values of the call's sensitive fields
+// ([Tool.SensitiveFields]) and URL passwords scrubbed (internal/redact, as
+// trace and agentloop scrub them): a tool that panics with its arguments
+// in the value does not put a secret in the log.
+func logPanic(ctx context.Context, what string, tool Tool, call Call, pe *PanicError) {
+	raw := ""
+	if call.Malformed != nil {
+		raw = call.Malformed.Raw
+	}
+	secrets := redact.NewFields(tool.SensitiveFields).Secrets(call.Arguments, raw)
+	slog.ErrorContext(ctx, "llmtoolkit: "+what+" panicked",
+		slog.String("tool", call.Name), slog.String("panic", redact.Scrub(fmt.Sprint(pe.Value), secrets, redacted)),
+		slog.String("stack", string(pe.Stack)))
+}
+
+// executeDirect resolves one call of tool (its definition, or the zero
+// Tool when r lists none), collecting what it shows.
+func executeDirect(ctx context.Context, r Resolver, tool Tool, call Call) Result {
 	slot := &displaySlot{call: call}
 	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok {
 		slot.notify = fn
 	}
-	content, err := safeResolve(context.WithValue(ctx, displayKey{}, slot), r, call)
+	content, err := safeResolve(context.WithValue(ctx, displayKey{}, slot), r, tool, call)
 	slot.mu.Lock()
 	display := slot.display
 	slot.mu.Unlock()
@@ -198,13 +222,13 @@ func executeDirect(ctx context.Context, r Resolver, call Call) Result {
 	return Result{ToolCallID: call.ID, Name: call.Name, Content: content, Display: display}
 }
 
-// safeResolve calls r.Resolve and turns a panic into a *PanicError.
-func safeResolve(ctx context.Context, r Resolver, call Call) (content string, err error) {
+// safeResolve calls r.Resolve and turns a panic into a *PanicError, logged
+// with the call's secrets scrubbed (logPanic).
+func safeResolve(ctx context.Context, r Resolver, tool Tool, call Call) (content string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &PanicError{Value: v, Stack: debug.Stack()}
-			slog.ErrorContext(ctx, "llmtoolkit: tool panicked",
-				slog.String("tool", call.Name), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+			logPanic(ctx, "tool", tool, call, pe)
 			content, err = "", pe
 		}
 	}()

@@ -251,3 +251,58 @@ func TestExecuteRecipe(t *testing.T) {
 	assert.Equal(t, "tool execution failed: recipe bug", res.Content)
 	assert.ErrorIs(t, res.Err, ErrToolPanic)
 }
+
+// TestExecutePanicLogCarriesNoDeclaredSecret (issue 35, row 16): a tool,
+// an observer (of a refused call) and a recipe that panic with a value
+// quoting the call's declared secret: Execute logs the panic with the
+// secret scrubbed (it logged the value as it was), for a well-formed and a
+// malformed call. The result keeps the panic value for the caller (the
+// model wrote the secret).
+func TestExecutePanicLogCarriesNoDeclaredSecret(t *testing.T) {
+	const secret = "hunter2-XYZ"
+	var buf bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+
+	boom := func(_ context.Context, c Call) (string, error) {
+		panic(fmt.Sprintf("login with %v failed; see https://ada:%v@example.com", c.Arguments["password"], c.Arguments["password"]))
+	}
+	login := MustTool("login", "Logs in.", map[string]any{"type": "object", "properties": map[string]any{"password": map[string]any{"type": "string"}}})
+	login.SensitiveFields = []string{"password"}
+	observed := MustTool("observed", "Logs in, with a long password.", map[string]any{"type": "object", "properties": map[string]any{"password": map[string]any{"type": "string", "minLength": 50}}})
+	observed.SensitiveFields = []string{"password"}
+	observed.Observers = []Observer{secretQuotingObserver{}}
+	recipe := login
+	recipe.Name = "recipe"
+	recipe.Recipe = func(args map[string]any) Plan { panic("recipe saw " + fmt.Sprint(args["password"])) }
+	r := newStub(map[string]func(context.Context, Call) (string, error){"login": boom}, login, observed, recipe)
+	for _, call := range []Call{
+		{ID: "1", Name: "login", Arguments: map[string]any{"password": secret}},
+		{ID: "2", Name: "observed", Arguments: map[string]any{"password": secret}}, // refused (too short), told to the observer
+		{ID: "4", Name: "recipe", Arguments: map[string]any{"password": secret}},
+	} {
+		buf.Reset()
+		res := Execute(context.Background(), r, call)
+		require.True(t, res.IsError, res.Content)
+		log := buf.String()
+		assert.Contains(t, log, "panicked", "call %s", call.ID)
+		assert.NotContains(t, log, secret, "call %s", call.ID)
+	}
+	buf.Reset()
+	res := Execute(context.Background(), r, MalformedCall("5", "observed", `{"password": "`+secret, errors.New("unexpected end of JSON input")))
+	require.True(t, res.IsError)
+	assert.Contains(t, buf.String(), "observer panicked")
+	assert.NotContains(t, buf.String(), secret)
+}
+
+// secretQuotingObserver panics with the password of the call it observes.
+type secretQuotingObserver struct{}
+
+func (secretQuotingObserver) ObserveCall(_ context.Context, o Observation) {
+	raw := ""
+	if o.Call.Malformed != nil {
+		raw = o.Call.Malformed.Raw
+	}
+	panic(fmt.Sprint("observer saw ", o.Call.Arguments["password"], raw))
+}

@@ -86,7 +86,16 @@
 // spelling; regexp rules are not exclusions; rules on bash command text are
 // advisory (a command can write anywhere the shell can); and the check and
 // the open are two moments, so a link swapped in between is caught only by
-// os.Root's own confinement to the root.
+// os.Root's own confinement to the root. A hard link is a second name no
+// path rule can see: while deny rules with a Glob on a path argument are in
+// force for the tool (the guard hands their globs to it,
+// llmtoolkit.WithExcludedPaths), codetools' tools that read or write contents (read_file, grep, edit_file,
+// multi_edit, append_to_file) refuse a regular file with more than one
+// name, counted on the opened descriptor (grep over a folder leaves it out
+// with a note, file_info shows "links: N" and skips its contents;
+// write_file replaces the name and never reaches the other names'
+// contents): TestHardLinkToDeniedFile. A tool of the host's that opens
+// files itself must make the same check.
 //
 // # Denials and traces
 //
@@ -137,7 +146,9 @@
 // (16) started at every depth, MaxConcurrentSubAgents (4) at once; past them
 // [ErrSubAgentBudget] (a top-level spawn waits for a place within its
 // deadline, a nested one is refused at once, so sub-agents never wait for
-// each other). The child's loop runs on its own goroutine: spawn_agent
+// each other). Both refusals wrap llmtoolkit.ErrLimitReached: agentloop's
+// breaker does not count them, so 40 spawns in one turn leave the model
+// free to do the rest itself (TestSubAgentBudgetDoesNotTripTheBreaker). The child's loop runs on its own goroutine: spawn_agent
 // returns at the deadline even when a child tool ignores its context; the
 // stuck call keeps its goroutine (and its budget place) until the tool
 // returns, and its result is dropped. A panic in SubAgentConfig.OnEvent, on

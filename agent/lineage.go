@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -13,7 +12,18 @@ import (
 // ErrSubAgentBudget is wrapped by the error of a spawn_agent call past its
 // run's budget ([SubAgentConfig.MaxSubAgents], and
 // [SubAgentConfig.MaxConcurrentSubAgents] for a sub-agent's own spawns).
-var ErrSubAgentBudget = errors.New("agent: the run's sub-agent budget is spent")
+// It wraps [llmtoolkit.ErrLimitReached]: the refusal is the host's, so
+// agentloop's circuit breaker does not count it and the model goes on.
+var ErrSubAgentBudget error = &limitError{"agent: the run's sub-agent budget is spent"}
+
+// limitError is a sentinel of a limit the host set: it wraps
+// llmtoolkit.ErrLimitReached.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
+// Unwrap returns [llmtoolkit.ErrLimitReached].
+func (e *limitError) Unwrap() error { return llmtoolkit.ErrLimitReached }
 
 // lineage is what a spawn_agent call carries on its context: the
 // permissions of every guard it went through, outermost first. Its

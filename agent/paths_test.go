@@ -164,3 +164,136 @@ func compact(args map[string]any) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestRecursiveToolsAgreeThroughLinks (issue 35, row 11): a folder reached
+// through a link inside the tree is the folder it leads to, for every
+// recursive tool and however the folder is spelled, in the path argument
+// or in glob's pattern: the deny rule on secrets/** refuses or leaves out
+// the denied folder (glob "docs/keys/**" listed its names before, with no
+// note), and an open folder behind a link is listed by all four.
+func TestRecursiveToolsAgreeThroughLinks(t *testing.T) {
+	root, code := secretTree(t)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "secrets", "id_rsa"), []byte("TOP-SECRET-RSA\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "pub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "pub", "open.txt"), []byte("OPEN-TEXT\n"), 0o644))
+	require.NoError(t, os.Symlink("../pub", filepath.Join(root, "docs", "publink")))
+	require.NoError(t, os.Symlink("..", filepath.Join(root, "docs", "up")))
+	p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}})
+	guarded := p.Guard(code)
+	// calls are the ways each tool can be pointed at folder dir.
+	calls := func(dir string) []llmtoolkit.Call {
+		c := func(name string, args map[string]any) llmtoolkit.Call {
+			return llmtoolkit.Call{ID: "1", Name: name, Arguments: args}
+		}
+		out := []llmtoolkit.Call{
+			c("glob", map[string]any{"pattern": "**", "path": dir}),
+			c("tree", map[string]any{"path": dir}),
+			c("grep", map[string]any{"pattern": "TEXT|SECRET", "path": dir}),
+			c("list_directory", map[string]any{"path": dir}),
+		}
+		if !filepath.IsAbs(dir) {
+			out = append(out,
+				c("glob", map[string]any{"pattern": dir + "/**"}),
+				c("glob", map[string]any{"pattern": dir + "/*"}),
+				c("glob", map[string]any{"pattern": dir + "/{id_rsa,open.txt}"}))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		dirs   []string
+		denied bool
+	}{
+		{[]string{"secrets", "docs/keys", "docs/../secrets", "./docs//keys", "docs/up/secrets", "docs/up/docs/keys", root + "/docs/keys"}, true},
+		{[]string{"pub", "docs/publink", "docs/up/pub", "./docs//publink", root + "/docs/publink"}, false},
+	} {
+		for _, dir := range tc.dirs {
+			for _, call := range calls(dir) {
+				t.Run(call.Name+" "+compact(call.Arguments), func(t *testing.T) {
+					res := llmtoolkit.Execute(t.Context(), guarded, call)
+					if !tc.denied {
+						require.False(t, res.IsError, res.Content)
+						assert.Contains(t, res.Content, "open.txt")
+						assert.NotContains(t, res.Content, "Left out")
+						return
+					}
+					assert.NotContains(t, res.Content, "id_rsa")
+					assert.NotContains(t, res.Content, "TOP-SECRET")
+					if res.IsError {
+						assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+					} else {
+						assert.Contains(t, res.Content, "Left out, as the host's permission rules deny them: paths matching secrets/**")
+					}
+				})
+			}
+		}
+	}
+	// Without the rule the same calls do list the secret: the test can fail.
+	res := llmtoolkit.Execute(t.Context(), code, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "docs/keys/**"}})
+	assert.Contains(t, res.Content, "id_rsa")
+}
+
+// TestHardLinkToDeniedFile (issue 35, row 12): a hard link pub/hard.txt to
+// secrets/key is a second name that no path rule can see. While deny rules
+// are in force, every tool that reads or writes a file's contents refuses
+// a file with more than one name, counted on the opened descriptor:
+// read_file and grep returned the secret before. grep over a folder leaves
+// it out with a note; file_info shows the link count and does not read the
+// contents; write_file replaces the name, never the secret.
+func TestHardLinkToDeniedFile(t *testing.T) {
+	root, code := secretTree(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "pub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "pub", "open.txt"), []byte("OPEN-TEXT\n"), 0o644))
+	if err := os.Link(filepath.Join(root, "secrets", "key"), filepath.Join(root, "pub", "hard.txt")); err != nil {
+		t.Skipf("hard links unavailable: %v", err)
+	}
+	p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}})
+	guarded := p.Guard(code)
+	run := func(name string, args map[string]any) llmtoolkit.Result {
+		return llmtoolkit.Execute(t.Context(), guarded, llmtoolkit.Call{ID: "1", Name: name, Arguments: args})
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"read_file", map[string]any{"path": "pub/hard.txt"}},
+		{"grep", map[string]any{"pattern": "SECRET", "path": "pub/hard.txt"}},
+		{"edit_file", map[string]any{"path": "pub/hard.txt", "oldText": "TOP-SECRET", "newText": "x"}},
+		{"multi_edit", map[string]any{"path": "pub/hard.txt", "edits": []any{map[string]any{"oldText": "TOP", "newText": "x"}}}},
+		{"append_to_file", map[string]any{"path": "pub/hard.txt", "content": "more"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(tc.name, tc.args)
+			require.True(t, res.IsError, res.Content)
+			assert.NotContains(t, res.Content, "TOP-SECRET")
+			assert.Contains(t, res.Content, "hard link")
+		})
+	}
+	for _, dir := range []string{"pub", "", "."} {
+		t.Run("grep "+dir, func(t *testing.T) {
+			res := run("grep", map[string]any{"pattern": "SECRET|OPEN", "path": dir})
+			require.False(t, res.IsError, res.Content)
+			assert.NotContains(t, res.Content, "TOP-SECRET")
+			assert.Contains(t, res.Content, "OPEN-TEXT", "the other files are searched")
+			assert.Contains(t, res.Content, "1 file(s) with more than one name (hard links)")
+		})
+	}
+	t.Run("file_info", func(t *testing.T) {
+		res := run("file_info", map[string]any{"path": "pub/hard.txt"})
+		require.False(t, res.IsError, res.Content)
+		assert.Contains(t, res.Content, "links: 2")
+		assert.Contains(t, res.Content, "contents: not read")
+		assert.NotContains(t, res.Content, "lines:")
+	})
+	t.Run("write_file replaces the name", func(t *testing.T) {
+		res := run("write_file", map[string]any{"path": "pub/hard.txt", "content": "new\n"})
+		require.False(t, res.IsError, res.Content)
+		key, err := os.ReadFile(filepath.Join(root, "secrets", "key"))
+		require.NoError(t, err)
+		assert.Equal(t, "TOP-SECRET\n", string(key))
+	})
+	// Without rules the link is read like any file: the test can fail.
+	require.NoError(t, os.Remove(filepath.Join(root, "pub", "hard.txt")))
+	require.NoError(t, os.Link(filepath.Join(root, "secrets", "key"), filepath.Join(root, "pub", "hard.txt")))
+	res := llmtoolkit.Execute(t.Context(), code, llmtoolkit.Call{Name: "read_file", Arguments: map[string]any{"path": "pub/hard.txt"}})
+	assert.Contains(t, res.Content, "TOP-SECRET")
+}

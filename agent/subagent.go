@@ -34,8 +34,9 @@ const (
 )
 
 // ErrMaxDepth is wrapped by the error of a spawn_agent call made too deep:
-// by a sub-agent when [SubAgentConfig.MaxDepth] is 1 (the default).
-var ErrMaxDepth = errors.New("agent: sub-agents may not spawn sub-agents this deep")
+// by a sub-agent when [SubAgentConfig.MaxDepth] is 1 (the default). It
+// wraps [llmtoolkit.ErrLimitReached], as [ErrSubAgentBudget] does.
+var ErrMaxDepth error = &limitError{"agent: sub-agents may not spawn sub-agents this deep"}
 
 // SubAgentConfig configures [SpawnAgent].
 type SubAgentConfig struct {

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -258,4 +259,63 @@ func TestSubAgentIDInDurableRun(t *testing.T) {
 	assert.NotEqual(t, first, idOf(run, "c2"), "another call")
 	assert.NotEqual(t, first, idOf(llmtoolkit.WithRunID(t.Context(), "run-2"), "c1"), "another run")
 	assert.NotEqual(t, idOf(t.Context(), "c1"), idOf(t.Context(), "c1"), "no durable run: random ids")
+}
+
+// TestSubAgentBudgetDoesNotTripTheBreaker (issue 35, row 13): 40
+// spawn_agent calls in one turn, under the loop's default circuit
+// breaker: the budget refuses 24 of them with one message, which the
+// breaker does not count (a refusal is the host's decision), so the run
+// goes on and the model answers in its next turn. The same holds for a
+// permission denial and a depth refusal.
+func TestSubAgentBudgetDoesNotTripTheBreaker(t *testing.T) {
+	child := func(context.Context, []agentloop.Message, []llmtoolkit.Tool) (agentloop.Response, error) {
+		return agentloop.Response{Content: "done"}, nil
+	}
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: child})
+	calls := make([]llmtoolkit.Call, 40)
+	for i := range calls {
+		calls[i] = spawnCall(fmt.Sprint("task ", i))
+		calls[i].ID = fmt.Sprint("s", i)
+	}
+	p := newPerms(t, agent.Config{Mode: agent.ModeBypass})
+	model := lt.NewScriptedModel(t, lt.CallTools(calls...), lt.Reply("all done"))
+	var refused []error
+	resp, _, err := agentloop.Run(t.Context(), nil, model.Send, agentloop.Options{Resolver: p.Guard(spawn), MaxParallel: 40, Logger: quiet,
+		OnIteration: func(it agentloop.Iteration) {
+			for _, r := range it.Results {
+				if r.IsError {
+					refused = append(refused, r.Err)
+				}
+			}
+		}})
+	require.NoError(t, err, "the budget's refusals do not trip the breaker")
+	assert.Equal(t, "all done", resp.Content)
+	require.Len(t, refused, 40-agent.DefaultMaxSubAgents)
+	for _, e := range refused {
+		assert.ErrorIs(t, e, agent.ErrSubAgentBudget)
+		assert.ErrorIs(t, e, llmtoolkit.ErrLimitReached)
+	}
+
+	// A sub-agent that may not spawn (depth) and a denied call: the same.
+	deny := newPerms(t, agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: agent.SpawnToolName}}})
+	for name, r := range map[string]llmtoolkit.Resolver{
+		"denied": deny.Guard(newSpawn(t, agent.SubAgentConfig{Model: child})),
+		"too deep": llmtoolkit.ResolverFunc(func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+			return "", fmt.Errorf("sub-agent not started: %w", agent.ErrMaxDepth)
+		}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if name == "too deep" {
+				r = llmtoolkit.Indexed(r, spawn.Tools())
+			}
+			turns := []lt.Turn{}
+			for range 4 { // past the default threshold of 3
+				turns = append(turns, lt.CallTools(spawnCall("again")))
+			}
+			model := lt.NewScriptedModel(t, append(turns, lt.Reply("did it myself"))...)
+			resp, _, err := agentloop.Run(t.Context(), nil, model.Send, agentloop.Options{Resolver: r, Logger: quiet})
+			require.NoError(t, err)
+			assert.Equal(t, "did it myself", resp.Content)
+		})
+	}
 }

@@ -25,9 +25,11 @@ func newBreaker(threshold int) breaker {
 
 // observe records one turn's results in call order and returns a
 // *CircuitBreakerError for the first tool that reaches the threshold.
-// Halts are not counted: they end the loop by themselves. Denials
-// (llmtoolkit.ErrDenied) are not counted either, and leave the tool's
-// streak as it was: a refusal is the host's decision, not a failing tool.
+// Halts are not counted: they end the loop by themselves. Refusals of the
+// host (llmtoolkit.ErrDenied, llmtoolkit.ErrLimitReached: a permission
+// denied, a budget spent) are not counted either, and leave the tool's
+// streak as it was: a refusal is the host's decision, not a failing tool,
+// and the model can go on without the call.
 // Nor are calls past Options.MaxToolCalls, which did not run.
 func (b *breaker) observe(results []llmtoolkit.Result) error {
 	if b.threshold <= 0 {
@@ -39,7 +41,7 @@ func (b *breaker) observe(results []llmtoolkit.Result) error {
 			delete(b.streaks, res.Name)
 			continue
 		}
-		if errors.Is(res.Err, llmtoolkit.ErrHalt) || errors.Is(res.Err, llmtoolkit.ErrDenied) || errors.Is(res.Err, ErrTooManyCalls) {
+		if hostRefusal(res.Err) {
 			continue
 		}
 		s := b.streaks[res.Name]
@@ -54,4 +56,12 @@ func (b *breaker) observe(results []llmtoolkit.Result) error {
 		}
 	}
 	return tripped
+}
+
+// hostRefusal reports an error the breaker does not count: a halt (it ends
+// the loop by itself) or a call the host refused before it ran (a
+// permission denied, a limit reached, a call past Options.MaxToolCalls).
+func hostRefusal(err error) bool {
+	return errors.Is(err, llmtoolkit.ErrHalt) || errors.Is(err, llmtoolkit.ErrDenied) ||
+		errors.Is(err, llmtoolkit.ErrLimitReached) || errors.Is(err, ErrTooManyCalls)
 }

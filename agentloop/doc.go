@@ -21,13 +21,18 @@
 //
 // A turn is bounded: at most [Options.MaxToolCalls] (128) calls of one answer
 // run, each call past it answered with an [ErrTooManyCalls] error result (not
-// counted by the breaker); results are cut to [Options.MaxTurnResultBytes]
+// counted by the breaker, nor are the host's refusals: llmtoolkit.ErrDenied
+// and llmtoolkit.ErrLimitReached); results are cut to [Options.MaxTurnResultBytes]
 // (4 MiB per turn, in call order) with a note saying what was cut
 // (TestTurnBounds: 2,000 calls of 256 KiB). A panic in the SendFunc ends Run
 // with an [*LLMError] wrapping a [*ModelPanicError], and one in OnEvent (on
 // any goroutine), OnIteration or Stop with a [*CallbackPanicError]. The loop
-// scrubs the turn's declared secrets from a breaker's message and a halt's
-// reason before returning, logging or tracing them.
+// scrubs the declared secrets of every turn's calls (and of the calls in
+// the history it was given) from the error it returns, logs, gives the
+// Tracer and durable engines store (a breaker's message, a halt's reason, a
+// panic value, any error's text), and from the panic values it logs
+// (TestRunErrorsCarryNoSecretOfAnEarlierTurn). Events and results carry
+// the calls and the tools' words as they are: they are the conversation.
 //
 // # What the loop carries without reading
 //

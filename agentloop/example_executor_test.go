@@ -117,3 +117,16 @@ func ExampleExecutor() {
 	// The tool says: sent (emails: 1, model calls: 2, messages: 4)
 	// The tool says: already sent (emails: 1, model calls: 3)
 }
+
+// ExampleToolFingerprint: a durable engine records the fingerprint of a
+// run's tools when it starts, and refuses to go on with another.
+func ExampleToolFingerprint() {
+	v1 := llmtoolkit.MustTool("append", "Appends a line.", map[string]any{"type": "object", "properties": map[string]any{"line": map[string]any{"type": "string"}}})
+	v2 := llmtoolkit.MustTool("append", "Appends a line, now faster.", map[string]any{"type": "object", "properties": map[string]any{"line": map[string]any{"type": "string"}}})
+	v3 := llmtoolkit.MustTool("append", "Appends a line.", map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}})
+	a, _ := agentloop.ToolFingerprint(v1)
+	b, _ := agentloop.ToolFingerprint(v2)
+	c, _ := agentloop.ToolFingerprint(v3)
+	fmt.Println(a == b, a == c)
+	// Output: true false
+}

@@ -65,7 +65,7 @@ type ModelOutcome struct {
 // the error (a [*RecordedError]) with [ErrorOutcome.Unpack].
 //
 // Kinds names the sentinels the error wraps, among every sentinel of
-// package llmtoolkit (ErrHalt, ErrDenied, ErrUnknownTool,
+// package llmtoolkit (ErrHalt, ErrDenied, ErrLimitReached, ErrUnknownTool,
 // ErrInvalidArguments, ErrInvalidCall, ErrInvalidTool, ErrToolPanic,
 // ErrSchemaTooComplex), of this package (ErrTooManyCalls, ErrMaxIterations,
 // ErrCircuitBreaker, ErrHalted, ErrInvalidOptions, ErrModelPanic,
@@ -103,6 +103,7 @@ var errorKinds = [...]struct {
 }{
 	{"llmtoolkit.ErrHalt", llmtoolkit.ErrHalt},
 	{"llmtoolkit.ErrDenied", llmtoolkit.ErrDenied},
+	{"llmtoolkit.ErrLimitReached", llmtoolkit.ErrLimitReached},
 	{"llmtoolkit.ErrUnknownTool", llmtoolkit.ErrUnknownTool},
 	{"llmtoolkit.ErrInvalidArguments", llmtoolkit.ErrInvalidArguments},
 	{"llmtoolkit.ErrInvalidCall", llmtoolkit.ErrInvalidCall},

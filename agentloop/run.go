@@ -58,6 +58,7 @@ func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (
 		ctx, endRun = opts.Tracer.StartRun(ctx)
 	}
 	resp, err := l.run(ctx, send)
+	err = l.scrubRunError(err) // before it is logged, traced or returned
 	l.log(ctx, l.now().Sub(start), err)
 	if endRun != nil {
 		endRun(RunEnd{Response: resp, Iterations: l.iteration, ToolCalls: l.toolCalls, Err: err})
@@ -76,6 +77,8 @@ type loop struct {
 	toolCalls int
 	eventMu   sync.Mutex
 	panicked  atomic.Pointer[CallbackPanicError] // the first callback panic: the run ends with it
+	secretsMu sync.Mutex
+	secrets   []string // the declared secrets of every turn's calls, and of the history's (secrets.go)
 }
 
 func newLoop(opts Options, history []Message) *loop {
@@ -83,6 +86,9 @@ func newLoop(opts Options, history []Message) *loop {
 	if opts.Tools != nil {
 		l.offered = newOffered(opts.Resolver, opts.Tools)
 		l.resolver = l.offered
+	}
+	for _, m := range history {
+		l.learnSecrets(m.ToolCalls) // a conversation resumed: its calls' secrets too
 	}
 	return l
 }
@@ -145,6 +151,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			calls[i] = c
 		}
 		t1 := l.now()
+		l.learnSecrets(calls) // before they run: what fails from here on is scrubbed of them
 		results, durs, execErr := l.dispatch(ctx, n, calls)
 		it.Results, it.CallDurations, it.ToolsDuration = results, durs, l.now().Sub(t1)
 		l.toolCalls += len(calls)
@@ -166,13 +173,13 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		}
 
 		if halt := haltOf(results); halt != nil {
-			return resp, l.scrubRunError(halt, calls)
+			return resp, halt
 		}
 		if err := ctx.Err(); err != nil {
 			return resp, fmt.Errorf("agentloop: stopped in iteration %d: %w", n, err)
 		}
 		if err := l.breaker.observe(results); err != nil {
-			return resp, l.scrubRunError(err, calls)
+			return resp, err
 		}
 	}
 	l.iteration = l.opts.MaxIterations
@@ -200,7 +207,7 @@ func (l *loop) send(ctx context.Context, send SendFunc, tools []llmtoolkit.Tool)
 		if v := recover(); v != nil {
 			pe := &ModelPanicError{Value: v, Stack: debug.Stack()}
 			l.opts.Logger.ErrorContext(ctx, "agentloop: the SendFunc panicked",
-				slog.Int("iteration", l.iteration), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+				slog.Int("iteration", l.iteration), slog.String("panic", l.scrub(fmt.Sprint(v))), slog.String("stack", string(pe.Stack)))
 			resp, err = Response{}, pe
 		}
 	}()
@@ -379,7 +386,7 @@ func (l *loop) rescue(name string, fn func()) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &CallbackPanicError{Callback: name, Value: v, Stack: debug.Stack()}
-			l.opts.Logger.Error("agentloop: Options."+name+" panicked", slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+			l.opts.Logger.Error("agentloop: Options."+name+" panicked", slog.String("panic", l.scrub(fmt.Sprint(v))), slog.String("stack", string(pe.Stack)))
 			l.panicked.CompareAndSwap(nil, pe)
 		}
 	}()

@@ -1,8 +1,9 @@
 package agentloop
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/redact"
@@ -25,15 +26,11 @@ func (l *loop) turnSecrets(calls []llmtoolkit.Call) (secrets []string) {
 		if !ok || len(def.SensitiveFields) == 0 {
 			continue
 		}
-		fields := redact.NewFields(def.SensitiveFields)
+		raw := ""
 		if c.Malformed != nil {
-			secrets = append(secrets, fields.Raw(c.Malformed.Raw)...)
-			continue
+			raw = c.Malformed.Raw
 		}
-		var args any
-		if data, err := json.Marshal(c.Arguments); err == nil && json.Unmarshal(data, &args) == nil {
-			secrets = append(secrets, fields.Apply(args, Redacted)...)
-		}
+		secrets = append(secrets, redact.NewFields(def.SensitiveFields).Secrets(c.Arguments, raw)...)
 	}
 	return secrets
 }
@@ -49,23 +46,91 @@ func findGuarded(r llmtoolkit.Resolver, name string) (t llmtoolkit.Tool, ok bool
 	return llmtoolkit.FindTool(r, name)
 }
 
-// scrubRunError removes the turn's secrets from the errors that quote a
-// tool's words (a circuit breaker's message, a halt's reason): the error
-// Run returns is logged, given to the Tracer and to the host, none of which
-// may see a declared secret. A halt's tool error becomes a
-// [*llmtoolkit.HaltError] with the scrubbed reason.
-func (l *loop) scrubRunError(err error, calls []llmtoolkit.Call) error {
+// learnSecrets adds the declared secrets of calls (turnSecrets) to those
+// the run's errors and logs are scrubbed of: every turn's, not only the
+// last one's, since a tool may quote in turn 3 what the model sent in
+// turn 1.
+func (l *loop) learnSecrets(calls []llmtoolkit.Call) {
+	if len(calls) == 0 {
+		return
+	}
+	secrets := l.turnSecrets(calls)
+	if len(secrets) == 0 {
+		return
+	}
+	l.secretsMu.Lock()
+	defer l.secretsMu.Unlock()
+	for _, s := range secrets {
+		if !slices.Contains(l.secrets, s) {
+			l.secrets = append(l.secrets, s)
+		}
+	}
+}
+
+// scrub returns s with the run's secrets (learnSecrets) and URL passwords
+// replaced by Redacted.
+func (l *loop) scrub(s string) string {
+	l.secretsMu.Lock()
+	secrets := slices.Clone(l.secrets)
+	l.secretsMu.Unlock()
+	return redact.Scrub(s, secrets, Redacted)
+}
+
+// scrubValue returns v, or its text scrubbed when the text holds a secret.
+func (l *loop) scrubValue(v any) any {
+	text := fmt.Sprint(v)
+	if scrubbed := l.scrub(text); scrubbed != text {
+		return scrubbed
+	}
+	return v
+}
+
+// scrubRunError removes the run's secrets, of every turn, from the error
+// Run returns, which is logged, given to the Tracer (and so to spans),
+// encoded by durable engines and returned to the host, none of which may
+// see a declared secret. The errors that quote a tool's words keep their
+// type with the words scrubbed (a breaker's message, a halt's reason; a
+// halt's tool error becomes a [*llmtoolkit.HaltError] with the scrubbed
+// reason), a panic value it carries becomes its scrubbed text when that
+// held a secret; any other error whose text holds a secret is wrapped in
+// one whose text is scrubbed (errors.Is still holds through it).
+func (l *loop) scrubRunError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var cb *CircuitBreakerError
 	var he *HaltedError
 	switch {
 	case errors.As(err, &cb):
-		cb.Message = redact.Scrub(cb.Message, l.turnSecrets(calls), Redacted)
+		cb.Message = l.scrub(cb.Message)
 	case errors.As(err, &he):
-		secrets := l.turnSecrets(calls)
-		he.Reason = redact.Scrub(he.Reason, secrets, Redacted)
-		if he.Err != nil && redact.Scrub(he.Err.Error(), secrets, Redacted) != he.Err.Error() {
+		he.Reason = l.scrub(he.Reason)
+		if he.Err != nil && l.scrub(he.Err.Error()) != he.Err.Error() {
 			he.Err = &llmtoolkit.HaltError{Reason: he.Reason}
 		}
 	}
+	// A panic value the error carries (and durable engines store as text).
+	if pe, ok := errors.AsType[*ModelPanicError](err); ok {
+		pe.Value = l.scrubValue(pe.Value)
+	}
+	if pe, ok := errors.AsType[*CallbackPanicError](err); ok {
+		pe.Value = l.scrubValue(pe.Value)
+	}
+	if pe, ok := errors.AsType[*llmtoolkit.PanicError](err); ok {
+		pe.Value = l.scrubValue(pe.Value)
+	}
+	if msg := err.Error(); l.scrub(msg) != msg {
+		return &scrubbedError{msg: l.scrub(msg), err: err}
+	}
 	return err
 }
+
+// scrubbedError is an error whose text was scrubbed of the run's secrets;
+// it unwraps to the original, so errors.Is holds for the same sentinels.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 )
 
 // Resolver is a [llmtoolkit.Resolver] over a fixed set of handlers, built
@@ -120,13 +121,17 @@ func (r *Resolver) ResolveWith(ctx context.Context, call llmtoolkit.Call, sessio
 	return r.Resolve(llmtoolkit.WithSession(ctx, session), call)
 }
 
-// run calls the handler and turns a panic into an *llmtoolkit.PanicError.
+// run calls the handler and turns a panic into an *llmtoolkit.PanicError,
+// logged with the values of the tool's sensitive fields scrubbed from the
+// panic value (internal/redact, as llmtoolkit.Execute logs a panic).
 func (e *entry) run(ctx context.Context, args map[string]any) (out string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &llmtoolkit.PanicError{Value: v, Stack: debug.Stack()}
+			secrets := redact.NewFields(e.tool.SensitiveFields).Secrets(args, "")
 			slog.ErrorContext(ctx, "agentresolver: tool panicked",
-				slog.String("tool", e.tool.Name), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+				slog.String("tool", e.tool.Name), slog.String("panic", redact.Scrub(fmt.Sprint(v), secrets, "[REDACTED]")),
+				slog.String("stack", string(pe.Stack)))
 			out, err = "", pe
 		}
 	}()

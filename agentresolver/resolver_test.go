@@ -483,3 +483,28 @@ func (c *counterHandler) Execute(_ context.Context, args map[string]any) (string
 	c.n += int(by)
 	return fmt.Sprint(c.n), nil
 }
+
+// TestHandlerPanicLogCarriesNoDeclaredSecret (issue 35, row 16): a typed
+// handler that panics quoting its sensitive argument: the panic is logged
+// with the value scrubbed (it was logged as it was).
+func TestHandlerPanicLogCarriesNoDeclaredSecret(t *testing.T) {
+	const secret = "hunter2-XYZ"
+	var buf bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	type login struct {
+		User     string `json:"user"`
+		Password string `json:"password"`
+	}
+	r, err := agentresolver.New(agentresolver.Func("login", "Logs in.", func(_ context.Context, a login) (string, error) {
+		panic("cannot log " + a.User + " in with " + a.Password)
+	}, agentresolver.WithSensitiveFields("password")))
+	require.NoError(t, err)
+	res := llmtoolkit.Execute(t.Context(), r, llmtoolkit.Call{ID: "1", Name: "login", Arguments: map[string]any{"user": "ada", "password": secret}})
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, llmtoolkit.ErrToolPanic)
+	assert.Contains(t, buf.String(), "tool panicked")
+	assert.Contains(t, buf.String(), "cannot log ada in with [REDACTED]")
+	assert.NotContains(t, buf.String(), secret)
+}

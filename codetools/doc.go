@@ -86,7 +86,13 @@
 //   - No write through a hard link: append_to_file, the one in-place write,
 //     refuses a file with more than one link, checked on the opened
 //     descriptor; the other write tools replace the name
-//     (TestAppendToFileRefusesHardLinks).
+//     (TestAppendToFileRefusesHardLinks). While a host's deny rules are in
+//     force (llmtoolkit.WithExcludedPaths, as agent's guard sets them),
+//     no read either: read_file, grep, edit_file and multi_edit refuse a
+//     file with more than one name, one check on the opened descriptor
+//     (its other names may be denied), grep over a folder leaves it out
+//     with a note, and file_info shows its link count ("links: N") without
+//     reading it (agent's TestHardLinkToDeniedFile).
 //   - Writes are atomic and leave nothing behind: internal/atomicfile writes a
 //     short-named temporary file through one handle on the target's folder and
 //     removes it on every error (TestWriteFolderSwapLeavesNoTemporaryFile,
@@ -109,5 +115,9 @@
 //     error.
 //   - Deny globs handed to a tool (agent's guard, llmtoolkit.WithExcludedPaths) are
 //     folders grep, glob, tree and list_directory leave out, never open, and
-//     name at the end of their answer.
+//     name at the end of their answer. They are matched on canonical paths:
+//     a folder reached through a link inside the root, in a path argument
+//     or in the fixed folders that start glob's pattern ("pub/dirlink/**"),
+//     is the folder it leads to, and glob lists it under that name, as the
+//     other three do (agent's TestRecursiveToolsAgreeThroughLinks).
 package codetools

@@ -32,7 +32,7 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 		return "", err
 	}
 	defer c.locks.lock(rel)()
-	before, _, err := c.loadText(p, rel)
+	before, _, err := c.loadText(ctx, p, rel)
 	if err != nil {
 		return "", err
 	}

@@ -2,7 +2,11 @@ package codetools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -10,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
@@ -20,8 +25,9 @@ import (
 // A folder that matches is left out with all it holds; a walk never opens
 // it. The answer names the globs that left something out.
 type exclusions struct {
-	globs []string
-	hit   []atomic.Bool // hit[i]: globs[i] left something out
+	globs  []string
+	hit    []atomic.Bool // hit[i]: globs[i] left something out
+	linked atomic.Int64  // files left out for having other names (checkOneName)
 }
 
 type exclusionsKey struct{}
@@ -86,11 +92,59 @@ func (e *exclusions) used() []string {
 // note is the line an answer ends with when something was left out: which
 // globs left it out. Empty otherwise.
 func (e *exclusions) note() string {
-	used := e.used()
-	if len(used) == 0 {
-		return ""
+	var out string
+	if used := e.used(); len(used) > 0 {
+		out = fmt.Sprintf("\n\n[Left out, as the host's permission rules deny them: paths matching %s.]", strings.Join(used, ", "))
 	}
-	return fmt.Sprintf("\n\n[Left out, as the host's permission rules deny them: paths matching %s.]", strings.Join(used, ", "))
+	if e != nil {
+		if n := e.linked.Load(); n > 0 {
+			out += fmt.Sprintf("\n\n[Left out: %d file(s) with more than one name (hard links), whose other names the host's permission rules cannot check.]", n)
+		}
+	}
+	return out
+}
+
+// openWalked opens the walked file f for reading its contents: with the
+// host's rules in force (e not nil), a file with more than one name is
+// left out (checkOneName's rule, on the opened descriptor) and counted in
+// the note.
+func (e *exclusions) openWalked(f walk.File) (io.ReadCloser, error) {
+	if e == nil {
+		return f.Dir.Open(f.Name)
+	}
+	r, err := f.Dir.OpenOneName(f.Name)
+	if errors.Is(err, confine.ErrLinked) {
+		e.linked.Add(1)
+	}
+	return r, err
+}
+
+// checkOneName is the one check of every tool that reads or writes a
+// file's contents, made on the opened descriptor's facts (fstat, never a
+// second lookup): while the host's deny rules cover the call's paths
+// (llmtoolkit.WithExcludedPaths, as agent's guard sets them), a regular
+// file with more than one name (hard links) is refused, since the rules
+// see one of its names only and another may be in a denied folder, or
+// outside the root. Without rules, nothing is refused.
+func checkOneName(ctx context.Context, p string, info fs.FileInfo) error {
+	if len(llmtoolkit.ExcludedPathsFrom(ctx)) == 0 {
+		return nil
+	}
+	return confine.CheckLinksOf(p, info)
+}
+
+// openContents opens the file rel (p names it) to read its contents:
+// [confine.Root.Open], then checkOneName on the opened descriptor.
+func (c *CodeTools) openContents(ctx context.Context, p, rel string) (*os.File, fs.FileInfo, error) {
+	f, info, err := c.conf.Open(p, rel, confine.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkOneName(ctx, p, info); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
 }
 
 // walk walks the folder start with internal/walk (see [walk.Walker.Walk]),

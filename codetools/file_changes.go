@@ -40,9 +40,10 @@ func (c *CodeTools) makeParents(p, rel string) error {
 // loadText reads a file that an edit tool will change: it must exist, be
 // a regular text file and not exceed the size limit. It is opened without
 // blocking and checked on the opened descriptor, so a named pipe or a
-// device is refused, never read.
-func (c *CodeTools) loadText(p, rel string) (string, fs.FileInfo, error) {
-	f, info, err := c.conf.Open(p, rel, confine.File)
+// device is refused, never read, and so is a file with other names while
+// the host's deny rules are in force (checkOneName).
+func (c *CodeTools) loadText(ctx context.Context, p, rel string) (string, fs.FileInfo, error) {
+	f, info, err := c.openContents(ctx, p, rel)
 	if err != nil {
 		return "", nil, err
 	}

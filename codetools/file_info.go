@@ -21,7 +21,7 @@ func (c *CodeTools) fileInfoSpec() toolSpec {
 	return makeSpec("file_info",
 		"Describe one path without reading all of it: its type (file, directory, or symlink with its target), "+
 			"size in bytes and human-readable, permissions, modification time (RFC 3339), and for files the sniffed MIME type, "+
-			"whether it is binary and, for text, its number of lines. "+
+			"whether it is binary and, for text, its number of lines, and for files its number of names (hard links). "+
 			"Use it before read_file on a file that may be large or binary; use list_directory or tree for a folder's contents.",
 		schemaObject(map[string]any{
 			"path": pathProperty("Path to describe, relative to the working directory (an absolute path inside it works too)."),
@@ -71,6 +71,17 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 	fmt.Fprintf(&sb, "size: %d bytes (%s)\n", info.Size(), textutil.HumanSize(info.Size()))
 	fmt.Fprintf(&sb, "mode: %s (%04o)\n", info.Mode().String(), info.Mode().Perm())
 	fmt.Fprintf(&sb, "modified: %s\n", info.ModTime().Format(time.RFC3339))
+	if n, ok := confine.LinkCount(info); ok && info.Mode().IsRegular() {
+		// The names of the file (hard links), from the opened descriptor.
+		fmt.Fprintf(&sb, "links: %d\n", n)
+	}
+	if f != nil {
+		if err := checkOneName(ctx, p, info); err != nil {
+			// Its other names may be denied: its contents are not read.
+			fmt.Fprintf(&sb, "contents: not read (%d names, and the host's permission rules see one only)\n", linkCount(info))
+			f = nil
+		}
+	}
 	if f != nil {
 		head, err := textutil.ReadHead(f)
 		if err != nil {
@@ -133,6 +144,12 @@ func (c *CodeTools) infoPathFact() *llmtoolkit.PathArguments {
 		}
 		return real, err
 	})
+}
+
+// linkCount is the link count of info, 0 where the system gives none.
+func linkCount(info fs.FileInfo) uint64 {
+	n, _ := confine.LinkCount(info)
+	return n
 }
 
 // linkProblem says why a link cannot be followed.

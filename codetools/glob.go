@@ -2,8 +2,10 @@ package codetools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -74,28 +76,56 @@ func (c *CodeTools) glob(ctx context.Context, args map[string]any) (string, erro
 	if err != nil {
 		return "", err
 	}
-	walkFrom := start
+	walkFrom, fixed := prefix, prefix // where the walk starts (canonical), and the pattern's folder it is
 	if base != "" {
-		bi, err := c.root.Stat(path.Join(prefix, base))
+		fixed = path.Join(prefix, base)
+		// The pattern's fixed folders are a path like any other: the walk
+		// starts at their canonical path (links inside the root followed,
+		// a link out refused), and the host's rules decide on that path,
+		// as they do for grep's, tree's and list_directory's path.
+		canon, err := c.canonical(ctx, "pattern", fixed, true)
+		if err != nil {
+			if errors.Is(err, ErrOutsideRoot) {
+				return "", fmt.Errorf("pattern %q leads outside the working directory through a symbolic link: %w", given, ErrOutsideRoot)
+			}
+			return c.globAnswer(ctx, pattern, nil, limit) + ex.note(), nil
+		}
+		canon = path.Clean(filepath.ToSlash(canon))
+		if ex.excluded(canon) {
+			return c.globAnswer(ctx, pattern, nil, limit) + ex.note(), nil
+		}
+		bi, err := c.root.Stat(canon)
 		if err != nil && confine.IsEscape(err) {
 			return "", fmt.Errorf("pattern %q leads outside the working directory through a symbolic link: %w", given, ErrOutsideRoot)
 		}
 		if err != nil || !bi.IsDir() {
 			return c.globAnswer(ctx, pattern, nil, limit) + ex.note(), nil
 		}
-		walkFrom = path.Join(prefix, base)
+		walkFrom = canon
 	}
 	var (
 		mu   sync.Mutex
 		hits []globHit
 	)
+	if walkFrom == "" {
+		walkFrom = "."
+	}
 	err = c.walk(ctx, walkFrom, func(_ int, f walk.File) {
-		rel, ok := strings.CutPrefix(f.Rel, prefix)
-		if !ok {
-			return // never: the walk starts inside prefix
+		// f.Rel is canonical (the walk follows no link); the pattern
+		// matches it as spelled below fixed, the folder the walk is.
+		sub := f.Rel
+		if walkFrom != "." {
+			var ok bool
+			if sub, ok = strings.CutPrefix(f.Rel, walkFrom+"/"); !ok {
+				return // never: the walk starts inside walkFrom
+			}
+		}
+		rel := sub
+		if fixed != "" {
+			rel = fixed + "/" + sub
 		}
 		if prefix != "" {
-			rel = strings.TrimPrefix(rel, "/")
+			rel = strings.TrimPrefix(rel, prefix+"/")
 		}
 		if ok, _ := doublestar.Match(match, rel); !ok {
 			return

@@ -8,7 +8,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/llmtoolkit/llmtoolkit"
-	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/search"
 	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
@@ -74,7 +73,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 		searchers[i] = search.NewSearcher(q, limit, c.cfg.grepMaxBytes)
 	}
 	if !info.IsDir() {
-		f, _, err := c.conf.Open(pathArg, start, confine.File)
+		f, _, err := c.openContents(ctx, pathArg, start)
 		if err != nil {
 			return "", err
 		}
@@ -98,7 +97,7 @@ func (c *CodeTools) grep(ctx context.Context, args map[string]any) (string, erro
 			if col.Skip(wf.Rel) {
 				return
 			}
-			f, err := wf.Dir.Open(wf.Name)
+			f, err := ex.openWalked(wf)
 			if err != nil {
 				return
 			}

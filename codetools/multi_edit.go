@@ -39,7 +39,7 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 		return "", err
 	}
 	defer c.locks.lock(rel)()
-	before, _, err := c.loadText(p, rel)
+	before, _, err := c.loadText(ctx, p, rel)
 	if err != nil {
 		return "", err
 	}

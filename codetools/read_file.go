@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
-	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -41,7 +40,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	}
 	offset := max(intArg(args, "offset", 1), 1)
 	limit := intArg(args, "limit", 0)
-	f, info, err := c.conf.Open(p, rel, confine.File)
+	f, info, err := c.openContents(ctx, p, rel)
 	if err != nil {
 		return "", err
 	}

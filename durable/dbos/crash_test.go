@@ -205,3 +205,47 @@ func TestResumeRaceSameExecutor(t *testing.T) {
 		})
 	}
 }
+
+// TestCrashResumeByAnotherAgent (issue 35, row 14): a run killed with
+// SIGKILL under agent A is resumed by a process whose AgentFunc builds
+// another agent (another tool, the same tool with another schema, other
+// loop bounds), under the same ApplicationVersion. The run stops with
+// ErrAgentChanged, which wraps transact.ErrStepNondeterminism, read from
+// the database by the resuming process; the other agent runs no tool and
+// the model is not called again (before: the run completed, the recorded
+// calls answered with `unknown tool "append"`).
+func TestCrashResumeByAnotherAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	for name, db := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, other := range []string{"tools", "schema", "options"} {
+				t.Run(other, func(t *testing.T) {
+					dir := t.TempDir()
+					spec := childSpec{DB: db(t), Dir: dir, Run: "run-1", Executor: "a", Start: true, Block: "call-2"}
+					first := startChild(t, spec)
+					waitFile(t, first, filepath.Join(dir, "blocked"), 60*time.Second)
+					first.kill(t)
+
+					spec.Start, spec.Block, spec.Agent = false, "", other
+					second := startChild(t, spec)
+					code := second.exitCode(t, 90*time.Second)
+					require.NoFileExists(t, filepath.Join(dir, "result-a.json"), "the run must not complete; output:\n%s", second.output())
+					assert.Equal(t, 1, code, "output:\n%s", second.output())
+					b, err := os.ReadFile(filepath.Join(dir, "error-a.json"))
+					require.NoError(t, err, "output:\n%s", second.output())
+					var got childError
+					require.NoError(t, json.Unmarshal(b, &got))
+					assert.True(t, got.AgentChanged, "errors.Is(err, ErrAgentChanged): %s", got.Message)
+					assert.True(t, got.Nondeterminism, "errors.Is(err, transact.ErrStepNondeterminism): %s", got.Message)
+					assert.True(t, got.Engine, "errors.Is(err, ErrEngine): %s", got.Message)
+					assert.Contains(t, got.Message, "resumed with agent")
+					assert.Equal(t, map[string]int{"a": 2}, lines(t, dir, "attempts.log"), "two attempts")
+					assert.Equal(t, map[string]int{"turn 1": 1, "turn 2": 1}, lines(t, dir, "model.log"), "the model is not called again")
+					assert.Equal(t, map[string]int{"call-1": 1, "call-2": 1}, lines(t, dir, "effects.log"), "the other agent ran no tool")
+				})
+			}
+		})
+	}
+}

@@ -60,9 +60,19 @@
 // (model/ITERATION, tool/ITERATION/INDEX/CALLID): DBOS checks the recorded
 // name against the replayed one, so a resumed run whose code now asks for
 // other steps stops with DBOS's ErrStepNondeterminism instead of reading
-// another step's outcome. Deploying a change to an agent's tools or prompt
-// while runs are in flight is such a change: DBOS resumes only the runs of
-// the same Config.ApplicationVersion (by default a hash of the binary).
+// another step's outcome. Step names come from the recorded answers, so
+// they cannot tell that the agent changed: a run's first step
+// (agent/fingerprint) records the fingerprint of the agent its AgentFunc
+// built (the tools with their schemas and facts, the system prompt, the
+// loop bounds), and a resumed attempt whose agent has another stops,
+// before any step is replayed, with [ErrAgentChanged], which wraps
+// ErrStepNondeterminism and is read back from the database in any process
+// (TestCrashResumeByAnotherAgent: killed under one agent, resumed by
+// another). Deploying a change to an agent's tools or prompt while runs
+// are in flight is such a change: DBOS resumes only the runs of the same
+// Config.ApplicationVersion (by default a hash of the binary), and a run
+// started before the fingerprint step existed stops with
+// ErrStepNondeterminism at its first step.
 //
 // # Approvals
 //
@@ -103,6 +113,14 @@
 // run's recorded error is scrubbed of them, as agentloop scrubs it. So
 // the system database needs the access control that those secrets need.
 // Step names carry only iterations, indexes and call IDs.
+//
+// On SQLite, [New] creates the database file 0600 (its folder 0700 when
+// missing), whatever the umask, before DBOS opens it; SQLite gives the
+// -wal and -shm files the database's mode, and the executor lock beside it
+// is created 0600 too (TestStoreFilesOwnerOnly, under umask 022). A
+// database file that exists keeps its mode; one readable by others is
+// logged as a warning. On PostgreSQL, access is the server's roles and
+// grants.
 //
 // # Cost
 //

@@ -40,8 +40,11 @@ var (
 // hooks, the Tracer...). The Engine calls it at the start of each attempt
 // of a run, the first one and each resumed one, with the run's context
 // (see [Engine] for what it carries) and its [Run]: it must build the same
-// agent for the same run, or the resumed run stops with
-// transact.ErrStepNondeterminism. Options.Executor is set by the Engine.
+// agent for the same run, or the resumed run stops with [ErrAgentChanged]
+// (which wraps transact.ErrStepNondeterminism): the fingerprint of the
+// agent (tools, schemas, facts, system prompt, loop options) is the run's
+// first recorded step. What the SendFunc does (the model, a prompt it adds)
+// is not seen. Options.Executor is set by the Engine.
 type AgentFunc func(ctx context.Context, run Run) (agentloop.SendFunc, agentloop.Options, error)
 
 // Run describes one run to its [AgentFunc].
@@ -130,6 +133,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if err := prepareStoreFile(cfg.DatabaseURL, cfg.Logger); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
 	}
 	dctx, err := transact.NewContext(ctx, transact.Config{
 		AppName:            cfg.AppName,
@@ -257,7 +263,7 @@ func (e *Engine) Result(ctx context.Context, id string) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		return r, fmt.Errorf("%w: run %q: %w", ErrEngine, id, err)
+		return r, runError(id, err)
 	}
 	return r, nil
 }
@@ -289,7 +295,7 @@ func (e *Engine) wait(ctx context.Context, id string, h transact.WorkflowHandle[
 		return Result{}, ctx.Err()
 	case o := <-done:
 		if o.err != nil {
-			return o.r, fmt.Errorf("%w: run %q: %w", ErrEngine, id, o.err)
+			return o.r, runError(id, o.err)
 		}
 		return o.r, nil
 	}
@@ -352,6 +358,9 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 		return Result{}, fmt.Errorf("durable/dbos: building the agent of run %q: %w", id, err)
 	}
 	if !e.plain {
+		if err := e.checkAgent(wf, id, in, opts); err != nil {
+			return Result{}, err
+		}
 		opts.Executor = &executor{wf: wf, eng: e}
 	}
 	opts.Tracer = newRunTracer(opts.Tracer, run)

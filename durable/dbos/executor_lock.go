@@ -33,10 +33,10 @@ func lockKey(app, executorID string) uint64 {
 func lockExecutor(ctx context.Context, databaseURL, app, executorID string) (executorLock, error) {
 	key := lockKey(app, executorID)
 	inUse := fmt.Errorf("%w: executor %q of application %q; give each process running at the same time its own Config.ExecutorID, and take a dead one's runs over with Engine.Recover", ErrExecutorInUse, executorID, app)
-	if path, ok := strings.CutPrefix(databaseURL, "sqlite:"); ok {
-		path, _, _ = strings.Cut(path, "?")
-		if path == "" || path == ":memory:" {
-			return nil, nil // one process only
+	if strings.HasPrefix(strings.ToLower(databaseURL), "sqlite") {
+		path, ok := sqlitePath(databaseURL)
+		if !ok {
+			return nil, nil // in memory: one process only
 		}
 		return lockFile(fmt.Sprintf("%s.executor-%016x.lock", path, key), inUse)
 	}

@@ -16,7 +16,7 @@ func (l fileLock) release() error { return l.f.Close() }
 
 // lockFile takes an exclusive flock on path, or returns inUse.
 func lockFile(path string, inUse error) (executorLock, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, storeFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("%w: opening the executor lock %s: %w", ErrEngine, path, err)
 	}

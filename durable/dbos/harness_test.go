@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/trace"
@@ -53,6 +54,7 @@ type childSpec struct {
 	Idempotent bool   `json:"idempotent"`         // tools skip a side effect their call ID already did
 	GoFile     string `json:"go,omitempty"`       // wait for this file before recovering (races)
 	TraceDB    string `json:"trace_db,omitempty"` // record the tool calls with package trace in this SQLite file
+	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds)
 }
 
 // The scripted conversation: 4 model calls; turns 1 and 2 call one tool,
@@ -123,8 +125,15 @@ func scriptedAgent(spec childSpec) AgentFunc {
 			}
 			return agentloop.Response{ToolCalls: calls, StopReason: "tool_calls"}, nil
 		}
-		tool := llmtoolkit.MustTool("append", "appends a line", map[string]any{
-			"type": "object", "properties": map[string]any{"line": map[string]any{"type": "string"}}, "required": []any{"line"},
+		name, props := "append", map[string]any{"line": map[string]any{"type": "string"}}
+		switch spec.Agent {
+		case "tools":
+			name = "write"
+		case "schema":
+			props["mode"] = map[string]any{"type": "string"}
+		}
+		tool := llmtoolkit.MustTool(name, "appends a line", map[string]any{
+			"type": "object", "properties": props, "required": []any{"line"},
 		})
 		resolve := llmtoolkit.ResolverFunc(func(ctx context.Context, call llmtoolkit.Call) (string, error) {
 			if spec.Idempotent {
@@ -159,7 +168,11 @@ func scriptedAgent(spec childSpec) AgentFunc {
 			}
 			resolver = trace.Record(resolver, db)
 		}
-		return send, agentloop.Options{Resolver: resolver, MaxParallel: 4}, nil
+		opts := agentloop.Options{Resolver: resolver, MaxParallel: 4}
+		if spec.Agent == "options" {
+			opts.MaxIterations = 7
+		}
+		return send, opts, nil
 	}
 }
 
@@ -221,13 +234,23 @@ func runChild(spec childSpec) error {
 	}
 	res, err := e.Result(ctx, spec.Run)
 	if err != nil {
-		return err
+		b, _ := json.Marshal(childError{Message: err.Error(), AgentChanged: errors.Is(err, ErrAgentChanged),
+			Nondeterminism: errors.Is(err, transact.ErrStepNondeterminism), Engine: errors.Is(err, ErrEngine)})
+		return errors.Join(err, os.WriteFile(filepath.Join(spec.Dir, "error-"+spec.Executor+".json"), b, 0o644))
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(spec.Dir, "result-"+spec.Executor+".json"), b, 0o644)
+}
+
+// childError is what a child writes when the run's result is an error.
+type childError struct {
+	Message        string `json:"message"`
+	AgentChanged   bool   `json:"agent_changed"`  // errors.Is(err, ErrAgentChanged)
+	Nondeterminism bool   `json:"nondeterminism"` // errors.Is(err, transact.ErrStepNondeterminism)
+	Engine         bool   `json:"engine"`         // errors.Is(err, ErrEngine)
 }
 
 // child is a running child process.

@@ -93,22 +93,24 @@ func (a *Activities) logger() *slog.Logger {
 // worker's tools and returns the outcome in its stored form. A panic of
 // Send is the call's error (an agentloop.ModelPanicError). An error of
 // Send marked [Retryable] fails the attempt, so Temporal runs it again.
-func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (agentloop.ModelOutcome, error) {
+func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (ModelResult, error) {
 	if a.Send == nil {
-		return agentloop.ModelOutcome{}, sdktemporal.NewNonRetryableApplicationError("Activities.Send is nil; set it to the function that calls the model", "llmtoolkit.Config", nil)
+		return ModelResult{}, sdktemporal.NewNonRetryableApplicationError("Activities.Send is nil; set it to the function that calls the model", "llmtoolkit.Config", nil)
 	}
 	hctx, stop := a.heartbeats(ctx)
 	defer stop()
-	resp, err := a.send(llmtoolkit.WithIteration(runContext(hctx, in.Session), in.Iteration), in)
+	resp, prints, err := a.send(llmtoolkit.WithIteration(runContext(hctx, in.Session), in.Iteration), in)
 	if err != nil {
 		if ferr := attemptFailure(ctx, hctx, err); ferr != nil {
-			return agentloop.ModelOutcome{}, ferr
+			return ModelResult{}, ferr
 		}
 	}
-	return agentloop.EncodeModel(resp, err), nil
+	return ModelResult{ModelOutcome: agentloop.EncodeModel(resp, err), Tools: prints}, nil
 }
 
-func (a *Activities) send(ctx context.Context, in ModelInput) (resp agentloop.Response, err error) {
+// send calls the model with the worker's tools, and returns their
+// fingerprints too (toolPrints).
+func (a *Activities) send(ctx context.Context, in ModelInput) (resp agentloop.Response, prints map[string]string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &agentloop.ModelPanicError{Value: v, Stack: debug.Stack()}
@@ -117,7 +119,10 @@ func (a *Activities) send(ctx context.Context, in ModelInput) (resp agentloop.Re
 			resp, err = agentloop.Response{}, pe
 		}
 	}()
-	return a.Send(ctx, in.Messages, a.tools())
+	tools := a.tools()
+	prints = toolPrints(tools)
+	resp, err = a.Send(ctx, in.Messages, tools)
+	return resp, prints, err
 }
 
 // ToolCall is the tool activity: it performs the call with
@@ -134,6 +139,9 @@ func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (agentloop.Tool
 	if in.Count <= in.Index || in.Index < 0 {
 		return agentloop.ToolOutcome{}, sdktemporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("ToolInput.Index is %d of %d calls; send 0 <= Index < Count", in.Index, in.Count), "llmtoolkit.InvalidInput", nil)
+	}
+	if err := a.checkTool(in.Call, in.ToolFingerprint); err != nil {
+		return agentloop.ToolOutcome{}, err
 	}
 	hctx, stop := a.heartbeats(ctx)
 	defer stop()

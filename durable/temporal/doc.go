@@ -59,6 +59,17 @@
 //     iterations) fails the replay with a non-determinism error, which is
 //     how a deploy is checked against the runs in flight (see
 //     replay_test.go and testdata/).
+//   - A call runs only with the tool it was written for: the model
+//     activity returns, with the model's answer, the fingerprints
+//     (agentloop.ToolFingerprint: name, parameter schema, facts) of the
+//     tools the worker offered ([ModelResult]), and each tool activity
+//     refuses its call on a worker where that tool is missing or defined
+//     otherwise; the run then fails with an application error of type
+//     [AgentChangedType] ([ErrAgentChanged]) instead of answering the
+//     recorded calls with another agent's tools
+//     (TestRunMovedToWorkerWithOtherToolsStops). The loop's bounds and the
+//     prompt are the run's input, recorded, so they cannot differ; a
+//     history recorded before the fingerprints replays without the check.
 //
 // # Approvals
 //

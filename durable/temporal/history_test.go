@@ -93,7 +93,7 @@ func (r *historyRecorder) attach(env *testsuite.TestWorkflowEnvironment) {
 		var v any
 		switch info.ActivityType.Name {
 		case ModelActivityName:
-			var o agentloop.ModelOutcome
+			var o ModelResult
 			err = result.Get(&o)
 			v = o
 		case ToolActivityName:

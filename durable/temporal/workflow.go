@@ -111,6 +111,11 @@ type ToolInput struct {
 	MaxToolCalls       int            `json:"max_tool_calls,omitempty"`
 	MaxTurnResultBytes int            `json:"max_turn_result_bytes,omitempty"`
 	Session            map[string]any `json:"session,omitempty"`
+	// ToolFingerprint is the agentloop.ToolFingerprint of the call's tool
+	// as the model was offered it ([ModelResult]); the activity refuses
+	// the call on a worker where the tool is missing or defined otherwise
+	// ([ErrAgentChanged]). Empty: no check.
+	ToolFingerprint string `json:"tool_fingerprint,omitempty"`
 }
 
 // Workflow runs [agentloop.Run] as a Temporal workflow: each model call is
@@ -153,6 +158,9 @@ func Workflow(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	// record time is dropped by the workflow's logger; every replay issues
 	// the same commands. The replay tests check it.
 	resp, history, err := agentloop.Run(context.Background(), in.Messages, sendOutsideActivity, opts) //workflowcheck:ignore
+	if errors.Is(err, ErrAgentChanged) {
+		return RunOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), AgentChangedType, nil)
+	}
 	if errors.Is(err, agentloop.ErrInvalidOptions) {
 		return RunOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), "llmtoolkit.InvalidOptions", err)
 	}
@@ -175,6 +183,8 @@ type executor struct {
 	ctx       workflow.Context
 	in        RunInput
 	approvals *approvals
+	offered   map[string]string // the fingerprints of the tools offered with the last model call (nil: no check)
+	changed   error             // a call refused for ErrAgentChanged: the run stops
 }
 
 func retryPolicy(p *sdktemporal.RetryPolicy) *sdktemporal.RetryPolicy {
@@ -198,8 +208,9 @@ func (e *executor) Model(_ context.Context, step agentloop.ModelStep, _ func(con
 		StartToCloseTimeout: orDefault(e.in.ModelTimeout, DefaultModelTimeout),
 		RetryPolicy:         retryPolicy(e.in.ModelRetry),
 	})
-	var out agentloop.ModelOutcome
+	var out ModelResult
 	err := workflow.ExecuteActivity(ctx, ModelActivityName, ModelInput{Iteration: step.Iteration, Messages: step.Messages, Session: e.in.Session}).Get(ctx, &out)
+	e.offered = out.Tools
 	if err != nil {
 		if cerr := e.ctx.Err(); cerr != nil {
 			return agentloop.Response{}, fmt.Errorf("the run was cancelled during the model call: %w", cerr)
@@ -255,6 +266,7 @@ func (e *executor) Tools(_ context.Context, step agentloop.ToolsStep, run func(c
 		f := workflow.ExecuteActivity(actx, ToolActivityName, ToolInput{
 			Iteration: step.Iteration, Index: i, Count: len(calls), Call: call,
 			MaxToolCalls: e.in.MaxToolCalls, MaxTurnResultBytes: e.in.MaxTurnResultBytes, Session: e.in.Session,
+			ToolFingerprint: e.offered[call.Name],
 		})
 		running++
 		sel.AddFuture(f, func(f workflow.Future) {
@@ -262,6 +274,9 @@ func (e *executor) Tools(_ context.Context, step agentloop.ToolsStep, run func(c
 			var out agentloop.ToolOutcome
 			if err := f.Get(tctx, &out); err != nil {
 				results[i] = failedCall(call, err)
+				if isAgentChanged(err) && e.changed == nil {
+					e.changed = fmt.Errorf("%w (call %s of turn %d)", ErrAgentChanged, call.ID, step.Iteration)
+				}
 				return
 			}
 			results[i] = out.Result()
@@ -283,6 +298,9 @@ func (e *executor) Tools(_ context.Context, step agentloop.ToolsStep, run func(c
 		if cerr := e.ctx.Err(); cerr != nil {
 			return results, fmt.Errorf("the run was cancelled during its tool calls: %w", cerr)
 		}
+	}
+	if e.changed != nil {
+		return results, e.changed // the run stops: its agent is not the one its calls were written for
 	}
 	return results, nil
 }

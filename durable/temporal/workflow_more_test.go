@@ -147,3 +147,64 @@ func TestCallsPastMaxToolCallsAreAnsweredWithoutAnActivity(t *testing.T) {
 	assert.True(t, out.History[4].IsError)
 	assert.Contains(t, out.History[4].Content, "Options.MaxToolCalls")
 }
+
+// switchingResolver is the tools of the worker a run's activity lands on:
+// those of worker A until the switch, then those of worker B (another
+// deployment, on the same task queue).
+type switchingResolver struct {
+	a, b     llmtoolkit.Resolver
+	switched atomic.Bool
+}
+
+func (s *switchingResolver) now() llmtoolkit.Resolver {
+	if s.switched.Load() {
+		return s.b
+	}
+	return s.a
+}
+
+func (s *switchingResolver) Tools() []llmtoolkit.Tool { return s.now().Tools() }
+
+func (s *switchingResolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	return s.now().Resolve(ctx, call)
+}
+
+// TestRunMovedToWorkerWithOtherToolsStops (issue 35, row 14, Temporal):
+// the model's first answer is written on a worker with the tools write and
+// read; its calls land on a worker whose tools differ (write is missing,
+// or has another schema). The calls do not run, and the run fails with an
+// application error of type AgentChangedType (before: it went on, the
+// model reading `unknown tool "write"`, and completed with a wrong answer).
+func TestRunMovedToWorkerWithOtherToolsStops(t *testing.T) {
+	otherSchema := llmtoolkittest.NewFake(nil).Add(
+		llmtoolkit.MustTool("write", "Writes.", map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}, "mode": map[string]any{"type": "string"}}}),
+		func(context.Context, llmtoolkit.Call) (string, error) { return "wrote with B", nil }).
+		Returns("read", "contents of a")
+	for name, b := range map[string]*llmtoolkittest.Fake{
+		"tool missing": llmtoolkittest.NewFake(nil).Returns("read", "contents of a"),
+		"other schema": otherSchema,
+	} {
+		t.Run(name, func(t *testing.T) {
+			fx := newEffects()
+			sw := &switchingResolver{a: tools(fx), b: b}
+			model := fourTurns(t)
+			send := func(ctx context.Context, msgs []agentloop.Message, offered []llmtoolkit.Tool) (agentloop.Response, error) {
+				defer sw.switched.Store(true) // the next activities run on worker B
+				return model.Send(ctx, msgs, offered)
+			}
+			env := newEnv(t, &Activities{Send: send, Options: agentloop.Options{Resolver: sw}})
+			env.ExecuteWorkflow(WorkflowName, RunInput{Messages: []agentloop.Message{agentloop.UserMessage("write a, b and c")}})
+			require.True(t, env.IsWorkflowCompleted())
+			err := env.GetWorkflowError()
+			require.Error(t, err, "the run stops")
+			var appErr *sdktemporal.ApplicationError
+			require.ErrorAs(t, err, &appErr)
+			assert.Equal(t, AgentChangedType, appErr.Type())
+			assert.Contains(t, err.Error(), ErrAgentChanged.Error())
+			done, tries := fx.snapshot()
+			assert.Empty(t, done, "worker A's write never ran")
+			assert.Empty(t, tries)
+			assert.Empty(t, b.Calls(), "worker B ran none of the calls")
+		})
+	}
+}

@@ -32,7 +32,9 @@
 // [Either]) is closed and refused with an error naming the path. Opening a
 // pipe for writing with no reader (ENXIO) is refused the same way, and a
 // socket is named as one. [LinkCount] lets a tool that writes in place
-// refuse a file with other names.
+// refuse a file with other names, and [CheckLinks] (wrapping [ErrLinked])
+// is the refusal of a file with other names that codetools makes, on the
+// opened descriptor's count, while a host's deny rules are in force.
 //
 // Errors for a path that leaves the root wrap the sentinel the caller gives
 // in [Root.Outside] (codetools.ErrOutsideRoot), so callers branch on it with

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -70,4 +71,36 @@ func CheckKind(p string, info fs.FileInfo, want Want) error {
 		return fmt.Errorf("%s is not a regular file or folder (%s); refused", p, fsmode.Name(info.Mode()))
 	}
 	return nil
+}
+
+// ErrLinked is wrapped by the error for a regular file with more than one
+// name (hard links), refused by [CheckLinks].
+var ErrLinked = errors.New("the file has other names (hard links)")
+
+// CheckLinks refuses the regular file p whose opened descriptor says it has
+// n names (st_nlink): a tool whose access is checked by path (a permission
+// layer's deny rules) cannot see the other names, which may be in a folder
+// the rules deny, or outside the root. A count of 0 or 1 passes. Callers
+// take n from the descriptor they read or write (fstat), never from a
+// second lookup of the path, so a link made between the two cannot slip
+// through.
+func CheckLinks(p string, n uint64) error {
+	if n <= 1 {
+		return nil
+	}
+	return fmt.Errorf("%s has %d names (hard links), and the host's permission rules are in force: its other names may be in a folder they deny, "+
+		"and the rules see one name only, so its contents are neither read nor written; ask the user for a copy with a single name: %w", p, n, ErrLinked)
+}
+
+// CheckLinksOf is [CheckLinks] for the file info of an opened descriptor
+// (its Stat): a regular file's link count where the system gives one.
+func CheckLinksOf(p string, info fs.FileInfo) error {
+	if !info.Mode().IsRegular() {
+		return nil
+	}
+	n, ok := LinkCount(info)
+	if !ok {
+		return nil
+	}
+	return CheckLinks(p, n)
 }

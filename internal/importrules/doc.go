@@ -5,7 +5,8 @@
 // rule.
 //
 // The rules:
-//   - the root package imports no other package of this module;
+//   - the root package imports no other package of this module but
+//     internal/redact, the one scrubber of secrets (Execute's panic logs);
 //   - internal/* imports only other internal/* packages (and third-party
 //     and standard packages);
 //   - the engines (internal/search, internal/walk, internal/confine,
@@ -30,6 +31,9 @@ const Module = "github.com/llmtoolkit/llmtoolkit"
 type Rule struct {
 	Imports  []string
 	Internal bool
+	// InternalOnly names the internal packages it may import when
+	// Internal is false.
+	InternalOnly []string
 }
 
 // Allowed is the map's row for each library package (relative paths).
@@ -38,7 +42,7 @@ type Rule struct {
 // every public package and the internal packages but the engines
 // (grepbench excepted); conformance holds only tests.
 var Allowed = map[string]Rule{
-	"":                 {},
+	"":                 {InternalOnly: []string{"internal/redact"}},
 	"agentloop":        {Imports: []string{""}, Internal: true},
 	"agent":            {Imports: []string{"", "agentloop"}, Internal: true},
 	"agentresolver":    {Imports: []string{""}, Internal: true},

@@ -76,7 +76,7 @@ func Check(imports map[string][]string) []string {
 			case t == "otelkit" && !slices.Contains(OtelkitImporters, f):
 				bad = append(bad, edge+": nothing imports otelkit but cmd/llmtoolkit")
 			case isInternal(f) || isProgram(f) || !placed:
-			case isInternal(t) && !rule.Internal:
+			case isInternal(t) && !rule.Internal && !slices.Contains(rule.InternalOnly, t):
 				bad = append(bad, edge+": "+show(f)+" imports no internal package")
 			case !isInternal(t) && !slices.Contains(rule.Imports, t):
 				bad = append(bad, fmt.Sprintf("%s: %s imports only %s", edge, show(f), allowedText(rule)))
@@ -95,6 +95,7 @@ func allowedText(r Rule) string {
 	if r.Internal {
 		names = append(names, "internal/*")
 	}
+	names = append(names, r.InternalOnly...)
 	if len(names) == 0 {
 		return "packages outside this module"
 	}

@@ -51,6 +51,25 @@ func NewFields(lists ...[]string) Fields {
 	return f
 }
 
+// Secrets returns the values of f's fields in a call's arguments, for
+// [Scrub]: in args (read through a JSON copy: args is unchanged), or, when
+// raw is not empty, in raw, the text of arguments that are not a JSON
+// object ([Fields.Raw]).
+func (f Fields) Secrets(args map[string]any, raw string) []string {
+	if f.Empty() {
+		return nil
+	}
+	if raw != "" {
+		return f.Raw(raw)
+	}
+	var v any
+	data, err := json.Marshal(args)
+	if err != nil || json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	return f.Apply(v, "")
+}
+
 // Empty reports whether f redacts nothing.
 func (f Fields) Empty() bool { return len(f.names) == 0 && len(f.paths) == 0 }
 

@@ -225,3 +225,12 @@ func FuzzURLPassword(f *testing.F) {
 		assert.Equal(t, prefix+"xxxxx@"+rest, got)
 	})
 }
+
+func TestFieldsSecrets(t *testing.T) {
+	f := NewFields([]string{"password", "auth.token"})
+	args := map[string]any{"password": "hunter2", "auth": map[string]any{"token": "tok-123", "user": "ada"}, "n": 1}
+	assert.ElementsMatch(t, []string{"hunter2", "tok-123"}, f.Secrets(args, ""))
+	assert.Equal(t, "hunter2", args["password"], "the arguments are unchanged")
+	assert.Equal(t, []string{"hunter2"}, f.Secrets(nil, `{"password": "hunter2`))
+	assert.Nil(t, NewFields().Secrets(args, ""))
+}

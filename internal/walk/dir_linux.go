@@ -69,7 +69,14 @@ func (d *Dir) Close() { d.f.Close() }
 // pipe swapped in after the listing from blocking the open, and fstat on
 // the descriptor refuses anything but a regular file (a pipe or a device
 // swapped in). A pipe that gets through reads as empty.
-func (d *Dir) Open(name string) (io.ReadCloser, error) {
+func (d *Dir) Open(name string) (io.ReadCloser, error) { return d.open(name, false) }
+
+// OpenOneName is [Dir.Open] for a walk under the host's deny rules: a file
+// with more than one name (hard links, counted on the opened descriptor)
+// is refused with an error wrapping [confine.ErrLinked].
+func (d *Dir) OpenOneName(name string) (io.ReadCloser, error) { return d.open(name, true) }
+
+func (d *Dir) open(name string, oneName bool) (io.ReadCloser, error) {
 	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
 		return nil, err
@@ -82,6 +89,12 @@ func (d *Dir) Open(name string) (io.ReadCloser, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
 		return nil, &os.PathError{Op: "open", Path: name, Err: errNotRegular}
+	}
+	if oneName {
+		if err := confine.CheckLinks(name, uint64(st.Nlink)); err != nil {
+			unix.Close(fd)
+			return nil, err
+		}
 	}
 	return rawFile(fd), nil
 }

@@ -66,13 +66,27 @@ func (d *Dir) Close() { d.root.Close() }
 
 // Open opens a regular file of the folder for reading; the type is checked
 // on the opened file.
-func (d *Dir) Open(name string) (io.ReadCloser, error) {
+func (d *Dir) Open(name string) (io.ReadCloser, error) { return d.open(name, false) }
+
+// OpenOneName is [Dir.Open] for a walk under the host's deny rules: a file
+// with more than one name (hard links, counted on the opened file, where
+// the system gives the count) is refused with an error wrapping
+// [confine.ErrLinked].
+func (d *Dir) OpenOneName(name string) (io.ReadCloser, error) { return d.open(name, true) }
+
+func (d *Dir) open(name string, oneName bool) (io.ReadCloser, error) {
 	if fi, err := d.root.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrInvalid}
 	}
-	f, _, err := d.conf.OpenIn(d.root, name, name, os.O_RDONLY, 0, confine.File)
+	f, info, err := d.conf.OpenIn(d.root, name, name, os.O_RDONLY, 0, confine.File)
 	if err != nil {
 		return nil, err
+	}
+	if oneName {
+		if err := confine.CheckLinksOf(name, info); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	return f, nil
 }

@@ -3,6 +3,7 @@
 package walk_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/walk"
 )
 
@@ -87,5 +89,30 @@ func TestDirOpensRefuseSpecialFiles(t *testing.T) {
 	assert.Contains(t, err.Error(), "named pipe")
 	f, err := d.Open("file.txt")
 	require.NoError(t, err, "a regular file opens")
+	require.NoError(t, f.Close())
+}
+
+// TestOpenOneNameRefusesHardLinks: OpenOneName refuses a file with a
+// second name, counted on the opened descriptor, with confine.ErrLinked;
+// Open still opens it, and a file with one name opens either way.
+func TestOpenOneNameRefusesHardLinks(t *testing.T) {
+	r, dir := newRoot(t)
+	write(t, dir, map[string]string{"one.txt": "x", "two.txt": "y"})
+	if err := os.Link(filepath.Join(dir, "two.txt"), filepath.Join(dir, "other.txt")); err != nil {
+		t.Skipf("hard links unavailable: %v", err)
+	}
+	d, err := walk.OpenStart(r, ".", ".")
+	require.NoError(t, err)
+	defer d.Close()
+	_, err = d.OpenOneName("two.txt")
+	require.ErrorIs(t, err, confine.ErrLinked)
+	assert.ErrorContains(t, err, "2 names")
+	for _, open := range []func(string) (io.ReadCloser, error){d.Open, d.OpenOneName} {
+		f, err := open("one.txt")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	f, err := d.Open("two.txt")
+	require.NoError(t, err)
 	require.NoError(t, f.Close())
 }
