@@ -19,7 +19,7 @@ func FuzzToolHandlerArguments(f *testing.F) {
 	for _, seed := range []string{``, `null`, `{}`, `{"text":"hi"}`, `{"text":1}`, `"x"`, `[1]`, `{`, `{"text":"a","times":1e309}`, "\x00", `{"text":"\ud800"}`} {
 		f.Add([]byte(seed))
 	}
-	h := toolHandler(newFixture(), "echo", slog.New(slog.DiscardHandler))
+	h := toolHandler(newFixture(), "echo", newStateSigner(nil), slog.New(slog.DiscardHandler))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		res, err := h(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "echo", Arguments: raw}})
 		require.NoError(t, err)
