@@ -335,3 +335,66 @@ func TestReplicasBehindRoundRobin(t *testing.T) {
 	assert.Empty(t, twice, "completed calls with more than one row")
 	assert.Len(t, perCall, calls, "no row of a call that did not complete")
 }
+
+// TestReplicaThroughput measures calls/s and latency of a trivial tool
+// (echo) through the round-robin proxy with 1, 2 and 3 replica processes:
+// a fixed 1,500 calls each from 12 clients of the current protocol, the
+// whole at most 60 s. A measure, not a check (the figures depend on the
+// machine): it runs with LLMTOOLKIT_STRESS=1 and logs them.
+func TestReplicaThroughput(t *testing.T) {
+	requireStress(t)
+	const calls, clients = 1500, 12
+	deadline := time.Now().Add(60 * time.Second)
+	for n := 1; n <= 3; n++ {
+		replicas := make([]*replica, n)
+		for i := range replicas {
+			replicas[i] = startReplica(t, "")
+		}
+		proxy := roundRobin(t, replicas)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		sessions := make([]*sdk.ClientSession, clients)
+		for i := range sessions {
+			sessions[i] = sdkSession(t, proxy.URL, CurrentProtocolVersion, nil)
+		}
+		latencies := make([]time.Duration, calls)
+		work := make(chan int)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, cs := range sessions {
+			wg.Go(func() {
+				for i := range work {
+					t0 := time.Now()
+					res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+					latencies[i] = time.Since(t0)
+					if !assert.NoError(t, err) || !assert.False(t, res.IsError) {
+						return
+					}
+				}
+			})
+		}
+	feed:
+		for i := range calls {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(work)
+		wg.Wait()
+		elapsed := time.Since(start)
+		require.NoError(t, ctx.Err(), "the measure took more than 60 s")
+		cancel()
+		slices.Sort(latencies)
+		t.Logf("replicas=%d calls=%d clients=%d: %.0f calls/s, p50 %v, p99 %v",
+			n, calls, clients, float64(calls)/elapsed.Seconds(),
+			latencies[calls/2].Round(10*time.Microsecond), latencies[calls*99/100].Round(10*time.Microsecond))
+		for _, cs := range sessions {
+			_ = cs.Close()
+		}
+		for _, rp := range replicas {
+			_ = rp.cmd.Process.Signal(syscall.SIGTERM)
+			<-rp.exited
+		}
+	}
+}
