@@ -259,3 +259,28 @@ func TestInputRequired(t *testing.T) {
 		assert.Equal(t, "deleted a.txt", res.Content[0].(*sdk.TextContent).Text)
 	})
 }
+
+// TestServeSpeaksCurrentProtocol: over a stream (stdio's line transport,
+// the SDK's in-memory one) Serve and Connect agree on the current protocol.
+func TestServeSpeaksCurrentProtocol(t *testing.T) {
+	memClient, memServer := sdk.NewInMemoryTransports()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	for name, ends := range map[string][2]sdk.Transport{
+		"in-memory": {memServer, memClient},
+		"lines":     {&sdk.IOTransport{Reader: sr, Writer: sw}, &sdk.IOTransport{Reader: cr, Writer: cw}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			go func() { _ = Serve(ctx, fixture(t), ends[0]) }()
+			c, err := Connect(ctx, ends[1])
+			require.NoError(t, err)
+			defer c.Close()
+			assert.Equal(t, CurrentProtocolVersion, c.Session().InitializeResult().ProtocolVersion)
+			out, err := c.Resolve(ctx, llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"text": "x"}})
+			require.NoError(t, err)
+			assert.Equal(t, "x", out)
+		})
+	}
+}
