@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the conformance scenarios exercise sampling and roots, deprecated by the 2026-07-28 protocol but still served
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the conformance scenarios exercise sampling and roots, deprecated by the 2026-07-28 protocol but still served
+
 // Command server is the server of tools the MCP conformance suite
 // (@modelcontextprotocol/conformance) tests: the tools its server
 // scenarios call, served by [mcp.Handler] as a user of this module would
