@@ -110,3 +110,20 @@ func FuzzCheckMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMetaProtocolVersion: the peek at a request's body that routes it
+// (HTTPHandler.currentProtocol) takes any bytes a client sends without
+// panicking, and finds the version wherever a message of the body names it.
+func FuzzMetaProtocolVersion(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	f.Add([]byte(`[{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}},{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}]`))
+	f.Add([]byte(`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`))
+	f.Add([]byte(`{"params":null}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		v := metaProtocolVersion(body)
+		if v != "" && !bytes.Contains(body, []byte(v)) && !bytes.Contains(body, []byte(`\u`)) {
+			t.Fatalf("version %q not in the body %q", v, body)
+		}
+	})
+}
