@@ -50,7 +50,9 @@ type InputRequiredError struct {
 }
 
 // InputRequired returns an *[InputRequiredError] asking the client for
-// requests, remembering state.
+// requests, remembering state. With no requests it is the protocol's way
+// of shedding load: the client calls again later, a bounded number of
+// times.
 func InputRequired(requests sdk.InputRequestMap, state string) error {
 	return &InputRequiredError{Requests: requests, State: state}
 }
