@@ -27,7 +27,7 @@ func BenchmarkCallInMemory(b *testing.B) {
 // BenchmarkToolHandler measures the server's handler alone: argument
 // parsing, validation, Execute and the result mapping.
 func BenchmarkToolHandler(b *testing.B) {
-	h := toolHandler(newFixture(), "echo", slog.New(slog.DiscardHandler))
+	h := toolHandler(newFixture(), "echo", newStateSigner(nil), slog.New(slog.DiscardHandler))
 	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "echo", Arguments: []byte(`{"text":"hello","times":2}`)}}
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -24,6 +24,13 @@ import (
 const serverEnv = "LLMTOOLKIT_MCP_TEST_SERVE_STDIO"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(replicaEnv) != "" {
+		if err := runReplica(); err != nil {
+			fmt.Fprintln(os.Stderr, "replica:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	var serve llmtoolkit.Resolver
 	switch os.Getenv(serverEnv) {
 	case "1":

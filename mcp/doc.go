@@ -30,6 +30,32 @@
 // Every answer fits in one message a Go SDK client accepts (16 MiB): a tool
 // result's text and Display are cut to fit, with a marker.
 //
+// # Protocol versions and replicas
+//
+// [Handler], [Serve] and [Connect] speak the current protocol,
+// [CurrentProtocolVersion] (2026-07-28: no initialize, each request
+// carrying its version and the client's capabilities), and every earlier
+// version the SDK supports, with no option. Over HTTP a request of the
+// current protocol holds no session, so any number of [Handler] replicas
+// serve such clients behind a plain round-robin load balancer; legacy
+// clients get a session kept in one process, unless [WithStateless] serves
+// them without one too (its doc says what they lose).
+// [HTTPHandler.Shutdown] drains a replica: new requests are answered 503
+// with a Retry-After (clients and the SDK's transport retry them, on
+// another replica), the calls in flight finish, bounded by its context.
+// TestReplicasBehindRoundRobin runs three replica processes behind an
+// httputil.ReverseProxy recording to one PostgreSQL, one SIGKILLed and
+// one drained mid-run; scripts/conformance.sh runs the official
+// conformance suite against the server and the client.
+//
+// A tool that needs the client's user (an approval, a missing argument)
+// returns [InputRequired]: the client gets an input-required result
+// (SEP-2322), answers, and calls again; the tool reads the answers with
+// [InputFrom]. The state it keeps across the round trip is signed
+// ([WithRequestStateKey]). A tool reads the client's capabilities with
+// [ClientCapabilitiesFrom] and refuses a call it cannot serve without
+// one with [MissingClientCapability].
+//
 // The SDK's package is also named mcp; this package imports it as sdk, and
 // its transports ([sdk.Transport]) are accepted as they are.
 //

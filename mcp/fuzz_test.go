@@ -19,7 +19,7 @@ func FuzzToolHandlerArguments(f *testing.F) {
 	for _, seed := range []string{``, `null`, `{}`, `{"text":"hi"}`, `{"text":1}`, `"x"`, `[1]`, `{`, `{"text":"a","times":1e309}`, "\x00", `{"text":"\ud800"}`} {
 		f.Add([]byte(seed))
 	}
-	h := toolHandler(newFixture(), "echo", slog.New(slog.DiscardHandler))
+	h := toolHandler(newFixture(), "echo", newStateSigner(nil), slog.New(slog.DiscardHandler))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		res, err := h(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "echo", Arguments: raw}})
 		require.NoError(t, err)
@@ -107,6 +107,23 @@ func FuzzCheckMessage(f *testing.F) {
 		case nil, string, float64:
 		default:
 			t.Fatalf("id %v in %s", a.ID, answer)
+		}
+	})
+}
+
+// FuzzMetaProtocolVersion: the peek at a request's body that routes it
+// (HTTPHandler.currentProtocol) takes any bytes a client sends without
+// panicking, and finds the version wherever a message of the body names it.
+func FuzzMetaProtocolVersion(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	f.Add([]byte(`[{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}},{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}]`))
+	f.Add([]byte(`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`))
+	f.Add([]byte(`{"params":null}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		v := metaProtocolVersion(body)
+		if v != "" && !bytes.Contains(body, []byte(v)) && !bytes.Contains(body, []byte(`\u`)) {
+			t.Fatalf("version %q not in the body %q", v, body)
 		}
 	})
 }

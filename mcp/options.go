@@ -21,13 +21,16 @@ type config struct {
 	logger       *slog.Logger
 	propagator   MetaPropagator // see WithPropagator
 
-	maxToolPages   int           // see WithMaxToolPages
-	maxTools       int           // see WithMaxTools
-	maxSchemaNodes int           // see WithMaxSchemaNodes
-	idleTimeout    time.Duration // see WithSessionIdleTimeout
-	maxSessions    int           // see WithMaxSessions
-	serverOpts     *sdk.ServerOptions
-	clientOpts     *sdk.ClientOptions
+	maxToolPages    int           // see WithMaxToolPages
+	maxTools        int           // see WithMaxTools
+	maxSchemaNodes  int           // see WithMaxSchemaNodes
+	idleTimeout     time.Duration // see WithSessionIdleTimeout
+	maxSessions     int           // see WithMaxSessions
+	stateless       bool          // see WithStateless
+	retryAfter      time.Duration // see WithRetryAfter
+	requestStateKey []byte        // see WithRequestStateKey
+	serverOpts      *sdk.ServerOptions
+	clientOpts      *sdk.ClientOptions
 }
 
 // DefaultSessionIdleTimeout is how long [Handler] keeps a session that
@@ -51,6 +54,41 @@ func WithSessionIdleTimeout(d time.Duration) Option {
 // one more is answered 503 Service Unavailable with a Retry-After, and the
 // refusal is logged. It has no effect elsewhere.
 func WithMaxSessions(n int) Option { return func(c *config) { c.maxSessions = n } }
+
+// WithStateless makes [Handler] serve legacy clients (those of protocol
+// versions before [CurrentProtocolVersion], which open a session with
+// initialize) without sessions too: each request is answered on its own,
+// as the current protocol's are, so any number of replicas can serve them
+// behind a round-robin load balancer with no session affinity.
+//
+// What a legacy client loses, since no session outlives its request: the
+// server cannot send it requests of its own (sampling, elicitation and
+// roots through the session), nor notifications outside a call's answer
+// (a tool list that changed, log messages after the call); it cannot open
+// the GET stream (answered 405) nor resume an interrupted answer; the log
+// level it sets is not kept. What a call reports while it runs (progress)
+// still reaches it, on the call's own answer. Clients of the current
+// protocol are served the same with or without it. It has no effect
+// elsewhere.
+func WithStateless() Option { return func(c *config) { c.stateless = true } }
+
+// WithRetryAfter sets the Retry-After a shutting-down [Handler] sends with
+// its 503 answers ([HTTPHandler.Shutdown]; default [DefaultRetryAfter],
+// rounded to whole seconds, at least 1). Zero or less means the default.
+// It has no effect elsewhere.
+func WithRetryAfter(d time.Duration) Option { return func(c *config) { c.retryAfter = d } }
+
+// WithRequestStateKey sets the key with which a server signs the state a
+// tool remembers across an input-required round trip ([InputRequired]),
+// so that a client cannot forge or alter it: a call that comes back with
+// a state not signed by it is answered with an invalid-params error
+// ([ErrRequestState]) and the tool is not called. Replicas behind one load
+// balancer must share the key, since the call may come back to another;
+// the default is a random key per server, good for one process. Use 32
+// random bytes. It has no effect on [Connect].
+func WithRequestStateKey(key []byte) Option {
+	return func(c *config) { c.requestStateKey = append([]byte(nil), key...) }
+}
 
 // WithServerOptions passes the official SDK's server options to
 // [NewServer], [Serve] and [Handler]: handlers for subscriptions,
@@ -142,6 +180,9 @@ func newConfig(opts []Option) config {
 	}
 	if c.idleTimeout <= 0 {
 		c.idleTimeout = DefaultSessionIdleTimeout
+	}
+	if c.retryAfter <= 0 {
+		c.retryAfter = DefaultRetryAfter
 	}
 	if c.maxSessions <= 0 {
 		c.maxSessions = DefaultMaxSessions

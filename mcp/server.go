@@ -72,6 +72,11 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 		caps = *sopts.Capabilities
 	}
 	caps.Tools = &sdk.ToolCapabilities{ListChanged: true}
+	if caps.Prompts == nil {
+		// The SDK answers prompts/list (empty until prompts are added with
+		// it): say so, as the current protocol asks of a server that does.
+		caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
+	}
 	sopts.Capabilities = &caps
 	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
 	extractTraceContext(srv, cfg.propagator)
@@ -80,6 +85,7 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	}
 	tools := r.Tools()
 	r = llmtoolkit.Indexed(r, tools)
+	signer := newStateSigner(cfg.requestStateKey)
 	seen := make(map[string]bool)
 	served := make(map[string]bool, len(tools))
 	for _, t := range tools {
@@ -93,7 +99,7 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 				slog.String("tool", t.Name))
 			continue
 		}
-		srv.AddTool(st, toolHandler(r, t.Name, cfg.warnLogger()))
+		srv.AddTool(st, toolHandler(r, t.Name, signer, cfg.warnLogger()))
 		served[t.Name] = true
 	}
 	srv.AddReceivingMiddleware(auditUnknownTools(r, served))
@@ -134,9 +140,15 @@ func lineTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
 	return transport
 }
 
-// Handler returns an http.Handler that serves the tools of r over MCP's
-// streamable HTTP transport, one MCP session per client, all sharing one
-// server (see [NewServer]).
+// Handler returns an [HTTPHandler] that serves the tools of r over MCP's
+// streamable HTTP transport, all its clients sharing one server (see
+// [NewServer]).
+//
+// It speaks the current protocol ([CurrentProtocolVersion]) and every
+// earlier one the official SDK supports, with no option. A client of the
+// current protocol holds no session: each request is answered on its own,
+// by any replica. A legacy client (one that sends initialize) gets a
+// session kept in this process, unless [WithStateless] is given.
 //
 // Sessions are bounded: one that receives no request for the idle timeout
 // ([WithSessionIdleTimeout], default [DefaultSessionIdleTimeout]) is closed
@@ -144,12 +156,12 @@ func lineTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
 // and a request that would open a session beyond the cap ([WithMaxSessions],
 // default [DefaultMaxSessions]) is answered 503 Service Unavailable with a
 // Retry-After, and logged.
-func Handler(r llmtoolkit.Resolver, opts ...Option) http.Handler {
+//
+// To stop a replica without failing its calls, call
+// [HTTPHandler.Shutdown] before the http.Server's own Shutdown.
+func Handler(r llmtoolkit.Resolver, opts ...Option) *HTTPHandler {
 	cfg := newConfig(opts)
-	srv := NewServer(r, opts...)
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{Logger: cfg.logger, SessionTimeout: cfg.idleTimeout})
-	return &sessionCap{next: h, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}
+	return newHTTPHandler(NewServer(r, opts...), cfg)
 }
 
 // sessionCap refuses a request that would open a session (one without a
@@ -184,7 +196,7 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // the SDK's goroutines, which recover nothing: a panic outside the tool
 // (Execute rescues the tool's own) becomes an error result, not the end of
 // the process.
-func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolHandler {
+func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *slog.Logger) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (out *sdk.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -212,7 +224,15 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 				}
 			})
 		}
+		if ctx, err = signer.withCallInput(ctx, req); err != nil {
+			return nil, err
+		}
 		res := llmtoolkit.Execute(ctx, r, call)
+		if res.Err != nil {
+			if out, perr, ok := signer.protocolAnswer(res.Err); ok {
+				return out, perr
+			}
+		}
 		text, cut := capResultText(res.Content)
 		if cut {
 			log.WarnContext(ctx, "mcp: tool answer cut to fit in one MCP message",
