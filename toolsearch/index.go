@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strings"
@@ -70,6 +71,7 @@ type document struct {
 	argNames string // its argument names, one a line
 	argDescs string // its argument descriptions, one a line
 	all      string // the four above, one a line: one regex test rules most tools out
+	folded   string // all, folded (see fold): one substring test rules out more
 	length   float64
 }
 
@@ -119,6 +121,7 @@ func NewIndex(tools []llmtoolkit.Tool) *Index {
 			ix.postings[term] = append(ix.postings[term], posting{doc: i, tf: f})
 		}
 		d.all = d.name + "\n" + d.desc + "\n" + d.argNames + "\n" + d.argDescs
+		d.folded = fold(d.all)
 		total += d.length
 		ix.docs[i] = d
 	}
@@ -182,6 +185,10 @@ func (ix *Index) searchRegex(ctx context.Context, pattern string, limit int) ([]
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadQuery, err)
 	}
+	var required []string
+	if parsed, err := syntax.Parse("(?i)"+pattern, syntax.Perl); err == nil {
+		required = literals(parsed.Simplify())
+	}
 	scores := map[int]float64{}
 	for i, d := range ix.docs {
 		if i%256 == 0 {
@@ -189,7 +196,7 @@ func (ix *Index) searchRegex(ctx context.Context, pattern string, limit int) ([]
 				return nil, err
 			}
 		}
-		if !re.MatchString(d.all) {
+		if (required != nil && !containsAny(d.folded, required)) || !re.MatchString(d.all) {
 			continue
 		}
 		s := 0.0
