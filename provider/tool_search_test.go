@@ -241,3 +241,23 @@ func TestToolReferencesRead(t *testing.T) {
 	_, err = provider.OpenAIResponsesToolReferences(json.RawMessage(`[`))
 	assert.ErrorIs(t, err, provider.ErrInvalidPayload)
 }
+
+// FuzzToolReferences: the readers never panic on hostile bodies, and a
+// name they answer occurs in the body.
+func FuzzToolReferences(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"tool_search_tool_result","content":{"type":"tool_search_tool_search_result","tool_references":[{"tool_name":"a"}]}}]}`))
+	f.Add([]byte(`{"output":[{"type":"tool_search_output","tools":[{"type":"namespace","tools":[{"type":"function","name":"b"}]}]}]}`))
+	f.Add([]byte(`[{"type":"tool_search_tool_result","content":null}]`))
+	f.Add([]byte(`{"output":[{"type":"tool_search_output","tools":"x"}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, read := range []func(json.RawMessage) ([]string, error){provider.AnthropicToolReferences, provider.OpenAIResponsesToolReferences} {
+			names, err := read(body)
+			if err != nil {
+				continue
+			}
+			for _, n := range names {
+				assert.NotEmpty(t, n)
+			}
+		}
+	})
+}

@@ -59,3 +59,25 @@ func TestSearchRanksNameAboveDescription(t *testing.T) {
 	_, err = ix.Search(context.Background(), "  ", BM25, 5)
 	assert.ErrorIs(t, err, ErrBadQuery)
 }
+
+// FuzzSearch: any query, in either mode, answers at most limit tools or
+// an error, never a panic.
+func FuzzSearch(f *testing.F) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("slack_post_message", "Post a message to a Slack channel.", nil),
+		llmtoolkit.MustTool("getUserProfile", "Get the profile of a user, with ÄÖÜ and ſ.", map[string]any{"type": "object", "properties": map[string]any{
+			"user_id": map[string]any{"type": "string", "description": "The user."}}}),
+	})
+	for _, q := range []string{"slack", "(a|b)*", "\\", "ſ", "[[:alpha:]]+", "x{1000}"} {
+		f.Add(q, 3)
+	}
+	f.Fuzz(func(t *testing.T, query string, limit int) {
+		limit %= 30
+		for _, mode := range []Mode{BM25, Regex} {
+			got, err := ix.Search(context.Background(), query, mode, limit)
+			if err == nil {
+				assert.LessOrEqual(t, len(got), max(limit, 0))
+			}
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -178,7 +179,8 @@ func openDB(t *testing.T) *gorm.DB {
 }
 
 // TestProxyGuardAndTraceSeeTheRealCall: with the permission guard and
-// the trace recorder inside the proxy or around it, a call_tool call is
+// the trace recorder inside the proxy or around it, and a Session around
+// all, a call_tool call is
 // checked and recorded as the call it makes: a deny rule on the real tool
 // holds through call_tool, the recorded row names the real tool with its
 // arguments, and a sensitive argument of a proxied tool is stored nowhere.
@@ -189,6 +191,13 @@ func TestProxyGuardAndTraceSeeTheRealCall(t *testing.T) {
 		},
 		"proxy inside": func(fake llmtoolkit.Resolver, p *agent.Permissions, db *gorm.DB) llmtoolkit.Resolver {
 			return trace.Record(p.Guard(toolsearch.New(fake, toolsearch.WithProxy())), db, trace.DefaultConversation(tenant, conv))
+		},
+		// A Session declaring the proxy's tools, its map attributing the
+		// rows: the real call is a step of the declared call_tool.
+		"session around": func(fake llmtoolkit.Resolver, p *agent.Permissions, db *gorm.DB) llmtoolkit.Resolver {
+			_, session := llmtoolkit.PrepareSession(trace.Record(p.Guard(toolsearch.New(fake, toolsearch.WithProxy())), db),
+				[]string{"read_file", "tool_search", "call_tool"}, map[string]any{"tenant_id": tenant, "conversation_id": conv})
+			return session
 		},
 	}
 	for name, build := range stacks {
@@ -300,4 +309,30 @@ func readOnlyTool() llmtoolkit.Resolver {
 	peek := llmtoolkit.MustTool("peek", "Peeks.", obj(map[string]any{}))
 	peek.Annotations = &llmtoolkit.Annotations{ReadOnly: true}
 	return (&lt.Fake{}).Add(peek, func(context.Context, llmtoolkit.Call) (string, error) { return "", nil })
+}
+
+// TestConcurrentSearches: the calls of one turn run in parallel; searches,
+// listings and calls of found tools share the Resolver safely, and each
+// tool found is listed once.
+func TestConcurrentSearches(t *testing.T) {
+	s := toolsearch.New(hostCatalog(t))
+	queries := []string{"slack message", "github issue", "jira ticket", "postgres query", "slack message", "kubernetes scale"}
+	var wg sync.WaitGroup
+	for _, q := range queries {
+		wg.Go(func() {
+			res := llmtoolkit.Execute(t.Context(), s, llmtoolkit.Call{Name: "tool_search", Arguments: map[string]any{"query": q, "limit": 3}})
+			assert.False(t, res.IsError, res.Content)
+			_ = s.Tools()
+			for _, name := range s.Found() {
+				llmtoolkit.FindTool(s, name)
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, tool := range s.Tools() {
+		assert.False(t, seen[tool.Name], "listed twice: %s", tool.Name)
+		seen[tool.Name] = true
+	}
+	assert.NotEmpty(t, s.Found())
 }
