@@ -34,7 +34,9 @@ func Example() {
 // In proxy mode the list never changes: call_tool runs what tool_search
 // found, validated against that tool's schema.
 func Example_proxy() {
-	ok := func(_ context.Context, c llmtoolkit.Call) (string, error) { return fmt.Sprint(c.Name, " ran with ", c.Arguments), nil }
+	ok := func(_ context.Context, c llmtoolkit.Call) (string, error) {
+		return fmt.Sprint(c.Name, " ran with ", c.Arguments), nil
+	}
 	post := llmtoolkit.MustTool("slack_post_message", "Post a message to a Slack channel.", map[string]any{
 		"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []any{"text"}})
 	s := toolsearch.New(llmtoolkit.Defer((&lt.Fake{}).Add(post, ok)), toolsearch.WithProxy(), toolsearch.WithMode(toolsearch.Regex))
