@@ -125,3 +125,26 @@ func BenchmarkNewIndex(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResolverSearch: one tool_search call through a Resolver over
+// 400 and 10,000 deferred tools, its index built (the list read, checked
+// for changes, searched, the answer written).
+func BenchmarkResolverSearch(b *testing.B) {
+	ok := func(_ context.Context, c llmtoolkit.Call) (string, error) { return "", nil }
+	for _, n := range []int{400, 10000} {
+		fake := &lt.Fake{}
+		for _, tool := range catalogOf(b, n) {
+			fake.Add(tool, ok)
+		}
+		s := toolsearch.New(fake)
+		call := llmtoolkit.Call{Name: "tool_search", Arguments: map[string]any{"query": "post a message to the deploys channel in Slack"}}
+		llmtoolkit.Execute(context.Background(), s, call)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if res := llmtoolkit.Execute(context.Background(), s, call); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+		})
+	}
+}

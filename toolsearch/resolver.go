@@ -2,10 +2,12 @@ package toolsearch
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -171,7 +173,15 @@ func (s *Resolver) split() (offered, deferred []llmtoolkit.Tool) {
 	if s.r == nil {
 		return nil, nil
 	}
-	for _, t := range s.r.Tools() {
+	list := s.r.Tools()
+	n := 0
+	for i := range list {
+		if list[i].Deferred {
+			n++
+		}
+	}
+	offered, deferred = make([]llmtoolkit.Tool, 0, len(list)-n+2), make([]llmtoolkit.Tool, 0, n)
+	for _, t := range list {
 		if t.Name == SearchToolName || (s.cfg.exposure == Proxy && t.Name == CallToolName) {
 			continue
 		}
@@ -283,12 +293,23 @@ func (s *Resolver) index(deferred []llmtoolkit.Tool) *Index {
 	return s.ix
 }
 
+// fingerprintSeed seeds every fingerprint, so that they compare across
+// calls.
+var fingerprintSeed = maphash.MakeSeed()
+
 // fingerprint tells one list of definitions from another: names,
 // descriptions and schema identities.
 func fingerprint(tools []llmtoolkit.Tool) uint64 {
-	h := fnv.New64a()
+	var h maphash.Hash
+	h.SetSeed(fingerprintSeed)
+	var ptr [8]byte
 	for _, t := range tools {
-		fmt.Fprintf(h, "%s\x00%s\x00%p\x00", t.Name, t.Description, t.Parameters)
+		h.WriteString(t.Name)
+		h.WriteByte(0)
+		h.WriteString(t.Description)
+		h.WriteByte(0)
+		binary.LittleEndian.PutUint64(ptr[:], uint64(reflect.ValueOf(t.Parameters).Pointer()))
+		h.Write(ptr[:])
 	}
 	return h.Sum64()
 }
