@@ -22,9 +22,13 @@
 // it makes: call_tool is a recipe whose one step is the real call, run by
 // [llmtoolkit.Execute] through the same stack.
 //
-// A Resolver holds what one conversation found: make one per conversation
-// (per agentloop.Run), and restore a resumed conversation's with
-// [Resolver.Load]. Providers with a tool search of their own (Anthropic,
+// A Resolver holds what one conversation found, in memory: make one per
+// conversation (per agentloop.Run), and restore a resumed conversation's
+// with [Resolver.Load] (a durable engine does not: a run resumed after a
+// crash starts with nothing found, and the model searches again). A
+// Session (llmtoolkit.PrepareSession) put around the Resolver declares
+// what it lists for the turn: in proxy mode tool_search and call_tool,
+// whose real calls pass as steps of the declared call_tool. Providers with a tool search of their own (Anthropic,
 // OpenAI Responses) do the search on their side: see package provider's
 // ...WithSearch codecs, and use this package for the others (Chat
 // Completions, Gemini) or where the host wants the search on its side.
