@@ -22,6 +22,10 @@
 // it makes: call_tool is a recipe whose one step is the real call, run by
 // [llmtoolkit.Execute] through the same stack.
 //
+// Wrap the composed stack with [New] rather than composing a Resolver:
+// llmtoolkit.Compose reads its resolvers' lists once, so it would not list
+// the tools found later.
+//
 // A Resolver holds what one conversation found, in memory: make one per
 // conversation (per agentloop.Run), and restore a resumed conversation's
 // with [Resolver.Load] (a durable engine does not: a run resumed after a
