@@ -74,10 +74,18 @@
 //     allocation in steady use); a Session wraps each so that it is told with
 //     the session map bound, as the calls it resolves are. Execute (and Session
 //     for recipe steps) tell them of calls answered without Resolve.
+//   - Deferred: set by the tool's author, or on every tool of a resolver by
+//     [Defer] (all of an MCP server's: Defer(client)); by mcp.Client from the
+//     remote tool's _meta (mcp.MetaDeferred, sent by mcp.Serve). Package
+//     toolsearch offers such a tool only once the model's tool_search found
+//     it, and answers a call of one it has not found as an unknown tool;
+//     package provider's ...WithSearch codecs write it as the provider's
+//     "defer_loading".
 //
 // None of them has a JSON form (json:"-"): they are never sent to a model
-// provider; to an MCP client only the sensitive field names go, in the tool's
-// _meta. A wrapper that builds new definitions instead of passing them on (as
+// provider but as the provider's own deferral flag by the codecs asked to;
+// to an MCP client only the sensitive field names and the deferral go, in
+// the tool's _meta. A wrapper that builds new definitions instead of passing them on (as
 // agentloop's Options.Tools does) prefers the wrapped resolver's definition
 // where it has one. [ToolLookup] remains an optional interface, but only as a
 // shortcut: it must find what Tools lists, so losing it costs speed, never a

@@ -88,6 +88,12 @@ type Tool struct {
 	// (package agent) matches its path rules on the canonical path, never on
 	// the spelling the model chose, and refuses what the tool would refuse.
 	Paths *PathArguments `json:"-"`
+	// Deferred marks a tool whose definition is not offered to the model
+	// until the model finds it with a tool search: the client-side one of
+	// package toolsearch, or a provider's own (package provider writes it
+	// as "defer_loading" where the provider has a tool search). Mark every
+	// tool of a resolver with [Defer].
+	Deferred bool `json:"-"`
 
 	schema *schemaCache
 }

@@ -23,6 +23,12 @@ func sdkTool(t llmtoolkit.Tool) (*sdk.Tool, bool) {
 	if len(t.SensitiveFields) > 0 {
 		st.Meta = sdk.Meta{MetaSensitiveFields: t.SensitiveFields}
 	}
+	if t.Deferred {
+		if st.Meta == nil {
+			st.Meta = sdk.Meta{}
+		}
+		st.Meta[MetaDeferred] = true
+	}
 	if a := t.Annotations; a != nil {
 		st.Annotations = &sdk.ToolAnnotations{
 			ReadOnlyHint:    a.ReadOnly,
@@ -71,6 +77,7 @@ func fromSDKTool(st *sdk.Tool, server string, maxSchemaNodes int) (llmtoolkit.To
 		}
 	}
 	t.SensitiveFields = sensitiveFieldsFrom(st.Meta)
+	t.Deferred = st.Meta[MetaDeferred] == true
 	t, err := llmtoolkit.NewToolFrom(t)
 	if err != nil {
 		return llmtoolkit.Tool{}, err
@@ -88,6 +95,12 @@ func fromSDKTool(st *sdk.Tool, server string, maxSchemaNodes int) (llmtoolkit.To
 // do; the client puts them on its definitions. They name fields, never
 // values.
 const MetaSensitiveFields = "io.github.llmtoolkit/sensitiveFields"
+
+// MetaDeferred is the key, in a tool's _meta, of its deferral
+// ([llmtoolkit.Tool.Deferred]): true when the server's definition is
+// deferred, so that a client's tool search offers it only once found. The
+// client reads exactly the boolean true; any other value is not deferred.
+const MetaDeferred = "io.github.llmtoolkit/deferred"
 
 // sensitiveFieldsFrom reads the sensitive field names of a tool's _meta:
 // a list of strings, the others ignored.

@@ -83,8 +83,10 @@
 // (llmtoolkit.Tool.SchemaNodes, default 20,000;
 // TestConnectRefusesComplexSchemas).
 //
-// The client reads a remote tool's sensitive fields from its _meta
-// ([MetaSensitiveFields], sent by the server), and older servers'
+// The client reads a remote tool's sensitive fields and its deferral from
+// its _meta ([MetaSensitiveFields], [MetaDeferred], sent by the server; to
+// defer every tool of a server whatever it sends, wrap the client with
+// llmtoolkit.Defer), and older servers'
 // structuredContent as the Display. [WithPropagator] carries the caller's
 // trace context in each request's _meta (the server extracts it), so hosts
 // trace over MCP without this package importing OpenTelemetry.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 type noopObserver struct{}
@@ -60,4 +61,38 @@ func TestSensitiveFieldsCrossMCP(t *testing.T) {
 	}
 	names := sensitiveFieldsFrom(map[string]any{MetaSensitiveFields: many})
 	assert.Len(t, names, maxSensitiveFields)
+}
+
+// TestDeferredCrossesMCP: a deferred definition is sent with
+// MetaDeferred in its _meta and comes back deferred on the client's side;
+// a plain one is not; a _meta value other than true is not a deferral.
+func TestDeferredCrossesMCP(t *testing.T) {
+	t.Parallel()
+	lazy := llmtoolkit.MustTool("lazy", "Loaded on demand.", map[string]any{"type": "object"})
+	lazy.Deferred = true
+	plain := llmtoolkit.MustTool("echo", "Echoes.", map[string]any{"type": "object"})
+
+	cs := sdkClient(t, staticResolver{lazy, plain})
+	res, err := cs.ListTools(testContext(t), nil)
+	require.NoError(t, err)
+	require.Len(t, res.Tools, 2)
+	for _, st := range res.Tools {
+		assert.Equal(t, st.Name == "lazy", st.Meta[MetaDeferred] == true, st.Name)
+	}
+
+	c := ourClient(t, staticResolver{lazy, plain})
+	got, ok := c.LookupTool("lazy")
+	require.True(t, ok)
+	assert.True(t, got.Deferred)
+	got, ok = c.LookupTool("echo")
+	require.True(t, ok)
+	assert.False(t, got.Deferred)
+
+	// Every tool of a server, whatever it sends: llmtoolkit.Defer.
+	for _, tool := range llmtoolkit.Defer(c).Tools() {
+		assert.True(t, tool.Deferred, tool.Name)
+	}
+	st, err := fromSDKTool(&sdk.Tool{Name: "x", Description: "x", InputSchema: map[string]any{"type": "object"}, Meta: sdk.Meta{MetaDeferred: "true"}}, "srv", 100)
+	require.NoError(t, err)
+	assert.False(t, st.Deferred)
 }

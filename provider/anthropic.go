@@ -9,14 +9,24 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 )
 
-// AnthropicTool is one entry of a Messages request's "tools".
+// AnthropicTool is one entry of a Messages request's "tools": a client
+// tool (name, description, input_schema), or a server tool the API runs
+// (Type set, such as a tool search: see [AnthropicToolsWithSearch]).
 type AnthropicTool struct {
+	// Type is empty for a client tool, or a server tool's versioned type
+	// ("tool_search_tool_regex_20251119").
+	Type string `json:"type,omitempty"`
 	// Name is the tool's name.
 	Name string `json:"name"`
 	// Description tells the model what the tool does.
 	Description string `json:"description,omitempty"`
-	// InputSchema is the JSON Schema of the input.
-	InputSchema map[string]any `json:"input_schema"`
+	// InputSchema is the JSON Schema of the input (a client tool's; always
+	// set by [AnthropicTools]).
+	InputSchema map[string]any `json:"input_schema,omitempty"`
+	// DeferLoading keeps the tool's definition out of the model's context
+	// until the API's tool search finds it ([llmtoolkit.Tool.Deferred],
+	// written by [AnthropicToolsWithSearch]).
+	DeferLoading bool `json:"defer_loading,omitempty"`
 }
 
 // AnthropicContentBlock is a content block of a Messages conversation:

@@ -69,4 +69,18 @@
 // Only this package reads or writes it, so a conversation can move between
 // providers without one's state reaching another's request; hosts store it
 // with the conversation (it has a JSON form) and leave it alone.
+//
+// # Tool search
+//
+// The plain tool codecs send every definition as it is, deferred or not.
+// Where the provider searches tools itself, [AnthropicToolsWithSearch] (the
+// regex or BM25 search tool) and [OpenAIResponsesToolsWithSearch] (the
+// hosted tool_search) write the deferred tools (llmtoolkit.Tool.Deferred)
+// with "defer_loading": true, beside the search tool; the search's blocks
+// (server_tool_use, tool_search_tool_result) and items (tool_search_call,
+// tool_search_output) are kept in the provider state and replayed as they
+// came, and [AnthropicToolReferences] and [OpenAIResponsesToolReferences]
+// read the names the search loaded. For Chat Completions and Gemini, or a
+// search on the host's side, use package toolsearch with the plain codecs
+// (TestToolSearchClientSide, TestToolSearchNative: golden request bodies).
 package provider

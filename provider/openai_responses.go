@@ -13,7 +13,8 @@ import (
 // in that API's flat format: {"type": "function", "name", "description",
 // "parameters", "strict"}.
 type OpenAIResponsesTool struct {
-	// Type is always "function".
+	// Type is "function", or "tool_search" for the API's tool search
+	// ([OpenAIResponsesToolsWithSearch]).
 	Type string `json:"type"`
 	// Name is the tool's name.
 	Name string `json:"name"`
@@ -25,6 +26,23 @@ type OpenAIResponsesTool struct {
 	// exactly. It is always written: the API treats a missing "strict" as
 	// true, which refuses most schemas (see [OpenAIStrictSchema]).
 	Strict bool `json:"strict"`
+	// DeferLoading keeps the function's definition out of the model's
+	// context until the API's tool search loads it
+	// ([llmtoolkit.Tool.Deferred], written by
+	// [OpenAIResponsesToolsWithSearch]).
+	DeferLoading bool `json:"defer_loading,omitempty"`
+}
+
+// MarshalJSON writes a function tool with its fields, and a "tool_search"
+// tool as {"type": "tool_search"} alone.
+func (t OpenAIResponsesTool) MarshalJSON() ([]byte, error) {
+	if t.Type == OpenAIResponsesToolSearchType {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+		}{t.Type})
+	}
+	type plain OpenAIResponsesTool
+	return json.Marshal(plain(t))
 }
 
 // OpenAIResponsesItem is one item of a Responses API request's "input":
@@ -127,11 +145,13 @@ type openAIResponsesBody struct {
 }
 
 type openAIResponsesItemIn struct {
-	Type      string  `json:"type"`
-	ID        string  `json:"id"`
-	CallID    string  `json:"call_id"`
-	Name      string  `json:"name"`
-	Arguments *string `json:"arguments"`
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Arguments is a function_call's arguments, a JSON string; other items
+	// (a tool_search_call's object) are not read.
+	Arguments json.RawMessage `json:"arguments"`
 	Content   []struct {
 		Type    string `json:"type"`
 		Text    string `json:"text"`
@@ -215,8 +235,10 @@ func openAIResponsesItems(raws []json.RawMessage) (openAIResponsesTurn, error) {
 				return openAIResponsesTurn{}, fmt.Errorf("%w: OpenAI Responses: output[%d] is a function_call without a name", ErrInvalidPayload, i)
 			}
 			args := ""
-			if it.Arguments != nil {
-				args = *it.Arguments
+			if len(it.Arguments) > 0 && string(it.Arguments) != "null" {
+				if err := decode("OpenAI Responses", it.Arguments, &args); err != nil {
+					return openAIResponsesTurn{}, fmt.Errorf("output[%d]: function_call arguments must be a string: %w", i, err)
+				}
 			}
 			call := llmtoolkit.ParseCallLenient(it.CallID, it.Name, args)
 			if it.ID != "" {

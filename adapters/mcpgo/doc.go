@@ -16,9 +16,10 @@
 // RawInputSchema, the bytes of encoding/json's encoding of
 // [llmtoolkit.Tool.Parameters], so the schema a client lists is
 // byte-identical to the resolver's), its [llmtoolkit.Annotations] as MCP's
-// four hints and its [llmtoolkit.Tool.SensitiveFields] in the tool's _meta
-// under [ltmcp.MetaSensitiveFields], as llmtoolkit's own MCP server sends
-// them. A tool whose parameters are not a schema of "type": "object" is an
+// four hints, its [llmtoolkit.Tool.SensitiveFields] and its
+// [llmtoolkit.Tool.Deferred] in the tool's _meta under
+// [ltmcp.MetaSensitiveFields] and [ltmcp.MetaDeferred], as llmtoolkit's own
+// MCP server sends them (and the resolver reads them back). A tool whose parameters are not a schema of "type": "object" is an
 // error, since MCP requires one.
 //
 // A call goes through [llmtoolkit.Execute]: the arguments are validated

@@ -228,6 +228,7 @@ func fromMCPTool(mt mcp.Tool) (llmtoolkit.Tool, error) {
 	}
 	if mt.Meta != nil {
 		t.SensitiveFields = sensitiveFields(mt.Meta.AdditionalFields[ltmcp.MetaSensitiveFields])
+		t.Deferred = mt.Meta.AdditionalFields[ltmcp.MetaDeferred] == true
 	}
 	return llmtoolkit.NewToolFrom(t)
 }

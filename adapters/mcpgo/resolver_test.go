@@ -74,11 +74,12 @@ func TestFromServerNativeTools(t *testing.T) {
 	assert.Equal(t, "mcp", stats.Display.Kind)
 }
 
-// llmtoolkit tools served by mcp-go and read back: Display and sensitive
-// fields come through.
+// llmtoolkit tools served by mcp-go and read back: Display, sensitive
+// fields and deferral come through.
 func TestRoundTripDisplayAndSensitiveFields(t *testing.T) {
 	r := echoTools()
 	r.tools[0].SensitiveFields = []string{"text"}
+	r.tools[0].Deferred = true
 	_, _, c := serve(t, r)
 	ctx := context.Background()
 	back, err := mcpgo.NewResolver(ctx, c)
@@ -86,6 +87,10 @@ func TestRoundTripDisplayAndSensitiveFields(t *testing.T) {
 	echo, ok := llmtoolkit.FindTool(back, "echo")
 	require.True(t, ok)
 	assert.Equal(t, []string{"text"}, echo.SensitiveFields)
+	assert.True(t, echo.Deferred)
+	show, ok := llmtoolkit.FindTool(back, "show")
+	require.True(t, ok)
+	assert.False(t, show.Deferred)
 
 	res := llmtoolkit.Execute(ctx, back, llmtoolkit.Call{Name: "show", Arguments: map[string]any{"text": "hi"}})
 	require.False(t, res.IsError, res.Content)

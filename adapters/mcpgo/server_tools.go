@@ -136,8 +136,15 @@ func mcpTool(t llmtoolkit.Tool) (mcp.Tool, error) {
 			OpenWorldHint:   new(a.OpenWorld),
 		}
 	}
+	meta := map[string]any{}
 	if len(t.SensitiveFields) > 0 {
-		mt.Meta = mcp.NewMetaFromMap(map[string]any{ltmcp.MetaSensitiveFields: slices.Clone(t.SensitiveFields)})
+		meta[ltmcp.MetaSensitiveFields] = slices.Clone(t.SensitiveFields)
+	}
+	if t.Deferred {
+		meta[ltmcp.MetaDeferred] = true
+	}
+	if len(meta) > 0 {
+		mt.Meta = mcp.NewMetaFromMap(meta)
 	}
 	return mt, nil
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/agentresolver"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/mcp"
+	"github.com/llmtoolkit/llmtoolkit/toolsearch"
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
@@ -130,5 +132,16 @@ func CodingAgent(ctx context.Context, code *codetools.CodeTools, db *gorm.DB, ms
 	spawn, _ := agent.SpawnAgent(agent.SubAgentConfig{Model: send, Tools: code}) // read-only by default
 	tools := perms.Guard(trace.Record(llmtoolkit.Compose(code, agent.PlanMode(perms, reviewPlan), todos, spawn), db))
 	agentloop.Run(ctx, msgs, send, agentloop.Options{Resolver: tools, Stop: perms.Stop})
+	// readme:end
+}
+
+// ToolSearch is the README's large toolset: an MCP server's tools
+// deferred, found by the model with tool_search.
+func ToolSearch(ctx context.Context, code *codetools.CodeTools, github *mcp.Client, perms *agent.Permissions, db *gorm.DB,
+	msgs []agentloop.Message, send agentloop.SendFunc) {
+	// readme:begin toolsearch
+	all := llmtoolkit.Compose(code, llmtoolkit.Defer(github))   // the code tools at once, GitHub's once found
+	tools := toolsearch.New(perms.Guard(trace.Record(all, db))) // one per conversation; toolsearch.WithProxy() keeps the list fixed
+	agentloop.Run(ctx, msgs, send, agentloop.Options{Resolver: tools})
 	// readme:end
 }

@@ -51,6 +51,7 @@ var Allowed = map[string]Rule{
 	"mcp":              {Imports: []string{""}, Internal: true},
 	"provider":         {Imports: []string{"", "agentloop"}, Internal: true},
 	"llmtoolkittest":   {Imports: []string{"", "agentloop"}, Internal: true},
+	"toolsearch":       {Imports: []string{""}, Internal: true},
 	"otelkit":          {Imports: []string{"", "agentloop"}, Internal: true},
 	"adapters/eino":    {Imports: []string{""}, Internal: true},
 	"adapters/genkit":  {Imports: []string{""}, Internal: true},

@@ -1,0 +1,39 @@
+// Package toolsearch lets a model find the tools it needs among hundreds:
+// the deferred ones ([llmtoolkit.Tool.Deferred], or every tool of a
+// resolver with [llmtoolkit.Defer]) are not sent on every turn, and a
+// tool_search tool finds them by what they do.
+//
+// [Index] searches a list of tools in two modes: [BM25] (natural-language
+// words, Okapi BM25 over names, descriptions, argument names and argument
+// descriptions, names weighing more) and [Regex] (an RE2 pattern matched
+// without regard to case). [New] wraps a resolver so that a model uses it
+// through the search, in one of two exposures:
+//
+//   - [Offer] (the default): the tools found join the listed tools from the
+//     next turn, appended after the ones listed before, so the cached prefix
+//     of the provider's request stays the same;
+//   - [Proxy] ([WithProxy]): two fixed tools, tool_search answering the
+//     found tools' schemas and call_tool running one by name, validated
+//     against that tool's schema; the listed tools never change.
+//
+// In both, a call of a deferred tool the model has not found is answered
+// as an unknown tool ([WithUndiscoveredCalls] lets it through), and the
+// permission guard, sessions and the audit trail see each call as the call
+// it makes: call_tool is a recipe whose one step is the real call, run by
+// [llmtoolkit.Execute] through the same stack.
+//
+// Wrap the composed stack with [New] rather than composing a Resolver:
+// llmtoolkit.Compose reads its resolvers' lists once, so it would not list
+// the tools found later.
+//
+// A Resolver holds what one conversation found, in memory: make one per
+// conversation (per agentloop.Run), and restore a resumed conversation's
+// with [Resolver.Load] (a durable engine does not: a run resumed after a
+// crash starts with nothing found, and the model searches again). A
+// Session (llmtoolkit.PrepareSession) put around the Resolver declares
+// what it lists for the turn: in proxy mode tool_search and call_tool,
+// whose real calls pass as steps of the declared call_tool. Providers with a tool search of their own (Anthropic,
+// OpenAI Responses) do the search on their side: see package provider's
+// ...WithSearch codecs, and use this package for the others (Chat
+// Completions, Gemini) or where the host wants the search on its side.
+package toolsearch

@@ -1,0 +1,354 @@
+package toolsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// Mode is how a query is matched against the tools.
+type Mode string
+
+// The modes of search.
+const (
+	// BM25 ranks the tools by Okapi BM25 relevance to the query's words
+	// (names, argument names and words of descriptions; names weigh
+	// more). The query is natural language: "post a message in a Slack
+	// channel".
+	BM25 Mode = "bm25"
+	// Regex matches the query as a regular expression (RE2 syntax, without
+	// regard to case) against each tool's name, description, argument
+	// names and argument descriptions, and ranks the matching tools by
+	// where it matched (the name first). The query is a pattern:
+	// "slack.*(post|send)".
+	Regex Mode = "regex"
+)
+
+// ErrBadQuery is wrapped by the error of a query that cannot be run: an
+// empty one, a regular expression that does not compile or is too long.
+var ErrBadQuery = errors.New("bad tool search query")
+
+// MaxPatternBytes bounds a Regex query, as the providers' own regex tool
+// searches do.
+const MaxPatternBytes = 200
+
+// maxQueryBytes bounds a BM25 query.
+const maxQueryBytes = 4096
+
+// Match is one tool a search found.
+type Match struct {
+	// Tool is the tool's definition, as the index was given it.
+	Tool llmtoolkit.Tool
+	// Score is its relevance: higher is better; comparable only within
+	// one search.
+	Score float64
+}
+
+// Index searches a fixed list of tools. Build it with [NewIndex]; it is
+// safe for concurrent use.
+type Index struct {
+	tools []llmtoolkit.Tool
+	docs  []document
+	// BM25 statistics.
+	postings map[string][]posting
+	avgLen   float64
+}
+
+// document is one tool's searchable text.
+type document struct {
+	name     string // the tool's name, lower case
+	desc     string // its description
+	argNames string // its argument names, one a line
+	argDescs string // its argument descriptions, one a line
+	all      string // the four above, one a line: one regex test rules most tools out
+	folded   string // all, folded (see fold): one substring test rules out more
+	length   float64
+}
+
+// posting is one term's weighted frequency in one document.
+type posting struct {
+	doc int
+	tf  float64
+}
+
+// Field weights of BM25: a word of the name counts as three words of the
+// description, an argument name as two.
+const (
+	weightName    = 3
+	weightArgName = 2
+	weightDesc    = 1
+	weightArgDesc = 1
+	bm25K1        = 1.2
+	bm25B         = 0.75
+)
+
+// maxSchemaDepth bounds how deep argument names are read from a schema.
+const maxSchemaDepth = 4
+
+// NewIndex indexes tools for [Index.Search]. The list is kept as given.
+func NewIndex(tools []llmtoolkit.Tool) *Index {
+	ix := &Index{tools: tools, docs: make([]document, len(tools)), postings: map[string][]posting{}}
+	total := 0.0
+	for i, t := range tools {
+		var names, descs []string
+		schemaArgs(t.Parameters, 0, &names, &descs)
+		d := document{
+			name: strings.ToLower(t.Name), desc: t.Description,
+			argNames: strings.Join(names, "\n"), argDescs: strings.Join(descs, "\n"),
+		}
+		tf := map[string]float64{}
+		add := func(text string, w float64) {
+			for _, term := range terms(text) {
+				tf[term] += w
+				d.length += w
+			}
+		}
+		add(t.Name, weightName)
+		add(t.Description, weightDesc)
+		add(d.argNames, weightArgName)
+		add(d.argDescs, weightArgDesc)
+		for term, f := range tf {
+			ix.postings[term] = append(ix.postings[term], posting{doc: i, tf: f})
+		}
+		d.all = d.name + "\n" + d.desc + "\n" + d.argNames + "\n" + d.argDescs
+		d.folded = fold(d.all)
+		total += d.length
+		ix.docs[i] = d
+	}
+	if len(tools) > 0 {
+		ix.avgLen = total / float64(len(tools))
+	}
+	return ix
+}
+
+// Len is the number of tools indexed.
+func (ix *Index) Len() int { return len(ix.tools) }
+
+// Search returns at most limit tools matching query in mode, best first
+// (ties in list order). It answers by the end of ctx. An unknown mode is
+// BM25.
+func (ix *Index) Search(ctx context.Context, query string, mode Mode, limit int) ([]Match, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, fmt.Errorf("%w: the query is empty", ErrBadQuery)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	if mode == Regex {
+		return ix.searchRegex(ctx, query, limit)
+	}
+	return ix.searchBM25(ctx, query, limit)
+}
+
+func (ix *Index) searchBM25(ctx context.Context, query string, limit int) ([]Match, error) {
+	if len(query) > maxQueryBytes {
+		return nil, fmt.Errorf("%w: the query has %d bytes, more than %d", ErrBadQuery, len(query), maxQueryBytes)
+	}
+	qterms := terms(query)
+	slices.Sort(qterms)
+	qterms = slices.Compact(qterms)
+	scores := map[int]float64{}
+	n := float64(len(ix.docs))
+	for _, term := range qterms {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		list := ix.postings[term]
+		if len(list) == 0 {
+			continue
+		}
+		df := float64(len(list))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range list {
+			norm := bm25K1 * (1 - bm25B + bm25B*ix.docs[p.doc].length/ix.avgLen)
+			scores[p.doc] += idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
+		}
+	}
+	return ix.best(scores, limit), nil
+}
+
+func (ix *Index) searchRegex(ctx context.Context, pattern string, limit int) ([]Match, error) {
+	if len(pattern) > MaxPatternBytes {
+		return nil, fmt.Errorf("%w: the pattern has %d bytes, more than %d", ErrBadQuery, len(pattern), MaxPatternBytes)
+	}
+	re, err := regexp.Compile("(?i)" + pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadQuery, err)
+	}
+	var required []string
+	if parsed, err := syntax.Parse("(?i)"+pattern, syntax.Perl); err == nil {
+		required = literals(parsed.Simplify())
+	}
+	scores := map[int]float64{}
+	for i, d := range ix.docs {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if (required != nil && !containsAny(d.folded, required)) || !re.MatchString(d.all) {
+			continue
+		}
+		s := 0.0
+		if re.MatchString(d.name) {
+			s += 4
+		}
+		if re.MatchString(d.desc) {
+			s += 2
+		}
+		if d.argNames != "" && re.MatchString(d.argNames) {
+			s++
+		}
+		if d.argDescs != "" && re.MatchString(d.argDescs) {
+			s++
+		}
+		if s > 0 {
+			scores[i] = s
+		}
+	}
+	return ix.best(scores, limit), nil
+}
+
+// best returns the limit best-scored documents, ties in list order.
+func (ix *Index) best(scores map[int]float64, limit int) []Match {
+	idx := make([]int, 0, len(scores))
+	for i := range scores {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if scores[idx[a]] != scores[idx[b]] {
+			return scores[idx[a]] > scores[idx[b]]
+		}
+		return idx[a] < idx[b]
+	})
+	if len(idx) > limit {
+		idx = idx[:limit]
+	}
+	out := make([]Match, len(idx))
+	for k, i := range idx {
+		out[k] = Match{Tool: ix.tools[i], Score: scores[i]}
+	}
+	return out
+}
+
+// schemaArgs collects the property names and descriptions of a schema,
+// nested objects and array items included, to maxSchemaDepth.
+func schemaArgs(schema map[string]any, depth int, names, descs *[]string) {
+	if schema == nil || depth > maxSchemaDepth {
+		return
+	}
+	props, _ := schema["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		*names = append(*names, k)
+		p, ok := props[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		if d, ok := p["description"].(string); ok && d != "" {
+			*descs = append(*descs, d)
+		}
+		schemaArgs(p, depth+1, names, descs)
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		schemaArgs(items, depth+1, names, descs)
+	}
+}
+
+// stopwords are words too common in tool descriptions and needs to tell
+// tools apart.
+var stopwords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "on": true, "for": true, "with": true, "by": true, "at": true, "from": true,
+	"is": true, "are": true, "be": true, "it": true, "its": true, "this": true, "that": true,
+	"as": true, "into": true, "i": true, "me": true, "my": true, "we": true, "our": true,
+	"you": true, "your": true, "can": true, "do": true, "does": true, "please": true,
+	"want": true, "need": true, "some": true, "all": true, "any": true, "which": true,
+	"what": true, "when": true, "if": true, "use": true, "tool": true, "so": true,
+}
+
+// terms splits text into search terms: words split at non-letters, at
+// underscores and hyphens and at camelCase humps, lower-cased, stop words
+// dropped, each reduced to a rough stem.
+func terms(text string) []string {
+	var out []string
+	var word []rune
+	flush := func() {
+		if len(word) == 0 {
+			return
+		}
+		w := strings.ToLower(string(word))
+		word = word[:0]
+		if stopwords[w] {
+			return
+		}
+		out = append(out, stem(w))
+	}
+	var prev rune
+	for i, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && len(word) > 0 {
+				next, _ := utf8.DecodeRuneInString(text[i+utf8.RuneLen(r):])
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)) {
+					flush()
+				}
+			}
+			word = append(word, r)
+		default:
+			flush()
+		}
+		prev = r
+	}
+	flush()
+	return out
+}
+
+// stem strips the commonest English inflections, so that "files",
+// "listing" and "listed" meet "file" and "list", "creates" and "created"
+// meet "create". Short words are kept.
+func stem(w string) string {
+	w = stripSuffix(w)
+	if len(w) > 4 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+func stripSuffix(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return undouble(w[:len(w)-3])
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		return undouble(w[:len(w)-2])
+	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes")):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble turns "stopp" (of "stopping") into "stop".
+func undouble(w string) string {
+	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}

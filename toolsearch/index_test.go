@@ -1,0 +1,83 @@
+package toolsearch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// TestTerms: names split at underscores and camelCase humps, stop words
+// dropped, inflections meet their stem.
+func TestTerms(t *testing.T) {
+	for text, want := range map[string][]string{
+		"slack_post_message":     {"slack", "post", "messag"},
+		"readMultipleFiles":      {"read", "multipl", "file"},
+		"HTTPServer":             {"http", "server"},
+		"Creates the new issues": {"creat", "new", "issu"},
+		"created, creating":      {"creat", "creat"},
+		"listing listed lists":   {"list", "list", "list"},
+		"stopping":               {"stop"},
+		"the a of":               nil,
+		"Größe ändern":           {"größ", "ändern"},
+		"":                       nil,
+	} {
+		assert.Equal(t, want, terms(text), text)
+	}
+}
+
+// TestSearchRanksNameAboveDescription: a query word in a tool's name
+// weighs more than the same word in another's description, in both
+// modes; ties keep list order; limit bounds the answer; a cancelled
+// context stops the search.
+func TestSearchRanksNameAboveDescription(t *testing.T) {
+	tools := []llmtoolkit.Tool{
+		llmtoolkit.MustTool("notes_add", "Adds a note; can also archive it.", nil),
+		llmtoolkit.MustTool("archive_note", "Moves a note away.", nil),
+		llmtoolkit.MustTool("other", "Nothing to see.", map[string]any{"type": "object", "properties": map[string]any{
+			"archive": map[string]any{"type": "boolean", "description": "unrelated"}}}),
+	}
+	ix := NewIndex(tools)
+	for _, mode := range []Mode{BM25, Regex} {
+		got, err := ix.Search(context.Background(), "archive", mode, 5)
+		require.NoError(t, err)
+		require.Len(t, got, 3, mode)
+		assert.Equal(t, "archive_note", got[0].Tool.Name, mode)
+		one, err := ix.Search(context.Background(), "archive", mode, 1)
+		require.NoError(t, err)
+		assert.Len(t, one, 1)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ix.Search(ctx, "archive", BM25, 5)
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = ix.Search(ctx, "archive", Regex, 5)
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = ix.Search(context.Background(), "  ", BM25, 5)
+	assert.ErrorIs(t, err, ErrBadQuery)
+}
+
+// FuzzSearch: any query, in either mode, answers at most limit tools or
+// an error, never a panic.
+func FuzzSearch(f *testing.F) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("slack_post_message", "Post a message to a Slack channel.", nil),
+		llmtoolkit.MustTool("getUserProfile", "Get the profile of a user, with ÄÖÜ and ſ.", map[string]any{"type": "object", "properties": map[string]any{
+			"user_id": map[string]any{"type": "string", "description": "The user."}}}),
+	})
+	for _, q := range []string{"slack", "(a|b)*", "\\", "ſ", "[[:alpha:]]+", "x{1000}"} {
+		f.Add(q, 3)
+	}
+	f.Fuzz(func(t *testing.T, query string, limit int) {
+		limit %= 30
+		for _, mode := range []Mode{BM25, Regex} {
+			got, err := ix.Search(context.Background(), query, mode, limit)
+			if err == nil {
+				assert.LessOrEqual(t, len(got), max(limit, 0))
+			}
+		}
+	})
+}
