@@ -79,6 +79,13 @@ type ModelStep struct {
 	Messages []Message
 	// Tools are the tools offered.
 	Tools []llmtoolkit.Tool
+	// Compaction marks the step that summarizes a span of the history
+	// ([ContextPolicy.Summarize]): Messages is the span followed by a user
+	// message asking for a summary ([SummaryPrompt]), Tools is nil, and
+	// call runs the host's summarizer. An engine records it like any
+	// model step (it may name it apart); one that calls the model itself
+	// instead of call gets a summary written by the model.
+	Compaction bool
 }
 
 // ToolsStep describes one turn's tool calls.
