@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,12 @@ func (l *loop) clearOld(ctx context.Context, n, tokens int) int {
 		m := &l.history[i]
 		if m.Role != RoleTool || len(m.Content) < minClearBytes || strings.HasPrefix(m.Content, ClearedPrefix) {
 			continue
+		}
+		if cleared == 0 {
+			// Copy on write: the slices sent before (to the SendFunc, an
+			// Executor, a host that kept them) keep what they held.
+			l.history = slices.Clone(l.history)
+			m = &l.history[i]
 		}
 		stub := *m
 		stub.Content = l.stub(i)

@@ -496,3 +496,28 @@ func TestClearingAndCompactionReplayIdentically(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 }
+
+// TestClearingLeavesSentHistoriesAlone: the histories sent to the model
+// before a clearing keep what they held (a host may keep them, log them on
+// another goroutine, or an engine may hold them): the loop clears a copy.
+func TestClearingLeavesSentHistoriesAlone(t *testing.T) {
+	var sent [][]agentloop.Message
+	var copies [][]agentloop.Message
+	model := turnsModel(12, readCall)
+	send := func(ctx context.Context, msgs []agentloop.Message, tools []llmtoolkit.Tool) (agentloop.Response, error) {
+		sent = append(sent, msgs)
+		copies = append(copies, append([]agentloop.Message(nil), msgs...))
+		return model(ctx, msgs, tools)
+	}
+	_, history, err := agentloop.Run(t.Context(), prompt(), send, agentloop.Options{
+		Resolver: bigTool(3000), Logger: quiet, MaxIterations: 12, ContextBudget: 20000, ContextPolicy: agentloop.ContextPolicy{KeepToolResults: 2}})
+	require.NoError(t, err)
+	cleared := false
+	for _, m := range history {
+		cleared = cleared || strings.HasPrefix(m.Content, agentloop.ClearedPrefix)
+	}
+	require.True(t, cleared)
+	for i := range sent {
+		assert.Equal(t, copies[i], sent[i], "request %d is as it was sent", i+1)
+	}
+}
