@@ -208,6 +208,9 @@ func RunToolCall(ctx context.Context, opts Options, iteration int, calls []llmto
 	if i < 0 || i >= len(calls) {
 		return badIndex(calls, i)
 	}
+	// A tool call neither counts nor compacts the history: the worker's
+	// Options may hold a summarizer for its model steps without a budget.
+	opts.ContextBudget, opts.ContextPolicy.Summarize = 0, nil
 	opts, err := opts.withDefaults()
 	if err != nil {
 		c := calls[i]
