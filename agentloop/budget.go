@@ -134,7 +134,10 @@ type ContextPolicy struct {
 	// holds the spill files: each run writes into its own subfolder
 	// (named after the run's ID, [llmtoolkit.RunIDFrom], when it has one).
 	// Files are opened through an [os.Root] on SpillRoot, so no link can
-	// send them elsewhere. Empty means [DefaultSpillDir].
+	// send them elsewhere. The folder gets a .gitignore that ignores it
+	// all, which keeps the files out of git and out of codetools' walks
+	// over the whole workspace (grep, glob, tree), while a path named
+	// inside it is still read. Empty means [DefaultSpillDir].
 	SpillDir string
 	// KeepSpillFiles keeps the run's spill files when Run returns. By
 	// default Run removes its subfolder when it returns, except with an

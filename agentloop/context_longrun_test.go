@@ -313,7 +313,9 @@ func TestLongRunStaysInsideTheBudget(t *testing.T) {
 	_, err = os.Stat(filepath.Join(root, agentloop.DefaultSpillDir))
 	if err == nil {
 		entries, _ := os.ReadDir(filepath.Join(root, agentloop.DefaultSpillDir))
-		assert.Empty(t, entries, "the run's spill files are removed when it returns")
+		for _, e := range entries {
+			assert.Equal(t, ".gitignore", e.Name(), "the run's spill files are removed when it returns")
+		}
 	}
 
 	t.Logf("tokens per request over %d turns (simulated provider count: Anthropic JSON bytes / 3.5):", longTurns)

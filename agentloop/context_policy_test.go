@@ -233,12 +233,14 @@ func TestSpillToAFileTheCodeToolsRead(t *testing.T) {
 			return agentloop.Response{ToolCalls: []llmtoolkit.Call{
 				{ID: "r", Name: "read_file", Arguments: map[string]any{"path": spilled, "offset": 2500.0, "limit": 2.0}},
 				{ID: "g", Name: "grep", Arguments: map[string]any{"pattern": "line 4321$", "path": spilled}},
+				{ID: "w", Name: "grep", Arguments: map[string]any{"pattern": "line 4321$"}},
 			}}, nil
 		}),
 		lt.Respond(func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
 			n := len(msgs)
-			assert.Contains(t, msgs[n-2].Content, "log line 2500\nlog line 2501")
-			assert.Contains(t, msgs[n-1].Content, "log line 4321")
+			assert.Contains(t, msgs[n-3].Content, "log line 2500\nlog line 2501")
+			assert.Contains(t, msgs[n-2].Content, "log line 4321")
+			assert.NotContains(t, msgs[n-1].Content, "log line 4321", "a grep over the workspace leaves the spill files out (their folder's .gitignore)")
 			_, err := os.Stat(filepath.Join(root, spilled))
 			assert.NoError(t, err, "the file is there during the run")
 			return agentloop.Response{Content: "done"}, nil
@@ -494,7 +496,8 @@ func TestClearingAndCompactionReplayIdentically(t *testing.T) {
 	require.NoError(t, (agentloop.ContextPolicy{SpillRoot: root}).RemoveSpillFiles("run-1"))
 	entries, err := os.ReadDir(filepath.Join(root, agentloop.DefaultSpillDir))
 	require.NoError(t, err)
-	assert.Empty(t, entries)
+	require.Len(t, entries, 1, "the run's folder is removed")
+	assert.Equal(t, ".gitignore", entries[0].Name())
 }
 
 // TestClearingLeavesSentHistoriesAlone: the histories sent to the model

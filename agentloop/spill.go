@@ -84,6 +84,14 @@ func (s *spiller) write(dir, name, data string) error {
 	if err := root.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("spill folder: %w", err)
 	}
+	// Keep the spill files out of git and of the walks over the whole
+	// workspace (grep, glob, tree honour .gitignore files); a path named
+	// inside the folder is still read.
+	if _, err := root.Lstat(path.Join(s.dir, ".gitignore")); errors.Is(err, os.ErrNotExist) {
+		if err := atomicfile.WriteFile(root, path.Join(s.dir, ".gitignore"), []byte("# llmtoolkit's spilled tool results\n*\n"), 0o644); err != nil {
+			return fmt.Errorf("spill folder: %w", err)
+		}
+	}
 	s.mu.Lock()
 	s.used[dir] = true
 	s.mu.Unlock()
