@@ -524,3 +524,41 @@ func TestClearingLeavesSentHistoriesAlone(t *testing.T) {
 		assert.Equal(t, copies[i], sent[i], "request %d is as it was sent", i+1)
 	}
 }
+
+// TestParallelSpills: the calls of one turn run in parallel and spill at
+// once, each to its own file, each reported once.
+func TestParallelSpills(t *testing.T) {
+	root := t.TempDir()
+	logs := &lt.Fake{}
+	logs.Handle("log", func(_ context.Context, c llmtoolkit.Call) (string, error) {
+		return strings.Repeat(fmt.Sprint(c.ID, " line\n"), 2000), nil
+	})
+	var calls []llmtoolkit.Call
+	for i := range 8 {
+		calls = append(calls, llmtoolkit.Call{ID: fmt.Sprint("p", i), Name: "log"})
+	}
+	var paths []string
+	model := lt.NewScriptedModel(t, lt.CallTools(calls...), lt.Respond(func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+		for _, m := range msgs[len(msgs)-8:] {
+			i := strings.Index(m.Content, agentloop.DefaultSpillDir)
+			require.GreaterOrEqual(t, i, 0)
+			p := m.Content[i : i+strings.IndexByte(m.Content[i:], '"')]
+			data, err := os.ReadFile(filepath.Join(root, p))
+			require.NoError(t, err)
+			assert.Equal(t, strings.Repeat(m.ToolCallID+" line\n", 2000), string(data), "each file holds its own call's whole result")
+			paths = append(paths, p)
+		}
+		return agentloop.Response{Content: "done"}, nil
+	}))
+	spills := 0
+	_, _, err := agentloop.Run(t.Context(), prompt(), model.Send, agentloop.Options{Resolver: logs, Logger: quiet, MaxParallel: 8,
+		ContextPolicy: agentloop.ContextPolicy{SpillBytes: 4096, SpillRoot: root},
+		OnEvent: func(e agentloop.Event) {
+			if e.Kind == agentloop.EventResultSpilled {
+				spills++
+			}
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, 8, spills)
+	assert.Len(t, paths, 8)
+}
