@@ -89,7 +89,7 @@ const (
 // loop behaves exactly as it did without a policy, at no cost. Each
 // clearing, spill and compaction is reported as an [Event]
 // ([EventContextCleared], [EventResultSpilled], [EventContextCompacted]),
-// a log record (Debug for clearing and spills, Info for compaction) and,
+// a log record at Debug (a spill or a compaction that fails: Warn) and,
 // when the [Tracer] implements [ContextTracer], a span event with the
 // tokens before and after.
 type ContextPolicy struct {
@@ -364,10 +364,7 @@ func (a *accounting) recount(history []Message) {
 // report sends c to the event callback, the log and the tracer.
 func (l *loop) report(ctx context.Context, c ContextChange) {
 	l.emit(Event{Kind: c.Kind, Iteration: c.Iteration, Call: c.Call, Context: &c})
-	level := slog.LevelDebug
-	if c.Kind == EventContextCompacted {
-		level = slog.LevelInfo
-	}
+	level := slog.LevelDebug // quiet by default, as the run's own record
 	attrs := []slog.Attr{
 		slog.String("change", string(c.Kind)), slog.Int("iteration", c.Iteration),
 		slog.Int("tokens_before", c.TokensBefore), slog.Int("tokens_after", c.TokensAfter),
