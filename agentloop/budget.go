@@ -170,7 +170,8 @@ type ContextChange struct {
 // spills and compactions (package otelkit's adds a span event to the
 // run's span). ContextChanged is called from the goroutine that called
 // Run, with the run's context, except for spills, which are reported from
-// the tool call's goroutine with its context.
+// the tool call's goroutine with its context: concurrently when the
+// calls of a turn run in parallel.
 type ContextTracer interface {
 	ContextChanged(ctx context.Context, c ContextChange)
 }
