@@ -125,7 +125,12 @@ func TestCrashResumeWithContextPolicy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	db := "sqlite:" + filepath.Join(t.TempDir(), "dbos.db")
+	for name, db := range databases(t) {
+		t.Run(name, func(t *testing.T) { crashWithContextPolicy(t, db(t)) })
+	}
+}
+
+func crashWithContextPolicy(t *testing.T, db string) {
 	refDir := t.TempDir()
 	ref := childSpec{DB: "sqlite:" + filepath.Join(t.TempDir(), "ref.db"), Dir: refDir, Run: "run-1", Executor: "a", Start: true, Context: true}
 	startChild(t, ref).wait(t, 90*time.Second)
