@@ -238,14 +238,27 @@ func EstimateToolTokens(tools []llmtoolkit.Tool) int {
 	return n
 }
 
+// estimateMessage is the estimate of one message. An assistant message
+// that carries its answer's provider state is counted by that state,
+// which holds the calls' arguments as the provider wrote them (it is what
+// package provider's converters send back), so the arguments are not
+// counted again.
 func estimateMessage(m *Message) int {
-	n := len(m.Content) + len(m.ToolCallID) + len(m.ToolName) + stateSize(m.Provider)
+	n := len(m.Content) + len(m.ToolCallID) + len(m.ToolName)
+	state := len(m.Provider) > 0
+	if state {
+		n += stateSize(m.Provider)
+	}
 	for i := range m.ToolCalls {
 		c := &m.ToolCalls[i]
-		n += len(c.ID) + len(c.Name) + 16 + stateSize(c.Provider)
-		if c.Malformed != nil {
+		n += len(c.ID) + len(c.Name) + 16
+		if len(c.Provider) > 0 {
+			n += stateSize(c.Provider)
+		}
+		switch {
+		case c.Malformed != nil:
 			n += len(c.Malformed.Raw)
-		} else {
+		case !state:
 			n += jsonSize(c.Arguments, 0)
 		}
 	}
