@@ -49,6 +49,31 @@
 // resolver wrapper (otelkit.Instrument) nests them. This package imports no
 // OpenTelemetry.
 //
+// # Long runs: the context budget
+//
+// Without a budget, the history grows with every turn and is sent whole
+// each time. [Options.ContextBudget] (tokens) and [Options.ContextPolicy]
+// keep a long run inside a model's window, as Anthropic's context editing
+// and the coding agents do. The loop counts its history: the provider's
+// own count of the last request ([Usage.ContextTokens], cached tokens
+// included; package provider's parsers fill it) plus an estimate of what
+// changed since ([BytesPerToken]: 3 bytes a token, an overestimate for
+// code and prose, documented with its error), at the cost of the new
+// messages only (BenchmarkAccountingTurn). Before each model call it
+// clears the oldest tool results past ClearAt (a stub names the call, its
+// arguments and the spill file or says to call again; assistant messages,
+// reasoning state and call/result pairs are never touched), then compacts
+// the oldest span past CompactAt with the host's Summarize (a model step,
+// through the Executor: a durable run replays the recorded summary), and
+// ends the run with [ErrContextBudget] rather than send a request past the
+// budget. A result past SpillBytes is written whole to a file inside the
+// workspace (SpillRoot, through an os.Root), and the model gets its head,
+// its tail and the path to page through with read_file and grep. Each
+// change is an [Event], a log record and, for a [ContextTracer], a span
+// event. TestLongRunStaysInsideTheBudget runs 200 scripted coding turns
+// under a 100k budget, checking every request against every provider
+// format's rules.
+//
 // # Durable runs
 //
 // Run keeps a run in one process's memory. To make a run survive a crash,

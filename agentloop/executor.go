@@ -79,6 +79,13 @@ type ModelStep struct {
 	Messages []Message
 	// Tools are the tools offered.
 	Tools []llmtoolkit.Tool
+	// Compaction marks the step that summarizes a span of the history
+	// ([ContextPolicy.Summarize]): Messages is the span followed by a user
+	// message asking for a summary ([SummaryPrompt]), Tools is nil, and
+	// call runs the host's summarizer. An engine records it like any
+	// model step (it may name it apart); one that calls the model itself
+	// instead of call gets a summary written by the model.
+	Compaction bool
 }
 
 // ToolsStep describes one turn's tool calls.
@@ -201,6 +208,9 @@ func RunToolCall(ctx context.Context, opts Options, iteration int, calls []llmto
 	if i < 0 || i >= len(calls) {
 		return badIndex(calls, i)
 	}
+	// A tool call neither counts nor compacts the history: the worker's
+	// Options may hold a summarizer for its model steps without a budget.
+	opts.ContextBudget, opts.ContextPolicy.Summarize = 0, nil
 	opts, err := opts.withDefaults()
 	if err != nil {
 		c := calls[i]

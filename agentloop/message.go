@@ -62,11 +62,17 @@ type Usage struct {
 	InputTokens int `json:"input_tokens"`
 	// OutputTokens is the number of generated tokens.
 	OutputTokens int `json:"output_tokens"`
+	// ContextTokens is the size of the whole prompt, cached parts
+	// included, where InputTokens leaves them out (Anthropic's
+	// input_tokens + cache_creation_input_tokens +
+	// cache_read_input_tokens); package provider's parsers set it for
+	// every format. 0: not reported (InputTokens is then the size).
+	ContextTokens int `json:"context_tokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, ContextTokens: u.ContextTokens + v.ContextTokens}
 }
 
 // Response is one answer of the model.

@@ -106,6 +106,17 @@ type Options struct {
 	// so that the durations replay the same. Nil means time.Now. A panic
 	// in it ends the run with a [*CallbackPanicError].
 	Now func() time.Time
+	// ContextBudget is the most tokens a request may take (the history
+	// and the tools, as the loop counts them: see [BytesPerToken]), and
+	// ContextPolicy says how the loop keeps the history under it:
+	// clearing old tool results, compacting, spilling big results to
+	// files. 0 (the default): no budget, the history grows as the run
+	// goes, exactly as without these fields.
+	ContextBudget int
+	// ContextPolicy is how the history is kept under ContextBudget, and
+	// when big results are spilled to files; its zero value uses the
+	// defaults it documents (see [ContextPolicy]).
+	ContextPolicy ContextPolicy
 }
 
 // Iteration describes one round of the loop: a model call and the tool
@@ -125,6 +136,10 @@ type Iteration struct {
 	ModelDuration time.Duration
 	// ToolsDuration is how long the tool calls took together (wall clock).
 	ToolsDuration time.Duration
+	// ContextTokens is the size, in tokens, of the request of this
+	// iteration's model call as the loop counted it (see
+	// [BytesPerToken]), when [Options.ContextBudget] is set; else 0.
+	ContextTokens int
 }
 
 // EventKind names what an [Event] reports.
@@ -143,6 +158,14 @@ const (
 	EventProgress EventKind = "progress"
 	// EventToolResult: a tool call finished (Event.Call, Event.Result).
 	EventToolResult EventKind = "tool_result"
+	// EventContextCleared: old tool results were cleared (Event.Context).
+	EventContextCleared EventKind = "context_cleared"
+	// EventResultSpilled: a tool result was spilled to a file
+	// (Event.Call, Event.Context).
+	EventResultSpilled EventKind = "result_spilled"
+	// EventContextCompacted: the oldest span of the history was replaced
+	// by its summary (Event.Context).
+	EventContextCompacted EventKind = "context_compacted"
 )
 
 // Event is something that happened during [Run], for a host's UI.
@@ -166,6 +189,9 @@ type Event struct {
 	// Duration is how long the call took (EventToolResult) or the model
 	// call took (EventResponse).
 	Duration time.Duration
+	// Context describes a clearing, a spill or a compaction
+	// (EventContextCleared, EventResultSpilled, EventContextCompacted).
+	Context *ContextChange
 }
 
 // withDefaults checks o and fills in the defaults.
@@ -197,6 +223,10 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	o, err := o.withPolicyDefaults()
+	if err != nil {
+		return o, err
 	}
 	if rf, ok := o.Resolver.(llmtoolkit.ResolverFunc); ok && rf == nil {
 		o.Resolver = nil // PrepareSession returns (nil, nil) when nothing matches

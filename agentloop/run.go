@@ -58,6 +58,7 @@ func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (
 		ctx, endRun = opts.Tracer.StartRun(ctx)
 	}
 	resp, err := l.run(ctx, send)
+	l.removeSpills(ctx)
 	err = l.scrubRunError(err) // before it is logged, traced or returned
 	l.log(ctx, l.now().Sub(start), err)
 	if endRun != nil {
@@ -79,10 +80,15 @@ type loop struct {
 	panicked  atomic.Pointer[CallbackPanicError] // the first callback panic: the run ends with it
 	secretsMu sync.Mutex
 	secrets   []string // the declared secrets of every turn's calls, and of the history's (secrets.go)
+
+	acct        accounting // with Options.ContextBudget
+	spiller     *spiller   // with ContextPolicy.SpillBytes
+	cleared     int        // tool results cleared
+	compactions int
 }
 
 func newLoop(opts Options, history []Message) *loop {
-	l := &loop{opts: opts, resolver: opts.Resolver, history: history, breaker: newBreaker(opts.BreakerThreshold)}
+	l := &loop{opts: opts, resolver: opts.Resolver, history: history, breaker: newBreaker(opts.BreakerThreshold), spiller: newSpiller(opts.ContextPolicy)}
 	if opts.Tools != nil {
 		l.offered = newOffered(opts.Resolver, opts.Tools)
 		l.resolver = l.offered
@@ -100,15 +106,24 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		if err := ctx.Err(); err != nil {
 			return last, fmt.Errorf("agentloop: stopped before iteration %d: %w", n, err)
 		}
+		tools := l.offeredTools()
+		var ctxTokens int
+		if l.opts.ContextBudget > 0 {
+			var err error
+			if ctxTokens, err = l.budget(ctx, n, tools); err != nil {
+				return last, err
+			}
+		}
 		t0 := l.now()
 		var resp Response
 		var err error
 		if l.opts.Executor == nil {
-			resp, err = l.send(ctx, send, l.offeredTools())
+			resp, err = l.send(ctx, send, tools)
 		} else {
-			resp, err = l.sendVia(ctx, send, l.offeredTools())
+			resp, err = l.sendVia(ctx, send, tools)
 		}
 		modelDur := l.now().Sub(t0)
+		l.acct.observe(resp.Usage)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return last, fmt.Errorf("agentloop: stopped in iteration %d: %w (model call: %w)", n, ctxErr, err)
@@ -124,7 +139,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		if err := l.failure(n); err != nil {
 			return resp, err // before running its calls
 		}
-		it := Iteration{N: n, Response: resp, Calls: resp.ToolCalls, ModelDuration: modelDur}
+		it := Iteration{N: n, Response: resp, Calls: resp.ToolCalls, ModelDuration: modelDur, ContextTokens: ctxTokens}
 		if len(resp.ToolCalls) == 0 {
 			l.history = append(l.history, resp.Message())
 			l.iterationDone(it)
@@ -284,6 +299,7 @@ func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i in
 			})
 		}
 		res = llmtoolkit.Execute(cctx, l.resolver, call)
+		l.maybeSpill(ctx, n, i, call, &res)
 		res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
 	}
 	d := l.now().Sub(t0)
@@ -408,6 +424,9 @@ func (l *loop) log(ctx context.Context, d time.Duration, err error) {
 		slog.Int("iterations", l.iteration),
 		slog.Int("tool_calls", l.toolCalls),
 		slog.Duration("duration", d),
+	}
+	if l.opts.ContextBudget > 0 || l.spiller != nil {
+		attrs = append(attrs, slog.Int("context_tokens", l.acct.tokens(l.history)), slog.Int("results_cleared", l.cleared), slog.Int("compactions", l.compactions))
 	}
 	level := slog.LevelDebug // quiet by default: a run that ends well is not news
 	if err != nil {

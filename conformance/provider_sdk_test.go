@@ -175,7 +175,7 @@ func TestGeminiReadsSDKBuiltResponse(t *testing.T) {
 	require.Len(t, resp.ToolCalls, 2)
 	assert.Equal(t, "fc1", resp.ToolCalls[0].ID)
 	assert.Equal(t, "STOP", resp.StopReason)
-	assert.Equal(t, agentloop.Usage{InputTokens: 10, OutputTokens: 12}, resp.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 10, OutputTokens: 12, ContextTokens: 10}, resp.Usage)
 
 	// Replayed through the fallback (the message was rebuilt from its calls
 	// alone), the signature still lands on its own functionCall part.
@@ -220,4 +220,18 @@ func TestOpenAIChatReadsSDKBuiltMessage(t *testing.T) {
 	calls, err := provider.OpenAIToolCalls(mustJSON(t, msg))
 	require.NoError(t, err)
 	assert.Equal(t, []llmtoolkit.Call{{ID: "call_1", Name: "get_weather", Arguments: map[string]any{"location": "Paris"}}}, calls)
+}
+
+// TestAnthropicUsageCountsTheCachedPrompt: the cache counts our parser
+// reads are the ones the SDK's Usage reads, and ContextTokens adds them to
+// input_tokens (which leaves the cached prompt out).
+func TestAnthropicUsageCountsTheCachedPrompt(t *testing.T) {
+	body := []byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn",
+		"usage":{"input_tokens":12,"cache_creation_input_tokens":2000,"cache_read_input_tokens":90000,"output_tokens":5}}`)
+	var sdk anthropic.Message
+	require.NoError(t, json.Unmarshal(body, &sdk))
+	resp, err := provider.AnthropicResponse(body)
+	require.NoError(t, err)
+	assert.Equal(t, int(sdk.Usage.InputTokens+sdk.Usage.CacheCreationInputTokens+sdk.Usage.CacheReadInputTokens), resp.Usage.ContextTokens)
+	assert.Equal(t, 92012, resp.Usage.ContextTokens)
 }

@@ -99,7 +99,34 @@ func Agent(name string, opts ...Option) *AgentTracer {
 	return a
 }
 
-var _ agentloop.Tracer = (*AgentTracer)(nil)
+var (
+	_ agentloop.Tracer        = (*AgentTracer)(nil)
+	_ agentloop.ContextTracer = (*AgentTracer)(nil)
+)
+
+// ContextChanged adds a span event for a clearing, spill or compaction of
+// the run's history (agentloop.ContextPolicy) to the span of ctx: the
+// run's span, or for a spill the tool call's when the resolver is wrapped
+// with [Instrument]. The event is named "llmtoolkit.context." and the
+// change's kind ("context_cleared", "result_spilled",
+// "context_compacted") and carries llmtoolkit.context.tokens_before,
+// tokens_after, messages, iteration and, for a spill, spill_path (the
+// file, relative to the workspace). It implements
+// [agentloop.ContextTracer].
+func (a *AgentTracer) ContextChanged(ctx context.Context, c agentloop.ContextChange) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	attrs := []attribute.KeyValue{
+		keyContextTokensBefore.Int(c.TokensBefore), keyContextTokensAfter.Int(c.TokensAfter),
+		keyContextMessages.Int(c.Messages), keyContextIteration.Int(c.Iteration),
+	}
+	if c.Path != "" {
+		attrs = append(attrs, keyContextSpillPath.String(c.Path))
+	}
+	span.AddEvent(eventContextPrefix+string(c.Kind), trace.WithAttributes(attrs...))
+}
 
 // runKey keys the *runState of the run a context belongs to.
 type runKey struct{}

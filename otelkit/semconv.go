@@ -46,6 +46,19 @@ const (
 	errorTypeFallback = "_OTHER"   // error.type when no class applies
 )
 
+// The span events of [AgentTracer.ContextChanged]: one per clearing,
+// spill or compaction of agentloop's context policy, named after its
+// agentloop.EventKind ("llmtoolkit.context.context_cleared", ...). These
+// names are llmtoolkit's own, not the conventions'.
+const (
+	eventContextPrefix     = "llmtoolkit.context."
+	keyContextTokensBefore = attribute.Key("llmtoolkit.context.tokens_before")
+	keyContextTokensAfter  = attribute.Key("llmtoolkit.context.tokens_after")
+	keyContextMessages     = attribute.Key("llmtoolkit.context.messages")
+	keyContextIteration    = attribute.Key("llmtoolkit.context.iteration")
+	keyContextSpillPath    = attribute.Key("llmtoolkit.context.spill_path")
+)
+
 // The execute_tool duration histogram.
 const (
 	metricToolDuration     = "gen_ai.execute_tool.duration"

@@ -143,10 +143,23 @@ type anthropicBlock struct {
 type anthropicResponse struct {
 	Content    json.RawMessage `json:"content"`
 	StopReason string          `json:"stop_reason"`
-	Usage      *struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
-	} `json:"usage"`
+	Usage      *anthropicUsage `json:"usage"`
+}
+
+// anthropicUsage is a Messages usage object. input_tokens leaves out the
+// prompt's cached parts, which the two cache counts hold.
+type anthropicUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// usage returns u as an agentloop.Usage: ContextTokens counts the whole
+// prompt, cached parts included.
+func (u anthropicUsage) usage() agentloop.Usage {
+	return agentloop.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		ContextTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens}
 }
 
 // anthropicState is the value of [StateAnthropic] on an assistant message.
@@ -356,7 +369,8 @@ func AnthropicMessages(history []agentloop.Message) (system string, messages []A
 
 // AnthropicResponse reads a Messages response body into an
 // agentloop.Response: the text blocks joined, the tool_use blocks as
-// calls, stop_reason and usage. When the answer has thinking,
+// calls, stop_reason and usage (ContextTokens: input_tokens with the
+// cache counts). When the answer has thinking,
 // redacted_thinking or other blocks, all its blocks are kept in
 // Response.Provider ([StateAnthropic]) for [AnthropicMessages] to replay.
 func AnthropicResponse(body json.RawMessage) (agentloop.Response, error) {
@@ -366,7 +380,7 @@ func AnthropicResponse(body json.RawMessage) (agentloop.Response, error) {
 	}
 	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: resp.StopReason, Provider: turn.state}
 	if resp.Usage != nil {
-		out.Usage = agentloop.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+		out.Usage = resp.Usage.usage()
 	}
 	return out, nil
 }

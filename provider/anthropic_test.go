@@ -108,7 +108,7 @@ func TestAnthropicResponse(t *testing.T) {
 		Content:    "I'll check the current weather in San Francisco for you.",
 		ToolCalls:  anthropicCalls,
 		StopReason: "tool_use",
-		Usage:      agentloop.Usage{InputTokens: 472, OutputTokens: 91},
+		Usage:      agentloop.Usage{InputTokens: 472, OutputTokens: 91, ContextTokens: 472},
 	}, resp)
 }
 

@@ -409,7 +409,7 @@ func GeminiResponse(body json.RawMessage) (agentloop.Response, error) {
 		out.StopReason = resp.Candidates[0].FinishReason
 	}
 	if u := resp.UsageMetadata; u != nil {
-		out.Usage = agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
+		out.Usage = agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount, ContextTokens: u.PromptTokenCount}
 	}
 	return out, nil
 }

@@ -108,7 +108,7 @@ func TestGeminiResponse(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, resp.ToolCalls, 2)
 	assert.Equal(t, "STOP", resp.StopReason)
-	assert.Equal(t, agentloop.Usage{InputTokens: 125, OutputTokens: 18}, resp.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 125, OutputTokens: 18, ContextTokens: 125}, resp.Usage)
 
 	resp, err = provider.GeminiResponse(testdata(t, "gemini_response_text.json"))
 	require.NoError(t, err)

@@ -231,7 +231,7 @@ func OpenAIResponse(body json.RawMessage) (agentloop.Response, error) {
 	if resp != nil {
 		out.StopReason = resp.Choices[0].FinishReason
 		if resp.Usage != nil {
-			out.Usage = agentloop.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+			out.Usage = agentloop.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, ContextTokens: resp.Usage.PromptTokens}
 		}
 	}
 	return out, nil

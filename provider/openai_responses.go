@@ -413,7 +413,7 @@ func OpenAIResponsesResponse(body json.RawMessage) (agentloop.Response, error) {
 		out.StopReason = resp.IncompleteDetails.Reason
 	}
 	if resp.Usage != nil {
-		out.Usage = agentloop.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+		out.Usage = agentloop.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, ContextTokens: resp.Usage.InputTokens}
 	}
 	return out, nil
 }

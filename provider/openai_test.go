@@ -119,11 +119,11 @@ func TestOpenAIResponse(t *testing.T) {
 	assert.Empty(t, resp.Content)
 	assert.Len(t, resp.ToolCalls, 2)
 	assert.Equal(t, "tool_calls", resp.StopReason)
-	assert.Equal(t, agentloop.Usage{InputTokens: 82, OutputTokens: 17}, resp.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 82, OutputTokens: 17, ContextTokens: 82}, resp.Usage)
 
 	resp, err = provider.OpenAIResponse(testdata(t, "openai_response_text.json"))
 	require.NoError(t, err)
-	assert.Equal(t, agentloop.Response{Content: "It is 22 degrees in Boston.", StopReason: "stop", Usage: agentloop.Usage{InputTokens: 120, OutputTokens: 9}}, resp)
+	assert.Equal(t, agentloop.Response{Content: "It is 22 degrees in Boston.", StopReason: "stop", Usage: agentloop.Usage{InputTokens: 120, OutputTokens: 9, ContextTokens: 120}}, resp)
 }
 
 func FuzzOpenAIToolCalls(f *testing.F) {

@@ -245,7 +245,7 @@ func TestRoundTripGeminiThoughtSignatures(t *testing.T) {
 	assert.JSONEq(t, string(second), string(field(t, reqs[2], "contents.3.parts")), "parallel calls: the signature stays on the first")
 	assert.Equal(t, "c0m8ws2e", jsonString(t, field(t, reqs[2], "contents.4.parts.1.functionResponse.id")))
 	assert.Equal(t, "It is 18°C and cloudy in Paris, and 22°C in Tokyo where it is 9 pm.", resp.Content)
-	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60}, resp.Usage, "thought tokens are output")
+	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60, ContextTokens: 220}, resp.Usage, "thought tokens are output")
 	require.NotNil(t, resp.Provider, "a text signature is kept too")
 }
 
@@ -290,7 +290,7 @@ func TestRoundTripOpenAIChat(t *testing.T) {
 	assert.JSONEq(t, `{"role":"tool","tool_call_id":"call_Ur6nB8yJ0pVc5GiK2oMe4WqS","content":"18°C, cloudy in Tokyo"}`, string(field(t, reqs[2], "messages.5")))
 	assert.Equal(t, "It is 18°C and cloudy in Paris, and 9 pm in Tokyo.", resp.Content)
 	assert.Equal(t, "stop", resp.StopReason)
-	assert.Equal(t, agentloop.Usage{InputTokens: 243, OutputTokens: 19}, resp.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 243, OutputTokens: 19, ContextTokens: 243}, resp.Usage)
 }
 
 // TestGeminiTextSignatureReplayed: a final answer's text part carries a

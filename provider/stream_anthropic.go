@@ -38,10 +38,7 @@ type anthropicEvent struct {
 	Type    string `json:"type"`
 	Index   int    `json:"index"`
 	Message *struct {
-		Usage *struct {
-			InputTokens  int `json:"input_tokens"`
-			OutputTokens int `json:"output_tokens"`
-		} `json:"usage"`
+		Usage *anthropicUsage `json:"usage"`
 	} `json:"message"`
 	ContentBlock map[string]json.RawMessage `json:"content_block"`
 	Delta        *struct {
@@ -54,8 +51,10 @@ type anthropicEvent struct {
 		StopReason  string          `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *struct {
-		InputTokens  *int `json:"input_tokens"`
-		OutputTokens int  `json:"output_tokens"`
+		InputTokens              *int `json:"input_tokens"`
+		OutputTokens             int  `json:"output_tokens"`
+		CacheCreationInputTokens *int `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     *int `json:"cache_read_input_tokens"`
 	} `json:"usage"`
 	Error *struct {
 		Type    string `json:"type"`
@@ -74,7 +73,7 @@ func (s *AnthropicStream) Add(event []byte) error {
 	case "message_start":
 		s.started = true
 		if e.Message != nil && e.Message.Usage != nil {
-			s.usage = agentloop.Usage{InputTokens: e.Message.Usage.InputTokens, OutputTokens: e.Message.Usage.OutputTokens}
+			s.usage = e.Message.Usage.usage()
 		}
 	case "content_block_start":
 		if e.ContentBlock == nil {
@@ -111,8 +110,19 @@ func (s *AnthropicStream) Add(event []byte) error {
 		}
 		if e.Usage != nil {
 			s.usage.OutputTokens = e.Usage.OutputTokens
-			if e.Usage.InputTokens != nil {
-				s.usage.InputTokens = *e.Usage.InputTokens
+			u := e.Usage
+			if u.InputTokens != nil || u.CacheCreationInputTokens != nil || u.CacheReadInputTokens != nil {
+				// The final counts, when message_delta has them: the
+				// prompt is what message_start said, less what changed.
+				old := s.usage
+				cached := old.ContextTokens - old.InputTokens
+				if u.InputTokens != nil {
+					s.usage.InputTokens = *u.InputTokens
+				}
+				if u.CacheCreationInputTokens != nil || u.CacheReadInputTokens != nil {
+					cached = deref(u.CacheCreationInputTokens) + deref(u.CacheReadInputTokens)
+				}
+				s.usage.ContextTokens = s.usage.InputTokens + cached
 			}
 		}
 	case "error":
@@ -187,4 +197,11 @@ func mustMarshal(v any) json.RawMessage {
 		panic(fmt.Sprintf("provider: encoding decoded JSON: %v", err))
 	}
 	return data
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -45,7 +45,7 @@ func (s *GeminiStream) Add(chunk []byte) error {
 	}
 	s.chunks++
 	if u := c.UsageMetadata; u != nil {
-		s.usage = &agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
+		s.usage = &agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount, ContextTokens: u.PromptTokenCount}
 	}
 	if len(c.Candidates) == 0 {
 		return nil

@@ -76,7 +76,7 @@ func (s *OpenAIStream) Add(chunk []byte) error {
 	}
 	s.chunks++
 	if c.Usage != nil {
-		s.usage = &agentloop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
+		s.usage = &agentloop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens, ContextTokens: c.Usage.PromptTokens}
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {

@@ -115,7 +115,7 @@ func (s *OpenAIResponsesStream) Response() (agentloop.Response, error) {
 			out.StopReason = f.IncompleteDetails.Reason
 		}
 		if f.Usage != nil {
-			out.Usage = agentloop.Usage{InputTokens: f.Usage.InputTokens, OutputTokens: f.Usage.OutputTokens}
+			out.Usage = agentloop.Usage{InputTokens: f.Usage.InputTokens, OutputTokens: f.Usage.OutputTokens, ContextTokens: f.Usage.InputTokens}
 		}
 	}
 	return out, nil

@@ -71,7 +71,7 @@ func TestAnthropicStream(t *testing.T) {
 		require.True(t, ok)
 		return am
 	})
-	assert.Equal(t, agentloop.Usage{InputTokens: 412, OutputTokens: 128}, got.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 412, OutputTokens: 128, ContextTokens: 412}, got.Usage)
 }
 
 // TestAnthropicStreamRedactedThinking: a redacted_thinking block streams
@@ -89,7 +89,7 @@ func TestAnthropicStreamRedactedThinking(t *testing.T) {
 	assertSameAnswer(t, want, got, replay)
 	assert.JSONEq(t, string(field(t, testdata(t, "anthropic_response_redacted_thinking.json"), "content")),
 		string(mustJSON(t, replay(got.Message()).(provider.AnthropicMessage).Content)))
-	assert.Equal(t, agentloop.Usage{InputTokens: 630, OutputTokens: 96}, got.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 630, OutputTokens: 96, ContextTokens: 630}, got.Usage)
 }
 
 func TestAnthropicStreamTruncatedInput(t *testing.T) {
@@ -195,7 +195,7 @@ func TestGeminiStream(t *testing.T) {
 	require.True(t, ok)
 	assert.JSONEq(t, `[{"text":"It is 18°C and cloudy in Paris, and 22°C in Tokyo where it is 9 pm."},{"text":"","thoughtSignature":"CiQBjz1rZmluYWwtdGV4dC1zaWduYXR1cmUtdGhyZWU="}]`,
 		string(mustJSON(t, c.Parts)))
-	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60}, got.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60, ContextTokens: 220}, got.Usage)
 
 	var s provider.GeminiStream
 	require.ErrorIs(t, s.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`)), provider.ErrInvalidPayload)

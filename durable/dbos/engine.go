@@ -368,6 +368,14 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 	if err != nil && errors.Is(err, ErrEngine) {
 		return Result{}, err // DBOS failed: the run ends with its status ERROR and this error
 	}
+	// The run is over: its spill files (agentloop.ContextPolicy), which
+	// the loop leaves under an Executor so that a resumed attempt finds
+	// them, go now.
+	if p := opts.ContextPolicy; !p.KeepSpillFiles {
+		if rerr := p.RemoveSpillFiles(id); rerr != nil {
+			e.cfg.Logger.WarnContext(ctx, "durable/dbos: the run's spill files could not all be removed", "run", id, "error", rerr.Error())
+		}
+	}
 	return Result{Response: resp, Messages: history, Error: agentloop.EncodeError(err)}, nil
 }
 

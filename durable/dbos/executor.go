@@ -39,11 +39,17 @@ type executor struct {
 
 var _ agentloop.Executor = (*executor)(nil)
 
-// Model runs the model call as the step model/ITERATION. Its outcome (the
-// answer, or the model's error by kind) is recorded; a resumed run reads
-// it back instead of calling the model again.
+// Model runs the model call as the step model/ITERATION, and a compaction
+// (agentloop.ContextPolicy.Summarize) as the step compact/ITERATION. Its
+// outcome (the answer or the summary, or the error by kind) is recorded;
+// a resumed run reads it back instead of calling the model or the
+// summarizer again, so the compacted history it goes on with is the one
+// the first attempt had.
 func (x *executor) Model(ctx context.Context, step agentloop.ModelStep, call func(context.Context) (agentloop.Response, error)) (agentloop.Response, error) {
 	name := fmt.Sprintf("model/%d", step.Iteration)
+	if step.Compaction {
+		name = fmt.Sprintf("compact/%d", step.Iteration)
+	}
 	out, err := transact.RunAsStep(x.wf, func(context.Context) (agentloop.ModelOutcome, error) {
 		return agentloop.EncodeModel(call(ctx)), nil
 	}, transact.WithStepName(name))

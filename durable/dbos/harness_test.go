@@ -55,6 +55,7 @@ type childSpec struct {
 	GoFile     string `json:"go,omitempty"`       // wait for this file before recovering (races)
 	TraceDB    string `json:"trace_db,omitempty"` // record the tool calls with package trace in this SQLite file
 	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds)
+	Context    bool   `json:"context,omitempty"`  // run contextAgent: a long run under a context budget
 }
 
 // The scripted conversation: 4 model calls; turns 1 and 2 call one tool,
@@ -201,7 +202,11 @@ func childMain() int {
 func runChild(spec childSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := New(ctx, Config{DatabaseURL: spec.DB, ExecutorID: spec.Executor, ApplicationVersion: "crash-test", Agent: scriptedAgent(spec), Logger: quietLogger()})
+	agent := scriptedAgent(spec)
+	if spec.Context {
+		agent = contextAgent(spec)
+	}
+	e, err := New(ctx, Config{DatabaseURL: spec.DB, ExecutorID: spec.Executor, ApplicationVersion: "crash-test", Agent: agent, Logger: quietLogger()})
 	if err != nil {
 		return err
 	}

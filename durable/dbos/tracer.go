@@ -43,3 +43,12 @@ func (t *runTracer) StartRun(ctx context.Context) (context.Context, func(agentlo
 	}
 	return rctx, end
 }
+
+// ContextChanged passes a clearing, spill or compaction on to the wrapped
+// tracer when it records them (agentloop.ContextTracer), so that wrapping
+// it does not hide them.
+func (t *runTracer) ContextChanged(ctx context.Context, c agentloop.ContextChange) {
+	if ct, ok := t.Tracer.(agentloop.ContextTracer); ok {
+		ct.ContextChanged(ctx, c)
+	}
+}

@@ -93,6 +93,8 @@ func (a *Activities) logger() *slog.Logger {
 // worker's tools and returns the outcome in its stored form. A panic of
 // Send is the call's error (an agentloop.ModelPanicError). An error of
 // Send marked [Retryable] fails the attempt, so Temporal runs it again.
+// A compaction (in.Compaction, see [RunInput].Compact) is summarized
+// instead: by Options.ContextPolicy.Summarize when set, else by the model.
 func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (ModelResult, error) {
 	if a.Send == nil {
 		return ModelResult{}, sdktemporal.NewNonRetryableApplicationError("Activities.Send is nil; set it to the function that calls the model", "llmtoolkit.Config", nil)
@@ -121,8 +123,27 @@ func (a *Activities) send(ctx context.Context, in ModelInput) (resp agentloop.Re
 	}()
 	tools := a.tools()
 	prints = toolPrints(tools)
+	if in.Compaction {
+		resp, err = a.summarize(ctx, in.Messages)
+		return resp, prints, err
+	}
 	resp, err = a.Send(ctx, in.Messages, tools)
 	return resp, prints, err
+}
+
+// summarize runs a compaction: the worker's summarizer on the span (the
+// messages but the last, agentloop.SummaryPrompt), or the model, offered
+// no tools, on the span and the prompt.
+func (a *Activities) summarize(ctx context.Context, msgs []agentloop.Message) (agentloop.Response, error) {
+	if sum := a.Options.ContextPolicy.Summarize; sum != nil {
+		span := msgs
+		if n := len(span); n > 0 && span[n-1].Role == agentloop.RoleUser && span[n-1].Content == agentloop.SummaryPrompt {
+			span = span[:n-1]
+		}
+		s, err := sum(ctx, span)
+		return agentloop.Response{Content: s, StopReason: "compaction"}, err
+	}
+	return a.Send(ctx, msgs, nil)
 }
 
 // ToolCall is the tool activity: it performs the call with

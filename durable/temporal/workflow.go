@@ -70,6 +70,24 @@ type RunInput struct {
 	// means [DefaultMaxAttempts] attempts with Temporal's default backoff.
 	ModelRetry *sdktemporal.RetryPolicy `json:"model_retry,omitempty"`
 	ToolRetry  *sdktemporal.RetryPolicy `json:"tool_retry,omitempty"`
+	// ContextBudget is agentloop.Options.ContextBudget, and ClearAt,
+	// KeepToolResults, CompactAt and KeepRecent the
+	// agentloop.ContextPolicy fields of the same names: the workflow
+	// clears old results and compacts to keep the run inside the budget.
+	ContextBudget   int `json:"context_budget,omitempty"`
+	ClearAt         int `json:"clear_at,omitempty"`
+	KeepToolResults int `json:"keep_tool_results,omitempty"`
+	CompactAt       int `json:"compact_at,omitempty"`
+	KeepRecent      int `json:"keep_recent,omitempty"`
+	// Compact turns compaction on (with ContextBudget): each compaction is
+	// a model activity of its own (ModelInput.Compaction), where the
+	// worker summarizes the span with Activities.Options.ContextPolicy.
+	// Summarize when set, else asks the model (Send, offered no tools) for
+	// a summary with agentloop.SummaryPrompt. Spilling is the worker's:
+	// set ContextPolicy.SpillBytes and SpillRoot in Activities.Options
+	// (the files stay; remove them with ContextPolicy.RemoveSpillFiles and
+	// the workflow ID when the run is over).
+	Compact bool `json:"compact,omitempty"`
 }
 
 // RunOutput is the workflow's result: what [agentloop.Run] returned.
@@ -97,6 +115,10 @@ type ModelInput struct {
 	Messages []agentloop.Message `json:"messages"`
 	// Session is the run's (see [RunInput]).
 	Session map[string]any `json:"session,omitempty"`
+	// Compaction marks a compaction (agentloop.ModelStep.Compaction):
+	// Messages is the span to summarize followed by the request for a
+	// summary.
+	Compaction bool `json:"compaction,omitempty"`
 }
 
 // ToolInput is the argument of the tool activity: call Index of the Count
@@ -145,6 +167,13 @@ func Workflow(ctx workflow.Context, in RunInput) (RunOutput, error) {
 		Executor:           e,
 		Logger:             slog.New(workflowLogHandler{ctx: ctx}),
 		Now:                func() time.Time { return workflow.Now(ctx) }, // the durations replay the same
+		ContextBudget:      in.ContextBudget,
+		ContextPolicy: agentloop.ContextPolicy{
+			ClearAt: in.ClearAt, KeepToolResults: in.KeepToolResults, CompactAt: in.CompactAt, KeepRecent: in.KeepRecent,
+		},
+	}
+	if in.Compact {
+		opts.ContextPolicy.Summarize = summarizeOutsideActivity
 	}
 	// Run's context is a plain one that never ends: the workflow's
 	// cancellation reaches the activities through e.ctx, and ends the run
@@ -176,6 +205,13 @@ func sendOutsideActivity(context.Context, []agentloop.Message, []llmtoolkit.Tool
 	return agentloop.Response{}, errors.New("llmtoolkit: the model was called in workflow code; it is called by the model activity")
 }
 
+// summarizeOutsideActivity is the summarizer Run gets in the workflow: a
+// compaction is run by the model activity, so it must never be called
+// here.
+func summarizeOutsideActivity(context.Context, []agentloop.Message) (string, error) {
+	return "", errors.New("llmtoolkit: the summarizer was called in workflow code; it is called by the model activity")
+}
+
 // executor is the workflow's agentloop.Executor: it runs each step as an
 // activity. Its methods run in workflow code and only use the workflow's
 // deterministic primitives (futures, selectors, timers, signals).
@@ -201,16 +237,23 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// Model runs the model call as an activity keyed by its iteration.
+// Model runs the model call as an activity keyed by its iteration, a
+// compaction as one keyed compact/ITERATION.
 func (e *executor) Model(_ context.Context, step agentloop.ModelStep, _ func(context.Context) (agentloop.Response, error)) (agentloop.Response, error) {
+	id := modelActivityID(step.Iteration)
+	if step.Compaction {
+		id = fmt.Sprintf("compact/%d", step.Iteration)
+	}
 	ctx := workflow.WithActivityOptions(e.ctx, workflow.ActivityOptions{
-		ActivityID:          modelActivityID(step.Iteration),
+		ActivityID:          id,
 		StartToCloseTimeout: orDefault(e.in.ModelTimeout, DefaultModelTimeout),
 		RetryPolicy:         retryPolicy(e.in.ModelRetry),
 	})
 	var out ModelResult
-	err := workflow.ExecuteActivity(ctx, ModelActivityName, ModelInput{Iteration: step.Iteration, Messages: step.Messages, Session: e.in.Session}).Get(ctx, &out)
-	e.offered = out.Tools
+	err := workflow.ExecuteActivity(ctx, ModelActivityName, ModelInput{Iteration: step.Iteration, Messages: step.Messages, Session: e.in.Session, Compaction: step.Compaction}).Get(ctx, &out)
+	if !step.Compaction { // a summary offers no tools
+		e.offered = out.Tools
+	}
 	if err != nil {
 		if cerr := e.ctx.Err(); cerr != nil {
 			return agentloop.Response{}, fmt.Errorf("the run was cancelled during the model call: %w", cerr)
