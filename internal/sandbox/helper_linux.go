@@ -386,6 +386,7 @@ func (containBackend) Command(spec Spec, p Policy) (*Cmd, error) {
 	}
 	return c, nil
 }
+
 // absClean returns the absolute, link-free form of dir, as Landlock and
 // bind mounts see it.
 func absClean(dir string) (string, error) {
@@ -411,4 +412,3 @@ func readableOf(spec Spec, p Policy, root string) []string {
 	}
 	return out
 }
-

@@ -63,14 +63,14 @@ func socketProgram(arch, sysSocket uint32, families []uint32) []unix.SockFilter 
 	// Layout: header (0-7), the family tests (8 .. 8+n-1), deny (8+n),
 	// allow (9+n). Jumps count from the next instruction.
 	prog := []unix.SockFilter{
-		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch),                   // 0
-		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, arch, 1, 0),               // 1
-		stmt(unix.BPF_RET|unix.BPF_K, retKill),                               // 2: another ABI (x32 is below): nothing to allow
-		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr),                     // 3
-		jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, 0x40000000, 3+n, 0),       // 4: x32 system calls -> deny
+		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch),                  // 0
+		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, arch, 1, 0),              // 1
+		stmt(unix.BPF_RET|unix.BPF_K, retKill),                              // 2: another ABI (x32 is below): nothing to allow
+		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr),                    // 3
+		jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, 0x40000000, 3+n, 0),      // 4: x32 system calls -> deny
 		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, sysIOUringSetup, 2+n, 0), // 5 -> deny
-		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, sysSocket, 0, 2+n),         // 6: socket() -> 7, else allow
-		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg0),                   // 7
+		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, sysSocket, 0, 2+n),       // 6: socket() -> 7, else allow
+		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg0),                  // 7
 	}
 	for i, f := range families { // 8+i: to allow (9+n) is n-i away
 		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, f, n-uint8(i), 0))

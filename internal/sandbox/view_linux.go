@@ -274,4 +274,3 @@ func userNamespace(uid, gid int) (int, error) {
 	}
 	return fd, nil
 }
-
