@@ -293,9 +293,11 @@ var userNS = sync.OnceValue(func() error {
 // nsAttr returns the process attributes of a command contained in a new
 // PID namespace (and a mount namespace, and a network namespace when
 // noNet): as root directly, otherwise inside a user namespace that maps
-// the user to itself. Without either it returns attributes without
-// namespaces and the reason.
-func nsAttr(noNet bool) (*syscall.SysProcAttr, string) {
+// the user to itself (to root of the namespace when asRoot, so that the
+// helper keeps, across its exec, the capabilities it needs to mount; it
+// drops them all before the command starts). Without either it returns
+// attributes without namespaces and the reason.
+func nsAttr(noNet, asRoot bool) (*syscall.SysProcAttr, string) {
 	flags := uintptr(unix.CLONE_NEWPID | unix.CLONE_NEWNS)
 	if noNet {
 		flags |= unix.CLONE_NEWNET
@@ -307,16 +309,23 @@ func nsAttr(noNet bool) (*syscall.SysProcAttr, string) {
 	if err := userNS(); err != nil {
 		return &syscall.SysProcAttr{Setsid: true}, "no PID namespace: " + err.Error()
 	}
+	uid, gid := os.Getuid(), os.Getgid()
+	if asRoot {
+		uid, gid = 0, 0
+	}
 	attr.Cloneflags |= unix.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: os.Getgid(), Size: 1}}
 	return attr, ""
 }
 
 // helperCommand prepares the helper to run spec with configuration c, in
 // new namespaces where it can (see nsAttr); Fallback says when it cannot.
 func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cmd, error) {
-	attr, fallback := nsAttr(noNetNS)
+	attr, fallback := nsAttr(noNetNS, c.Confine)
+	if !c.Confine { // nothing to mount: the host's /proc shows the namespace's processes too
+		attr.Cloneflags &^= unix.CLONE_NEWNS
+	}
 	c.MountNS = attr.Cloneflags&unix.CLONE_NEWNS != 0
 	c.PIDNS = attr.Cloneflags&unix.CLONE_NEWPID != 0
 	c.Drop = c.Confine && os.Geteuid() == 0
@@ -360,7 +369,7 @@ func killProcess(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGKIL
 // Contains reports whether [Contain]'s commands are contained here (root,
 // or user namespaces allowed), and otherwise why not.
 func Contains() (bool, string) {
-	if _, why := nsAttr(false); why != "" {
+	if _, why := nsAttr(false, false); why != "" {
 		return false, why
 	}
 	return true, ""
