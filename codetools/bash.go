@@ -63,6 +63,9 @@ func (c *CodeTools) bashScope() string {
 	case c.sbx.backend != nil:
 		scope += " It runs in a read-only sandbox: it can read the system folders and the working directory, and write only $TMPDIR."
 	}
+	if c.sbx.backend != nil {
+		scope += " $TMPDIR is new for each call and removed after it."
+	}
 	if c.sbx.backend != nil && !c.sbx.policy.Network {
 		scope += " It has no network."
 	}
@@ -94,12 +97,13 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
-	sc, err := c.bashCommand(command)
+	sc, done, err := c.bashCommand(command)
 	if err != nil {
 		pr.Close()
 		pw.Close()
 		return "", fmt.Errorf("bash: sandbox: %w", err)
 	}
+	defer done() // runs after the processes are reaped (the defers below run first)
 	cmd := sc.Cmd
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
 	trap := proc.NewTrap("bash", toolPanic)
