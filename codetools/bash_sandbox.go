@@ -64,6 +64,12 @@ func (c *CodeTools) closeSandbox() error {
 	return nil
 }
 
+// Sandbox says how bash runs its commands, as the "process" Display's
+// Sandbox field does: the backend with its mode and network (and "as
+// nobody" when the host is root), "none: REASON" when the sandbox asked
+// for cannot run here, "none" without one.
+func (c *CodeTools) Sandbox() string { return c.sandboxName() }
+
 // sandboxName says how commands run, for the Display and the description.
 func (c *CodeTools) sandboxName() string {
 	switch {

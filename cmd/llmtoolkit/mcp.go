@@ -78,6 +78,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitError
 	}
 	defer ct.Close()
+	fmt.Fprintf(stderr, "llmtoolkit mcp: bash sandbox: %s\n", ct.Sandbox())
 	var r llmtoolkit.Resolver = ct
 	if *readOnly {
 		r = llmtoolkit.ReadOnly(r)
