@@ -55,8 +55,8 @@ func TestSandboxByDefault(t *testing.T) {
 
 	res := runBin(t, "", "mcp", "--root", dir)
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Contains(t, res.stderr, "bash sandbox: ")
-	if strings.Contains(res.stderr, "bash sandbox: none") {
+	assert.Contains(t, res.stderr, "bash runs ")
+	if strings.Contains(res.stderr, "bash runs unsandboxed") {
 		t.Skipf("no sandbox backend works here: %s", res.stderr)
 	}
 	assert.Contains(t, res.stderr, "workspace-write, no network")
@@ -73,5 +73,5 @@ func TestSandboxByDefault(t *testing.T) {
 	res = runBin(t, "", "mcp", "--root", dir, "--sandbox", "workspace-write", "--sandbox-backend", "bubblewrap")
 	assert.Equal(t, 1, res.code, res.stderr)
 	assert.Contains(t, res.stderr, "bubblewrap")
-	assert.NotContains(t, res.stderr, "bash sandbox: none", "fails closed, never unsandboxed")
+	assert.NotContains(t, res.stderr, "bash runs unsandboxed", "fails closed, never unsandboxed")
 }
