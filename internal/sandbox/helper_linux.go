@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -419,5 +420,10 @@ func readableOf(spec Spec, p Policy, root string) []string {
 			out = append(out, abs)
 		}
 	}
-	return out
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(r string) bool { // bwrap refuses a second --symlink /bin
+		dup := seen[r]
+		seen[r] = true
+		return dup
+	})
 }

@@ -226,6 +226,10 @@ func mountPoint(path string, file bool) error {
 	return nil
 }
 
+// idmapNS holds the helper's user namespaces of idmap, by owner. The
+// helper is a process of its own, single-threaded here: no lock.
+var idmapNS = map[[2]uint32]int{}
+
 // idmap makes the detached mount fd show the files of path's owner as
 // nobody's, and store nobody's as the owner's.
 func idmap(fd int, path string) error {
@@ -233,11 +237,15 @@ func idmap(fd int, path string) error {
 	if err := unix.Stat(path, &st); err != nil {
 		return fmt.Errorf("idmap %s: %w", path, err)
 	}
-	ns, err := userNamespace(int(st.Uid), int(st.Gid))
-	if err != nil {
-		return fmt.Errorf("idmap %s: %w", path, err)
+	key := [2]uint32{st.Uid, st.Gid}
+	ns, ok := idmapNS[key]
+	if !ok { // one per owner, kept for the helper's short life
+		var err error
+		if ns, err = userNamespace(int(st.Uid), int(st.Gid)); err != nil {
+			return fmt.Errorf("idmap %s: %w", path, err)
+		}
+		idmapNS[key] = ns
 	}
-	defer unix.Close(ns)
 	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(ns)}
 	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, attr); err != nil {
 		return fmt.Errorf("%w: the file system of %s has no idmapped mounts, needed to let the command write it as an unprivileged user: %w", ErrUnavailable, path, err)
