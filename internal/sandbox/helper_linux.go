@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 )
 
 // The helper is the host's own binary, re-executed (through
@@ -180,7 +182,7 @@ func execBwrap(c helperConfig) error {
 // forwardSignals passes every signal the init receives on to the command,
 // as an init must; the Go runtime's own (SIGURG) and SIGCHLD aside.
 func forwardSignals(sigs <-chan os.Signal, pid int) {
-	defer func() { _ = recover() }() // never take the init down
+	defer guard.Recover("sandbox init: signal forwarder", nil, nil) // never take the init down
 	for s := range sigs {
 		sig, ok := s.(syscall.Signal)
 		if !ok || sig == syscall.SIGCHLD || sig == syscall.SIGURG {
