@@ -34,7 +34,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
 			c.bashScope()+" "+
 			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
-			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
+			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while"+c.spillReach()+"). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
 			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.bash.spillMaxBytes)),
@@ -70,6 +70,15 @@ func (c *CodeTools) bashScope() string {
 		scope += " It has no network."
 	}
 	return scope
+}
+
+// spillReach says, in a sandbox whose spill files lie out of the commands'
+// reach (the default), that the file is for the user.
+func (c *CodeTools) spillReach() string {
+	if c.sbx.tmp != "" && c.cfg.bash.spillDir == c.sbx.tmp {
+		return "; it is kept for the user: commands cannot read it"
+	}
+	return ""
 }
 
 // shellPath returns the configured shell, else bash, else sh.
