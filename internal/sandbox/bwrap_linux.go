@@ -42,7 +42,11 @@ func bwrapProbe() (string, error) {
 		}
 		return "", v.(error)
 	}
-	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true").CombinedOutput()
+	probe := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true")
+	if os.Geteuid() == 0 { // bwrap runs as nobody then (see Command): probe that
+		probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	out, err := probe.CombinedOutput()
 	if err != nil {
 		err = fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
 		bwrapWorks.Store(path, err)
