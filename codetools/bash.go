@@ -34,7 +34,7 @@ func (c *CodeTools) bashSpec() toolSpec {
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
 			c.bashScope()+" "+
 			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
-			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while). "+
+			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while"+c.spillReach()+"). "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
 			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.bash.spillMaxBytes)),
@@ -63,10 +63,22 @@ func (c *CodeTools) bashScope() string {
 	case c.sbx.backend != nil:
 		scope += " It runs in a read-only sandbox: it can read the system folders and the working directory, and write only $TMPDIR."
 	}
+	if c.sbx.backend != nil {
+		scope += " $TMPDIR is new for each call and removed after it."
+	}
 	if c.sbx.backend != nil && !c.sbx.policy.Network {
 		scope += " It has no network."
 	}
 	return scope
+}
+
+// spillReach says, in a sandbox whose spill files lie out of the commands'
+// reach (the default), that the file is for the user.
+func (c *CodeTools) spillReach() string {
+	if c.sbx.tmp != "" && c.cfg.bash.spillDir == c.sbx.tmp {
+		return "; it is kept for the user: commands cannot read it"
+	}
+	return ""
 }
 
 // shellPath returns the configured shell, else bash, else sh.
@@ -94,12 +106,13 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
-	sc, err := c.bashCommand(command)
+	sc, done, err := c.bashCommand(command)
 	if err != nil {
 		pr.Close()
 		pw.Close()
 		return "", fmt.Errorf("bash: sandbox: %w", err)
 	}
+	defer done() // runs after the processes are reaped (the defers below run first)
 	cmd := sc.Cmd
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
 	trap := proc.NewTrap("bash", toolPanic)

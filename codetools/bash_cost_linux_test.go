@@ -45,3 +45,30 @@ func TestBashCallCost(t *testing.T) {
 		ct.Close()
 	}
 }
+
+// BenchmarkBashCall times one bash call of "echo hi" in each way bash runs
+// its commands here (go test -bench BashCall -run '^$' ./codetools/).
+func BenchmarkBashCall(b *testing.B) {
+	modes := []struct {
+		name string
+		opts []Option
+	}{
+		{"contained", nil},
+		{"bubblewrap", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSandboxRequired()}},
+		{"landlock", []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "landlock"}), WithSandboxRequired()}},
+	}
+	for _, m := range modes {
+		b.Run(m.name, func(b *testing.B) {
+			ct, err := New(b.TempDir(), m.opts...)
+			if err != nil {
+				b.Skipf("%s: %v", m.name, err)
+			}
+			defer ct.Close()
+			for b.Loop() {
+				if _, err := run(b, ct, "bash", map[string]any{"command": "echo hi"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -15,7 +15,7 @@ import (
 type sandboxState struct {
 	backend sandbox.Backend // nil: no sandbox (commands only contained)
 	policy  sandbox.Policy
-	tmp     string // the commands' private temporary folder; "" without a sandbox
+	tmp     string // holds each call's temporary folder (and the spill files); "" without a sandbox
 	missing string // why the sandbox asked for could not run; "" otherwise
 }
 
@@ -45,10 +45,10 @@ func (c *CodeTools) setupSandbox() error {
 		return fmt.Errorf("codetools: sandbox temporary folder: %w", err)
 	}
 	c.sbx = sandboxState{backend: b, tmp: tmp, policy: sandbox.Policy{
-		Mode: p.sandbox.Mode, Network: p.sandbox.Network, Root: c.dir, Tmp: tmp, Readable: p.sandbox.Readable,
+		Mode: p.sandbox.Mode, Network: p.sandbox.Network, Root: c.dir, Readable: p.sandbox.Readable,
 	}}
 	if p.spillDir == "" {
-		c.cfg.bash.spillDir = tmp // where the commands can read them
+		c.cfg.bash.spillDir = tmp // next to the calls' folders, where no command sees them
 	}
 	return nil
 }
@@ -64,6 +64,12 @@ func (c *CodeTools) closeSandbox() error {
 	return nil
 }
 
+// Sandbox says how bash runs its commands, as the "process" Display's
+// Sandbox field does: the backend with its mode and network (and "as
+// nobody" when the host is root), "none: REASON" when the sandbox asked
+// for cannot run here, "none" without one.
+func (c *CodeTools) Sandbox() string { return c.sandboxName() }
+
 // sandboxName says how commands run, for the Display and the description.
 func (c *CodeTools) sandboxName() string {
 	switch {
@@ -72,6 +78,9 @@ func (c *CodeTools) sandboxName() string {
 		if c.sbx.policy.Network {
 			net = "network"
 		}
+		if os.Geteuid() == 0 { // the backends drop to nobody
+			net += ", as nobody"
+		}
 		return fmt.Sprintf("%s (%s, %s)", c.sbx.backend.Name(), c.sbx.policy.Mode, net)
 	case c.sbx.missing != "":
 		return "none: " + c.sbx.missing
@@ -79,18 +88,37 @@ func (c *CodeTools) sandboxName() string {
 	return "none"
 }
 
-// bashCommand prepares the shell running command: in the sandbox, or
-// contained in a PID namespace, or (where neither works) as a plain
-// process that the process guard's scan watches.
-func (c *CodeTools) bashCommand(command string) (*sandbox.Cmd, error) {
-	spec := sandbox.Spec{Path: c.shellPath(), Args: []string{"-c", command}, Dir: c.dir, Env: c.bashEnv()}
+// bashCommand prepares the shell running command: in the sandbox (with a
+// temporary folder of its own, which done removes once every process of
+// the call is gone), or contained in a PID namespace, or (where neither
+// works) as a plain process that the process guard's scan watches.
+func (c *CodeTools) bashCommand(command string) (cmd *sandbox.Cmd, done func(), err error) {
+	spec := sandbox.Spec{Path: c.shellPath(), Args: []string{"-c", command}, Dir: c.dir}
 	if c.sbx.backend != nil {
-		return c.sbx.backend.Command(spec, c.sbx.policy)
+		tmp, err := os.MkdirTemp(c.sbx.tmp, "call-*")
+		if err != nil {
+			return nil, nil, fmt.Errorf("temporary folder: %w", err)
+		}
+		done = func() {
+			if err := os.RemoveAll(tmp); err != nil {
+				slog.Warn("codetools: bash: the call's temporary folder", slog.String("error", err.Error()))
+			}
+		}
+		p := c.sbx.policy
+		p.Tmp, spec.Env = tmp, c.bashEnv(tmp)
+		cmd, err := c.sbx.backend.Command(spec, p)
+		if err != nil {
+			done()
+			return nil, nil, err
+		}
+		return cmd, done, nil
 	}
+	spec.Env = c.bashEnv("")
 	if b := sandbox.Contain(); b != nil && !c.cfg.bash.noContain {
-		return b.Command(spec, sandbox.Policy{})
+		cmd, err := b.Command(spec, sandbox.Policy{})
+		return cmd, func() {}, err
 	}
-	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Dir, cmd.Env = spec.Dir, spec.Env
-	return &sandbox.Cmd{Cmd: cmd}, nil
+	plain := exec.Command(spec.Path, spec.Args...)
+	plain.Dir, plain.Env = spec.Dir, spec.Env
+	return &sandbox.Cmd{Cmd: plain}, func() {}, nil
 }

@@ -104,9 +104,26 @@
 //     TestListingsCannotBeForgedByNames, FuzzShownNameRoundTrip).
 //   - bash's sandbox ([WithSandbox], internal/sandbox) is asked for by
 //     policy; [WithSandboxRequired] makes New fail instead of running
-//     unsandboxed, and the Display's sandbox names what ran. Commands start
+//     unsandboxed, and the Display's sandbox names what ran (backend, mode,
+//     network, "as nobody" when the host is root). Commands start
 //     from a minimal environment ([WithBashInheritEnv] for more;
 //     secret-looking names only by name; TestBashEnvironment).
+//   - A sandboxed command holds no capability and, when the host is root,
+//     runs as nobody: it cannot remount a folder writable nor read
+//     /etc/shadow, and still writes the root (TestSandboxHoldsNoPrivilege);
+//     chmod, chown and touch outside the writable folders fail
+//     (TestSandboxRefusesMetadataWrites); only descriptors 0-2 reach it
+//     (TestSandboxInheritsNoDescriptor); the socket filter holds under
+//     bubblewrap too: no vsock, no Internet family without the network
+//     (TestSandboxRefusesSocketFamilies).
+//   - In every mode bash runs under a minimal init that forwards signals,
+//     reaps and dies with the host: `kill -9 $$` ends the script with 137
+//     (TestBashShellSignalEndsScript, TestSandboxInitForwardsSignals,
+//     TestSandboxDiesWithHost).
+//   - Each sandboxed call has a TMPDIR of its own, removed after it; the
+//     spill files stay out of the commands' sight (TestBashTmpdirPerCall).
+//   - The sandbox's Network switch governs http_get too: closed, it refuses
+//     with [ErrNetworkClosed] (TestHTTPGetFollowsSandboxNetwork).
 //   - grep's and glob's answers are capped at the same 50 KiB
 //     ([WithGrepMaxBytes]), whatever limit asks for; the answer says where it
 //     was cut and the Display lists exactly the lines or paths shown

@@ -57,3 +57,20 @@ func ExampleNew() {
 	// display: diff 3
 	// true no changes made to greet.go: the replacement produced identical content
 }
+
+// Ask for a sandbox where one works, and say how bash runs: the same text
+// as the "process" Display's Sandbox field (for example "bubblewrap
+// (workspace-write, no network)", or "none: REASON" where no backend runs).
+func ExampleCodeTools_Sandbox() {
+	dir, err := os.MkdirTemp("", "codetools-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	tools, err := codetools.New(dir, codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tools.Close()
+	fmt.Fprintln(os.Stderr, "bash runs:", tools.Sandbox())
+}

@@ -45,12 +45,28 @@ const (
 // [WithAllowedHosts].
 var ErrBlockedAddress = errors.New("address not allowed")
 
+// ErrNetworkClosed is wrapped by http_get's error when the sandbox policy
+// closes the network ([WithSandbox] with SandboxPolicy.Network false): the
+// switch governs every tool that reaches the network, not only bash.
+var ErrNetworkClosed = errors.New("the network is closed by the sandbox policy (WithSandbox: SandboxPolicy.Network is false)")
+
+// networkClosed reports whether the sandbox asked for closes the network
+// (even when it could not run: the switch is the host's decision).
+func (c *CodeTools) networkClosed() bool {
+	s := c.cfg.bash.sandbox
+	return s.Mode != SandboxOff && !s.Network
+}
+
 func (c *CodeTools) httpGetSpec() toolSpec {
-	return makeSpec("http_get",
+	closed := ""
+	if c.networkClosed() {
+		closed = "The network is closed here: every call fails. "
+	}
+	return makeSpec("http_get", closed+
 		"Fetch a web page or file over HTTP(S) with a GET request and return it: HTML as Markdown (default), or as plain text, or the raw body. "+
-			"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB), and a body that stops early (closed or timed out) is shown as cut, with why; images, archives and other binary content are described, not shown. "+
-			"Only http and https URLs; at most 5 redirects; local and private network addresses are refused. A non-2xx status is an error with the start of the body. "+
-			"Use http_get to read documentation, issues or APIs on the web; use read_file for files in the working directory.",
+		"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB), and a body that stops early (closed or timed out) is shown as cut, with why; images, archives and other binary content are described, not shown. "+
+		"Only http and https URLs; at most 5 redirects; local and private network addresses are refused. A non-2xx status is an error with the start of the body. "+
+		"Use http_get to read documentation, issues or APIs on the web; use read_file for files in the working directory.",
 		map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -112,6 +128,9 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 
 // fetch is http_get without the final scrub of its error.
 func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, error) {
+	if c.networkClosed() {
+		return "", fmt.Errorf("http_get refused: %w", ErrNetworkClosed)
+	}
 	raw := strings.TrimSpace(stringArg(args, "url", ""))
 	maxBytes := min(max(intArg(args, "maxBytes", httpDefaultMaxBytes), 1), httpHardMaxBytes)
 	format := stringArg(args, "format", "markdown")

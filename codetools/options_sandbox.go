@@ -36,8 +36,10 @@ func ParseSandboxMode(s string) (SandboxMode, error) { return sandbox.ParseMode(
 type SandboxPolicy struct {
 	// Mode says what commands may write.
 	Mode SandboxMode
-	// Network lets commands open network connections (all or nothing:
-	// there is no allow-list of hosts).
+	// Network lets the tools reach the network: bash's commands open
+	// connections (all or nothing: there is no allow-list of hosts) and
+	// http_get fetches. False closes it for both: http_get then refuses
+	// every call with an error naming this option.
 	Network bool
 	// Backend picks the engine: "auto" or "" (the strongest available:
 	// bubblewrap, then Landlock), "bubblewrap" or "landlock".
@@ -50,9 +52,14 @@ type SandboxPolicy struct {
 
 // WithSandbox runs every bash command in an OS sandbox under policy: the
 // file system is limited as the mode says, the network closed unless
-// allowed, every process of the call in a PID namespace. TMPDIR points to
-// a private temporary folder, removed by [CodeTools.Close], that also
-// holds the spill files unless [WithBashSpillDir] says otherwise. When no
+// allowed, every process of the call in a PID namespace under a minimal
+// init, without any capability, only descriptors 0-2 inherited, and (when
+// the host runs as root) as the user nobody. TMPDIR points to a temporary
+// folder of the call's own, made for it and removed when it ends: nothing
+// a command leaves there reaches the next. The spill files are kept next
+// to these folders, out of the commands' sight, unless [WithBashSpillDir]
+// says otherwise. Policy.Network governs every tool that reaches the
+// network: with it false, http_get refuses too. When no
 // backend can run, bash runs commands unsandboxed and says so in its
 // description and in every "process" Display (Sandbox), and New logs a
 // warning; add [WithSandboxRequired] to make New fail instead.
@@ -109,9 +116,9 @@ func isSecretName(name string) bool {
 }
 
 // bashEnv returns the commands' environment: the minimal variables, the
-// inherited ones, PWD, TMPDIR in a sandbox, then WithBashEnv's (later values
-// win, as the shell reads them).
-func (c *CodeTools) bashEnv() []string {
+// inherited ones, PWD, TMPDIR (tmp, the call's own folder in a sandbox),
+// then WithBashEnv's (later values win, as the shell reads them).
+func (c *CodeTools) bashEnv(tmp string) []string {
 	p := c.cfg.bash
 	var env []string
 	named := map[string]bool{}
@@ -137,8 +144,8 @@ func (c *CodeTools) bashEnv() []string {
 		}
 	}
 	env = append(env, "PWD="+c.dir)
-	if c.sbx.tmp != "" {
-		env = append(env, "TMPDIR="+c.sbx.tmp)
+	if tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
 	}
 	return append(env, p.bashEnv...)
 }

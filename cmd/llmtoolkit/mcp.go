@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -78,6 +79,11 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitError
 	}
 	defer ct.Close()
+	if how := ct.Sandbox(); strings.HasPrefix(how, "none") {
+		log.Warn("bash runs unsandboxed", "sandbox", how)
+	} else {
+		log.Info("bash runs sandboxed", "sandbox", how)
+	}
 	var r llmtoolkit.Resolver = ct
 	if *readOnly {
 		r = llmtoolkit.ReadOnly(r)

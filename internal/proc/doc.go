@@ -8,10 +8,10 @@
 // [NewGuard] picks how a call's processes are ended:
 //
 //   - Contained (on Linux, as root or where user namespaces are allowed,
-//     see internal/sandbox): the shell is the init of its own PID
-//     namespace, so killing it ends every process of the call, however it
-//     detached (setsid, double fork, env -i), and once it has exited none
-//     is left. The guard waits without reaping (waitid WNOWAIT), so that
+//     see internal/sandbox): the shell runs under the sandbox's helper, the
+//     init of its own PID namespace, so killing the helper ends every
+//     process of the call, however it detached (setsid, double fork, env
+//     -i), and once it has exited none is left; it dies with the host too. The guard waits without reaping (waitid WNOWAIT), so that
 //     the pid cannot be reused before the kill.
 //   - The /proc scan (Linux, no namespace): the shell starts a new session
 //     with a random token (LLMTOOLKIT_BASH_CALL) in its environment. A

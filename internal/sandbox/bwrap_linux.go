@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +42,11 @@ func bwrapProbe() (string, error) {
 		}
 		return "", v.(error)
 	}
-	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true").CombinedOutput()
+	probe := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true")
+	if os.Geteuid() == 0 { // bwrap runs as nobody then (see Command): probe that
+		probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	out, err := probe.CombinedOutput()
 	if err != nil {
 		err = fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
 		bwrapWorks.Store(path, err)
@@ -64,15 +69,40 @@ func NewBubblewrap() (*Bubblewrap, error) {
 // Name returns "bubblewrap".
 func (*Bubblewrap) Name() string { return "bubblewrap" }
 
-// Command prepares spec to run under p.
+// bwrapInit is where the helper's binary is bound in bubblewrap's tree
+// (bwrap runs it by this path; its base name is the helper's argv[0]).
+const bwrapInit = "/.llmtoolkit/" + helperArg0
+
+// hostExe returns the running program's file, which bubblewrap binds as
+// the init of its tree.
+var hostExe = sync.OnceValues(func() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(exe)
+})
+
+// Command prepares spec to run under p: bwrap builds the tree and the
+// namespaces and runs the helper as their init, which installs the seccomp
+// filter, closes inherited descriptors and starts the command. When the
+// host is root, the helper runs first outside bwrap too (its bwrap stage):
+// it prepares the root and the temporary folder for nobody, becomes
+// nobody and execs bwrap, so that the command holds no capability and no
+// root-owned file is its own.
 func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	args := []string{"--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"}
+	exe, err := hostExe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: bubblewrap: the running program's file: %w", ErrUnavailable, err)
+	}
+	args := []string{b.path, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"}
 	if p.Mode == Off || p.Network {
 		args = append(args, "--share-net")
 	}
+	var stage helperConfig
 	if p.Mode == Off {
 		args = append(args, "--bind", "/", "/", "--dev-bind", "/dev", "/dev")
 	} else {
@@ -85,7 +115,8 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 			return nil, fmt.Errorf("%w: root: %w", ErrBadPolicy, err)
 		}
 		args = append(args, "--dev", "/dev", "--tmpfs", "/dev/shm")
-		for _, r := range readableOf(spec, p, root) {
+		readable := readableOf(spec, p, root)
+		for _, r := range readable {
 			fi, err := os.Lstat(r)
 			switch {
 			case err != nil:
@@ -101,20 +132,48 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 			}
 		}
 		args = append(args, "--bind", tmp, tmp)
+		writable := []string{tmp}
+		if p.Mode == WorkspaceWrite {
+			writable = append(writable, root)
+		}
+		stage = helperConfig{Stage: "bwrap", MountNS: true, Drop: os.Geteuid() == 0,
+			Readable: append(readable, exe), Writable: writable, IDMap: []string{root, tmp}}
 	}
-	args = append(args, "--proc", "/proc")
+	args = append(args, "--ro-bind", exe, bwrapInit, "--proc", "/proc")
 	if p.Mode != Off {
 		args = append(args, "--remount-ro", "/") // bwrap's own root, where mount points are made
 	}
 	if spec.Dir != "" {
 		args = append(args, "--chdir", spec.Dir)
 	}
-	args = append(args, "--", spec.Path)
-	args = append(args, spec.Args...)
-	cmd := exec.Command(b.path, args...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// The init inside: the socket filter, every descriptor but 0-2 closed.
+	init := helperConfig{Confine: p.Mode != Off, NoNetwork: p.Mode != Off && !p.Network, AllowUnix: true}
+	var cmd *exec.Cmd
+	if stage.Drop {
+		// Root: the helper's bwrap stage, in a mount namespace of its own,
+		// execs bwrap with init's command line.
+		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init)
+		if err != nil {
+			return nil, err
+		}
+		stage.Exec = append(args, "--")
+		stage.Exec = append(stage.Exec, inner.Args...)
+		cmd, err = newHelperCmd("/proc/self/exe", helperArg0, Spec{Dir: spec.Dir, Env: spec.Env}, stage)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Args = cmd.Args[:2] // the configuration; bwrap's argv is in it
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWNS}
+	} else {
+		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(b.path)
+		cmd.Args = append(append(args, "--"), inner.Args...)
+		cmd.Dir, cmd.Env, cmd.ExtraFiles = spec.Dir, inner.Env, inner.ExtraFiles
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), kill: killBwrap}, nil
 }
 

@@ -8,20 +8,38 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 )
 
 // The helper is the host's own binary, re-executed (through
-// /proc/self/exe) as the init of the call's PID namespace. It applies the
-// Landlock rules and the seccomp filter to itself before it starts the
-// command, never to the host process, then reaps every process of the
-// namespace and exits with the command's status. Its exit kills whatever
-// is left in the namespace.
+// /proc/self/exe, or bound into bubblewrap's tree) as the init of the
+// call's PID namespace. It sets up the sandbox on itself, never on the host
+// process, starts the command as its only child, forwards the signals it
+// receives to it, reaps every process of the namespace and exits with the
+// command's status (128+N for a death by signal N). Its exit kills whatever
+// is left in the namespace, and it dies with the host (a parent-death
+// signal, checked against a host already gone through a pidfd).
+//
+// Before it starts the command it closes every descriptor but 0-2, drops
+// every capability (bounding and ambient sets included) and, when the host
+// is root, becomes the unprivileged user nobody (see [nobody] and
+// view_linux.go for the folders it must still write).
+//
+// It has two stages. "init" (the default) is the above. "bwrap" runs when
+// the host is root and bubblewrap is the backend: in a private mount
+// namespace it prepares the folders for nobody, drops to nobody and execs
+// bwrap, which then runs the init stage inside its tree.
 //
 // It is keyed, like Docker's reexec, by argv[0] and an environment
 // variable that no ordinary run of a program has: the package's init runs
@@ -30,19 +48,30 @@ import (
 const (
 	helperArg0 = "llmtoolkit-sandbox-init"
 	helperEnv  = "LLMTOOLKIT_SANDBOX_INIT"
+	// parentFD is the helper's descriptor of a pidfd on the host process.
+	parentFD = 3
 )
 
 // helperConfig is what the host tells the helper, as JSON in argv[1].
 type helperConfig struct {
+	Stage     string   `json:"stage,omitempty"`      // "" (init) or "bwrap"
 	Landlock  bool     `json:"landlock,omitempty"`   // restrict the file system
-	Readable  []string `json:"readable,omitempty"`   // folders readable under Landlock
-	Writable  []string `json:"writable,omitempty"`   // folders writable under Landlock
-	NoNetwork bool     `json:"no_network,omitempty"` // Landlock's TCP rules and the seccomp filter
-	MountProc bool     `json:"mount_proc,omitempty"` // in a new mount namespace: mount the namespace's /proc
+	Readable  []string `json:"readable,omitempty"`   // folders readable (Landlock) or reached (bwrap stage)
+	Writable  []string `json:"writable,omitempty"`   // folders writable
+	NoNetwork bool     `json:"no_network,omitempty"` // Landlock's TCP rules, and no Internet socket family
+	AllowUnix bool     `json:"allow_unix,omitempty"` // with NoNetwork, still allow Unix sockets (no host socket is visible)
+	MountNS   bool     `json:"mount_ns,omitempty"`   // in a private mount namespace: build the view (view_linux.go)
+	PIDNS     bool     `json:"pid_ns,omitempty"`     // in a new PID namespace: mount its /proc
+	Drop      bool     `json:"drop,omitempty"`       // the host is root: run the command as nobody
+	Dir       string   `json:"dir,omitempty"`        // the command's working folder, entered again once the view is built
+	Parent    bool     `json:"parent,omitempty"`     // parentFD is a pidfd on the host: die with it
+	Exec      []string `json:"exec,omitempty"`       // bwrap stage: bwrap's argv
+	Confine   bool     `json:"confine,omitempty"`    // a policy, not only containment: no_new_privs, seccomp, no capability
+	IDMap     []string `json:"idmap,omitempty"`      // with Drop: folders whose owner's files become nobody's (the root, the temporary folder)
 }
 
 func init() {
-	if len(os.Args) < 3 || os.Args[0] != helperArg0 || os.Getenv(helperEnv) != "1" {
+	if len(os.Args) < 2 || filepath.Base(os.Args[0]) != helperArg0 || os.Getenv(helperEnv) != "1" {
 		return
 	}
 	os.Exit(helperMain(os.Args[1], os.Args[2:]))
@@ -56,56 +85,117 @@ func helperMain(config string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "llmtoolkit sandbox: %v\n", err)
 		return 126
 	}
-	_ = os.Unsetenv(helperEnv)
 	var c helperConfig
 	if err := json.Unmarshal([]byte(config), &c); err != nil {
 		return fail(fmt.Errorf("bad configuration: %w", err))
 	}
-	if c.MountProc {
-		// Private mounts first, so the new /proc stays in this namespace;
-		// a failure only leaves the host's /proc visible.
-		if unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") == nil {
-			_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-		}
+	keep := -1
+	if c.Parent {
+		keep = parentFD
 	}
-	// Landlock and seccomp apply to the calling thread and the processes it
-	// starts: lock this goroutine to its thread and start the command from it.
+	closeInherited(keep)
+	if err := dieWithParent(c.Parent); err != nil {
+		return fail(err)
+	}
+	// Capabilities, Landlock and seccomp apply to the calling thread and
+	// the processes it starts: lock this goroutine to its thread and start
+	// the command (or exec bwrap) from it.
 	runtime.LockOSThread()
-	if c.Landlock || c.NoNetwork {
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			return fail(fmt.Errorf("no_new_privs: %w", err))
-		}
-	}
-	if c.Landlock {
-		if err := restrictSelf(c.Readable, c.Writable, c.NoNetwork); err != nil {
+	if c.MountNS {
+		if err := buildView(c); err != nil {
 			return fail(err)
 		}
 	}
-	if c.NoNetwork {
-		if err := denySockets(); err != nil {
+	if c.Stage == "bwrap" {
+		return fail(execBwrap(c))
+	}
+	_ = os.Unsetenv(helperEnv)
+	if len(argv) == 0 {
+		return fail(errors.New("no command"))
+	}
+	if c.Confine {
+		if err := confine(c); err != nil {
 			return fail(err)
 		}
 	}
-	if c.Landlock && os.Geteuid() == 0 { // others lost their capabilities at exec; no_new_privs keeps them lost
-		if err := dropCapabilities(); err != nil {
+	if c.Dir != "" { // the working folder may have been mounted over
+		if err := os.Chdir(c.Dir); err != nil {
 			return fail(err)
 		}
 	}
+	if c.Parent {
+		_ = unix.Close(parentFD)
+	}
+	// The command runs as the same user: it must not read this process's
+	// descriptors or memory through /proc/1.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fail(err)
 	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs)
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		return fail(err)
 	}
-	return reapUntil(proc.Pid, os.Getpid() == 1)
+	go forwardSignals(sigs, proc.Pid)
+	return reapUntil(proc.Pid)
+}
+
+// confine applies the policy to this thread, and so to the command:
+// no_new_privs, Landlock, the seccomp filter, then the drop of every
+// capability and, when the host is root, of the user.
+func confine(c helperConfig) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if c.Landlock {
+		if err := restrictSelf(c.Readable, c.Writable, c.NoNetwork); err != nil {
+			return err
+		}
+	}
+	if err := filterSockets(c.NoNetwork, c.AllowUnix); err != nil {
+		return err
+	}
+	if err := dropPrivileges(c.Drop); err != nil {
+		return err
+	}
+	return dieWithParent(c.Parent) // a change of user clears the parent-death signal
+}
+
+// execBwrap ends the bwrap stage: nobody, dying with the host, execs bwrap
+// (which runs the init stage).
+func execBwrap(c helperConfig) error {
+	if len(c.Exec) == 0 {
+		return errors.New("bwrap stage without a bwrap command")
+	}
+	if err := dropUser(); err != nil {
+		return err
+	}
+	if err := dieWithParent(c.Parent); err != nil {
+		return err
+	}
+	return fmt.Errorf("exec %s: %w", c.Exec[0], unix.Exec(c.Exec[0], c.Exec, os.Environ()))
+}
+
+// forwardSignals passes every signal the init receives on to the command,
+// as an init must; the Go runtime's own (SIGURG) and SIGCHLD aside.
+func forwardSignals(sigs <-chan os.Signal, pid int) {
+	defer guard.Recover("sandbox init: signal forwarder", nil, nil) // never take the init down
+	for s := range sigs {
+		sig, ok := s.(syscall.Signal)
+		if !ok || sig == syscall.SIGCHLD || sig == syscall.SIGURG {
+			continue
+		}
+		_ = syscall.Kill(pid, sig)
+	}
 }
 
 // reapUntil waits for main, reaping every other child (orphans of the
 // namespace when init), and returns main's exit status, 128+N for a death
 // by signal N.
-func reapUntil(main int, init bool) int {
+func reapUntil(main int) int {
 	for {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -115,7 +205,7 @@ func reapUntil(main int, init bool) int {
 		if err != nil {
 			return 126
 		}
-		if pid != main {
+		if pid != main || ws.Stopped() || ws.Continued() {
 			continue
 		}
 		if ws.Signaled() {
@@ -124,6 +214,68 @@ func reapUntil(main int, init bool) int {
 		return ws.ExitStatus()
 	}
 }
+
+// closeInherited closes every descriptor above 2 that this process
+// inherited (those without close-on-exec: the Go runtime opens its own with
+// it), keep aside, and marks any other close-on-exec, so that none reaches
+// the command: a file or socket the host got from its own parent would
+// otherwise cross every rule of the sandbox.
+func closeInherited(keep int) {
+	if entries, err := os.ReadDir("/proc/self/fd"); err == nil {
+		for _, e := range entries {
+			fd, err := strconv.Atoi(e.Name())
+			if err != nil || fd <= 2 || fd == keep {
+				continue
+			}
+			if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+				_ = unix.Close(fd)
+			}
+		}
+	}
+	first := uint(3)
+	if keep == 3 {
+		first = 4
+	}
+	_ = unix.CloseRange(first, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+}
+
+// dieWithParent makes the kernel kill this process when the host's thread
+// that started it ends, then checks, through the pidfd the host passed,
+// that the host is not already gone (the signal would never come).
+func dieWithParent(check bool) error {
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("parent-death signal: %w", err)
+	}
+	if !check {
+		return nil
+	}
+	fds := []unix.PollFd{{Fd: parentFD, Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("parent pidfd: %w", err)
+		}
+		if n > 0 {
+			return errors.New("the host process is gone")
+		}
+		return nil
+	}
+}
+
+// hostPidfd is a pidfd on this process, passed to every helper (as
+// parentFD) so that it can tell whether the host is still alive. Opened
+// once, never closed.
+var hostPidfd = sync.OnceValues(func() (*os.File, error) {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "llmtoolkit-host-pidfd"), nil
+})
 
 // userNS reports whether this process may create user namespaces (needed
 // for a PID namespace when not root). A machine fact, probed once by
@@ -144,9 +296,11 @@ var userNS = sync.OnceValue(func() error {
 // nsAttr returns the process attributes of a command contained in a new
 // PID namespace (and a mount namespace, and a network namespace when
 // noNet): as root directly, otherwise inside a user namespace that maps
-// the user to itself. Without either it returns attributes without
-// namespaces and the reason.
-func nsAttr(noNet bool) (*syscall.SysProcAttr, string) {
+// the user to itself (to root of the namespace when asRoot, so that the
+// helper keeps, across its exec, the capabilities it needs to mount; it
+// drops them all before the command starts). Without either it returns
+// attributes without namespaces and the reason.
+func nsAttr(noNet, asRoot bool) (*syscall.SysProcAttr, string) {
 	flags := uintptr(unix.CLONE_NEWPID | unix.CLONE_NEWNS)
 	if noNet {
 		flags |= unix.CLONE_NEWNET
@@ -158,29 +312,59 @@ func nsAttr(noNet bool) (*syscall.SysProcAttr, string) {
 	if err := userNS(); err != nil {
 		return &syscall.SysProcAttr{Setsid: true}, "no PID namespace: " + err.Error()
 	}
+	uid, gid := os.Getuid(), os.Getgid()
+	if asRoot {
+		uid, gid = 0, 0
+	}
 	attr.Cloneflags |= unix.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: os.Getgid(), Size: 1}}
 	return attr, ""
 }
 
 // helperCommand prepares the helper to run spec with configuration c, in
 // new namespaces where it can (see nsAttr); Fallback says when it cannot.
 func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cmd, error) {
-	attr, fallback := nsAttr(noNetNS)
-	c.MountProc = attr.Cloneflags&unix.CLONE_NEWNS != 0
+	attr, fallback := nsAttr(noNetNS, c.Confine)
+	if !c.Confine { // nothing to mount: the host's /proc shows the namespace's processes too
+		attr.Cloneflags &^= unix.CLONE_NEWNS
+	}
+	c.MountNS = attr.Cloneflags&unix.CLONE_NEWNS != 0
+	c.PIDNS = attr.Cloneflags&unix.CLONE_NEWPID != 0
+	c.Drop = c.Confine && os.Geteuid() == 0
+	c.Dir = spec.Dir
+	if c.Confine && !c.MountNS {
+		fallback += "; metadata writes (chmod, touch) outside the writable folders are not refused"
+	}
+	cmd, err := newHelperCmd("/proc/self/exe", helperArg0, spec, c) // the running program, even if its file was replaced
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = attr
+	return &Cmd{Cmd: cmd, Contained: attr.Cloneflags&unix.CLONE_NEWPID != 0, Fallback: strings.TrimPrefix(fallback, "; "), Backend: backend, kill: killProcess}, nil
+}
+
+// newHelperCmd returns the command that runs the helper at path (argv[0]
+// arg0) with configuration c on spec, passing it the host's pidfd.
+func newHelperCmd(path, arg0 string, spec Spec, c helperConfig) (*exec.Cmd, error) {
+	pidfd, err := hostPidfd()
+	if err == nil {
+		c.Parent = true
+	}
 	cfg, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
 	cmd := &exec.Cmd{
-		Path: "/proc/self/exe", // the running program, even if its file was replaced
-		Args: append([]string{helperArg0, string(cfg), spec.Path}, spec.Args...),
+		Path: path,
+		Args: append([]string{arg0, string(cfg), spec.Path}, spec.Args...),
 		Dir:  spec.Dir,
 		Env:  append(append([]string(nil), spec.Env...), helperEnv+"=1"),
 	}
-	cmd.SysProcAttr = attr
-	return &Cmd{Cmd: cmd, Contained: fallback == "", Fallback: fallback, Backend: backend, kill: killProcess}, nil
+	if c.Parent {
+		cmd.ExtraFiles = []*os.File{pidfd} // parentFD
+	}
+	return cmd, nil
 }
 
 func killProcess(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGKILL) }
@@ -188,15 +372,16 @@ func killProcess(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGKIL
 // Contains reports whether [Contain]'s commands are contained here (root,
 // or user namespaces allowed), and otherwise why not.
 func Contains() (bool, string) {
-	if _, why := nsAttr(false); why != "" {
+	if _, why := nsAttr(false, false); why != "" {
 		return false, why
 	}
 	return true, ""
 }
 
 // Contain returns the backend that only contains commands (policy Off): the
-// command runs as the init of a new PID namespace, so its end, or its kill,
-// ends every process it started. No helper: the command itself is init.
+// command runs under the helper, the init of a new PID namespace, so its
+// end, or its kill, ends every process it started, and it dies with the
+// host. Nothing else is restricted.
 func Contain() Backend { return containBackend{} }
 
 type containBackend struct{}
@@ -207,11 +392,11 @@ func (containBackend) Command(spec Spec, p Policy) (*Cmd, error) {
 	if p.Mode != Off {
 		return nil, fmt.Errorf("%w: the namespace backend only contains; it cannot enforce %s", ErrBadPolicy, p.Mode)
 	}
-	attr, fallback := nsAttr(false)
-	attr.Cloneflags &^= unix.CLONE_NEWNS // nothing to mount: the command is init
-	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Dir, cmd.Env, cmd.SysProcAttr = spec.Dir, spec.Env, attr
-	return &Cmd{Cmd: cmd, Contained: fallback == "", Fallback: fallback, kill: killProcess}, nil
+	c, err := helperCommand(spec, helperConfig{}, false, "")
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // absClean returns the absolute, link-free form of dir, as Landlock and
@@ -237,24 +422,10 @@ func readableOf(spec Spec, p Policy, root string) []string {
 			out = append(out, abs)
 		}
 	}
-	return out
-}
-
-// dropCapabilities clears this thread's capabilities (and the bounding and
-// ambient sets), so that a command started by root cannot load modules,
-// read raw devices past Landlock, or regain them: root stays uid 0 for
-// file ownership, nothing more.
-func dropCapabilities() error {
-	for c := 0; c <= 63; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("drop capability %d: %w", c, err)
-		}
-	}
-	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("clear capabilities: %w", err)
-	}
-	return nil
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(r string) bool { // bwrap refuses a second --symlink /bin
+		dup := seen[r]
+		seen[r] = true
+		return dup
+	})
 }

@@ -150,8 +150,10 @@ func addPathRule(ruleset int, path string, access uint64) error {
 }
 
 // Landlock is the backend that restricts the helper with Landlock (file
-// system, TCP) and seccomp (other sockets), in new PID and network
-// namespaces where the kernel allows them.
+// contents, TCP) and seccomp (other sockets), in new PID, mount and network
+// namespaces where the kernel allows them; in the mount namespace every
+// folder but the writable ones is read-only, which refuses the metadata
+// writes (chmod, chown, touch) Landlock cannot.
 type Landlock struct{}
 
 // NewLandlock returns the Landlock backend, or an error wrapping
@@ -182,7 +184,8 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: root: %w", ErrBadPolicy, err)
 	}
-	c := helperConfig{Landlock: true, Readable: readableOf(spec, p, root), Writable: []string{tmp}, NoNetwork: !p.Network}
+	c := helperConfig{Confine: true, Landlock: true, Readable: readableOf(spec, p, root), Writable: []string{tmp},
+		NoNetwork: !p.Network, IDMap: []string{root, tmp}}
 	if p.Mode == WorkspaceWrite {
 		c.Writable = append(c.Writable, root)
 	}

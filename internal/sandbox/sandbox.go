@@ -8,18 +8,51 @@
 // The Backend interface is the seam for other engines (a container, a
 // remote sandbox): they implement Command and Name.
 //
-// bubblewrap (preferred) runs the command in a new mount tree with only the
-// system folders, the root and the private $TMPDIR, in new user, PID and
-// network namespaces, the command as init. Landlock: the host binary is
-// re-executed through /proc/self/exe as llmtoolkit-sandbox-init (keyed by
-// argv[0] and an environment variable, caught by this package's init before
-// any main, test binaries included), which applies Landlock (file system,
-// TCP, signals) and a seccomp filter (every socket() and io_uring when the
-// network is closed) to itself on a locked thread, starts the command and
-// reaps as the namespace's init. Known limits: no host allow-list; under
-// Landlock with the network open a Unix socket file (such as Docker's) in a
-// readable folder can be connected to. Tests: TestPolicies, TestContainment,
-// and codetools' TestBashSandboxPolicies and TestBashContainsEveryProcess.
+// Every backend, [Contain] included, runs the command under the helper: the
+// host binary re-executed (through /proc/self/exe, or bound into
+// bubblewrap's tree) as llmtoolkit-sandbox-init, keyed by argv[0] and an
+// environment variable and caught by this package's init before any main,
+// test binaries included. The helper is the init of the PID namespace: it
+// starts the command as its only child, forwards every signal it gets to
+// it, reaps orphans, exits with the command's status (128+N for signal N),
+// and dies with the host (a parent-death signal, checked through a pidfd
+// against a host already gone). Under a policy it also, before the command
+// starts: closes every inherited descriptor but 0-2; installs a seccomp
+// filter (socket() only for Unix, IPv4, IPv6 and netlink with the network,
+// only Unix under bubblewrap without it, none under Landlock without it;
+// never vsock or packet; no io_uring); sets no_new_privs; drops every
+// capability, bounding and ambient sets included; and, when the host is
+// root, becomes nobody (uid and gid 65534, no groups), so that root-owned
+// files such as /etc/shadow are not its own. The root and the temporary
+// folder are then mounted through idmapped mounts that show their owner's
+// files as nobody's (what it writes is stored as the owner's), and parent
+// folders nobody cannot search are covered by a tmpfs holding only the way
+// down (view_linux.go).
+//
+// Who holds what: bubblewrap builds the tree (new user, PID, IPC, UTS,
+// cgroup and network namespaces; only the system folders, the root and
+// TMPDIR, read-only but for the writable ones, so metadata writes fail with
+// EROFS); as root the helper's bwrap stage prepares the folders for
+// nobody and execs bwrap as nobody. Landlock: the helper applies Landlock
+// (file contents, TCP, signals, abstract sockets) and, in its private
+// mount namespace, makes every mount read-only but the writable folders,
+// which refuses chmod, chown and touch that Landlock cannot express; where
+// no mount namespace is given (no user namespaces), Cmd.Fallback says that
+// metadata writes are not refused.
+//
+// Known limits: no host allow-list; under Landlock with a host that is not
+// root the command sees itself as uid 0 of its user namespace (the host's
+// user outside, without any capability: the helper needs to be that root
+// to mount); under Landlock with the network open a
+// Unix socket file (such as Docker's) in a readable folder can be
+// connected to; as root, the root and TMPDIR must be on a file system with
+// idmapped mounts (ext4, xfs, btrfs, tmpfs), or every command fails with
+// 126 and says why; the parent-death signal follows the host thread that
+// started the command (Go ends a thread only when a goroutine locked to it
+// exits). Tests: TestPolicies, TestContainment, the TestSandbox* of
+// hardening_linux_test.go (as root and, through TestSandboxUnprivileged, as
+// nobody), and codetools' TestBashSandboxPolicies and
+// TestBashContainsEveryProcess.
 package sandbox
 
 import (
