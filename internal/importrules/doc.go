@@ -40,25 +40,29 @@ type Rule struct {
 // Commands, examples and benchmarks (cmd/, examples/, bench/, and a
 // nested module's examples/) may import
 // every public package and the internal packages but the engines
-// (grepbench excepted); conformance holds only tests.
+// (grepbench excepted); conformance holds tests and the MCP conformance
+// suite's server and client.
 var Allowed = map[string]Rule{
-	"":                 {InternalOnly: []string{"internal/redact"}},
-	"agentloop":        {Imports: []string{""}, Internal: true},
-	"agent":            {Imports: []string{"", "agentloop"}, Internal: true},
-	"agentresolver":    {Imports: []string{""}, Internal: true},
-	"codetools":        {Imports: []string{""}, Internal: true},
-	"trace":            {Imports: []string{""}, Internal: true},
-	"mcp":              {Imports: []string{""}, Internal: true},
-	"provider":         {Imports: []string{"", "agentloop"}, Internal: true},
-	"llmtoolkittest":   {Imports: []string{"", "agentloop"}, Internal: true},
-	"toolsearch":       {Imports: []string{""}, Internal: true},
-	"otelkit":          {Imports: []string{"", "agentloop"}, Internal: true},
-	"adapters/eino":    {Imports: []string{""}, Internal: true},
-	"adapters/genkit":  {Imports: []string{""}, Internal: true},
-	"adapters/mcpgo":   {Imports: []string{"", "mcp"}, Internal: true},
-	"conformance":      {Imports: []string{""}, Internal: true},
-	"durable/dbos":     {Imports: []string{"", "agent", "agentloop", "trace"}},
-	"durable/temporal": {Imports: []string{"", "agentloop"}},
+	"":                {InternalOnly: []string{"internal/redact"}},
+	"agentloop":       {Imports: []string{""}, Internal: true},
+	"agent":           {Imports: []string{"", "agentloop"}, Internal: true},
+	"agentresolver":   {Imports: []string{""}, Internal: true},
+	"codetools":       {Imports: []string{""}, Internal: true},
+	"trace":           {Imports: []string{""}, Internal: true},
+	"mcp":             {Imports: []string{""}, Internal: true},
+	"provider":        {Imports: []string{"", "agentloop"}, Internal: true},
+	"llmtoolkittest":  {Imports: []string{"", "agentloop"}, Internal: true},
+	"toolsearch":      {Imports: []string{""}, Internal: true},
+	"otelkit":         {Imports: []string{"", "agentloop"}, Internal: true},
+	"adapters/eino":   {Imports: []string{""}, Internal: true},
+	"adapters/genkit": {Imports: []string{""}, Internal: true},
+	"adapters/mcpgo":  {Imports: []string{"", "mcp"}, Internal: true},
+	"conformance":     {Imports: []string{""}, Internal: true},
+	// The MCP conformance suite's server and client (scripts/conformance.sh).
+	"conformance/mcp/server": {Imports: []string{"", "mcp", "llmtoolkittest"}},
+	"conformance/mcp/client": {Imports: []string{"", "mcp", "llmtoolkittest"}},
+	"durable/dbos":           {Imports: []string{"", "agent", "agentloop", "trace"}},
+	"durable/temporal":       {Imports: []string{"", "agentloop"}},
 }
 
 // Engines are the internal packages that hold codetools' engines.
