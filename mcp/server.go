@@ -75,6 +75,10 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	sopts.Capabilities = &caps
 	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
 	extractTraceContext(srv, cfg.propagator)
+	// The last added runs first: the identity is found before the rate is
+	// checked.
+	limitRequests(srv, cfg.rateLimits, cfg.warnLogger())
+	authorizeRequests(srv, r, cfg.auth, cfg.warnLogger())
 	if r == nil {
 		return srv
 	}
@@ -146,7 +150,7 @@ func Handler(r llmtoolkit.Resolver, opts ...Option) http.Handler {
 	srv := NewServer(r, opts...)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Logger: cfg.logger, SessionTimeout: cfg.idleTimeout})
-	return &sessionCap{next: h, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}
+	return protect(cfg, &sessionCap{next: h, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()})
 }
 
 // sessionCap refuses a request that would open a session (one without a
@@ -209,7 +213,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 				}
 			})
 		}
-		res := llmtoolkit.Execute(ctx, r, call)
+		res := llmtoolkit.Execute(ctx, callerResolver(ctx, r), call)
 		text, cut := capResultText(res.Content)
 		if cut {
 			log.WarnContext(ctx, "mcp: tool answer cut to fit in one MCP message",
