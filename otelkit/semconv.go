@@ -42,6 +42,13 @@ const (
 	keyOutputTokens   = attribute.Key("gen_ai.usage.output_tokens")
 	keyFinishReasons  = attribute.Key("gen_ai.response.finish_reasons")
 	keyErrorType      = attribute.Key("error.type")
+	// keyConversationID is the conversation of the session map
+	// (llmtoolkit.SessionFrom's "conversation_id", as package trace and an
+	// MCP server under mcp.WithBearerAuth set it).
+	keyConversationID = attribute.Key("gen_ai.conversation.id")
+	// keyTenantID is the session map's "tenant_id" (no semantic
+	// convention names a tenant: this one is llmtoolkit's).
+	keyTenantID = attribute.Key("llmtoolkit.tenant.id")
 	toolTypeFunction  = "function" // gen_ai.tool.type of every llmtoolkit tool
 	errorTypeFallback = "_OTHER"   // error.type when no class applies
 )
