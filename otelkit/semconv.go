@@ -28,27 +28,20 @@ const (
 
 // Attribute keys.
 const (
-	keyOperationName = attribute.Key("gen_ai.operation.name")
-	keyToolName      = attribute.Key("gen_ai.tool.name")
-	keyToolCallID    = attribute.Key("gen_ai.tool.call.id")
-	keyToolDesc      = attribute.Key("gen_ai.tool.description")
-	keyToolType      = attribute.Key("gen_ai.tool.type")
-	keyToolArguments = attribute.Key("gen_ai.tool.call.arguments")
-	keyToolResult    = attribute.Key("gen_ai.tool.call.result")
-	keyAgentName     = attribute.Key("gen_ai.agent.name")
-	keyProviderName  = attribute.Key("gen_ai.provider.name")
-	keyRequestModel  = attribute.Key("gen_ai.request.model")
-	keyInputTokens   = attribute.Key("gen_ai.usage.input_tokens")
-	keyOutputTokens  = attribute.Key("gen_ai.usage.output_tokens")
-	keyFinishReasons = attribute.Key("gen_ai.response.finish_reasons")
-	keyErrorType     = attribute.Key("error.type")
-	// keyConversationID is the conversation of the session map
-	// (llmtoolkit.SessionFrom's "conversation_id", as package trace and an
-	// MCP server under mcp.WithBearerAuth set it).
-	keyConversationID = attribute.Key("gen_ai.conversation.id")
-	// keyTenantID is the session map's "tenant_id" (no semantic
-	// convention names a tenant: this one is llmtoolkit's).
-	keyTenantID       = attribute.Key("llmtoolkit.tenant.id")
+	keyOperationName  = attribute.Key("gen_ai.operation.name")
+	keyToolName       = attribute.Key("gen_ai.tool.name")
+	keyToolCallID     = attribute.Key("gen_ai.tool.call.id")
+	keyToolDesc       = attribute.Key("gen_ai.tool.description")
+	keyToolType       = attribute.Key("gen_ai.tool.type")
+	keyToolArguments  = attribute.Key("gen_ai.tool.call.arguments")
+	keyToolResult     = attribute.Key("gen_ai.tool.call.result")
+	keyAgentName      = attribute.Key("gen_ai.agent.name")
+	keyProviderName   = attribute.Key("gen_ai.provider.name")
+	keyRequestModel   = attribute.Key("gen_ai.request.model")
+	keyInputTokens    = attribute.Key("gen_ai.usage.input_tokens")
+	keyOutputTokens   = attribute.Key("gen_ai.usage.output_tokens")
+	keyFinishReasons  = attribute.Key("gen_ai.response.finish_reasons")
+	keyErrorType      = attribute.Key("error.type")
 	toolTypeFunction  = "function" // gen_ai.tool.type of every llmtoolkit tool
 	errorTypeFallback = "_OTHER"   // error.type when no class applies
 )
@@ -121,4 +114,15 @@ const (
 	ClassHalted = "halted"
 	// ClassModelError: an *agentloop.LLMError (the model call failed).
 	ClassModelError = "model_error"
+)
+
+// Attribute keys read from the session map ([llmtoolkit.SessionFrom]), as
+// package trace reads it and an MCP server under mcp.WithBearerAuth sets it
+// from the caller's token.
+const (
+	// keyConversationID is the session map's "conversation_id".
+	keyConversationID = attribute.Key("gen_ai.conversation.id")
+	// keyTenantID is the session map's "tenant_id" (no semantic convention
+	// names a tenant: this one is llmtoolkit's).
+	keyTenantID = attribute.Key("llmtoolkit.tenant.id")
 )
