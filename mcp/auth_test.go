@@ -9,6 +9,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +28,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
 	"gorm.io/gorm"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -541,4 +544,121 @@ func BenchmarkAuthenticate(b *testing.B) {
 			b.Fatal(msg)
 		}
 	}
+}
+
+// TestTenantsSeeOnlyTheirTools: a policy that gives each tenant its own
+// tools: neither lists nor may call the other's.
+func TestTenantsSeeOnlyTheirTools(t *testing.T) {
+	db, err := trace.OpenSQLite(t.TempDir() + "/traces.db")
+	require.NoError(t, err)
+	a, b := uuid.NewString(), uuid.NewString()
+	obj := map[string]any{"type": "object"}
+	fake := llmtoolkittest.NewFake(nil).
+		Add(llmtoolkit.MustTool("a_report", "A's.", obj), func(context.Context, llmtoolkit.Call) (string, error) { return "a", nil }).
+		Add(llmtoolkit.MustTool("b_report", "B's.", obj), func(context.Context, llmtoolkit.Call) (string, error) { return "b", nil })
+	owner := map[string]string{"a_report": a, "b_report": b}
+	is := newIssuer(t)
+	h := Handler(fake, WithBearerAuth(AuthConfig{
+		Verifier: is.verifier(t), Identity: ClaimsIdentity("tenant_id", "conversation_id", ""),
+		Resource: testResource, AuthorizationServers: []string{testIssuer},
+		Tools: func(r llmtoolkit.Resolver, id Identity) llmtoolkit.Resolver {
+			return llmtoolkit.Filter(r, func(t llmtoolkit.Tool) bool { return owner[t.Name] == id.Tenant })
+		},
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	s := &authServer{url: srv.URL, fake: fake, db: db, is: is}
+	ctx := testContext(t)
+	tokenA := is.sign(t, is.claims(a, uuid.NewString()))
+	c, err := Connect(ctx, HTTPTransport(srv.URL, bearerClient(tokenA)))
+	require.NoError(t, err)
+	defer c.Close()
+	require.Len(t, c.Tools(), 1)
+	assert.Equal(t, "a_report", c.Tools()[0].Name)
+	_, body := s.callTool(t, tokenA, c.Session().ID(), "b_report", nil)
+	assert.Contains(t, body, `"isError":true`)
+	assert.Empty(t, fake.CallsTo("b_report"))
+	out, err := c.Resolve(ctx, llmtoolkit.Call{Name: "a_report", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	assert.Equal(t, "a", out)
+}
+
+// staticOAuth is an OAuth handler with a fixed token and no flow.
+type staticOAuth struct{ token string }
+
+func (h staticOAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: h.token, TokenType: "Bearer"}), nil
+}
+
+func (staticOAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	_ = resp.Body.Close()
+	return errors.New("no authorization flow in this test")
+}
+
+// TestClientNeverLogsTokens: with WithOAuth, the token reaches the server
+// in the Authorization header only: not in the client's logs (the SDK's
+// debug logs included), not in an error, not in the request's _meta.
+func TestClientNeverLogsTokens(t *testing.T) {
+	db, err := trace.OpenSQLite(t.TempDir() + "/traces.db")
+	require.NoError(t, err)
+	var metaSeen atomic.Value
+	logs := &lockedLog{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := newAuthServer(t, db, WithPropagator(metaSpy{&metaSeen}), WithLogger(log))
+	tenant := uuid.NewString()
+	s.migrate(t, tenant)
+	ctx := testContext(t)
+
+	good := s.is.sign(t, s.is.claims(tenant, uuid.NewString(), scopeTools, scopeWrite))
+	c, err := Connect(ctx, HTTPTransport(s.url, nil), WithOAuth(staticOAuth{good}), WithLogger(log), WithPropagator(metaSpy{&metaSeen}))
+	require.NoError(t, err)
+	out, err := c.Resolve(ctx, llmtoolkit.Call{Name: "poke", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	assert.Equal(t, "poked", out)
+	require.NoError(t, c.Close())
+
+	bad := good[:len(good)-4] + "AAAA"
+	_, err = Connect(ctx, HTTPTransport(s.url, nil), WithOAuth(staticOAuth{bad}), WithLogger(log))
+	require.Error(t, err)
+	for _, tok := range []string{good, bad, good[strings.LastIndex(good, ".")+1:]} {
+		assert.NotContains(t, logs.String(), tok)
+		assert.NotContains(t, err.Error(), tok)
+		if m, ok := metaSeen.Load().(string); ok {
+			assert.NotContains(t, m, tok)
+		}
+	}
+	assert.Contains(t, logs.String(), "session initialized", "the SDK's logs were read")
+
+	_, err = Connect(ctx, &sdk.CommandTransport{}, WithOAuth(staticOAuth{good}))
+	require.Error(t, err, "WithOAuth needs the HTTP transport")
+}
+
+// metaSpy is a propagator that records every _meta the server receives.
+type metaSpy struct{ seen *atomic.Value }
+
+func (metaSpy) Inject(context.Context, map[string]any) {}
+
+func (m metaSpy) Extract(ctx context.Context, meta map[string]any) context.Context {
+	b, _ := json.Marshal(meta)
+	prev, _ := m.seen.Load().(string)
+	m.seen.Store(prev + string(b))
+	return ctx
+}
+
+// lockedLog is a log sink safe for concurrent writes.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
