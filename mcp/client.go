@@ -75,6 +75,10 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 		return nil, errors.New("mcp: Connect needs a transport: use CommandTransport, HTTPTransport or an SDK transport")
 	}
 	cfg := newConfig(opts)
+	transport, err := oauthTransport(transport, cfg.oauth)
+	if err != nil {
+		return nil, err
+	}
 	var copts sdk.ClientOptions
 	if cfg.clientOpts != nil {
 		copts = *cfg.clientOpts

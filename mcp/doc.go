@@ -90,4 +90,40 @@
 // structuredContent as the Display. [WithPropagator] carries the caller's
 // trace context in each request's _meta (the server extracts it), so hosts
 // trace over MCP without this package importing OpenTelemetry.
+//
+// # Authorization, tenants and rate limits
+//
+// Over HTTP, [WithBearerAuth] makes [Handler] an OAuth 2.1 resource server
+// as the MCP specification describes: every request needs a bearer token
+// that a [Verifier] accepts ([JWTVerifier]: JWTs on a cached JWKS, an
+// allow-list of asymmetric algorithms, iss, aud, exp, nbf and iat checked;
+// or the host's own, such as token introspection), the protected resource
+// metadata (RFC 9728) is served at its well-known URL, and refusals carry
+// the challenges clients act on (401 invalid_token, 403
+// insufficient_scope, both with resource_metadata). The tenant and the
+// conversation of each call come only from the verified token, through
+// the host's [IdentityFunc] ([ClaimsIdentity] reads two UUID claims): they
+// are put in the call's session map, where package trace (and its
+// per-tenant TableFrom), otelkit and package agent read them, and nothing
+// the client sends replaces them; a token that names none is refused
+// before any call runs, and an MCP session is bound to the identity that
+// opened it. A [ToolPolicy] decides per caller which tools it sees and may
+// call, checked on every tools/call. The token table of TestBearerTokenTable
+// shows each refusal (status, challenge, no tool run, no row) and that a
+// valid token's calls land in its tenant's table only, on SQLite and
+// PostgreSQL.
+//
+// [WithRateLimits] bounds calls per tenant and per tenant and tool with
+// token buckets (golang.org/x/time/rate); a call over a limit is answered
+// with an error result saying when to retry ([RateLimitMetaKey]), never
+// run, and one tenant never slows another. [WithAllowedOrigins] refuses
+// browser requests from other origins; the SDK's DNS-rebinding protection
+// is on in Handler.
+//
+// [WithOAuth] lets [Connect] reach servers that require authorization,
+// with the SDK's OAuth handlers (authorization code with PKCE, client ID
+// metadata documents, pre-registration or dynamic registration, client
+// credentials); tokens are refreshed by the handler and never logged nor
+// put in _meta. scripts/conformance_auth.sh runs the MCP conformance
+// suite's client authorization scenarios against it.
 package mcp

@@ -77,8 +77,9 @@ func newHTTPHandler(srv *sdk.Server, cfg config) *HTTPHandler {
 	return &HTTPHandler{
 		stopped:         stopped,
 		stopCalls:       stopCalls,
-		stateful:        &sessionCap{next: stateful, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()},
-		stateless:       stateless,
+		// Authorization and the Origin check (protect) come first on both.
+		stateful:        protect(cfg, &sessionCap{next: stateful, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}),
+		stateless:       protect(cfg, stateless),
 		legacyStateless: cfg.stateless,
 		srv:             srv,
 		retryAfter:      cfg.retryAfter,

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -31,6 +32,11 @@ type config struct {
 	requestStateKey []byte        // see WithRequestStateKey
 	serverOpts      *sdk.ServerOptions
 	clientOpts      *sdk.ClientOptions
+	auth            *AuthConfig       // see WithBearerAuth
+	rateLimits      *RateLimits       // see WithRateLimits
+	oauth           auth.OAuthHandler // see WithOAuth
+	origins         []string          // see WithAllowedOrigins
+	originCheck     bool              // see WithAllowedOrigins
 }
 
 // DefaultSessionIdleTimeout is how long [Handler] keeps a session that

@@ -80,6 +80,10 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 	sopts.Capabilities = &caps
 	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
 	extractTraceContext(srv, cfg.propagator)
+	// The last added runs first: the identity is found before the rate is
+	// checked.
+	limitRequests(srv, cfg.rateLimits, cfg.warnLogger())
+	authorizeRequests(srv, r, cfg.auth, cfg.warnLogger())
 	if r == nil {
 		return srv
 	}
@@ -227,7 +231,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		if ctx, err = signer.withCallInput(ctx, req); err != nil {
 			return nil, err
 		}
-		res := llmtoolkit.Execute(ctx, r, call)
+		res := llmtoolkit.Execute(ctx, callerResolver(ctx, r), call)
 		if res.Err != nil {
 			if out, perr, ok := signer.protocolAnswer(res.Err); ok {
 				return out, perr

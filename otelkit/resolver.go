@@ -200,6 +200,14 @@ func (res *Resolver) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(start),
 		trace.WithAttributes(res.toolAttributes(call.Name, call.ID, def)...))
+	if s := llmtoolkit.SessionFrom(ctx); s != nil {
+		if id, ok := s["conversation_id"].(string); ok && id != "" {
+			cs.span.SetAttributes(keyConversationID.String(res.cfg.capText(id)))
+		}
+		if id, ok := s["tenant_id"].(string); ok && id != "" {
+			cs.span.SetAttributes(keyTenantID.String(res.cfg.capText(id)))
+		}
+	}
 	return cs
 }
 

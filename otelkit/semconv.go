@@ -128,3 +128,14 @@ const (
 	// ClassModelError: an *agentloop.LLMError (the model call failed).
 	ClassModelError = "model_error"
 )
+
+// Attribute keys read from the session map ([llmtoolkit.SessionFrom]), as
+// package trace reads it and an MCP server under mcp.WithBearerAuth sets it
+// from the caller's token.
+const (
+	// keyConversationID is the session map's "conversation_id".
+	keyConversationID = attribute.Key("gen_ai.conversation.id")
+	// keyTenantID is the session map's "tenant_id" (no semantic convention
+	// names a tenant: this one is llmtoolkit's).
+	keyTenantID = attribute.Key("llmtoolkit.tenant.id")
+)

@@ -6,6 +6,8 @@
 //	llmtoolkit tools  [--root DIR] [--json]
 //	llmtoolkit call   NAME [ARGS_JSON|-] [--root DIR]
 //	llmtoolkit mcp    [--root DIR] [--read-only] [--trace-db FILE] [--tenant UUID] [--conversation UUID]
+//	                  [--http ADDR [--issuer URL --resource URL --jwks-url URL --scopes S --write-scope S]
+//	                   [--insecure-no-auth] [--allowed-origin O] [--rate N] [--tool-rate N]]
 //	llmtoolkit traces [--db FILE] [--conversation ID] [--limit N]
 //
 // tools lists the tools confined to DIR (default: the current directory)
@@ -22,6 +24,12 @@
 // logging to stderr. --read-only offers only the tools annotated read-only;
 // --trace-db records every call in a SQLite database, under --tenant (default
 // the nil UUID) and --conversation (default a new UUID for each run).
+// With --http ADDR it serves streamable HTTP instead: with --issuer every
+// request needs a bearer JWT of that issuer for --resource, whose claims
+// name the tenant and conversation of its calls (recorded as such); on an
+// address other than loopback it refuses to start without --issuer unless
+// --insecure-no-auth, and every start says how it is protected. Browser
+// requests from other origins and DNS-rebinding requests are refused.
 //
 // traces prints the recent calls recorded in such a database (default
 // llmtoolkit-traces.db), newest first, as an aligned table.

@@ -19,6 +19,10 @@ import (
 const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
                       [--trace-table NAME] [--tenant UUID] [--conversation UUID]
                       [--sandbox MODE] [--sandbox-network] [--sandbox-backend NAME]
+                      [--http ADDR [--issuer URL] [--resource URL] [--jwks-url URL]
+                       [--scopes S] [--write-scope S] [--tenant-claim C]
+                       [--conversation-claim C] [--insecure-no-auth]
+                       [--allowed-origin O]... [--rate N] [--tool-rate N]]
 
 Serves the code tools confined to DIR over the Model Context Protocol on
 stdin/stdout, until the client disconnects or the process is interrupted.
@@ -35,7 +39,7 @@ When OTEL_EXPORTER_OTLP_ENDPOINT is set, every call is exported as an
 OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
 variables), continuing the trace of the client's request when its _meta
 carries a traceparent.
-` + sandboxUsage
+` + sandboxUsage + httpUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mcp")
@@ -46,6 +50,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	traceTable := fs.String("trace-table", trace.DefaultTable, "the traces table in the --trace-db database: a name, or schema.name")
 	tenant := fs.String("tenant", uuid.Nil.String(), "tenant UUID written in the traces")
 	conversation := fs.String("conversation", "", "conversation UUID written in the traces (default: a new one per run)")
+	httpOpts := addHTTPFlags(fs)
 	pos, code, ok := parseArgs(fs, mcpUsage, args, stdout, stderr)
 	if !ok {
 		return code
@@ -57,6 +62,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if _, err := uuid.Parse(f.value); f.value != "" && err != nil {
 			return usageError(stderr, fs.Name(), fmt.Sprintf("--%s %q is not a UUID", f.name, f.value))
 		}
+	}
+	if err := httpOpts.check(); err != nil {
+		return usageError(stderr, fs.Name(), err.Error())
 	}
 	if err := trace.ValidateTable(*traceTable); err != nil {
 		return usageError(stderr, fs.Name(), fmt.Sprintf("--trace-table: %v", err))
@@ -124,6 +132,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}()
 	r = tel.instrument(r)
 
+	if httpOpts.addr != "" {
+		return serveHTTP(ctx, httpOpts, r, append(tel.mcpOptions(), mcp.WithLogger(log), mcp.WithName("llmtoolkit")), log, stderr)
+	}
 	log.Info("serving MCP on stdio", "root", ct.Root(), "read_only", *readOnly,
 		"trace_db", *traceDB, "conversation", *conversation, "otlp", tel.sdk != nil)
 	// One line per message; a malformed line is answered with a JSON-RPC

@@ -40,4 +40,3 @@ require (
 )
 
 replace github.com/llmtoolkit/llmtoolkit => ../..
-
