@@ -38,6 +38,7 @@
 //	                   TellDefinition, CatchDefinition
 //	denied.go          ErrDenied, DeniedError, Deny: a call a permission check refused
 //	resolver.go        Resolver, ResolverFunc, ToolLookup, ErrUnknownTool, Halt, Show
+//	parts.go           Part (text, image, file), Attach, WithPartSink: multimodal results
 //	progress.go        Progress, ReportProgress, WithProgressFunc
 //	composition.go     Compose (a name index, first match wins); Indexed
 //	session.go         PrepareSession and Session, Filter, ReadOnly
