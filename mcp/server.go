@@ -216,6 +216,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 				slog.String("tool", name), slog.Int("bytes", len(res.Content)), slog.Int("sent", len(text)))
 		}
 		out = textResult(text, res.IsError)
+		used := jsonStringLen(text)
 		if res.Display != nil {
 			data, cut, err := displayJSON(*res.Display, maxDisplayBytes)
 			switch {
@@ -228,8 +229,10 @@ func toolHandler(r llmtoolkit.Resolver, name string, log *slog.Logger) sdk.ToolH
 				fallthrough
 			default:
 				out.Meta = sdk.Meta{DisplayMetaKey: data}
+				used += len(data)
 			}
 		}
+		addParts(ctx, log, name, out, res.Parts, used)
 		return out, nil
 	}
 }
