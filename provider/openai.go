@@ -54,10 +54,7 @@ type OpenAIMessage struct {
 func (m OpenAIMessage) MarshalJSON() ([]byte, error) {
 	type plain OpenAIMessage
 	if len(m.Parts) > 0 {
-		return json.Marshal(struct {
-			plain
-			Content []OpenAIContentPart `json:"content"`
-		}{plain: plain(m), Content: m.Parts})
+		return marshalOpenAIPartsMessage(m)
 	}
 	if m.Content == "" && len(m.ToolCalls) > 0 {
 		return json.Marshal(struct {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/base64"
 	"encoding/json"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -22,16 +23,13 @@ type AnthropicSource struct {
 	URL string `json:"url,omitempty"`
 }
 
-// MarshalJSON writes the fields of the source's type; a base64 source's
-// bytes go from Data into the encoder's buffer with no copy before.
+// MarshalJSON writes the fields of the source's type; a base64 source is
+// written in one buffer of its exact size, its bytes encoded straight into
+// it.
 func (s AnthropicSource) MarshalJSON() ([]byte, error) {
 	switch s.Type {
 	case "base64":
-		return json.Marshal(struct {
-			Type      string `json:"type"`
-			MediaType string `json:"media_type"`
-			Data      []byte `json:"data"`
-		}{s.Type, s.MediaType, s.Data})
+		return appendAnthropicSource(make([]byte, 0, anthropicSourceLen(s)), s), nil
 	case "text":
 		return json.Marshal(struct {
 			Type      string `json:"type"`
@@ -43,6 +41,34 @@ func (s AnthropicSource) MarshalJSON() ([]byte, error) {
 		Type string `json:"type"`
 		URL  string `json:"url"`
 	}{s.Type, s.URL})
+}
+
+// anthropicSourceLen is the length of a source's JSON, exact for a base64
+// source.
+func anthropicSourceLen(s AnthropicSource) int {
+	if s.Type != "base64" {
+		return 64 + len(s.URL) + len(s.Text) + len(s.MediaType)
+	}
+	return len(`{"type":"base64","media_type":,"data":""}`) + len(quote(s.MediaType)) + base64.StdEncoding.EncodedLen(len(s.Data))
+}
+
+// appendAnthropicSource appends a source's JSON to b.
+func appendAnthropicSource(b []byte, s AnthropicSource) []byte {
+	if s.Type != "base64" {
+		j, _ := s.MarshalJSON() // small: a URL or a text
+		return append(b, j...)
+	}
+	b = append(b, `{"type":"base64","media_type":`...)
+	b = append(b, quote(s.MediaType)...)
+	b = append(b, `,"data":"`...)
+	b = base64.StdEncoding.AppendEncode(b, s.Data)
+	return append(b, `"}`...)
+}
+
+// quote is s as a JSON string.
+func quote(s string) string {
+	q, _ := json.Marshal(s) // a string always encodes
+	return string(q)
 }
 
 // AnthropicPartBlock converts a part to the block the Messages API takes
@@ -93,22 +119,74 @@ func anthropicUserMessage(text string, parts []llmtoolkit.Part) AnthropicMessage
 	return AnthropicMessage{Role: "user", Content: anthropicPartBlocks(text, parts)}
 }
 
-// marshalAnthropicMedia writes an image or a document block.
+// marshalAnthropicMedia writes an image or a document block in one
+// buffer of its exact size.
 func marshalAnthropicMedia(b AnthropicContentBlock) ([]byte, error) {
-	return json.Marshal(struct {
-		Type   string           `json:"type"`
-		Source *AnthropicSource `json:"source"`
-		Title  string           `json:"title,omitempty"`
-	}{b.Type, b.Source, b.Title})
+	return appendAnthropicMedia(make([]byte, 0, anthropicMediaLen(b)), b), nil
+}
+
+func anthropicMediaLen(b AnthropicContentBlock) int {
+	n := len(`{"type":"","source":}`) + len(b.Type) + 8
+	if b.Source != nil {
+		n += anthropicSourceLen(*b.Source)
+	}
+	if b.Title != "" {
+		n += len(`,"title":`) + len(quote(b.Title))
+	}
+	return n
+}
+
+func appendAnthropicMedia(out []byte, b AnthropicContentBlock) []byte {
+	out = append(out, `{"type":`...)
+	out = append(out, quote(b.Type)...)
+	out = append(out, `,"source":`...)
+	if b.Source == nil {
+		out = append(out, "null"...)
+	} else {
+		out = appendAnthropicSource(out, *b.Source)
+	}
+	if b.Title != "" {
+		out = append(out, `,"title":`...)
+		out = append(out, quote(b.Title)...)
+	}
+	return append(out, '}')
 }
 
 // marshalAnthropicToolResultBlocks writes a tool_result whose content is
-// blocks.
+// blocks, in one buffer: its images' and documents' bytes are encoded
+// straight into it (no nested encoder copies them).
 func marshalAnthropicToolResultBlocks(b AnthropicContentBlock) ([]byte, error) {
-	return json.Marshal(struct {
-		Type      string                  `json:"type"`
-		ToolUseID string                  `json:"tool_use_id"`
-		Content   []AnthropicContentBlock `json:"content"`
-		IsError   bool                    `json:"is_error,omitempty"`
-	}{b.Type, b.ToolUseID, b.Blocks, b.IsError})
+	small := make([][]byte, len(b.Blocks))
+	n := len(`{"type":"tool_result","tool_use_id":,"content":[],"is_error":true}`) + len(quote(b.ToolUseID))
+	for i, blk := range b.Blocks {
+		if blk.Type == "image" || blk.Type == "document" {
+			n += anthropicMediaLen(blk) + 1
+			continue
+		}
+		j, err := json.Marshal(blk)
+		if err != nil {
+			return nil, err
+		}
+		small[i] = j
+		n += len(j) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, `{"type":"tool_result","tool_use_id":`...)
+	out = append(out, quote(b.ToolUseID)...)
+	out = append(out, `,"content":[`...)
+	for i, blk := range b.Blocks {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if small[i] != nil {
+			out = append(out, small[i]...)
+		} else {
+			out = appendAnthropicMedia(out, blk)
+		}
+	}
+	out = append(out, ']')
+	if b.IsError {
+		out = append(out, `,"is_error":true`...)
+	}
+	return append(out, '}'), nil
 }

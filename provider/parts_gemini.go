@@ -105,3 +105,37 @@ func geminiResponseWithParts(r llmtoolkit.Result, placement GeminiPartsPlacement
 	part.FunctionResponse.Parts = inline
 	return part, after
 }
+
+// marshalGeminiMediaPart writes a part that carries bytes (inlineData, or
+// a functionResponse with parts) in one buffer of its exact size, the
+// bytes encoded straight into it.
+func marshalGeminiMediaPart(p GeminiPart) ([]byte, error) {
+	o := &jsonObject{}
+	if p.Text != "" {
+		o.add("text", p.Text)
+	}
+	if p.ThoughtSignature != "" {
+		o.add("thoughtSignature", p.ThoughtSignature)
+	}
+	if b := p.InlineData; b != nil {
+		o.add("inlineData", (&jsonObject{}).add("mimeType", b.MimeType).add("data", b64Bytes(b.Data)))
+	}
+	if f := p.FunctionResponse; f != nil {
+		r := &jsonObject{}
+		if f.ID != "" {
+			r.add("id", f.ID)
+		}
+		r.add("name", f.Name).add("response", f.Response)
+		parts := make([]*jsonObject, 0, len(f.Parts))
+		for _, fp := range f.Parts {
+			e := &jsonObject{}
+			if b := fp.InlineData; b != nil {
+				e.add("inlineData", (&jsonObject{}).add("mimeType", b.MimeType).add("data", b64Bytes(b.Data)))
+			}
+			parts = append(parts, e)
+		}
+		r.add("parts", parts)
+		o.add("functionResponse", r)
+	}
+	return o.marshal()
+}

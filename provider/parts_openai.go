@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -27,16 +26,13 @@ type OpenAIContentPart struct {
 	Detail string
 }
 
-// MarshalJSON writes the fields of the part's type.
-func (c OpenAIContentPart) MarshalJSON() ([]byte, error) {
-	type imageURL struct {
-		URL    any    `json:"url"`
-		Detail string `json:"detail"`
-	}
-	type file struct {
-		FileData dataURL `json:"file_data"`
-		Filename string  `json:"filename,omitempty"`
-	}
+// MarshalJSON writes the fields of the part's type; an image's or a
+// file's bytes go into one buffer of its exact size.
+func (c OpenAIContentPart) MarshalJSON() ([]byte, error) { return c.object().marshal() }
+
+// object is the part as a JSON object.
+func (c OpenAIContentPart) object() *jsonObject {
+	o := (&jsonObject{}).add("type", c.Type)
 	switch c.Type {
 	case "image_url":
 		detail := c.Detail
@@ -47,20 +43,29 @@ func (c OpenAIContentPart) MarshalJSON() ([]byte, error) {
 		if c.URL == "" {
 			url = dataURL{c.MediaType, c.Data}
 		}
-		return json.Marshal(struct {
-			Type     string   `json:"type"`
-			ImageURL imageURL `json:"image_url"`
-		}{c.Type, imageURL{url, detail}})
+		return o.add("image_url", (&jsonObject{}).add("url", url).add("detail", detail))
 	case "file":
-		return json.Marshal(struct {
-			Type string `json:"type"`
-			File file   `json:"file"`
-		}{c.Type, file{dataURL{c.MediaType, c.Data}, c.Filename}})
+		f := (&jsonObject{}).add("file_data", dataURL{c.MediaType, c.Data})
+		if c.Filename != "" {
+			f.add("filename", c.Filename)
+		}
+		return o.add("file", f)
 	}
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{c.Type, c.Text})
+	return o.add("text", c.Text)
+}
+
+// marshalOpenAIPartsMessage writes a message whose content is an array,
+// in one buffer.
+func marshalOpenAIPartsMessage(m OpenAIMessage) ([]byte, error) {
+	parts := make([]*jsonObject, len(m.Parts))
+	for i, p := range m.Parts {
+		parts[i] = p.object()
+	}
+	o := (&jsonObject{}).add("role", m.Role).add("content", parts)
+	if m.ToolCallID != "" {
+		o.add("tool_call_id", m.ToolCallID)
+	}
+	return o.marshal()
 }
 
 // openAIChatTakes says what the Chat Completions format carries.

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
-
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
@@ -26,8 +24,13 @@ type OpenAIResponsesContent struct {
 	Detail string
 }
 
-// MarshalJSON writes the fields of the entry's type.
-func (c OpenAIResponsesContent) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the fields of the entry's type; an image's or a
+// file's bytes go into one buffer of its exact size.
+func (c OpenAIResponsesContent) MarshalJSON() ([]byte, error) { return c.object().marshal() }
+
+// object is the entry as a JSON object.
+func (c OpenAIResponsesContent) object() *jsonObject {
+	o := (&jsonObject{}).add("type", c.Type)
 	switch c.Type {
 	case "input_image":
 		detail := c.Detail
@@ -38,29 +41,19 @@ func (c OpenAIResponsesContent) MarshalJSON() ([]byte, error) {
 		if c.URL == "" {
 			url = dataURL{c.MediaType, c.Data}
 		}
-		return json.Marshal(struct {
-			Type     string `json:"type"`
-			ImageURL any    `json:"image_url"`
-			Detail   string `json:"detail"`
-		}{c.Type, url, detail})
+		return o.add("image_url", url).add("detail", detail)
 	case "input_file":
 		if c.URL != "" {
-			return json.Marshal(struct {
-				Type     string `json:"type"`
-				FileURL  string `json:"file_url"`
-				Filename string `json:"filename,omitempty"`
-			}{c.Type, c.URL, c.Filename})
+			o.add("file_url", c.URL)
+		} else {
+			o.add("file_data", dataURL{c.MediaType, c.Data})
 		}
-		return json.Marshal(struct {
-			Type     string  `json:"type"`
-			FileData dataURL `json:"file_data"`
-			Filename string  `json:"filename,omitempty"`
-		}{c.Type, dataURL{c.MediaType, c.Data}, c.Filename})
+		if c.Filename != "" {
+			o.add("filename", c.Filename)
+		}
+		return o
 	}
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{c.Type, c.Text})
+	return o.add("text", c.Text)
 }
 
 // OpenAIResponsesPart converts a part to its Responses API content entry:
@@ -94,18 +87,15 @@ func openAIResponsesContents(text string, parts []llmtoolkit.Part) []OpenAIRespo
 }
 
 // marshalOpenAIResponsesParts writes a message or a function_call_output
-// whose content or output is an array.
+// whose content or output is an array, in one buffer.
 func marshalOpenAIResponsesParts(it OpenAIResponsesItem) ([]byte, error) {
-	if it.Type == "message" {
-		return json.Marshal(struct {
-			Type    string                   `json:"type"`
-			Role    string                   `json:"role"`
-			Content []OpenAIResponsesContent `json:"content"`
-		}{it.Type, it.Role, it.ContentParts})
+	parts := make([]*jsonObject, len(it.ContentParts))
+	for i, p := range it.ContentParts {
+		parts[i] = p.object()
 	}
-	return json.Marshal(struct {
-		Type   string                   `json:"type"`
-		CallID string                   `json:"call_id"`
-		Output []OpenAIResponsesContent `json:"output"`
-	}{it.Type, it.CallID, it.ContentParts})
+	o := (&jsonObject{}).add("type", it.Type)
+	if it.Type == "message" {
+		return o.add("role", it.Role).add("content", parts).marshal()
+	}
+	return o.add("call_id", it.CallID).add("output", parts).marshal()
 }
