@@ -161,13 +161,6 @@ func embeddedText(r *sdk.ResourceContents) string {
 	}
 }
 
-func orUnknown(mime string) string {
-	if mime == "" {
-		return "unknown type"
-	}
-	return mime
-}
-
 func mimeSuffix(mime string) string {
 	if mime == "" {
 		return ""
