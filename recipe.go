@@ -28,6 +28,8 @@ type Plan struct {
 	Parallel []Call
 	// Compose builds the final content from the results, in plan order
 	// (Serial then Parallel). Nil joins the contents with blank lines.
+	// Either way the recipe's result carries the steps' [Result.Parts], in
+	// plan order.
 	Compose func(results []Result) (string, error)
 }
 
@@ -128,13 +130,13 @@ func planResult(ctx context.Context, r Resolver, tool Tool, call Call) (res Resu
 		for i, sr := range results {
 			contents[i] = sr.Content
 		}
-		return Result{ToolCallID: call.ID, Name: call.Name, Content: strings.Join(contents, "\n\n")}
+		return Result{ToolCallID: call.ID, Name: call.Name, Content: strings.Join(contents, "\n\n"), Parts: stepParts(results)}
 	}
 	content, err := plan.Compose(results)
 	if err != nil {
 		return errorResult(call, err, fmt.Sprintf("tool %q failed composing its results: %v", call.Name, err))
 	}
-	return Result{ToolCallID: call.ID, Name: call.Name, Content: content}
+	return Result{ToolCallID: call.ID, Name: call.Name, Content: content, Parts: stepParts(results)}
 }
 
 func stepFailure(call Call, n int, sr Result) Result {

@@ -23,6 +23,10 @@ type Result struct {
 	IsError bool `json:"is_error,omitempty"`
 	// Display is a rich payload for hosts, attached by the tool with [Show].
 	Display *Display `json:"display,omitempty"`
+	// Parts is what the model sees after Content: images, documents, more
+	// text, attached by the tool with [Attach], in order. Nil for a
+	// text-only result (and left out of its JSON).
+	Parts []Part `json:"parts,omitempty"`
 	// Err is the error behind IsError, for errors.Is ([ErrHalt],
 	// [ErrUnknownTool], [ErrInvalidArguments], [ErrToolPanic], ...).
 	Err error `json:"-"`
@@ -210,16 +214,17 @@ func executeDirect(ctx context.Context, r Resolver, tool Tool, call Call) Result
 	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok {
 		slot.notify = fn
 	}
-	content, err := safeResolve(context.WithValue(ctx, displayKey{}, slot), r, tool, call)
+	pctx, parts := withPartSlot(context.WithValue(ctx, displayKey{}, slot))
+	content, err := safeResolve(pctx, r, tool, call)
 	slot.mu.Lock()
 	display := slot.display
 	slot.mu.Unlock()
 	if err != nil {
 		res := errorResult(call, err, failureMessage(ctx, r, call, err))
-		res.Display = display
+		res.Display, res.Parts = display, parts.take()
 		return res
 	}
-	return Result{ToolCallID: call.ID, Name: call.Name, Content: content, Display: display}
+	return Result{ToolCallID: call.ID, Name: call.Name, Content: content, Display: display, Parts: parts.take()}
 }
 
 // safeResolve calls r.Resolve and turns a panic into a *PanicError, logged

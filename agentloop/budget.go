@@ -39,6 +39,12 @@ var ErrContextBudget = errors.New("agentloop: the history exceeds the context bu
 // estimate of one turn.
 const BytesPerToken = 3
 
+// ImageTokens is what the estimate counts for an image part, whatever its
+// size: providers scale an image down to about a megapixel and bill it by
+// its pixels (Anthropic: width×height/750, about 1,600 tokens at most), not
+// by its bytes.
+const ImageTokens = 1600
+
 // MessageOverheadTokens is what each message counts in the estimate beside
 // its bytes: the role and the framing every format adds.
 const MessageOverheadTokens = 4
@@ -262,7 +268,15 @@ func estimateMessage(m *Message) int {
 			n += jsonSize(c.Arguments, 0)
 		}
 	}
-	return n/BytesPerToken + MessageOverheadTokens
+	images := 0
+	for i := range m.Parts {
+		if m.Parts[i].Kind == llmtoolkit.PartImage {
+			images++
+			continue
+		}
+		n += m.Parts[i].Size() // text and documents: their bytes, as text
+	}
+	return n/BytesPerToken + MessageOverheadTokens + images*ImageTokens
 }
 
 func stateSize(s llmtoolkit.ProviderState) int {

@@ -179,7 +179,7 @@ func (l *loop) dispatchVia(ctx context.Context, cancel context.CancelFunc, n int
 // answers reports whether res is a result for call (not a zero Result).
 func answers(res llmtoolkit.Result, call llmtoolkit.Call) bool {
 	return res.ToolCallID == call.ID && res.Name == call.Name &&
-		(res.Content != "" || res.IsError || res.Display != nil || res.Err != nil)
+		(res.Content != "" || res.IsError || res.Display != nil || res.Err != nil || len(res.Parts) > 0)
 }
 
 // badIndex is the answer to run(ctx, i) with an i out of range.

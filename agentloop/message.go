@@ -32,6 +32,12 @@ type Message struct {
 	ToolName string `json:"tool_name,omitempty"`
 	// IsError marks a tool message that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
+	// Parts, in a tool or a user message, is the multimodal content after
+	// Content, in order: a tool's images and documents
+	// ([llmtoolkit.Result.Parts]), a user's pictures. Package provider
+	// writes them as each format documents it. Nil for text alone (and
+	// left out of the JSON).
+	Parts []llmtoolkit.Part `json:"parts,omitempty"`
 	// Provider is, in an assistant message, the provider state of the
 	// answer it records ([Response.Provider]): reasoning blocks, thought
 	// signatures, reasoning items. Package provider's history converters
@@ -46,14 +52,21 @@ func SystemMessage(content string) Message { return Message{Role: RoleSystem, Co
 // UserMessage returns a user message.
 func UserMessage(content string) Message { return Message{Role: RoleUser, Content: content} }
 
+// UserMessageWithParts returns a user message whose text is followed by
+// parts (images, documents).
+func UserMessageWithParts(content string, parts ...llmtoolkit.Part) Message {
+	return Message{Role: RoleUser, Content: content, Parts: parts}
+}
+
 // AssistantMessage returns an assistant message with optional tool calls.
 func AssistantMessage(content string, calls ...llmtoolkit.Call) Message {
 	return Message{Role: RoleAssistant, Content: content, ToolCalls: calls}
 }
 
-// ToolMessage returns the tool message that carries res back to the model.
+// ToolMessage returns the tool message that carries res back to the model,
+// its parts included.
 func ToolMessage(res llmtoolkit.Result) Message {
-	return Message{Role: RoleTool, Content: res.Content, ToolCallID: res.ToolCallID, ToolName: res.Name, IsError: res.IsError}
+	return Message{Role: RoleTool, Content: res.Content, ToolCallID: res.ToolCallID, ToolName: res.Name, IsError: res.IsError, Parts: res.Parts}
 }
 
 // Usage counts the tokens of one model call, as the provider reports them.

@@ -62,6 +62,11 @@ type Options struct {
 	// and why. 0 means [DefaultMaxTurnResultBytes]. With MaxToolCalls, it
 	// bounds the memory one turn holds: at most MaxToolCalls ×
 	// MaxTurnResultBytes while the calls run, MaxTurnResultBytes after.
+	// A result's parts ([llmtoolkit.Result.Parts]) count with their bytes
+	// (an image's own bytes, not their base64): a part that does not fit
+	// is dropped whole, never cut, and a line of the content says so. The
+	// default is below codetools' read_file cap for media (5 MiB): raise
+	// it to let the largest images through.
 	MaxTurnResultBytes int
 	// BreakerThreshold is how many times in a row the same tool may fail
 	// with the same error before Run stops with a [*CircuitBreakerError].

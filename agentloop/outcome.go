@@ -32,6 +32,11 @@ type ToolOutcome struct {
 	IsError bool `json:"is_error,omitempty"`
 	// Display is the payload the tool showed, if any.
 	Display *DisplayOutcome `json:"display,omitempty"`
+	// Parts are the result's parts ([llmtoolkit.Result.Parts]) as they
+	// are: an image's or a document's bytes in full (base64 in the JSON),
+	// so a durable store holds every image a tool returned (as it holds
+	// the text), bounded by the run's MaxTurnResultBytes.
+	Parts []llmtoolkit.Part `json:"parts,omitempty"`
 	// Err is the error behind IsError, by kind.
 	Err *ErrorOutcome `json:"error,omitempty"`
 }
@@ -208,7 +213,7 @@ func (e *RecordedError) Unwrap() []error { return e.wraps }
 
 // EncodeResult returns the stored form of res.
 func EncodeResult(res llmtoolkit.Result) ToolOutcome {
-	o := ToolOutcome{ToolCallID: res.ToolCallID, Name: res.Name, IsError: res.IsError, Err: EncodeError(res.Err)}
+	o := ToolOutcome{ToolCallID: res.ToolCallID, Name: res.Name, IsError: res.IsError, Err: EncodeError(res.Err), Parts: res.Parts}
 	o.Content, o.ContentBytes = splitText(res.Content)
 	if d := res.Display; d != nil {
 		o.Display = &DisplayOutcome{Kind: d.Kind}
@@ -230,7 +235,7 @@ func EncodeResult(res llmtoolkit.Result) ToolOutcome {
 func (o ToolOutcome) Result() llmtoolkit.Result {
 	res := llmtoolkit.Result{
 		ToolCallID: o.ToolCallID, Name: o.Name, Content: joinText(o.Content, o.ContentBytes),
-		IsError: o.IsError, Err: o.Err.Unpack(),
+		IsError: o.IsError, Err: o.Err.Unpack(), Parts: o.Parts,
 	}
 	if o.Display != nil {
 		d := llmtoolkit.Display{Kind: o.Display.Kind}

@@ -301,6 +301,7 @@ func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i in
 		res = llmtoolkit.Execute(cctx, l.resolver, call)
 		l.maybeSpill(ctx, n, i, call, &res)
 		res.Content = cutResult(res.Content, l.opts.MaxTurnResultBytes, l.opts.MaxTurnResultBytes)
+		fitParts(&res, l.opts.MaxTurnResultBytes-len(res.Content), l.opts.MaxTurnResultBytes)
 	}
 	d := l.now().Sub(t0)
 	l.emit(Event{Kind: EventToolResult, Iteration: n, Index: i, Call: call, Result: &res, Duration: d})
@@ -319,7 +320,8 @@ const minKeep = 256
 
 // keepTurnBudget cuts, in call order, the results past the turn's budget
 // of content bytes to what is left of it, at least minKeep bytes each
-// (the answers to calls past MaxToolCalls are kept whole).
+// (the answers to calls past MaxToolCalls are kept whole); their parts
+// count too, each kept whole or dropped with a note (fitParts).
 func keepTurnBudget(results []llmtoolkit.Result, budget int) {
 	left := budget
 	for i := range results {
@@ -332,6 +334,7 @@ func keepTurnBudget(results []llmtoolkit.Result, budget int) {
 			c = results[i].Content
 		}
 		left = max(left-len(c), 0)
+		left = max(left-fitParts(&results[i], left, budget), 0)
 	}
 }
 

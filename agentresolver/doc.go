@@ -27,6 +27,11 @@
 // answers an unknown name with an error wrapping [llmtoolkit.ErrUnknownTool],
 // so that [llmtoolkit.Compose] passes the call on.
 //
+// A handler or a typed function gives the model images and documents
+// beside its text with [llmtoolkit.Attach] on the context it is given
+// (see ExampleFunc_attach): [llmtoolkit.Execute] puts them on the result's
+// Parts.
+//
 // Options ([WithTimeout], [WithSensitiveFields], [WithReadOnly] and the
 // other annotations, [WithMetadata]) configure a [Func], or a handler value
 // through [WithOptions]. Sensitive fields are set on each tool's definition

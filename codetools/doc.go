@@ -71,6 +71,27 @@
 // turns a built-in kind back into its type (package mcp does not import
 // codetools).
 //
+// # Images and documents
+//
+// read_file and http_get recognise PNG, JPEG, GIF, WebP and PDF by their
+// first bytes (never by the file's extension or the Content-Type: a .png
+// holding text is read as text, an image named .txt is an image; SVG is
+// text). Such a file is attached to the result whole, with
+// [llmtoolkit.Attach] (an image part, or a file part named after the file
+// for a PDF), and the model reads one line beside it: name, media type,
+// size and, for an image, its pixel dimensions. No format is turned into
+// pages as images: a PDF goes to the model as the document itself, which
+// every format of package provider carries. Limits ([WithMediaLimits]):
+// 5 MiB ([DefaultMediaMaxBytes]), refused from the file's size (or the
+// Content-Length) before its bytes are read; 8000 x 8000 pixels
+// ([DefaultMediaMaxPixels]), refused from the header (internal/media reads
+// the dimensions without decoding: a header that claims 100,000 x 100,000
+// costs nothing); a file cut short or with a bad header is refused
+// ([ErrMalformedMedia]). A PDF is not parsed: a PDF bomb costs its bytes.
+// read_file opens the file through the same confined open as text (a link
+// out of the root is refused before any byte is read) and reads it into one
+// buffer of its size: the only copy it makes.
+//
 // # What the tools withstand
 //
 // Each tool validates its own arguments again (it may be called without

@@ -64,7 +64,7 @@ func (c *CodeTools) httpGetSpec() toolSpec {
 	}
 	return makeSpec("http_get", closed+
 		"Fetch a web page or file over HTTP(S) with a GET request and return it: HTML as Markdown (default), or as plain text, or the raw body. "+
-		"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB), and a body that stops early (closed or timed out) is shown as cut, with why; images, archives and other binary content are described, not shown. "+
+		"The first line states the status, content type and size. Bodies are cut at maxBytes (default 1 MiB, at most 10 MiB), and a body that stops early (closed or timed out) is shown as cut, with why; images (PNG, JPEG, GIF, WebP) and PDF documents are returned as they are, for you to look at; archives and other binary content are described, not shown. "+
 		"Only http and https URLs; at most 5 redirects; local and private network addresses are refused. A non-2xx status is an error with the start of the body. "+
 		"Use http_get to read documentation, issues or APIs on the web; use read_file for files in the working directory.",
 		map[string]any{
@@ -160,7 +160,13 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	}
 	defer resp.Body.Close()
 
-	body, readErr := io.ReadAll(io.LimitReader(resp.Body, int64(maxBytes)+1))
+	head, bodyReader := sniffBody(resp.Body)
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		if out, isMedia, err := c.fetchMedia(ctx, u, resp, head, bodyReader); isMedia {
+			return out, err
+		}
+	}
+	body, readErr := io.ReadAll(io.LimitReader(bodyReader, int64(maxBytes)+1))
 	if readErr != nil && (len(body) == 0 || caller.Err() != nil) {
 		return "", fmt.Errorf("http_get %s: reading the body: %w", u.Redacted(), readErr)
 	}

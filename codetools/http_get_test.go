@@ -48,9 +48,9 @@ func TestHTTPGetFormats(t *testing.T) {
 		case "/latin1":
 			w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
 			w.Write([]byte("caf\xe9"))
-		case "/image":
-			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00binary"))
+		case "/archive":
+			w.Header().Set("Content-Type", "application/zip")
+			w.Write([]byte("PK\x03\x04\x00\x00\x00\x00\x00\x00binary"))
 		case "/redirect":
 			http.Redirect(w, r, "/plain", http.StatusFound)
 		case "/missing":
@@ -70,7 +70,7 @@ func TestHTTPGetFormats(t *testing.T) {
 		{"raw", "/page", "raw", []string{"<h1>Title</h1>"}, nil},
 		{"plain", "/plain", "", []string{"HTTP 200 OK · text/plain · 9B\n\njust text"}, nil},
 		{"charset", "/latin1", "", []string{"café"}, nil},
-		{"binary described", "/image", "", []string{"Binary content (image/png, 16B) is not shown"}, []string{"PNG"}},
+		{"binary described", "/archive", "", []string{"Binary content (application/zip, 16B) is not shown"}, []string{"binary"}},
 		{"redirect followed", "/redirect", "", []string{"just text", "from " + srv.URL + "/plain"}, nil},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,9 @@ type config struct {
 	grepMaxBytes int        // grep and glob: cap of their answers in bytes
 	bash         bashConfig // bash and its sandbox: options_bash.go, options_sandbox.go
 	http         httpConfig // http_get: options_http.go
+
+	mediaMaxBytes  int64 // read_file, http_get: largest image or PDF (read_file_media.go)
+	mediaMaxPixels int64 // read_file, http_get: most pixels an image header may claim
 }
 
 func defaultConfig() config {
@@ -34,6 +37,9 @@ func defaultConfig() config {
 		grepMaxBytes: 50 << 10,
 		bash:         defaultBashConfig(),
 		http:         defaultHTTPConfig(),
+
+		mediaMaxBytes:  DefaultMediaMaxBytes,
+		mediaMaxPixels: DefaultMediaMaxPixels,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/media"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
@@ -23,8 +24,9 @@ func (c *CodeTools) readFileSpec() toolSpec {
 		`One call returns at most %d lines or %s, whichever comes first, and never cuts a line in half; `+
 		`when more remains, a notice at the end says which offset to use to continue. `+
 		`Use offset (1-based line) and limit to read a part of a large file. `+
-		`Binary files are refused (use file_info to see their type); for a folder use list_directory or tree; `+
-		`to find where something is in many files use grep first.`, maxLines, maxBytes)
+		`Images (PNG, JPEG, GIF, WebP) and PDF documents up to %s are returned as they are, for you to look at; `+
+		`other binary files are refused (use file_info to see their type); for a folder use list_directory or tree; `+
+		`to find where something is in many files use grep first.`, maxLines, maxBytes, textutil.HumanSize(c.cfg.mediaMaxBytes))
 	return makeSpec("read_file", desc, schemaObject(map[string]any{
 		"path":   pathProperty("File to read, relative to the working directory (an absolute path inside it works too)."),
 		"offset": map[string]any{"type": "integer", "minimum": 1, "description": "Line number to start reading from, 1-based (default 1)."},
@@ -47,6 +49,12 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 	defer f.Close()
 	br := newReader(ctx, f)
 	head, _ := br.Peek(textutil.SniffLen)
+	if mediaType, ok := media.Sniff(head); ok {
+		if err := c.checkMediaSize(shownPath(rel), mediaType, info.Size(), head); err != nil {
+			return "", err
+		}
+		return c.readMedia(ctx, shownPath(rel), baseName(rel), mediaType, info.Size(), br)
+	}
 	if mime, binary := textutil.Sniff(head); binary {
 		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only: use file_info for its details",
 			p, mime, textutil.HumanSize(info.Size()))

@@ -90,10 +90,10 @@ func TestReadFileLongLine(t *testing.T) {
 func TestReadFileBinary(t *testing.T) {
 	t.Parallel()
 	dir, c := newTestTools(t)
-	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 2000)...)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "img.png"), png, 0o644))
-	_, err := run(t, c, "read_file", map[string]any{"path": "img.png"})
-	require.EqualError(t, err, "img.png is a binary file (image/png, 2.0KB); read_file shows text only: use file_info for its details")
+	zip := append([]byte("PK\x03\x04"), make([]byte, 2000)...)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.zip"), zip, 0o644))
+	_, err := run(t, c, "read_file", map[string]any{"path": "a.zip"})
+	require.EqualError(t, err, "a.zip is a binary file (application/zip, 2.0KB); read_file shows text only: use file_info for its details")
 }
 
 func TestReadFileDisplay(t *testing.T) {

@@ -255,6 +255,7 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 		llmtoolkit.Show(ctx, d)
 	}
 	text := contentText(res.Content)
+	llmtoolkit.Attach(ctx, contentParts(res.Content)...)
 	if res.IsError {
 		return "", &ToolError{Tool: call.Name, Message: text}
 	}

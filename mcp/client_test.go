@@ -314,7 +314,8 @@ func TestClientAgainstPlainSDKServer(t *testing.T) {
 	assert.ErrorIs(t, res.Err, ErrRemoteTool)
 
 	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "picture"})
-	assert.Equal(t, "a red dot\n[image: image/png, 4 bytes]\n[resource link: file:///dot.png, image/png]", res.Content)
+	assert.Equal(t, "a red dot\n[resource link: file:///dot.png, image/png]", res.Content)
+	assert.Equal(t, []llmtoolkit.Part{llmtoolkit.ImagePart("image/png", []byte{0x89, 'P', 'N', 'G'})}, res.Parts, "the image is kept as a part")
 }
 
 func TestClientRefresh(t *testing.T) {

@@ -139,21 +139,21 @@ func boolOr(p *bool, def bool) bool {
 }
 
 // contentText joins a result's contents as text for the model: text as it
-// is, other kinds described in one bracketed line.
+// is, links and other kinds described in one bracketed line. Images, audio
+// and embedded blobs are not in it: they become parts ([contentParts]).
 func contentText(contents []sdk.Content) string {
 	parts := make([]string, 0, len(contents))
 	for _, c := range contents {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
-		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
-		case *sdk.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+		case *sdk.ImageContent, *sdk.AudioContent:
 		case *sdk.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, mimeSuffix(c.MIMEType)))
 		case *sdk.EmbeddedResource:
-			parts = append(parts, embeddedText(c.Resource))
+			if c.Resource == nil || c.Resource.Blob == nil {
+				parts = append(parts, embeddedText(c.Resource))
+			}
 		case nil:
 		default:
 			parts = append(parts, fmt.Sprintf("[%T content]", c))
@@ -172,13 +172,6 @@ func embeddedText(r *sdk.ResourceContents) string {
 	default:
 		return fmt.Sprintf("[resource: %s%s, %d bytes]", r.URI, mimeSuffix(r.MIMEType), len(r.Blob))
 	}
-}
-
-func orUnknown(mime string) string {
-	if mime == "" {
-		return "unknown type"
-	}
-	return mime
 }
 
 func mimeSuffix(mime string) string {

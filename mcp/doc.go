@@ -56,6 +56,18 @@
 // [ClientCapabilitiesFrom] and refuses a call it cannot serve without
 // one with [MissingClientCapability].
 //
+// Parts ([llmtoolkit.Result.Parts]: images, documents) cross MCP both
+// ways. The server sends each after the text, in order: an image as image
+// content, an audio file as audio content, any other file (a PDF) as an
+// embedded resource with its bytes (blob; its URI "llmtoolkit:part/N/NAME"
+// keeps the name), a part by URL as a resource link, a text part as text
+// content; they get what the text and the Display left of 15 MiB, and a
+// part that does not fit is left out whole, named in a last text content
+// and logged. The Client keeps image, audio and blob content as parts (an
+// audio part has no name; a resource's name is its URI's last element);
+// text content, text resources and resource links stay in the text, in
+// order among themselves.
+//
 // The SDK's package is also named mcp; this package imports it as sdk, and
 // its transports ([sdk.Transport]) are accepted as they are.
 //

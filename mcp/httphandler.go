@@ -75,8 +75,8 @@ func newHTTPHandler(srv *sdk.Server, cfg config) *HTTPHandler {
 		&sdk.StreamableHTTPOptions{Logger: cfg.logger, Stateless: true, PropagateRequestCancellation: true})
 	stopped, stopCalls := context.WithCancel(context.Background())
 	return &HTTPHandler{
-		stopped:         stopped,
-		stopCalls:       stopCalls,
+		stopped:   stopped,
+		stopCalls: stopCalls,
 		// Authorization and the Origin check (protect) come first on both.
 		stateful:        protect(cfg, &sessionCap{next: stateful, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}),
 		stateless:       protect(cfg, stateless),

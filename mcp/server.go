@@ -243,6 +243,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 				slog.String("tool", name), slog.Int("bytes", len(res.Content)), slog.Int("sent", len(text)))
 		}
 		out = textResult(text, res.IsError)
+		used := jsonStringLen(text)
 		if res.Display != nil {
 			data, cut, err := displayJSON(*res.Display, maxDisplayBytes)
 			switch {
@@ -255,8 +256,10 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 				fallthrough
 			default:
 				out.Meta = sdk.Meta{DisplayMetaKey: data}
+				used += len(data)
 			}
 		}
+		addParts(ctx, log, name, out, res.Parts, used)
 		return out, nil
 	}
 }

@@ -45,7 +45,11 @@
 // URL passwords are scrubbed from every text) and capped
 // ([WithMaxContentBytes]). Error texts, always recorded as the span status,
 // are scrubbed and capped the same way. Prompts and answers are never
-// recorded.
+// recorded. The parts a tool attaches (images, documents:
+// [llmtoolkit.Attach]) are never recorded either, with or without
+// capture: each gets an event "llmtoolkit.tool.part" on the tool's span
+// with its kind, media type, size and SHA-256 (at most 64 per span;
+// "llmtoolkit.parts.omitted" counts the rest).
 //
 // # Metrics and spans
 //

@@ -140,6 +140,10 @@ func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tr
 		res.end(cs, "", pe, pe.Error(), time.Now())
 		panic(v)
 	}()
+	if cs.span != nil {
+		cs.parts = &spanParts{}
+		cs.ctx = llmtoolkit.WithPartSink(cs.ctx, cs.parts.add)
+	}
 	content, err = res.r.Resolve(cs.ctx, call)
 	finished = true
 	relearn()
@@ -176,6 +180,9 @@ func (res *Resolver) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 		}
 	}
 	cs := res.begin(ctx, o.Call, o.Tool, now.Add(-o.Duration), tracing)
+	if cs.span != nil && len(o.Result.Parts) > 0 {
+		cs.parts = &spanParts{parts: o.Result.Parts}
+	}
 	res.end(cs, o.Result.Content, err, errText, now)
 }
 
@@ -186,6 +193,7 @@ type callSpan struct {
 	call  llmtoolkit.Call
 	def   llmtoolkit.Tool
 	start time.Time
+	parts *spanParts // what the tool attached, when tracing
 }
 
 // begin starts a call's span (when tracing), under its recipe's span when
@@ -270,6 +278,7 @@ func (res *Resolver) endSpan(cs callSpan, content string, err error, errText, cl
 	if len(attrs) > 0 {
 		cs.span.SetAttributes(attrs...)
 	}
+	cs.parts.record(cs.span, now)
 	cs.span.End(trace.WithTimestamp(now))
 }
 

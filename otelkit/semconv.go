@@ -59,6 +59,18 @@ const (
 	keyContextSpillPath    = attribute.Key("llmtoolkit.context.spill_path")
 )
 
+// The parts a tool attached (images, documents): the conventions name
+// none, so these are this package's own, one event per part on the
+// execute_tool span, never the part's bytes or text.
+const (
+	eventToolPart    = "llmtoolkit.tool.part"
+	keyPartKind      = attribute.Key("llmtoolkit.part.kind")
+	keyPartMediaType = attribute.Key("llmtoolkit.part.media_type")
+	keyPartBytes     = attribute.Key("llmtoolkit.part.bytes")
+	keyPartSHA256    = attribute.Key("llmtoolkit.part.sha256")
+	keyPartsOmitted  = attribute.Key("llmtoolkit.parts.omitted")
+)
+
 // The execute_tool duration histogram.
 const (
 	metricToolDuration     = "gen_ai.execute_tool.duration"

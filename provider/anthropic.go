@@ -37,8 +37,8 @@ type AnthropicTool struct {
 // how blocks replayed from a response (thinking with its signature, server
 // tool blocks, text with citations) go back exactly as they came.
 type AnthropicContentBlock struct {
-	// Type is "text", "tool_use", "tool_result", "thinking" or
-	// "redacted_thinking".
+	// Type is "text", "tool_use", "tool_result", "thinking",
+	// "redacted_thinking", "image" or "document".
 	Type string `json:"type"`
 	// Text is a text block's text.
 	Text string `json:"text,omitempty"`
@@ -61,6 +61,14 @@ type AnthropicContentBlock struct {
 	Signature string `json:"signature,omitempty"`
 	// Data is a redacted_thinking block's encrypted content.
 	Data string `json:"data,omitempty"`
+	// Source is an image or a document block's bytes or URL.
+	Source *AnthropicSource `json:"source,omitempty"`
+	// Title is a document block's title (the file's name).
+	Title string `json:"title,omitempty"`
+	// Blocks, when set, is a tool_result block's content as blocks (its
+	// text and its parts' blocks, see [AnthropicPartBlock]), written
+	// instead of Content.
+	Blocks []AnthropicContentBlock `json:"-"`
 	// Raw, when set, is the whole block as the API sent it; it is written
 	// instead of the fields above.
 	Raw json.RawMessage `json:"-"`
@@ -88,7 +96,12 @@ func (b AnthropicContentBlock) MarshalJSON() ([]byte, error) {
 			Name  string `json:"name"`
 			Input any    `json:"input"`
 		}{b.Type, b.ID, b.Name, input})
+	case "image", "document":
+		return marshalAnthropicMedia(b)
 	case "tool_result":
+		if len(b.Blocks) > 0 {
+			return marshalAnthropicToolResultBlocks(b)
+		}
 		return json.Marshal(struct {
 			Type      string `json:"type"`
 			ToolUseID string `json:"tool_use_id"`
@@ -247,6 +260,9 @@ func anthropicBlocks(raws []json.RawMessage) (anthropicTurn, error) {
 // answers the tool_use, with "is_error" for a failure. Tool results go in a
 // user message; see [AnthropicToolResultsMessage].
 func AnthropicToolResult(r llmtoolkit.Result) AnthropicContentBlock {
+	if len(r.Parts) > 0 {
+		return AnthropicContentBlock{Type: "tool_result", ToolUseID: r.ToolCallID, IsError: r.IsError, Blocks: anthropicPartBlocks(r.Content, r.Parts)}
+	}
 	return AnthropicContentBlock{Type: "tool_result", ToolUseID: r.ToolCallID, Content: r.Content, IsError: r.IsError}
 }
 
@@ -347,13 +363,13 @@ func AnthropicMessages(history []agentloop.Message) (system string, messages []A
 		case agentloop.RoleSystem:
 			sys = append(sys, m.Content)
 		case agentloop.RoleUser:
-			messages = append(messages, AnthropicMessage{Role: "user", Content: []AnthropicContentBlock{{Type: "text", Text: m.Content}}})
+			messages = append(messages, anthropicUserMessage(m.Content, m.Parts))
 		case agentloop.RoleAssistant:
 			if am, ok := AnthropicAssistantMessage(m); ok {
 				messages = append(messages, am)
 			}
 		case agentloop.RoleTool:
-			block := AnthropicToolResult(llmtoolkit.Result{ToolCallID: m.ToolCallID, Content: m.Content, IsError: m.IsError})
+			block := AnthropicToolResult(llmtoolkit.Result{ToolCallID: m.ToolCallID, Content: m.Content, IsError: m.IsError, Parts: m.Parts})
 			if n := len(messages); n > 0 && messages[n-1].Role == "user" && len(messages[n-1].Content) > 0 &&
 				messages[n-1].Content[0].Type == "tool_result" {
 				messages[n-1].Content = append(messages[n-1].Content, block)

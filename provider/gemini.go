@@ -57,6 +57,10 @@ type GeminiPart struct {
 	FunctionCall *GeminiFunctionCall `json:"functionCall,omitempty"`
 	// FunctionResponse answers a call.
 	FunctionResponse *GeminiFunctionResult `json:"functionResponse,omitempty"`
+	// InlineData is an image's or a document's bytes (a user turn's part).
+	InlineData *GeminiBlob `json:"inlineData,omitempty"`
+	// FileData points at a file (a user turn's part).
+	FileData *GeminiFileData `json:"fileData,omitempty"`
 	// Raw, when set, is the whole part as the API sent it; it is written
 	// instead of the fields above.
 	Raw json.RawMessage `json:"-"`
@@ -66,6 +70,10 @@ type GeminiPart struct {
 func (p GeminiPart) MarshalJSON() ([]byte, error) {
 	if len(p.Raw) > 0 {
 		return p.Raw, nil
+	}
+	if p.FunctionCall == nil && p.FileData == nil && !p.Thought &&
+		(p.InlineData != nil || p.FunctionResponse != nil && len(p.FunctionResponse.Parts) > 0) {
+		return marshalGeminiMediaPart(p)
 	}
 	type plain GeminiPart
 	return json.Marshal(plain(p))
@@ -89,6 +97,9 @@ type GeminiFunctionResult struct {
 	Name string `json:"name"`
 	// Response holds {"output": content} or, for a failure, {"error": content}.
 	Response map[string]any `json:"response"`
+	// Parts are the images and documents of the result (Gemini 3 models:
+	// see [GeminiPartsPlacement]).
+	Parts []GeminiFunctionResponsePart `json:"parts,omitempty"`
 }
 
 // GeminiTools converts tools to a generateContent request's "tools": one
@@ -256,7 +267,15 @@ func geminiParts(raws []json.RawMessage) (geminiTurn, error) {
 // that answers the call: {"output": content}, or {"error": content} for a
 // failure, as Gemini's documentation recommends. The call's id is echoed
 // unless [GeminiToolCalls] made it up.
+//
+// A result's parts go in the functionResponse's "parts" (Gemini 3): images
+// and documents as inlineData, text parts and notes for parts Gemini does
+// not take in the output text.
 func GeminiFunctionResponse(r llmtoolkit.Result) GeminiPart {
+	if len(r.Parts) > 0 {
+		part, _ := geminiResponseWithParts(r, GeminiPartsInResponse)
+		return part
+	}
 	key := "output"
 	if r.IsError {
 		key = "error"
@@ -360,7 +379,17 @@ func geminiMatches(raws []json.RawMessage, m agentloop.Message) bool {
 // out), and the tool messages that follow one are grouped in one "user"
 // turn of functionResponse parts. Consecutive user turns of the same kind
 // (text, or function responses) are merged into one.
+//
+// A tool result's parts go in its functionResponse (Gemini 3); use
+// [GeminiContentsPlaced] with [GeminiPartsAfterResponses] for older models.
+// A user message's parts follow its text ([GeminiUserParts]).
 func GeminiContents(history []agentloop.Message) (system *GeminiContent, contents []GeminiContent, err error) {
+	return GeminiContentsPlaced(history, GeminiPartsInResponse)
+}
+
+// GeminiContentsPlaced is [GeminiContents] with the tool results' parts
+// placed as placement says.
+func GeminiContentsPlaced(history []agentloop.Message, placement GeminiPartsPlacement) (system *GeminiContent, contents []GeminiContent, err error) {
 	responses := func(c GeminiContent) bool { return len(c.Parts) > 0 && c.Parts[0].FunctionResponse != nil }
 	add := func(c GeminiContent) {
 		if n := len(contents); n > 0 && contents[n-1].Role == c.Role && responses(contents[n-1]) == responses(c) {
@@ -369,7 +398,18 @@ func GeminiContents(history []agentloop.Message) (system *GeminiContent, content
 		}
 		contents = append(contents, c)
 	}
+	var after []GeminiPart // parts to send after the turn's function responses
+	flush := func() {
+		if n := len(contents); n > 0 && len(after) > 0 {
+			contents[n-1].Parts = append(contents[n-1].Parts, after...)
+		}
+		after = nil
+	}
+	defer flush()
 	for i, m := range history {
+		if m.Role != agentloop.RoleTool {
+			flush()
+		}
 		switch m.Role {
 		case agentloop.RoleSystem:
 			if system == nil {
@@ -377,15 +417,20 @@ func GeminiContents(history []agentloop.Message) (system *GeminiContent, content
 			}
 			system.Parts = append(system.Parts, GeminiPart{Text: m.Content})
 		case agentloop.RoleUser:
-			add(GeminiContent{Role: "user", Parts: []GeminiPart{{Text: m.Content}}})
+			parts := []GeminiPart{{Text: m.Content}}
+			if len(m.Parts) > 0 {
+				parts = GeminiUserParts(append([]llmtoolkit.Part{llmtoolkit.TextPart(m.Content)}, m.Parts...))
+			}
+			add(GeminiContent{Role: "user", Parts: parts})
 		case agentloop.RoleAssistant:
 			if c, ok := GeminiModelContent(m); ok {
 				add(c)
 			}
 		case agentloop.RoleTool:
-			add(GeminiContent{Role: "user", Parts: []GeminiPart{
-				GeminiFunctionResponse(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError}),
-			}})
+			res := llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError, Parts: m.Parts}
+			part, more := geminiResponseWithParts(res, placement)
+			add(GeminiContent{Role: "user", Parts: []GeminiPart{part}})
+			after = append(after, more...)
 		default:
 			return nil, nil, fmt.Errorf("provider: Gemini: message %d has unknown role %q", i, m.Role)
 		}

@@ -43,12 +43,19 @@ type OpenAIMessage struct {
 	ToolCalls []OpenAIToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID is, in a tool message, the id of the call it answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Parts, when set, is a user message's content as an array (text,
+	// images, files: see [OpenAIContentPartOf]), written instead of
+	// Content.
+	Parts []OpenAIContentPart `json:"-"`
 }
 
 // MarshalJSON writes "content": null for an assistant message that has
 // only tool calls, as the API documents it.
 func (m OpenAIMessage) MarshalJSON() ([]byte, error) {
 	type plain OpenAIMessage
+	if len(m.Parts) > 0 {
+		return marshalOpenAIPartsMessage(m)
+	}
 	if m.Content == "" && len(m.ToolCalls) > 0 {
 		return json.Marshal(struct {
 			plain
@@ -160,8 +167,13 @@ func openAICalls(msg openAIAssistant) ([]llmtoolkit.Call, error) {
 
 // OpenAIToolMessage converts a result to the "role": "tool" message that
 // answers the call. The API has no error flag, so an error result's
-// content is prefixed with "Error: ".
+// content is prefixed with "Error: ". A tool message takes text only: use
+// [OpenAIToolMessages] for results with parts.
 func OpenAIToolMessage(r llmtoolkit.Result) OpenAIMessage {
+	if len(r.Parts) > 0 {
+		m, _ := openAIToolMessage(r)
+		return m
+	}
 	return OpenAIMessage{Role: "tool", ToolCallID: r.ToolCallID, Content: errorPrefixed(r)}
 }
 
@@ -191,13 +203,30 @@ func textArguments(provider string, c llmtoolkit.Call) (string, error) {
 }
 
 // OpenAIMessages converts an agentloop conversation to Chat Completions
-// messages, one for one.
+// messages, one for one, but for the images and files of tool results: a
+// tool message takes text only, so they go in one user message after the
+// turn's tool messages ([OpenAIToolMessages]). A user message's parts
+// follow its text in its content array.
 func OpenAIMessages(history []agentloop.Message) ([]OpenAIMessage, error) {
 	out := make([]OpenAIMessage, 0, len(history))
+	var turn []llmtoolkit.Result // the tool results of the turn being read
+	flush := func() {
+		if len(turn) > 0 {
+			out = append(out, OpenAIToolMessages(turn)...)
+			turn = turn[:0]
+		}
+	}
 	for i, m := range history {
+		if m.Role != agentloop.RoleTool {
+			flush()
+		}
 		switch m.Role {
 		case agentloop.RoleSystem, agentloop.RoleUser:
-			out = append(out, OpenAIMessage{Role: string(m.Role), Content: m.Content})
+			msg := OpenAIMessage{Role: string(m.Role), Content: m.Content}
+			if m.Role == agentloop.RoleUser && len(m.Parts) > 0 {
+				msg.Parts = openAIContentParts(m.Content, m.Parts)
+			}
+			out = append(out, msg)
 		case agentloop.RoleAssistant:
 			am, err := OpenAIAssistantMessage(m.Content, m.ToolCalls)
 			if err != nil {
@@ -205,11 +234,12 @@ func OpenAIMessages(history []agentloop.Message) ([]OpenAIMessage, error) {
 			}
 			out = append(out, am)
 		case agentloop.RoleTool:
-			out = append(out, OpenAIToolMessage(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError}))
+			turn = append(turn, openAIToolResult(m))
 		default:
 			return nil, fmt.Errorf("provider: OpenAI: message %d has unknown role %q", i, m.Role)
 		}
 	}
+	flush()
 	return out, nil
 }
 

@@ -70,6 +70,10 @@ type OpenAIResponsesItem struct {
 	Arguments string `json:"arguments,omitempty"`
 	// Output is a function_call_output's text.
 	Output string `json:"output,omitempty"`
+	// ContentParts, when set, is a message's "content" or a
+	// function_call_output's "output" as an array (text, images, files:
+	// see [OpenAIResponsesPart]), written instead of Content or Output.
+	ContentParts []OpenAIResponsesContent `json:"-"`
 	// Raw, when set, is the whole item as the API sent it; it is written
 	// instead of the fields above.
 	Raw json.RawMessage `json:"-"`
@@ -80,6 +84,9 @@ type OpenAIResponsesItem struct {
 func (it OpenAIResponsesItem) MarshalJSON() ([]byte, error) {
 	if len(it.Raw) > 0 {
 		return it.Raw, nil
+	}
+	if len(it.ContentParts) > 0 && (it.Type == "message" || it.Type == "function_call_output") {
+		return marshalOpenAIResponsesParts(it)
 	}
 	switch it.Type {
 	case "message":
@@ -259,8 +266,12 @@ func openAIResponsesItems(raws []json.RawMessage) (openAIResponsesTurn, error) {
 
 // OpenAIResponsesToolOutput converts a result to the function_call_output
 // item that answers the call. The API has no error flag, so an error
-// result's output is prefixed with "Error: ".
+// result's output is prefixed with "Error: ". A result with parts gets its
+// output as an array: its text, then each part ([OpenAIResponsesPart]).
 func OpenAIResponsesToolOutput(r llmtoolkit.Result) OpenAIResponsesItem {
+	if len(r.Parts) > 0 {
+		return OpenAIResponsesItem{Type: "function_call_output", CallID: r.ToolCallID, ContentParts: openAIResponsesContents(errorPrefixed(r), r.Parts)}
+	}
 	return OpenAIResponsesItem{Type: "function_call_output", CallID: r.ToolCallID, Output: errorPrefixed(r)}
 }
 
@@ -380,7 +391,11 @@ func OpenAIResponsesInput(history []agentloop.Message) ([]OpenAIResponsesItem, e
 	for i, m := range history {
 		switch m.Role {
 		case agentloop.RoleSystem, agentloop.RoleUser:
-			out = append(out, OpenAIResponsesItem{Type: "message", Role: string(m.Role), Content: m.Content})
+			it := OpenAIResponsesItem{Type: "message", Role: string(m.Role), Content: m.Content}
+			if m.Role == agentloop.RoleUser && len(m.Parts) > 0 {
+				it.ContentParts = openAIResponsesContents(m.Content, m.Parts)
+			}
+			out = append(out, it)
 		case agentloop.RoleAssistant:
 			items, err := OpenAIResponsesAssistantItems(m)
 			if err != nil {
@@ -388,7 +403,7 @@ func OpenAIResponsesInput(history []agentloop.Message) ([]OpenAIResponsesItem, e
 			}
 			out = append(out, items...)
 		case agentloop.RoleTool:
-			out = append(out, OpenAIResponsesToolOutput(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError}))
+			out = append(out, OpenAIResponsesToolOutput(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError, Parts: m.Parts}))
 		default:
 			return nil, fmt.Errorf("provider: OpenAI Responses: message %d has unknown role %q", i, m.Role)
 		}

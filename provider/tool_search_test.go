@@ -19,9 +19,9 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/toolsearch"
 )
 
-// updateGolden writes the tool search golden files again:
+// updateToolSearchGolden writes the tool search golden files again:
 // go test ./provider -run TestToolSearch -update-golden
-var updateGolden = flag.Bool("update-golden", false, "write the tool search golden files again")
+var updateToolSearchGolden = flag.Bool("update-golden", false, "write the tool search golden files again")
 
 // searchWorkspace has one tool offered at once and two deferred ones.
 func searchWorkspace() *lt.Fake {
@@ -94,12 +94,12 @@ func recording(t *testing.T, w searchWire, send agentloop.SendFunc, bodies *[]js
 
 // golden compares bodies with testdata/NAME, or writes it with
 // -update-golden.
-func golden(t *testing.T, name string, bodies []json.RawMessage) {
+func goldenBodies(t *testing.T, name string, bodies []json.RawMessage) {
 	t.Helper()
 	got, err := json.MarshalIndent(bodies, "", "  ")
 	require.NoError(t, err)
 	path := filepath.Join("testdata", name)
-	if *updateGolden {
+	if *updateToolSearchGolden {
 		require.NoError(t, os.WriteFile(path, append(got, '\n'), 0o644))
 	}
 	want, err := os.ReadFile(path)
@@ -139,7 +139,7 @@ func TestToolSearchClientSide(t *testing.T) {
 			require.Len(t, second, 3)
 			assert.Equal(t, first, second[:2], "the tools offered before are sent unchanged, first")
 			assert.Contains(t, string(second[2]), "slack_post_message")
-			golden(t, "tool_search_client_"+format+".json", bodies)
+			goldenBodies(t, "tool_search_client_"+format+".json", bodies)
 		})
 	}
 }
@@ -208,7 +208,7 @@ func TestToolSearchNative(t *testing.T) {
 				assert.JSONEq(t, string(field(t, fixture, "output.0")), string(field(t, bodies[1], "input.1")), "the tool_search_call is replayed")
 				assert.JSONEq(t, string(field(t, fixture, "output.1")), string(field(t, bodies[1], "input.2")), "the tool_search_output is replayed")
 			}
-			golden(t, "tool_search_"+c.format+".json", bodies)
+			goldenBodies(t, "tool_search_"+c.format+".json", bodies)
 		})
 	}
 }

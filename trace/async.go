@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
 )
 
 // Close ends recording: with [Async] it flushes every queued trace and

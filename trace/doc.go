@@ -30,7 +30,11 @@
 // A row's Result column is {"content": "..."} for a call that succeeded and
 // {"error": "..."} for one that failed (with "content" too when the tool
 // returned some alongside its error); a cut value adds "truncated": true and
-// the original size in bytes under "content_bytes" or "error_bytes".
+// the original size in bytes under "content_bytes" or "error_bytes". The
+// parts a tool attached ([llmtoolkit.Attach]: images, documents) are
+// described under "parts", never stored: [{"kind", "media_type", "bytes",
+// "sha256"}] per part, in order (at most 64; "parts_omitted" counts the
+// rest); the SHA-256 is of a part's bytes, text or URL.
 //
 // # The audit promise
 //

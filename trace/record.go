@@ -235,6 +235,7 @@ func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *
 			row.args, row.secrets = rec.arguments(call, t)
 		}
 	}
+	ctx = llmtoolkit.WithPartSink(ctx, row.parts.add)
 	start := time.Now()
 	finished := false
 	defer func() {
@@ -301,6 +302,7 @@ func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 	if o.Result.IsError {
 		err = errors.New(o.Result.Content)
 	}
+	row.parts.add(o.Result.Parts)
 	_ = rec.finish(ctx, row, o.Result.Content, err, o.Duration)
 }
 
@@ -314,11 +316,12 @@ type pending struct {
 	unwritable       error  // why the row cannot be written (unattributed, no table), or nil
 	args             JSON
 	secrets          []string
+	parts            *partDigests // what the tool attached: digests, never bytes
 }
 
 // begin attributes a call, chooses its table and redacts its arguments.
 func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
-	p := &pending{tool: call.Name, callID: call.ID}
+	p := &pending{tool: call.Name, callID: call.ID, parts: &partDigests{}}
 	p.conv, p.fe = conversationFrom(ctx)
 	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
 		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
@@ -359,6 +362,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		rec.runs.note(p.parent, p.secrets)
 	}
 	res, typ := rec.result(content, err, p.secrets)
+	p.parts.put(res)
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,

@@ -36,6 +36,11 @@
 // derives them per call from the tool call id (eino has no iteration
 // counter of its own).
 //
+// Parts ([llmtoolkit.Result.Parts]: images, documents): the adapted tools
+// are eino InvokableTools, whose result is a string, so eino gets the text
+// only; each part is named in a last line of it ("[not sent: image
+// (image/png, N bytes) ...]"), its bytes are dropped.
+//
 // Display: eino's string result has no slot for it. It reaches the host
 // through [WithDisplay] (for every call of the adapted tools) or, per run,
 // through the implementation-specific tool option [DisplayTo], passed as
@@ -63,8 +68,12 @@
 //   - streams: a StreamableTool is read to its end and its chunks joined;
 //     the model gets the whole text at once, and progress is not reported;
 //   - multimodal results (EnhancedInvokableTool, EnhancedStreamableTool):
-//     only the text parts reach the model; images, audio, video and files
-//     are dropped, with a note in the content saying how many;
+//     text parts become the text; images become image parts and audio,
+//     video and files file parts ([llmtoolkit.Result.Parts], with no
+//     name), from their base64 data or their URL; a part with neither, or
+//     whose base64 does not decode (a stream that splits one part's data
+//     across chunks), is dropped, with a note in the content saying how
+//     many; a part's Extra is not carried;
 //   - interrupts (tool.Interrupt, compose's interrupt and rerun) and
 //     checkpoints: llmtoolkit has no resume, so an interrupt is an error
 //     result saying the tool asked to interrupt;

@@ -162,7 +162,7 @@ func run(ctx context.Context, bt tool.BaseTool, args string) (string, error) {
 		if res != nil {
 			parts = res.Parts
 		}
-		return joinParts(parts), nil
+		return joinParts(ctx, parts), nil
 	case tool.EnhancedStreamableTool:
 		sr, err := t.StreamableRun(ctx, &schema.ToolArgument{Text: args})
 		if err != nil {
@@ -173,7 +173,7 @@ func run(ctx context.Context, bt tool.BaseTool, args string) (string, error) {
 		for {
 			chunk, err := sr.Recv()
 			if errors.Is(err, io.EOF) {
-				return joinParts(parts), nil
+				return joinParts(ctx, parts), nil
 			}
 			if err != nil {
 				return "", err
@@ -186,19 +186,26 @@ func run(ctx context.Context, bt tool.BaseTool, args string) (string, error) {
 	return "", fmt.Errorf("eino tool %T can be neither invoked nor streamed", bt)
 }
 
-// joinParts keeps the text parts and says how many others were dropped.
-func joinParts(parts []schema.ToolOutputPart) string {
+// joinParts keeps the text parts as the text and attaches the others as
+// parts ([einoPart]); it says how many could not be read.
+func joinParts(ctx context.Context, parts []schema.ToolOutputPart) string {
 	var b strings.Builder
 	dropped := 0
+	var media []llmtoolkit.Part
 	for _, p := range parts {
 		if p.Type == schema.ToolPartTypeText {
 			b.WriteString(p.Text)
 			continue
 		}
+		if mp, ok := einoPart(p); ok {
+			media = append(media, mp)
+			continue
+		}
 		dropped++
 	}
+	llmtoolkit.Attach(ctx, media...)
 	if dropped > 0 {
-		fmt.Fprintf(&b, "\n[%d non-text part(s) of the result (image, audio, video or file) were dropped]", dropped)
+		fmt.Fprintf(&b, "\n[%d non-text part(s) of the result were dropped: neither base64 data that decodes nor a URL]", dropped)
 	}
 	return b.String()
 }

@@ -34,6 +34,10 @@ func (enhanced) InvokableRun(_ context.Context, a *schema.ToolArgument, _ ...too
 	return &schema.ToolResult{Parts: []schema.ToolOutputPart{
 		{Type: schema.ToolPartTypeText, Text: "a photo of " + a.Text},
 		{Type: schema.ToolPartTypeImage},
+		{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{MessagePartCommon: schema.MessagePartCommon{
+			Base64Data: ptr("AAEC"), MIMEType: "image/png"}}},
+		{Type: schema.ToolPartTypeFile, File: &schema.ToolOutputFile{MessagePartCommon: schema.MessagePartCommon{
+			URL: ptr("https://example.com/a.pdf"), MIMEType: "application/pdf"}}},
 	}}, nil
 }
 
@@ -106,9 +110,17 @@ func TestResolverRunsEinoTools(t *testing.T) {
 			if tc.is != nil {
 				assert.ErrorIs(t, res.Err, tc.is)
 			}
+			if tc.tool == "photo" {
+				assert.Equal(t, []llmtoolkit.Part{
+					llmtoolkit.ImagePart("image/png", []byte{0, 1, 2}),
+					{Kind: llmtoolkit.PartFile, MediaType: "application/pdf", URL: "https://example.com/a.pdf"},
+				}, res.Parts, "images and files with data or a URL become parts")
+			}
 		})
 	}
 }
+
+func ptr(s string) *string { return &s }
 
 func TestResolverComposesWithLlmtoolkit(t *testing.T) {
 	ctx := context.Background()

@@ -166,6 +166,9 @@ func (t *invokable) InvokableRun(ctx context.Context, argumentsInJSON string, op
 	if res.IsError && !t.cfg.haltResult && errors.Is(res.Err, llmtoolkit.ErrHalt) {
 		return "", fmt.Errorf("eino: tool %q halted the run: %w", t.name, res.Err)
 	}
+	if len(res.Parts) > 0 {
+		return res.Content + "\n" + droppedPartsNote(res.Parts), nil
+	}
 	return res.Content, nil
 }
 

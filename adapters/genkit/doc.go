@@ -34,6 +34,10 @@
 //     for tools).
 //   - Call id: genkit does not hand a tool its request's ref, so
 //     [llmtoolkit.Call.ID] is empty.
+//   - Parts ([llmtoolkit.Result.Parts]: images, documents): the adapted
+//     tools declare no multipart output, so genkit gets the text only;
+//     each part is named in a last line of it ("[not sent: image
+//     (image/png, N bytes) ...]"), its bytes are dropped.
 //   - Display: genkit's tool response has no slot for it; it never reaches
 //     the conversation. [OnResult] hands the host each full
 //     [llmtoolkit.Result], Display included.
@@ -58,7 +62,11 @@
 //     Resolver; the call fails with [ErrInterrupted] and its metadata.
 //     Resumed and OriginalInput are never set.
 //   - Multipart responses: the text parts are appended to the content;
-//     media and other parts are dropped (the content says how many).
+//     media parts become parts ([llmtoolkit.Result.Parts]): a base64 data
+//     URL decoded to its bytes (an image part for an image/* type, a file
+//     part otherwise, with no name), any other URL kept as a part by URL;
+//     data parts and media whose data URL does not decode are dropped (the
+//     content says how many).
 //   - Structured output: a non-string output is sent to the model as JSON
 //     text; its output schema is not carried.
 //   - genkit's names with a provider ("myplugin/tool") are outside

@@ -98,7 +98,9 @@ func (r *genkitResolver) Resolve(ctx context.Context, call llmtoolkit.Call) (str
 		}
 		return "", ownError(call.Name, err)
 	}
-	return content(resp)
+	text, parts, err := content(resp)
+	llmtoolkit.Attach(ctx, parts...)
+	return text, err
 }
 
 // ownError returns the tool's own error when err is genkit's wrapping of it
@@ -112,10 +114,11 @@ func ownError(name string, err error) error {
 	return err
 }
 
-// content turns a genkit tool response into the text the model reads.
-func content(resp *ai.MultipartToolResponse) (string, error) {
+// content turns a genkit tool response into the text the model reads
+// and the parts of its media (data URLs decoded; others kept as URLs).
+func content(resp *ai.MultipartToolResponse) (string, []llmtoolkit.Part, error) {
 	if resp == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	var b strings.Builder
 	switch out := resp.Output.(type) {
@@ -125,10 +128,11 @@ func content(resp *ai.MultipartToolResponse) (string, error) {
 	default:
 		j, err := json.Marshal(out)
 		if err != nil {
-			return "", fmt.Errorf("genkitadapter: encode the tool's output: %w", err)
+			return "", nil, fmt.Errorf("genkitadapter: encode the tool's output: %w", err)
 		}
 		b.Write(j)
 	}
+	var parts []llmtoolkit.Part
 	dropped := 0
 	for _, p := range resp.Content {
 		switch {
@@ -138,6 +142,12 @@ func content(resp *ai.MultipartToolResponse) (string, error) {
 				b.WriteByte('\n')
 			}
 			b.WriteString(p.Text)
+		case p.IsMedia():
+			if mp, ok := mediaPart(p); ok {
+				parts = append(parts, mp)
+				continue
+			}
+			dropped++
 		default:
 			dropped++
 		}
@@ -146,7 +156,7 @@ func content(resp *ai.MultipartToolResponse) (string, error) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "[%d non-text part(s) of the tool's response dropped]", dropped)
+		fmt.Fprintf(&b, "[%d part(s) of the tool's response dropped: neither text nor media with a base64 data URL or a URL]", dropped)
 	}
-	return b.String(), nil
+	return b.String(), parts, nil
 }

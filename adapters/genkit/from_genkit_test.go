@@ -68,7 +68,7 @@ func TestFromTools(t *testing.T) {
 		{"invalid arguments refused by llmtoolkit", llmtoolkit.Call{Name: "weather", Arguments: map[string]any{"city": 3}}, "city", true, llmtoolkit.ErrInvalidArguments},
 		{"tool error as error result", llmtoolkit.Call{Name: "weather", Arguments: map[string]any{"city": "Atlantis"}}, "no station in Atlantis", true, nil},
 		{"interrupt as error result", llmtoolkit.Call{Name: "confirm", Arguments: map[string]any{}}, "sure?", true, genkitadapter.ErrInterrupted},
-		{"media parts dropped", llmtoolkit.Call{Name: "photo", Arguments: map[string]any{}}, "taken\na cat\n[1 non-text part(s) of the tool's response dropped]", false, nil},
+		{"media parts become parts", llmtoolkit.Call{Name: "photo", Arguments: map[string]any{}}, "taken\na cat", false, nil},
 		{"unknown tool", llmtoolkit.Call{Name: "nope", Arguments: map[string]any{}}, "nope", true, llmtoolkit.ErrUnknownTool},
 	}
 	for _, tc := range tests {
@@ -82,6 +82,9 @@ func TestFromTools(t *testing.T) {
 			}
 			if tc.err != nil {
 				assert.ErrorIs(t, res.Err, tc.err)
+			}
+			if tc.call.Name == "photo" {
+				assert.Equal(t, []llmtoolkit.Part{llmtoolkit.ImagePart("image/png", []byte{0, 0, 0})}, res.Parts, "the data URL is decoded")
 			}
 		})
 	}

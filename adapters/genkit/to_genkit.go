@@ -199,10 +199,14 @@ func tellResult(ctx context.Context, fn func(context.Context, llmtoolkit.Result)
 
 // output is what the model reads: the content, or {"error": content}.
 func output(res llmtoolkit.Result) any {
-	if res.IsError {
-		return map[string]any{"error": res.Content}
+	content := res.Content
+	if len(res.Parts) > 0 {
+		content += "\n" + droppedPartsNote(res.Parts)
 	}
-	return res.Content
+	if res.IsError {
+		return map[string]any{"error": content}
+	}
+	return content
 }
 
 // tool is one llmtoolkit tool as a genkit ai.Tool.

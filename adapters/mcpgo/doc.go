@@ -73,7 +73,16 @@
 // What this direction cannot carry: progress notifications and other
 // streams (the text arrives whole, at the end), cancellation beyond the
 // call's context, elicitation and sampling requests, MCP tasks, output
-// schemas, titles and icons, and non-text contents (images, audio, resource
-// links and blobs are each described in one bracketed line of the text).
+// schemas, titles and icons, and resource links (each described in one
+// bracketed line of the text). Images, audio and blob resources become
+// parts ([llmtoolkit.Result.Parts]; audio has no name, a blob's name is its
+// URI's last element); content whose base64 does not decode stays a line of
+// the text. Text contents come back as the text, in order among
+// themselves, not interleaved with the parts.
+//
+// Served, a result's parts follow its text as package mcp's server sends
+// them: image, audio, embedded blob resource ("llmtoolkit:part/N/NAME"),
+// resource link for a part by URL, text; at most 15 MiB of them (base64),
+// a part past that left out whole and named in a last text content.
 // llmtoolkit's session map and iteration are not sent to the server.
 package mcpgo

@@ -182,6 +182,7 @@ func (r *Resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 		llmtoolkit.Show(ctx, d)
 	}
 	text := contentText(res.Content)
+	llmtoolkit.Attach(ctx, contentParts(res.Content)...)
 	if res.IsError {
 		return "", &ltmcp.ToolError{Tool: call.Name, Message: text}
 	}
@@ -294,10 +295,14 @@ func displayOf(v any) (llmtoolkit.Display, bool) {
 }
 
 // contentText joins a result's contents as text for the model: text as it
-// is, other kinds described in one bracketed line.
+// is, other kinds described in one bracketed line; images, audio and blobs
+// that decode are parts instead.
 func contentText(contents []mcp.Content) string {
 	parts := make([]string, 0, len(contents))
 	for _, c := range contents {
+		if _, media := contentPart(c); media {
+			continue // a part ([contentParts])
+		}
 		switch c := c.(type) {
 		case mcp.TextContent:
 			parts = append(parts, c.Text)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -173,6 +174,14 @@ func toolHandler(r llmtoolkit.Resolver, name string, cfg config) server.ToolHand
 		}
 		res := llmtoolkit.Execute(ctx, r, call)
 		out = &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(res.Content)}, IsError: res.IsError}
+		if len(res.Parts) > 0 {
+			contents, notes := partContents(res.Parts)
+			out.Content = append(out.Content, contents...)
+			if len(notes) > 0 {
+				out.Content = append(out.Content, mcp.NewTextContent(strings.Join(notes, "\n")))
+				cfg.logger.WarnContext(ctx, "mcpgo: parts of a tool answer left out", slog.String("tool", name), slog.Int("left out", len(notes)))
+			}
+		}
 		if res.Display != nil {
 			data, err := displayJSON(*res.Display)
 			if err != nil {

@@ -36,7 +36,7 @@ func TestCodingAgentTracesItsSubAgent(t *testing.T) {
 	model := llmtoolkittest.NewScriptedModel(t,
 		llmtoolkittest.CallTools(llmtoolkittest.Call(agent.SpawnToolName, map[string]any{"task": "read main.go", "description": "look"})),
 		llmtoolkittest.CallTools(llmtoolkittest.Call("read_file", map[string]any{"path": "main.go"})), // the sub-agent
-		llmtoolkittest.Reply("it is package main"),                                                    // the sub-agent's answer
+		llmtoolkittest.Reply("it is package main"), // the sub-agent's answer
 		llmtoolkittest.Reply("done"),
 	)
 	tenant, conv := "0b6d3c1e-3f4a-4c2b-9f1e-1a2b3c4d5e6f", "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718"
