@@ -44,13 +44,15 @@ type Hooks struct {
 }
 
 // guarded runs fn, turning a panic into a *llmtoolkit.PanicError logged
-// with its stack: a hook's panic fails the call, never the host.
+// with its stack: a hook's panic fails the call, never the host. The log
+// names the panic value's type, not the value, which may quote the call's
+// secrets; the value is in the returned error, which the loop scrubs.
 func guarded(ctx context.Context, logger *slog.Logger, what string, call llmtoolkit.Call, fn func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &llmtoolkit.PanicError{Value: fmt.Sprintf("%s panicked: %v", what, v), Stack: debug.Stack()}
 			logger.ErrorContext(ctx, "agent: "+what+" panicked",
-				slog.String("tool", call.Name), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+				slog.String("tool", call.Name), slog.String("panic_type", fmt.Sprintf("%T", v)), slog.String("stack", string(pe.Stack)))
 			err = pe
 		}
 	}()

@@ -205,7 +205,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		defer func() {
 			if p := recover(); p != nil {
 				log.ErrorContext(ctx, "mcp: answering a tool call panicked",
-					slog.String("tool", name), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+					slog.String("tool", name), slog.String("panic_type", fmt.Sprintf("%T", p)), slog.String("stack", string(debug.Stack())))
 				msg := textutil.CutUTF8(fmt.Sprint(p), 1024)
 				out, err = textResult(fmt.Sprintf("internal error of the MCP server while answering tool %q: %s", name, msg), true), nil
 			}

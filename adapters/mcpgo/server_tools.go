@@ -159,7 +159,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, cfg config) server.ToolHand
 		defer func() {
 			if p := recover(); p != nil {
 				cfg.logger.ErrorContext(ctx, "mcpgo: answering a tool call panicked",
-					slog.String("tool", name), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+					slog.String("tool", name), slog.String("panic_type", fmt.Sprintf("%T", p)), slog.String("stack", string(debug.Stack())))
 				out, err = mcp.NewToolResultError(fmt.Sprintf("internal error while answering tool %q: %v", name, p)), nil
 			}
 		}()

@@ -117,7 +117,7 @@ func (a *Activities) send(ctx context.Context, in ModelInput) (resp agentloop.Re
 		if v := recover(); v != nil {
 			pe := &agentloop.ModelPanicError{Value: v, Stack: debug.Stack()}
 			a.logger().ErrorContext(ctx, "llmtoolkit: the SendFunc panicked", slog.Int("iteration", in.Iteration),
-				slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+				slog.String("panic_type", fmt.Sprintf("%T", v)), slog.String("stack", string(pe.Stack)))
 			resp, err = agentloop.Response{}, pe
 		}
 	}()
