@@ -39,9 +39,10 @@ type Recorder struct {
 	db            *gorm.DB                  // single inserts: prepared statement, no transaction
 	batch         *gorm.DB                  // batch inserts
 	rowsPerInsert int
-	sqlite        bool        // the database is SQLite: names ignore case
-	tables        tableChecks // tables known to exist (on SQLite, not to differ only by case)
-	inserts       inserts     // the INSERT statements, by table and row count
+	sqlite        bool                                          // the database is SQLite: names ignore case
+	tables        tableChecks                                   // tables known to exist (on SQLite, not to differ only by case)
+	inserts       inserts                                       // the INSERT statements, by table and row count
+	subWrap       func(llmtoolkit.Resolver) llmtoolkit.Resolver // forSubAgent, put on each call's context
 	cfg           config
 	table         table // InTable's, or the default
 	tableErr      error // why InTable's name is invalid
@@ -101,6 +102,7 @@ type Recorder struct {
 // when done: with Async it flushes the queue.
 func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	rec := &Recorder{r: r, cfg: newConfig(opts)}
+	rec.subWrap = rec.forSubAgent // one method value, not one per call
 	rec.table, rec.tableErr = rec.cfg.staticTable()
 	rec.tools = llmtoolkit.NewObservedTools(r, rec)
 	if db != nil {
@@ -168,7 +170,7 @@ func (s *subAgentRecorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // Resolve runs and records a call of the sub-agent; a sub-agent it starts
 // is recorded the same way.
 func (s *subAgentRecorder) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
-	return s.rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, s.rec.forSubAgent), s.r, s.tools, call)
+	return s.rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, s.rec.subWrap), s.r, s.tools, call)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
@@ -206,7 +208,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
-	return rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, rec.forSubAgent), rec.r, rec.tools, call)
+	return rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, rec.subWrap), rec.r, rec.tools, call)
 }
 
 // resolve runs the call on r, whose tools as this Recorder lists them are
