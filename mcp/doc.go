@@ -116,7 +116,7 @@
 // conversation of each call come only from the verified token, through
 // the host's [IdentityFunc] ([ClaimsIdentity] reads two UUID claims): they
 // are put in the call's session map, where package trace (and its
-// per-tenant TableFrom), otelkit and package agent read them, and nothing
+// per-tenant WithTableFrom), otelkit and package agent read them, and nothing
 // the client sends replaces them; a token that names none is refused
 // before any call runs, and an MCP session is bound to the identity that
 // opened it. A [ToolPolicy] decides per caller which tools it sees and may

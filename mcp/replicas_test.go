@@ -77,10 +77,10 @@ func runReplica() error {
 		if err != nil {
 			return err
 		}
-		// Not Strict: a second row of a retried call is refused by the
+		// Not WithStrict: a second row of a retried call is refused by the
 		// table's unique key (see TestReplicasBehindRoundRobin); that
 		// refusal is logged and counted, and the call still answers.
-		rec := trace.Record(r, db, trace.DefaultConversation(uuid.NewString(), uuid.NewString()))
+		rec := trace.Record(r, db, trace.WithDefaultConversation(uuid.NewString(), uuid.NewString()))
 		defer rec.Close()
 		r = rec
 	}

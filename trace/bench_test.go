@@ -45,7 +45,7 @@ func BenchmarkRecordOverhead(b *testing.B) {
 	})
 	benchDBs(b, func(b *testing.B, db *gorm.DB) {
 		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Strict())
+		rec := trace.Record(benchResolver{}, db, trace.WithStrict())
 		for b.Loop() {
 			if _, err := rec.Resolve(ctx, benchCall); err != nil {
 				b.Fatal(err)
@@ -54,12 +54,12 @@ func BenchmarkRecordOverhead(b *testing.B) {
 	})
 }
 
-// BenchmarkAsyncThroughput measures traces per second with Async batching,
+// BenchmarkAsyncThroughput measures traces per second with WithAsync batching,
 // Close (the final flush) included (goal: over 20,000 per second on SQLite).
 func BenchmarkAsyncThroughput(b *testing.B) {
 	benchDBs(b, func(b *testing.B, db *gorm.DB) {
 		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Async())
+		rec := trace.Record(benchResolver{}, db, trace.WithAsync())
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -81,16 +81,16 @@ func BenchmarkAsyncThroughput(b *testing.B) {
 }
 
 // BenchmarkRecordOverheadTenantTable measures the same call written to a
-// tenant's table chosen per call by TableFrom (SQLite: a plain table;
+// tenant's table chosen per call by WithTableFrom (SQLite: a plain table;
 // PostgreSQL: a schema of its own).
 func BenchmarkRecordOverheadTenantTable(b *testing.B) {
 	run := func(b *testing.B, db *gorm.DB, tbl string) {
-		if err := trace.Migrate(db, trace.InTable(tbl)); err != nil {
+		if err := trace.Migrate(db, trace.WithTable(tbl)); err != nil {
 			b.Fatal(err)
 		}
 		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Strict(),
-			trace.TableFrom(func(context.Context) (string, error) { return tbl, nil }))
+		rec := trace.Record(benchResolver{}, db, trace.WithStrict(),
+			trace.WithTableFrom(func(context.Context) (string, error) { return tbl, nil }))
 		for b.Loop() {
 			if _, err := rec.Resolve(ctx, benchCall); err != nil {
 				b.Fatal(err)

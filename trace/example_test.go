@@ -28,7 +28,7 @@ func ExampleRecord() {
 	}
 
 	tools := llmtoolkittest.NewFake(map[string]string{"login": "welcome, bob"})
-	rec := trace.Record(tools, db, trace.RedactFields("password"))
+	rec := trace.Record(tools, db, trace.WithRedactFields("password"))
 	defer rec.Close()
 
 	ctx := trace.WithConversation(context.Background(),
@@ -61,7 +61,7 @@ func ExampleNew() {
 // One Recorder writes each tenant's calls to the tenant's own table, picked
 // from the session (on PostgreSQL, a schema per tenant:
 // "tenant_42.tool_traces").
-func ExampleTableFrom() {
+func ExampleWithTableFrom() {
 	dir, _ := os.MkdirTemp("", "traces")
 	defer os.RemoveAll(dir)
 	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
@@ -74,12 +74,12 @@ func ExampleTableFrom() {
 		"11111111-2222-4333-8444-555555555555": "globex_traces",
 	}
 	for _, table := range tables {
-		if err := trace.Migrate(db, trace.InTable(table)); err != nil { // one call per new tenant
+		if err := trace.Migrate(db, trace.WithTable(table)); err != nil { // one call per new tenant
 			fmt.Println(err)
 			return
 		}
 	}
-	byTenant := trace.TableFrom(func(ctx context.Context) (string, error) {
+	byTenant := trace.WithTableFrom(func(ctx context.Context) (string, error) {
 		tenant, _ := llmtoolkit.SessionFrom(ctx)[trace.SessionTenantID].(string)
 		if table, ok := tables[tenant]; ok {
 			return table, nil
@@ -95,7 +95,7 @@ func ExampleTableFrom() {
 		})
 		llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "ping"})
 	}
-	traces, err := trace.List(context.Background(), db, trace.Filter{}, trace.InTable("globex_traces"))
+	traces, err := trace.List(context.Background(), db, trace.Filter{}, trace.WithTable("globex_traces"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -104,7 +104,7 @@ func ExampleTableFrom() {
 		fmt.Println(t.TenantID, t.ToolName)
 	}
 
-	_, err = trace.List(context.Background(), db, trace.Filter{}, trace.InTable("x; DROP TABLE acme_traces"))
+	_, err = trace.List(context.Background(), db, trace.Filter{}, trace.WithTable("x; DROP TABLE acme_traces"))
 	fmt.Println(errors.Is(err, trace.ErrInvalidTable))
 	// Output:
 	// 11111111-2222-4333-8444-555555555555 ping

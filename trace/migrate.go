@@ -16,14 +16,14 @@ import (
 var ErrUnsupportedDatabase = errors.New("trace: unsupported database")
 
 // Migrate creates the traces table — [DefaultTable], or the one named by
-// [InTable] — if it does not exist, with indexes for the usual queries —
+// [WithTable] — if it does not exist, with indexes for the usual queries —
 // (tenant_id, conversation_id, inserted_at), (tool_name), (parent_id) and
 // (tenant_id, conversation_id, call_id) —
 // and triggers that make the table insert-only in the database itself, so
 // that raw SQL or a gorm session that skips hooks cannot change the log
 // either. It is idempotent and runs in one transaction. db must be SQLite
-// or PostgreSQL. Of the options, it reads only InTable; a new tenant's table
-// is one call: Migrate(db, trace.InTable("tenant_42.tool_traces")). The
+// or PostgreSQL. Of the options, it reads only WithTable; a new tenant's table
+// is one call: Migrate(db, trace.WithTable("tenant_42.tool_traces")). The
 // schema must exist: Migrate does not create it.
 //
 // The indexes, the triggers and (on PostgreSQL) the triggers' function live
@@ -39,7 +39,7 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 	}
 	c := newConfig(opts)
 	if c.tableFrom != nil {
-		return errors.New("trace: Migrate was given trace.TableFrom, which picks a table per call: name the table to create with trace.InTable")
+		return errors.New("trace: Migrate was given trace.WithTableFrom, which picks a table per call: name the table to create with trace.WithTable")
 	}
 	t, err := c.staticTable()
 	if err != nil {
@@ -197,7 +197,7 @@ func (c *tableChecks) check(ctx context.Context, db *gorm.DB, t table) error {
 	if n == 0 {
 		how := "trace.Migrate(db)"
 		if !given.isDefault() {
-			how = fmt.Sprintf("trace.Migrate(db, trace.InTable(%q))", given.String())
+			how = fmt.Sprintf("trace.Migrate(db, trace.WithTable(%q))", given.String())
 		}
 		return fmt.Errorf("%w: %s; call %s once before recording", ErrNoTable, given, how)
 	}
