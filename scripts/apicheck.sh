@@ -26,6 +26,9 @@ status=0
 while read -r folder version released _; do
   [[ -z "$folder" || "$folder" == \#* ]] && continue
   path=$(awk '$1 == "module" { print $2; exit }' "$folder/go.mod")
+  if ! bash scripts/inworkspace.sh "$folder"; then
+    echo "skip  $path: not in go.work (scripts/inworkspace.sh)"; continue
+  fi
   if bumped "$released" "$version"; then
     echo "ok    $path: $version after $released may change its API"; continue
   fi
@@ -41,8 +44,8 @@ while read -r folder version released _; do
   fi
   api="$work/$(echo "$folder" | tr / _).api"
   if ! (cd "$work/base-$base/$folder" && "$work/apidiff" -m -w "$api" "$path") >"$api.log" 2>&1 ||
-     ! (cd "$repo/$folder" && "$work/apidiff" -m -incompatible "$api" "$path") >"$api.diff" 2>&1; then
-    echo "FAIL  $path: apidiff failed"; sed 's/^/      /' "$api.log" "$api.diff" | tail -10; status=1; continue
+     ! (cd "$repo/$folder" && "$work/apidiff" -m -incompatible "$api" "$path") >"$api.diff" 2>>"$api.log"; then
+    echo "FAIL  $path: apidiff failed"; cat "$api.log" "$api.diff" 2>/dev/null | grep -v '^Ignoring internal' | sed 's/^/      /' | tail -10; status=1; continue
   fi
   if grep -q . "$api.diff"; then
     echo "FAIL  $path: incompatible with $released ($base); name a new major (a new minor before v1) in versions.txt"
