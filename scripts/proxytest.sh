@@ -24,7 +24,8 @@ repo=$PWD
 tree=$(cd "${LLMTOOLKIT_TREE:-.}" && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-eval "$(bash scripts/proxyenv.sh "$work")" || { echo "FAIL: the proxy could not be built"; exit 1; }
+bash scripts/proxyenv.sh "$work" > "$work/env" || { echo "FAIL  the proxy could not be built"; exit 1; }
+eval "$(cat "$work/env")"
 export GOBIN="$work/bin"
 
 core=github.com/llmtoolkit/llmtoolkit

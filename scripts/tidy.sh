@@ -11,7 +11,8 @@ export PATH="$PATH:/usr/local/go/bin"
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
 mods=$(bash scripts/modules.sh)
-eval "$(bash scripts/proxyenv.sh "$work")"
+bash scripts/proxyenv.sh "$work" > "$work/env"
+eval "$(cat "$work/env")"
 status=0
 for mod in $mods; do
   diff=$(cd "$mod" && go mod tidy -diff 2>&1) && continue
