@@ -26,12 +26,12 @@ status=0
 while read -r folder version released _; do
   [[ -z "$folder" || "$folder" == \#* ]] && continue
   path=$(awk '$1 == "module" { print $2; exit }' "$folder/go.mod")
-  # A module left out of go.work is loaded as a user builds it, with
-  # llmtoolkit's modules served from the work tree (scripts/proxyenv.sh).
-  envfile=/dev/null
+  # A module left out of go.work is loaded as a user builds it
+  # (scripts/asuser.sh).
+  run=()
   if ! bash scripts/inworkspace.sh "$folder"; then
-    envfile=$work/proxy/env
-    [[ -f "$envfile" ]] || { mkdir -p "$work/proxy" && bash scripts/proxyenv.sh "$work/proxy" >"$envfile.new" && mv "$envfile.new" "$envfile"; }
+    [[ -f "$work/proxy/env" ]] || { mkdir -p "$work/proxy" && bash scripts/proxyenv.sh "$work/proxy" >"$work/proxy/env.new" && mv "$work/proxy/env.new" "$work/proxy/env"; }
+    run=(env LLMTOOLKIT_PROXYENV="$work/proxy/env" bash "$repo/scripts/asuser.sh" .)
   fi
   if bumped "$released" "$version"; then
     echo "ok    $path: $version after $released may change its API"; continue
@@ -47,8 +47,8 @@ while read -r folder version released _; do
     mkdir -p "$work/base-$base" && git archive "$base" | tar -x -C "$work/base-$base"
   fi
   api="$work/$(echo "$folder" | tr / _).api"
-  if ! (eval "$(cat "$envfile")" && cd "$work/base-$base/$folder" && "$work/apidiff" -m -w "$api" "$path") >"$api.log" 2>&1 ||
-     ! (eval "$(cat "$envfile")" && cd "$repo/$folder" && "$work/apidiff" -m -incompatible "$api" "$path") >"$api.diff" 2>>"$api.log"; then
+  if ! (cd "$work/base-$base/$folder" && "${run[@]}" "$work/apidiff" -m -w "$api" "$path") >"$api.log" 2>&1 ||
+     ! (cd "$repo/$folder" && "${run[@]}" "$work/apidiff" -m -incompatible "$api" "$path") >"$api.diff" 2>>"$api.log"; then
     echo "FAIL  $path: apidiff failed"; cat "$api.log" "$api.diff" 2>/dev/null | grep -v '^Ignoring internal' | sed 's/^/      /' | tail -10; status=1; continue
   fi
   if grep -q . "$api.diff"; then

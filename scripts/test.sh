@@ -2,8 +2,7 @@
 # test: runs "go test" in every module of this repository (the core, then the
 # nested ones, scripts/modules.sh), against the local tree through go.work.
 # A module left out of go.work (scripts/inworkspace.sh) is tested as a user
-# would build it, with llmtoolkit's modules served from the work tree
-# (scripts/proxyenv.sh). Extra arguments go to every "go test", e.g.:
+# would build it (scripts/asuser.sh). Extra arguments go to every "go test", e.g.:
 # bash scripts/test.sh -race -count=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +19,7 @@ for mod in $(bash scripts/modules.sh); do
       proxy=$(mktemp -d)
       bash scripts/proxyenv.sh "$proxy" > "$proxy/env"
     fi
-    (eval "$(cat "$proxy/env")" && cd "$mod" && go test "$@" ./...) || status=1
+    LLMTOOLKIT_PROXYENV=$proxy/env bash scripts/asuser.sh "$mod" go test "$@" ./... || status=1
   fi
 done
 exit $status
