@@ -233,7 +233,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		}
 		res := llmtoolkit.Execute(ctx, callerResolver(ctx, r), call)
 		if res.Err != nil {
-			if out, perr, ok := signer.protocolAnswer(res.Err); ok {
+			if out, perr, ok := signer.protocolAnswer(ctx, res.Err); ok {
 				return out, perr
 			}
 		}
