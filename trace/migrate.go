@@ -167,7 +167,8 @@ func caseClash(db *gorm.DB, t table) error {
 
 // ErrNoTable is wrapped by the error of a call a [Recorder] refuses before
 // the tool runs because the table its row goes to does not exist: [Migrate]
-// was not called for it.
+// was not called for it (or, for a Recorder given [WithIdempotentCalls],
+// was called without it: the table lacks its unique index).
 var ErrNoTable = errors.New("trace: the traces table does not exist")
 
 // tableChecks remembers, for a Recorder, the tables found to exist (on

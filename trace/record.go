@@ -403,7 +403,7 @@ func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, 
 	msg := "trace: a tool call could not be attributed; "
 	switch {
 	case errors.Is(err, ErrNoTable):
-		msg = "trace: the table of a tool call does not exist; "
+		msg = "trace: the table of a tool call does not exist or is not migrated for its options; "
 	case !errors.Is(err, ErrUnattributed):
 		msg = "trace: the table of a tool call could not be chosen; "
 	}
