@@ -42,6 +42,9 @@ const maxApprovalArgumentBytes = 2048
 //     declined or cancelled it: refuse the call then.
 //   - It returns [ErrNotServed] when ctx is not that of a tool call
 //     served by [NewServer]: decide otherwise (or refuse).
+//   - It returns a *[MissingClientCapabilityError] when the client did not
+//     declare elicitation: passed on like the question (agent.Pending),
+//     the client receives the protocol's error naming the capability.
 //
 // The answer is bound to the call it was asked for: the signed
 // requestState names the call (its tool and a hash of its arguments), so
@@ -78,6 +81,11 @@ func Approval(ctx context.Context, call llmtoolkit.Call) (approved bool, err err
 			in.approved = append(in.approved, fp)
 			return true, nil
 		}
+	}
+	if in.caps != nil && in.caps.Elicitation == nil {
+		// A client that cannot be asked: the protocol's error naming
+		// what it lacks, not a question it cannot answer.
+		return false, MissingClientCapability(&sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{}})
 	}
 	return false, &InputRequiredError{
 		Requests: sdk.InputRequestMap{ApprovalRequestID: &sdk.ElicitParams{

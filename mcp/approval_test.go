@@ -18,6 +18,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 	"github.com/llmtoolkit/llmtoolkit/trace"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -151,7 +152,11 @@ func TestApprovalStateless(t *testing.T) {
 	t.Cleanup(one.Close)
 	two := httptest.NewServer(Handler(a.r, WithStateless(), WithRequestStateKey(key)))
 	t.Cleanup(two.Close)
-	manual := &sdk.ClientOptions{MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true}}
+	// The client declares elicitation and answers by hand.
+	manual := &sdk.ClientOptions{MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return nil, errors.New("answered by hand")
+		}}
 	cs1 := sdkSession(t, one.URL, CurrentProtocolVersion, manual)
 	cs2 := sdkSession(t, two.URL, CurrentProtocolVersion, manual)
 	accept := sdk.InputResponseMap{ApprovalRequestID: &sdk.ElicitResult{Action: "accept"}}
@@ -209,4 +214,20 @@ func TestApprovalStateless(t *testing.T) {
 		// Recorder as an error of the tool, as for any tool that asks.)
 		assert.Equal(t, 1, a.rows(t, "rename")[trace.ResultOK])
 	})
+}
+
+// TestApprovalNeedsElicitation: a client that did not declare
+// elicitation is not asked a question it cannot answer: it receives the
+// protocol's missing-capability error, and nothing runs.
+func TestApprovalNeedsElicitation(t *testing.T) {
+	a := newApprovalServer(t)
+	srv := httptest.NewServer(Handler(a.r))
+	t.Cleanup(srv.Close)
+	cs := sdkSession(t, srv.URL, CurrentProtocolVersion, nil)
+	_, err := cs.CallTool(testContext(t), &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "a.txt"}})
+	var rpcErr *jsonrpc.Error
+	require.ErrorAs(t, err, &rpcErr)
+	assert.EqualValues(t, sdk.CodeMissingRequiredClientCapabilities, rpcErr.Code)
+	assert.Zero(t, a.runs.Load())
+	assert.Empty(t, a.rows(t, "delete"), "not run, not refused: nothing recorded")
 }
