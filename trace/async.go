@@ -155,13 +155,23 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 	defer cancel()
 	if rec.db != nil {
-		err := dbGuarded(rec.batch, func() error {
+		var skipped int
+		err := dbGuarded(rec.batch, func() (err error) {
 			if len(batch) <= rec.rowsPerInsert {
-				return rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
+				skipped, err = rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
+				return err
 			}
-			return rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert)
+			skipped, err = rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert)
+			return err
 		})
 		if err == nil {
+			if skipped > 0 {
+				var t *Trace
+				if len(batch) == 1 {
+					t = batch[0]
+				}
+				rec.skipped(ctx, tbl, skipped, t)
+			}
 			return
 		}
 	}
@@ -170,7 +180,7 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 		if err != nil {
 			err = fmt.Errorf("trace: writing the trace of %q to %s: the batch's write timeout (%s) passed: %w", t.ToolName, tbl, rec.cfg.writeTimeout, err)
 		} else {
-			err = rec.insert(ctx, tbl, t)
+			_, err = rec.insert(ctx, tbl, t)
 		}
 		if err != nil {
 			rec.lost(t, err)

@@ -22,7 +22,9 @@
 // ([llmtoolkit.AgentIDFrom]) in the agent_id column. The model's id of the
 // call ([llmtoolkit.Call.ID]) goes in the call_id column, indexed with the
 // tenant and conversation, so a row can be matched to the tool call in the
-// model's conversation ([Filter.CallID]). Sensitive argument fields are
+// model's conversation ([Filter.CallID]); with [WithIdempotentCalls] a
+// call retried with the same id keeps one completed row (the others are
+// skipped, counted and logged). Sensitive argument fields are
 // redacted at any depth before anything is written, long results are cut
 // and marked, and writes are synchronous unless the [WithAsync] option batches
 // them through a bounded queue that [Recorder.Close] flushes.

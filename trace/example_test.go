@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -109,4 +110,40 @@ func ExampleWithTableFrom() {
 	// Output:
 	// 11111111-2222-4333-8444-555555555555 ping
 	// true
+}
+
+// Record a retried call once: the second run of call "pay-1" (its answer
+// was lost, the caller retried) leaves no second row; it is counted and
+// logged.
+func ExampleWithIdempotentCalls() {
+	dir, _ := os.MkdirTemp("", "traces")
+	defer os.RemoveAll(dir)
+	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := trace.Migrate(db, trace.WithIdempotentCalls()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	tools := llmtoolkittest.NewFake(map[string]string{"pay": "paid"})
+	rec := trace.Record(tools, db, trace.WithIdempotentCalls(), trace.WithLogger(slog.New(slog.DiscardHandler)))
+	ctx := trace.WithConversation(context.Background(),
+		"0b6d3c1e-3f4a-4c2b-9f1e-1a2b3c4d5e6f", "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718", 0)
+	for range 2 {
+		llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "pay-1", Name: "pay"})
+	}
+	if err := rec.Close(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718", CallID: "pay-1"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(traces), "row;", rec.Stats().Duplicates, "duplicate skipped")
+	// Output:
+	// 1 row; 1 duplicate skipped
 }

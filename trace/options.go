@@ -27,6 +27,7 @@ type config struct {
 	table               string // named by WithTable
 	tableNamed          bool   // WithTable was given
 	tableFrom           func(context.Context) (string, error)
+	idempotentCalls     bool // see WithIdempotentCalls
 }
 
 // Defaults of the [WithAsync] writer and of writes.
@@ -102,6 +103,41 @@ func WithBestEffort() Option {
 // these IDs (UUIDs), for hosts with a single tenant or a command line.
 func WithDefaultConversation(tenantID, conversationID string) Option {
 	return func(c *config) { c.defaultTenant, c.defaultConversation = tenantID, conversationID }
+}
+
+// WithIdempotentCalls records each completed call once: a call that
+// succeeded has at most one row with result type [ResultOK] per tenant,
+// conversation, agent, iteration, call ID and tool, however often it ran.
+// Give it to [Migrate], which adds the unique index that says so
+// (TABLE_call_id_unique: on tenant_id, conversation_id, agent_id,
+// iteration, call_id and tool_name, for the rows whose call_id is set
+// and whose result type is ok; it fails when the table already holds
+// such duplicates), and to [Record], whose inserts then skip a row the index
+// already holds (ON CONFLICT DO NOTHING, on SQLite and PostgreSQL): the
+// row skipped is counted in [Stats].Duplicates and logged, never silent.
+// A Recorder given it refuses the calls of a table without the index
+// before they run ([ErrNoTable]).
+//
+// It is for retries: a call whose answer was lost (its process died after
+// writing its row, a replica behind a load balancer was killed) runs
+// again with the same call ID, and the audit keeps one row per completed
+// call. Failed attempts keep a row each (result type [ResultError]); a
+// call without an ID ([llmtoolkit.Call.ID] empty) is never deduplicated.
+// The call ID must therefore name one call within its conversation and
+// iteration, and stay the same across its retries: provider call IDs do
+// within one answer (agentloop gives each iteration its number); over MCP,
+// mcp.NewServer takes the call's ID from the request's _meta
+// (mcp.CallIDMetaKey, which mcp's Client fills with
+// [llmtoolkit.IdempotencyKey]), since the JSON-RPC request id changes on
+// each retry. Do not give it to a Recorder whose calls reuse an ID in one
+// conversation and iteration for distinct calls (several runs in one
+// conversation whose provider makes IDs up): their later rows would be
+// skipped. The ID is the caller's word: a caller that gives a new call
+// of the same tool the ID of one that succeeded runs it without a new
+// row (each such row is counted and logged, with its trace ID and call
+// ID).
+func WithIdempotentCalls() Option {
+	return func(c *config) { c.idempotentCalls = true }
 }
 
 // WithOnError sets a function told of every trace that could not be written,

@@ -47,7 +47,7 @@ type Recorder struct {
 	table         table // WithTable's, or the default
 	tableErr      error // why WithTable's name is invalid
 
-	recorded, dropped, refused, failed atomic.Int64
+	recorded, dropped, refused, failed, duplicates atomic.Int64
 
 	runs runSecrets // secrets of recipe steps, until their parent's row
 
@@ -111,6 +111,8 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 		rec.db = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
 		rec.batch = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
 		rec.rowsPerInsert = rec.cfg.batchSize
+		rec.inserts.skip = rec.cfg.idempotentCalls
+		rec.tables.unique = rec.cfg.idempotentCalls
 		if db.Dialector.Name() == "sqlite" {
 			rec.sqlite = true
 			// The pure-Go driver binds parameters in time quadratic in their
@@ -188,11 +190,18 @@ type Stats struct {
 	// Failed is the number of rows whose write failed (logged and given to
 	// [WithOnError]); with [WithAsync], counted when the batch fails.
 	Failed int64
+	// Duplicates is the number of rows not written because the table
+	// already held the completed row of the same call
+	// ([WithIdempotentCalls]); each is logged. With [WithAsync] they are
+	// counted when their batch is written, after Recorded counted them
+	// queued; without, they are not counted in Recorded.
+	Duplicates int64
 }
 
 // Stats returns the counts so far.
 func (rec *Recorder) Stats() Stats {
-	return Stats{Recorded: rec.recorded.Load(), Refused: rec.refused.Load(), Dropped: rec.dropped.Load(), Failed: rec.failed.Load()}
+	return Stats{Recorded: rec.recorded.Load(), Refused: rec.refused.Load(), Dropped: rec.dropped.Load(), Failed: rec.failed.Load(),
+		Duplicates: rec.duplicates.Load()}
 }
 
 // Resolve runs the call on the wrapped resolver and records it. The
@@ -375,14 +384,17 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		// bottleneck, then only binds text.
 		berr = t.encode()
 	}
+	dup := false
 	if berr == nil {
-		berr = rec.write(ctx, *p.table, t)
+		dup, berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {
 		rec.fail(ctx, t, berr)
 		return berr
 	}
-	rec.recorded.Add(1)
+	if !dup {
+		rec.recorded.Add(1)
+	}
 	return nil
 }
 
@@ -391,7 +403,7 @@ func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, 
 	msg := "trace: a tool call could not be attributed; "
 	switch {
 	case errors.Is(err, ErrNoTable):
-		msg = "trace: the table of a tool call does not exist; "
+		msg = "trace: the table of a tool call does not exist or is not migrated for its options; "
 	case !errors.Is(err, ErrUnattributed):
 		msg = "trace: the table of a tool call could not be chosen; "
 	}
@@ -454,32 +466,57 @@ func stripNULs(res JSON) JSON {
 	return res
 }
 
-// write inserts t into tbl now, or queues it for the async writer.
-func (rec *Recorder) write(ctx context.Context, tbl table, t *Trace) error {
+// write inserts t into tbl now, or queues it for the async writer; dup
+// reports a row inserted now that the table already held
+// ([WithIdempotentCalls]).
+func (rec *Recorder) write(ctx context.Context, tbl table, t *Trace) (dup bool, err error) {
 	if rec.queue != nil {
 		rec.mu.RLock()
 		if !rec.closed {
 			rec.queue <- queued{t, tbl} // waits while the queue is full: never drops
 			rec.mu.RUnlock()
-			return nil
+			return false, nil
 		}
 		rec.mu.RUnlock()
 	}
 	return rec.insert(context.WithoutCancel(ctx), tbl, t)
 }
 
-// insert writes one trace into tbl now.
-func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) error {
+// insert writes one trace into tbl now; dup reports a row the table
+// already held ([WithIdempotentCalls]), counted and logged.
+func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) (dup bool, err error) {
 	if rec.db == nil {
-		return errors.New("trace: cannot write the trace: trace.Record was given a nil *gorm.DB")
+		return false, errors.New("trace: cannot write the trace: trace.Record was given a nil *gorm.DB")
 	}
 	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
 	defer cancel()
-	err := dbGuarded(rec.db, func() error { return rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t}) })
+	var skipped int
+	err = dbGuarded(rec.db, func() (err error) {
+		skipped, err = rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
+		return false, fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
 	}
-	return nil
+	if skipped > 0 {
+		rec.skipped(ctx, tbl, skipped, t)
+	}
+	return skipped > 0, nil
+}
+
+// skipped counts and logs n rows the table already held (one of them t,
+// when known).
+func (rec *Recorder) skipped(ctx context.Context, tbl table, n int, t *Trace) {
+	rec.duplicates.Add(int64(n))
+	attrs := []slog.Attr{slog.String("table", tbl.String()), slog.Int("rows", n)}
+	if t != nil {
+		attrs = append(attrs, slog.String("tool", t.ToolName), slog.String("trace_id", t.ID))
+		if t.CallID != nil {
+			attrs = append(attrs, slog.String("call_id", *t.CallID))
+		}
+	}
+	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn,
+		"trace: the completed row of a call was already recorded (a retry): this one was not written", attrs...)
 }
 
 // dbGuarded runs a database call on db, turning a panic in it (a

@@ -124,6 +124,7 @@ func tools() *llmtoolkittest.Fake {
 		return fmt.Sprintf("region=%v", c.Arguments["region"]), nil
 	})
 	addInputRequiredTools(f, empty)
+	addContentTools(f, empty)
 	return f
 }
 
