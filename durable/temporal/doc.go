@@ -67,9 +67,16 @@
 //     otherwise; the run then fails with an application error of type
 //     [AgentChangedType] ([ErrAgentChanged]) instead of answering the
 //     recorded calls with another agent's tools
-//     (TestRunMovedToWorkerWithOtherToolsStops). The loop's bounds and the
-//     prompt are the run's input, recorded, so they cannot differ; a
-//     history recorded before the fingerprints replays without the check.
+//     (TestRunMovedToWorkerWithOtherToolsStops). The loop's bounds, the
+//     prompt and the context budget and thresholds (RunInput's
+//     ContextBudget, ClearAt, KeepToolResults, CompactAt, KeepRecent,
+//     Compact) are the run's input, recorded, so they cannot differ: no
+//     agent fingerprint is needed for them. The worker's share of the
+//     policy (spilling, a summarizer) acts inside the activities, whose
+//     outcomes are recorded: a replay reads the spilled results and the
+//     summaries back, and another worker's settings apply to new steps
+//     only. A history recorded before the fingerprints replays without
+//     the check.
 //
 // # Approvals
 //
