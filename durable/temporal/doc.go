@@ -106,10 +106,39 @@
 //
 // Each model activity's input is the whole history so far, recorded in the
 // run's Temporal history: a long run with large tool results grows it
-// quadratically, and Temporal limits a payload (2 MiB by default) and a
-// history (50 MiB). Bound the results (RunInput.MaxTurnResultBytes) and
-// the iterations, or continue a long conversation in a new run with the
-// returned history. The tools offered to the model are the worker's
+// quadratically, and Temporal limits a payload (the server's
+// limit.blobSize.error, 2 MiB by default; it warns from 512 KiB) and a
+// history (50 MiB). Bound the results (RunInput.MaxTurnResultBytes, a
+// ContextBudget) and the iterations, or continue a long conversation in a
+// new run with the returned history.
+//
+// Images and documents (llmtoolkit.Part) are where one result alone can
+// pass the payload limit: a 3 MiB screenshot is 4 MiB in base64. Each
+// payload is kept under RunInput.MaxPayloadBytes ([DefaultMaxPayloadBytes]):
+//
+//   - with [Activities].Blobs (a [BlobStore]; [DirBlobs] keeps the blobs in
+//     a folder shared by the workers), the tool activity puts every part
+//     larger than Activities.InlinePartBytes (64 KiB by default) in the
+//     store and records a reference in its place (a part whose URL starts
+//     with [BlobScheme], keyed by the SHA-256 of the bytes); the model
+//     activity reads the bytes back before it calls the model, so the
+//     model sees the image while no payload, and no Temporal history,
+//     holds it. RunOutput.History keeps the references: [ResolveParts]
+//     puts the bytes back. The host removes the blobs when the runs that
+//     refer to them are over.
+//   - without a store, the parts that would make a tool result pass the
+//     limit are left out whole, and the model reads a note that names
+//     them, the limit and the option;
+//   - a model call whose history would still pass it (images that each
+//     fit, but not all together) is not sent: the run fails with an
+//     application error of type [PayloadTooLargeType] ([ErrPayloadTooLarge])
+//     saying so, instead of a workflow task the server refuses again and
+//     again.
+//
+// The context estimate (agentloop) counts an image as the tokens its
+// pixels cost whatever it holds, but a file part by its bytes: a
+// document kept in the store is counted by its reference, far less than
+// it costs. The tools offered to the model are the worker's
 // (Options.Tools, or the Resolver's list), read at each model call.
 // Options.OnEvent, when set on the worker, sees each tool call's events
 // there; the workflow runs no host callbacks.
