@@ -125,7 +125,9 @@
 //     model sees the image while no payload, and no Temporal history,
 //     holds it. RunOutput.History keeps the references: [ResolveParts]
 //     puts the bytes back. The host removes the blobs when the runs that
-//     refer to them are over.
+//     refer to them are over. A reference a tool returns itself (an MCP
+//     server's link) is left out, so a tool never has the model read a
+//     blob it named.
 //   - without a store, the parts that would make a tool result pass the
 //     limit are left out whole, and the model reads a note that names
 //     them, the limit and the option;

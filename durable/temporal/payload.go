@@ -64,7 +64,11 @@ func partPayloadSize(p llmtoolkit.Part) int {
 // reads a note naming them, the limit and the options. An error is the
 // store's: the attempt fails and is retried.
 func (a *Activities) fitParts(ctx context.Context, res *llmtoolkit.Result, limit int) error {
-	if limit < 0 || len(res.Parts) == 0 {
+	if len(res.Parts) == 0 {
+		return nil
+	}
+	dropForgedRefs(res)
+	if limit < 0 {
 		return nil
 	}
 	parts := res.Parts
@@ -125,6 +129,36 @@ func (a *Activities) fitParts(ctx context.Context, res *llmtoolkit.Result, limit
 	a.logger().WarnContext(ctx, "llmtoolkit: tool result parts left out of the Temporal payload",
 		slog.String("tool", res.Name), slog.Int("parts", len(left)), slog.Int("max_payload_bytes", limit))
 	return nil
+}
+
+// dropForgedRefs removes from a tool's result the parts that refer to a
+// blob ([BlobScheme]): only fitParts writes references, and one a tool
+// made up (an MCP server's link) would have the model activity read
+// whatever blob of the store its key names. The model reads a note.
+func dropForgedRefs(res *llmtoolkit.Result) {
+	var kept []llmtoolkit.Part
+	dropped := 0
+	for i, p := range res.Parts {
+		if _, ok := blobRef(p); !ok {
+			if dropped > 0 {
+				kept = append(kept, p)
+			}
+			continue
+		}
+		if dropped == 0 {
+			kept = append([]llmtoolkit.Part(nil), res.Parts[:i]...)
+		}
+		dropped++
+	}
+	if dropped == 0 {
+		return
+	}
+	res.Parts = kept
+	note := fmt.Sprintf("[%d part(s) left out: a tool result cannot refer to a stored blob (%s)]", dropped, BlobScheme)
+	if res.Content != "" {
+		note = "\n" + note
+	}
+	res.Content += note
 }
 
 // resolve returns in's messages with the bytes of the parts kept in the

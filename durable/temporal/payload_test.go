@@ -243,3 +243,25 @@ func TestDirBlobs(t *testing.T) {
 	_, err = ResolveParts(ctx, nil, []agentloop.Message{{Role: agentloop.RoleTool, Parts: []llmtoolkit.Part{{Kind: llmtoolkit.PartImage, URL: BlobScheme + key}}}})
 	assert.ErrorContains(t, err, "no BlobStore is set (Activities.Blobs)")
 }
+
+// TestToolCannotForgeABlobReference: a part a tool returns with a blob
+// reference for URL (an MCP server's link) is left out, so the model
+// activity never reads a blob the tool named; the model reads a note.
+func TestToolCannotForgeABlobReference(t *testing.T) {
+	dir := t.TempDir()
+	secret := []byte("another run's screenshot")
+	require.NoError(t, DirBlobs(dir).Put(context.Background(), blobKey(secret), secret))
+	fake := llmtoolkittest.NewFake(nil).Handle("screenshot", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		llmtoolkit.Attach(ctx, llmtoolkit.ImagePart("image/png", []byte("own")),
+			llmtoolkit.ImageURLPart("image/png", BlobScheme+blobKey(secret)))
+		return "two pictures", nil
+	})
+	model := &pictures{turns: 1}
+	env := newEnv(t, &Activities{Send: model.send, Options: agentloop.Options{Resolver: fake}, Blobs: DirBlobs(dir)})
+	env.ExecuteWorkflow(WorkflowName, RunInput{Messages: []agentloop.Message{agentloop.UserMessage("look")}})
+	out := runOutput(t, env)
+	require.NoError(t, out.Error())
+	assert.Equal(t, [][]byte{[]byte("own")}, model.seen, "the tool's own image only")
+	require.Len(t, model.texts, 1)
+	assert.Contains(t, model.texts[0], "cannot refer to a stored blob")
+}
