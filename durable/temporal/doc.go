@@ -107,7 +107,7 @@
 // Each model activity's input is the whole history so far, recorded in the
 // run's Temporal history: a long run with large tool results grows it
 // quadratically, and Temporal limits a payload (the server's
-// limit.blobSize.error, 2 MiB by default; it warns from 512 KiB) and a
+// limit.blobSize.error, 2 MiB by default; warnings below it) and a
 // history (50 MiB). Bound the results (RunInput.MaxTurnResultBytes, a
 // ContextBudget) and the iterations, or continue a long conversation in a
 // new run with the returned history.

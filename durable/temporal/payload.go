@@ -15,9 +15,12 @@ import (
 
 // DefaultMaxPayloadBytes is the size each payload of a run is kept under
 // when [RunInput].MaxPayloadBytes is 0: Temporal's default limit on one
-// payload (the server's limit.blobSize.error, 2 MiB; it warns from 512
-// KiB). A server configured otherwise wants RunInput.MaxPayloadBytes set
-// to its limit.
+// payload (the server's limit.blobSize.error, 2 MiB; the server
+// (limit.blobSize.warn) and the Go SDK
+// (client.PayloadLimitOptions.PayloadSizeWarning, 512 KiB) log warnings
+// below it). The server's gRPC messages are capped at 4 MiB and a history
+// at 50 MiB. A server configured otherwise wants RunInput.MaxPayloadBytes
+// set to its limit.
 const DefaultMaxPayloadBytes = 2 << 20
 
 // DefaultInlinePartBytes is [Activities].InlinePartBytes when it is 0.
