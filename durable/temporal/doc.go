@@ -127,7 +127,9 @@
 //     puts the bytes back. The host removes the blobs when the runs that
 //     refer to them are over. A reference a tool returns itself (an MCP
 //     server's link) is left out, so a tool never has the model read a
-//     blob it named.
+//     blob it named. A client that starts a run with a user's picture
+//     can do the same: Put it in the store and pass a part whose URL is
+//     BlobScheme and its key ("sha256-" and the hex SHA-256 of the bytes).
 //   - without a store, the parts that would make a tool result pass the
 //     limit are left out whole, and the model reads a note that names
 //     them, the limit and the option;
@@ -149,7 +151,8 @@
 //
 // Temporal keeps a workflow's input and every activity's outcome in its
 // history: the conversation, each model answer with its tool calls as the
-// model wrote them, and each tool's result. A value of an argument a tool
+// model wrote them, and each tool's result, with its images and documents
+// unless they went to [Activities].Blobs, which then holds them. A value of an argument a tool
 // declares sensitive (llmtoolkit.Tool.SensitiveFields) is kept as it is,
 // because an interrupted call runs again with it. Encrypt payloads with a
 // converter.PayloadCodec on the client and the worker (Temporal's standard

@@ -265,3 +265,24 @@ func TestToolCannotForgeABlobReference(t *testing.T) {
 	require.Len(t, model.texts, 1)
 	assert.Contains(t, model.texts[0], "cannot refer to a stored blob")
 }
+
+// TestUserPictureByReference: a client that put a user's picture in the
+// store starts the run with a reference; the model reads the picture.
+func TestUserPictureByReference(t *testing.T) {
+	dir := t.TempDir()
+	pic := bytes.Repeat([]byte{7}, 3<<20)
+	key := blobKey(pic)
+	require.NoError(t, DirBlobs(dir).Put(context.Background(), key, pic))
+	var got []byte
+	send := func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+		got = msgs[0].Parts[0].Data
+		return agentloop.Response{Content: "a picture of sevens"}, nil
+	}
+	env := newEnv(t, &Activities{Send: send, Blobs: DirBlobs(dir)})
+	env.ExecuteWorkflow(WorkflowName, RunInput{Messages: []agentloop.Message{
+		agentloop.UserMessageWithParts("what is this?", llmtoolkit.ImageURLPart("image/png", BlobScheme+key)),
+	}})
+	out := runOutput(t, env)
+	require.NoError(t, out.Error())
+	assert.True(t, bytes.Equal(pic, got), "the model reads the picture (%d bytes)", len(got))
+}
