@@ -30,9 +30,12 @@ import (
 //	                 (GeminiPartsAfterResponses: models
 //	                 before Gemini 3)
 //
-// Bytes are written as base64 straight from Part.Data into the encoder's
-// buffer (Anthropic, Gemini: []byte fields), or into one data URL of exact
-// size (OpenAI): no format copies the bytes before json.Marshal runs.
+// No format copies Part.Data: the wire structs share it. Their
+// MarshalJSON writes it as base64 into one buffer of exact size, which
+// json.Marshal then copies twice (into its own buffer, and the slice it
+// returns); [MarshalRequest] writes the whole request body with the
+// base64 encoded straight into its one buffer (1.33× the bytes), and
+// [WriteRequest] into an io.Writer in chunks.
 
 // partNote is the line that stands for a part a format cannot carry.
 func partNote(p llmtoolkit.Part, format, takes string) string {
