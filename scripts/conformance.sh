@@ -11,7 +11,7 @@
 # It fails on any failure not listed, with its reason, in
 # conformance/mcp/expected-failures.yml, and on a listed one that passes.
 # Out of scope there: prompts, resources and completions (not llmtoolkit's),
-# rich tool content (issue 38), client OAuth (issue 37), the tasks
+# client OAuth (issue 37), the tasks
 # extension (not in the Go SDK v1.8.0), a tool's MCP logging and
 # session requests of 2025-11-25 (the input-required result replaces them).
 #

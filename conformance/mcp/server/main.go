@@ -14,10 +14,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"log/slog"
 	"net"
 	"net/http"
@@ -67,14 +72,34 @@ func run(addr string, log *slog.Logger) error {
 
 // tools are the tools the suite's server scenarios call, by the names
 // they call them.
-//
-// The scenarios of image, audio, embedded-resource and mixed content
-// (test_image_content, test_audio_content, test_embedded_resource,
-// test_multiple_content_types) wait on rich tool content (issue 38): add
-// them here once a tool can answer with those parts.
+// The tools of rich content (test_image_content, test_audio_content,
+// test_embedded_resource, test_multiple_content_types) attach parts
+// (llmtoolkit.Attach), which mcp.Handler sends as image, audio and
+// embedded resource content.
 func tools() *llmtoolkittest.Fake {
 	empty := map[string]any{"type": "object", "properties": map[string]any{}}
 	f := &llmtoolkittest.Fake{}
+	f.Add(llmtoolkit.MustTool("test_image_content", "Tests image content response", empty),
+		func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			llmtoolkit.Attach(ctx, llmtoolkit.ImagePart("image/png", redPixelPNG()))
+			return "", nil
+		})
+	f.Add(llmtoolkit.MustTool("test_audio_content", "Tests audio content response", empty),
+		func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			llmtoolkit.Attach(ctx, llmtoolkit.FilePart("silence.wav", "audio/wav", silentWAV()))
+			return "", nil
+		})
+	f.Add(llmtoolkit.MustTool("test_embedded_resource", "Tests embedded resource content response", empty),
+		func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			llmtoolkit.Attach(ctx, llmtoolkit.FilePart("embedded-resource.txt", "text/plain", []byte("This is an embedded resource content.")))
+			return "", nil
+		})
+	f.Add(llmtoolkit.MustTool("test_multiple_content_types", "Tests response with multiple content types (text, image, resource)", empty),
+		func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			llmtoolkit.Attach(ctx, llmtoolkit.ImagePart("image/png", redPixelPNG()),
+				llmtoolkit.FilePart("mixed-content-resource.json", "application/json", []byte(`{"test":"data","value":123}`)))
+			return "Multiple content types test:", nil
+		})
 	f.Add(llmtoolkit.MustTool("test_simple_text", "Tests simple text content response", empty),
 		func(context.Context, llmtoolkit.Call) (string, error) {
 			return "This is a simple text response for testing.", nil
@@ -162,4 +187,34 @@ var schema202012 = map[string]any{
 	"then":                 map[string]any{"required": []any{"phone"}},
 	"else":                 map[string]any{"required": []any{"email"}},
 	"additionalProperties": false,
+}
+
+// redPixelPNG is a 1×1 red PNG.
+func redPixelPNG() []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 1, 1))
+	img.Set(0, 0, color.NRGBA{R: 255, A: 255})
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img) // an in-memory image always encodes
+	return buf.Bytes()
+}
+
+// silentWAV is a WAV file of 8 samples of silence (8 kHz, 8-bit mono).
+func silentWAV() []byte {
+	const samples = 8
+	b := []byte("RIFF")
+	b = binary.LittleEndian.AppendUint32(b, 36+samples)
+	b = append(b, "WAVEfmt "...)
+	b = binary.LittleEndian.AppendUint32(b, 16)   // fmt chunk size
+	b = binary.LittleEndian.AppendUint16(b, 1)    // PCM
+	b = binary.LittleEndian.AppendUint16(b, 1)    // mono
+	b = binary.LittleEndian.AppendUint32(b, 8000) // sample rate
+	b = binary.LittleEndian.AppendUint32(b, 8000) // byte rate
+	b = binary.LittleEndian.AppendUint16(b, 1)    // block align
+	b = binary.LittleEndian.AppendUint16(b, 8)    // bits per sample
+	b = append(b, "data"...)
+	b = binary.LittleEndian.AppendUint32(b, samples)
+	for range samples {
+		b = append(b, 128) // silence in 8-bit PCM
+	}
+	return b
 }
