@@ -125,3 +125,48 @@ func TestWriteRequestChunkBoundaries(t *testing.T) {
 		require.Equal(t, string(want), buf.String(), "%d bytes", n)
 	}
 }
+
+// MarshalRequest writes what json.Marshal writes whatever the text, the
+// media types, the names and the bytes of the parts (escapes, invalid
+// UTF-8, HTML characters, control characters).
+func FuzzMarshalRequest(f *testing.F) {
+	f.Add("a <b> & c", "image/png", "a.pdf", []byte("\x89PNG"), `{"type":"text","text":"<x>"}`)
+	f.Add("\xff\u2028\x01", "image/\"gif", "\\", []byte{}, `[ 1, 2 ]`)
+	f.Add("", "application/pdf", "", []byte{0, 1, 2}, `null`)
+	f.Fuzz(func(t *testing.T, text, mediaType, name string, data []byte, raw string) {
+		parts := []llmtoolkit.Part{
+			llmtoolkit.TextPart(text), {Kind: llmtoolkit.PartImage, MediaType: mediaType, Data: data},
+			llmtoolkit.ImagePart("image/png", data), llmtoolkit.FilePart(name, "application/pdf", data),
+			llmtoolkit.FilePart(name, mediaType, data),
+		}
+		result := llmtoolkit.Result{ToolCallID: name, Name: "t", Content: text, Parts: parts}
+		chat := provider.OpenAIToolMessages([]llmtoolkit.Result{result})
+		chat = append(chat, provider.OpenAIMessage{Role: "user", Parts: []provider.OpenAIContentPart{{Type: "image_url", MediaType: mediaType, Data: data}}})
+		bodies := []any{
+			map[string]any{"messages": []provider.AnthropicMessage{{Role: "user", Content: []provider.AnthropicContentBlock{provider.AnthropicToolResult(result)}}}},
+			map[string]any{"contents": []provider.GeminiContent{{Role: "user", Parts: append(provider.GeminiUserParts(parts), provider.GeminiFunctionResponse(result))}}},
+			map[string]any{"messages": chat},
+			map[string]any{"input": []provider.OpenAIResponsesItem{provider.OpenAIResponsesToolOutput(result)}},
+		}
+		if json.Valid([]byte(raw)) {
+			bodies = append(bodies, map[string]any{
+				"a": []provider.AnthropicContentBlock{{Raw: json.RawMessage(raw)}},
+				"g": []provider.GeminiPart{{Raw: json.RawMessage(raw)}},
+				"o": []provider.OpenAIResponsesItem{{Raw: json.RawMessage(raw)}},
+			})
+		}
+		for _, body := range bodies {
+			want, wantErr := json.Marshal(body)
+			got, err := provider.MarshalRequest(body)
+			if wantErr != nil {
+				require.Error(t, err)
+				continue
+			}
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got))
+			var buf bytes.Buffer
+			require.NoError(t, provider.WriteRequest(&buf, body))
+			require.Equal(t, string(want), buf.String())
+		}
+	})
+}
