@@ -87,8 +87,8 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return le
 //     buffer of its size (1×), shared by the Result, the tool message and
 //     the wire structs (no copy); the body is written into one buffer of
 //     its exact size, the base64 encoded straight from the bytes into it
-//     (1.33×). The small members are encoded twice (sizing, then
-//     writing): a few KiB. About 2.4× in all; asserted under 4×.
+//     (1.33×), the small members from a scratch buffer of a few KiB.
+//     About 2.4× in all; asserted under 4×.
 //   - provider.WriteRequest to an io.Writer (here one that counts, as an
 //     io.Pipe to an http.Request would pass it on): the file (1×) and a
 //     32 KiB buffer; asserted under 4×.
