@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // MarshalRequest returns the JSON of a request body, byte for byte what
@@ -70,7 +71,14 @@ type jsonStream struct {
 	n     int // the base64 length of the blobs
 	w     *bufio.Writer
 	err   error
+	depth int // how deep value walks the host's maps, slices and pointers
 }
+
+// maxWalkDepth is how deep value walks a body's maps, slices and
+// pointers: deeper, encoding/json writes the rest (the same bytes), and
+// reports a cycle as json.Marshal does instead of value recursing
+// without end.
+const maxWalkDepth = 64
 
 // blob is bytes whose base64 goes at offset at of a jsonStream's buf.
 type blob struct {
@@ -193,10 +201,12 @@ func (s *jsonStream) value(v any) {
 		st.streamJSON(s)
 		return
 	}
-	if !mayStream(rv.Type(), nil) {
+	if s.depth >= maxWalkDepth || !mayStream(rv.Type(), nil) {
 		s.marshal(v)
 		return
 	}
+	s.depth++
+	defer func() { s.depth-- }()
 	switch rv.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if rv.IsNil() {
@@ -218,15 +228,7 @@ func (s *jsonStream) value(v any) {
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortFunc(order, func(a, b int) int {
-			switch {
-			case names[a] < names[b]:
-				return -1
-			case names[a] > names[b]:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 		s.str("{")
 		for i, j := range order {
 			s.key(names[j], i == 0)

@@ -82,13 +82,36 @@ func TestMarshalRequestIsJSONMarshal(t *testing.T) {
 	}
 }
 
-// A body json.Marshal refuses is refused, with encoding/json's error.
+// A body json.Marshal refuses is refused, with encoding/json's error: a
+// value of a type JSON has no form for, a map that holds itself (a cycle:
+// refused, not walked without end).
 func TestMarshalRequestRefusesWhatJSONRefuses(t *testing.T) {
 	body := map[string]any{"messages": []provider.AnthropicMessage{{Role: "user"}}, "bad": func() {}}
 	_, err := provider.MarshalRequest(body)
 	var unsupported *json.UnsupportedTypeError
 	require.ErrorAs(t, err, &unsupported)
 	require.ErrorAs(t, provider.WriteRequest(io.Discard, body), &unsupported)
+
+	cycle := map[string]any{"messages": []provider.AnthropicMessage{{Role: "user"}}}
+	cycle["self"] = cycle
+	_, err = provider.MarshalRequest(cycle)
+	var unsupportedValue *json.UnsupportedValueError
+	require.ErrorAs(t, err, &unsupportedValue)
+	require.ErrorAs(t, provider.WriteRequest(io.Discard, cycle), &unsupportedValue)
+}
+
+// A body nested deeper than the walk goes is written by encoding/json
+// from there on: the same bytes.
+func TestMarshalRequestDeepBody(t *testing.T) {
+	var body any = map[string]any{"messages": []provider.OpenAIMessage{{Role: "user", Parts: []provider.OpenAIContentPart{{Type: "image_url", MediaType: "image/png", Data: []byte("png")}}}}}
+	for range 200 {
+		body = []any{map[string]any{"x": body}}
+	}
+	want, err := json.Marshal(body)
+	require.NoError(t, err)
+	got, err := provider.MarshalRequest(body)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
 }
 
 // failingWriter fails every write after the first n bytes.
