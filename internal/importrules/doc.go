@@ -37,8 +37,8 @@ type Rule struct {
 }
 
 // Allowed is the map's row for each library package (relative paths).
-// Commands, examples and benchmarks (cmd/, examples/, bench/, and a
-// nested module's examples/) may import
+// Commands, examples, benchmarks and tools (cmd/, examples/, bench/,
+// tools/, and a nested module's examples/) may import
 // every public package and the internal packages but the engines
 // (grepbench excepted); conformance holds tests and the MCP conformance
 // suite's server and client.

@@ -29,9 +29,10 @@ func isEngine(r string) bool {
 	return false
 }
 
-// isProgram reports whether r is a command, an example or a benchmark.
+// isProgram reports whether r is a command, an example, a benchmark or one
+// of the repository's tools (tools/: the release's apicount and modproxy).
 func isProgram(r string) bool {
-	for _, p := range []string{"cmd/", "examples/", "bench/"} {
+	for _, p := range []string{"cmd/", "examples/", "bench/", "tools/"} {
 		if strings.HasPrefix(r, p) {
 			return true
 		}
