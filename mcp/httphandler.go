@@ -68,18 +68,24 @@ type HTTPHandler struct {
 	stopCalls context.CancelFunc
 }
 
-func newHTTPHandler(srv *sdk.Server, cfg config) *HTTPHandler {
+func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
 	stateful := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Logger: cfg.logger, SessionTimeout: cfg.idleTimeout})
 	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Logger: cfg.logger, Stateless: true, PropagateRequestCancellation: true})
 	stopped, stopCalls := context.WithCancel(context.Background())
+	var statefulNext http.Handler = stateful
+	var statelessNext http.Handler = stateless
+	if ts != nil {
+		statefulNext = &taskRoutes{next: stateful, ts: ts, srv: srv, log: cfg.warnLogger()}
+		statelessNext = &taskRoutes{next: stateless, ts: ts, srv: srv, log: cfg.warnLogger()}
+	}
 	return &HTTPHandler{
 		stopped:   stopped,
 		stopCalls: stopCalls,
 		// Authorization and the Origin check (protect) come first on both.
-		stateful:        protect(cfg, &sessionCap{next: stateful, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}),
-		stateless:       protect(cfg, stateless),
+		stateful:        protect(cfg, &sessionCap{next: statefulNext, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}),
+		stateless:       protect(cfg, statelessNext),
 		legacyStateless: cfg.stateless,
 		srv:             srv,
 		retryAfter:      cfg.retryAfter,
