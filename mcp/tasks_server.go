@@ -209,9 +209,10 @@ func (ts *taskServer) finish(ctx context.Context, id string, round int, fn func(
 }
 
 // run is the TaskRunFunc bound to the store: it runs one round of a task
-// and records its outcome. A round stopped by its context (the task was
-// cancelled, forgotten, or the process stops) records nothing: a durable
-// store runs it again.
+// and records its outcome. A round stopped because its task left it
+// (cancelled, forgotten) records nothing and returns nil; one stopped by
+// ctx (the process stops) records nothing and returns ctx's error: a
+// durable store runs it again.
 func (ts *taskServer) run(ctx context.Context, id string, round int) error {
 	t, err := ts.store.Get(ctx, id)
 	if err != nil {
@@ -220,12 +221,16 @@ func (ts *taskServer) run(ctx context.Context, id string, round int) error {
 	if t.Round != round || t.Status != TaskWorking {
 		return nil
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	guard.Go("mcp task watch", func() error { ts.watch(ctx, cancel, id, round); return nil }, nil)
 	out, callErr := ts.call(ctx, t)
+	if err := parent.Err(); err != nil {
+		return err // stopped from outside (the process stops): not an outcome
+	}
 	if ctx.Err() != nil {
-		return nil
+		return nil // the task left this round (cancelled): nothing to record
 	}
 	ts.finish(ctx, id, round, func(cur *Task) { outcome(cur, out, callErr) })
 	return nil

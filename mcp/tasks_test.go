@@ -1,0 +1,399 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+// taskFixture is a resolver of tools for the task tests: wait blocks
+// until its context ends (counting the ends it saw), quick answers at
+// once, ask asks two questions, panics panics.
+type taskFixture struct {
+	*llmtoolkittest.Fake
+	stopped atomic.Int64
+	started chan struct{}
+}
+
+func newTaskFixture() *taskFixture {
+	f := &taskFixture{Fake: llmtoolkittest.NewFake(nil), started: make(chan struct{}, 16)}
+	obj := map[string]any{"type": "object"}
+	f.Add(llmtoolkit.MustTool("wait", "Waits until cancelled.", obj), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		f.started <- struct{}{}
+		<-ctx.Done()
+		f.stopped.Add(1)
+		return "", ctx.Err()
+	})
+	f.Add(llmtoolkit.MustTool("quick", "Answers at once.", obj), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		return "quick answer in task " + fmt.Sprint(TaskIDFrom(ctx) != ""), nil
+	})
+	f.Add(llmtoolkit.MustTool("hello", "Answers at once.", obj), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		return "hello in task " + fmt.Sprint(TaskIDFrom(ctx) != ""), nil
+	})
+	f.Add(llmtoolkit.MustTool("ask", "Asks two questions.", obj), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		responses, state := InputFrom(ctx)
+		if len(responses) == 2 && state == "asked" {
+			a, _ := responses["a"].(*sdk.ElicitResult)
+			b, _ := responses["b"].(*sdk.ElicitResult)
+			return fmt.Sprintf("a=%v b=%v", a.Content["v"], b.Content["v"]), nil
+		}
+		ask := &sdk.ElicitParams{Message: "v?"}
+		return "", InputRequired(sdk.InputRequestMap{"a": ask, "b": ask}, "asked")
+	})
+	f.Add(llmtoolkit.MustTool("panics", "Panics.", obj), func(context.Context, llmtoolkit.Call) (string, error) {
+		panic("secret-value-in-panic")
+	})
+	return f
+}
+
+var taskSupport = map[string]TaskSupport{"wait": TaskOptional, "quick": TaskRequired, "ask": TaskOptional, "panics": TaskOptional, "hello": TaskOptional}
+
+// taskClient posts raw JSON-RPC requests of the current protocol.
+type taskClient struct {
+	url     string
+	declare bool   // declare the tasks extension
+	token   string // a bearer token, or none
+}
+
+type rpcAnswer struct {
+	Status int
+	Result map[string]any
+	Error  *struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+}
+
+func (c taskClient) do(t testing.TB, method string, params map[string]any, headers map[string]string) rpcAnswer {
+	t.Helper()
+	caps := map[string]any{}
+	if c.declare {
+		caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
+	}
+	params["_meta"] = map[string]any{
+		sdk.MetaKeyProtocolVersion:           CurrentProtocolVersion,
+		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "t", "version": "1"},
+		sdk.MetaKeyClientCapabilities:        caps,
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", CurrentProtocolVersion)
+	req.Header.Set("Mcp-Method", method)
+	if n, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", n)
+	}
+	if id, ok := params["taskId"].(string); ok {
+		req.Header.Set("Mcp-Name", id)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "data:"); ok && strings.Contains(rest, `"id"`) {
+				data = []byte(rest)
+			}
+		}
+	}
+	a := rpcAnswer{Status: resp.StatusCode}
+	require.NoError(t, json.Unmarshal(data, &a), "answer: %s", data)
+	return a
+}
+
+// await polls tasks/get until the task leaves status working.
+func (c taskClient) await(t testing.TB, id string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for time.Now().Before(deadline) {
+		a := c.do(t, "tasks/get", map[string]any{"taskId": id}, nil)
+		require.Nil(t, a.Error)
+		if a.Result["status"] != string(TaskWorking) {
+			return a.Result
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("task %s still working after %v", id, testTimeout)
+	return nil
+}
+
+func taskServerURL(t testing.TB, r llmtoolkit.Resolver, opts ...Option) string {
+	t.Helper()
+	srv := httptest.NewServer(Handler(r, append([]Option{WithTaskTools(taskSupport)}, opts...)...))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestTaskCreation: which calls become tasks, by the tool's TaskSupport and
+// the client's declaration.
+func TestTaskCreation(t *testing.T) {
+	url := taskServerURL(t, newTaskFixture())
+	tests := []struct {
+		name    string
+		tool    string
+		declare bool
+		want    string // "task", "complete", or an error code
+	}{
+		{"optional, declared: a task", "ask", true, "task"},
+		{"optional, not declared: synchronous", "ask", false, "input_required"},
+		{"required, declared: a task", "quick", true, "task"},
+		{"required, not declared: -32021", "quick", false, "-32021"},
+		{"never: synchronous", "echo-absent", true, "-32602"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := taskClient{url: url, declare: tt.declare}.do(t, "tools/call", map[string]any{"name": tt.tool, "arguments": map[string]any{}}, nil)
+			if strings.HasPrefix(tt.want, "-") {
+				require.NotNil(t, a.Error, "result: %v", a.Result)
+				assert.Equal(t, tt.want, fmt.Sprint(a.Error.Code))
+				if tt.want == "-32021" {
+					assert.Contains(t, string(a.Error.Data), TasksExtension)
+				}
+				return
+			}
+			require.Nil(t, a.Error)
+			assert.Equal(t, tt.want, a.Result["resultType"])
+			if tt.want == "task" {
+				assert.NotEmpty(t, a.Result["taskId"])
+				assert.Equal(t, "working", a.Result["status"])
+				assert.NotContains(t, a.Result, "result")
+				assert.NotContains(t, a.Result, "requestState")
+				assert.EqualValues(t, DefaultTaskTTL.Milliseconds(), a.Result["ttlMs"])
+			} else {
+				assert.NotContains(t, a.Result, "taskId")
+			}
+		})
+	}
+}
+
+// TestTaskLifecycle: a task completes with its result inlined; a panic
+// fails it without its value; a cancel stops its tool (its context ends)
+// and is idempotent; an unknown task is -32602.
+func TestTaskLifecycle(t *testing.T) {
+	f := newTaskFixture()
+	c := taskClient{url: taskServerURL(t, f), declare: true}
+	call := func(tool string) string {
+		a := c.do(t, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{}}, nil)
+		require.Nil(t, a.Error)
+		id, _ := a.Result["taskId"].(string)
+		require.NotEmpty(t, id)
+		return id
+	}
+
+	done := c.await(t, call("quick"))
+	assert.Equal(t, "completed", done["status"])
+	assert.Equal(t, "complete", done["resultType"])
+	assert.Contains(t, fmt.Sprint(done["result"]), "quick answer in task true")
+
+	failed := c.await(t, call("panics"))
+	assert.Equal(t, "failed", failed["status"])
+	assert.NotContains(t, failed, "result")
+	assert.NotContains(t, fmt.Sprint(failed["error"]), "secret-value-in-panic")
+
+	id := call("wait")
+	<-f.started
+	for range 2 { // the second cancel of a terminal task is the same ack
+		ack := c.do(t, "tasks/cancel", map[string]any{"taskId": id}, nil)
+		require.Nil(t, ack.Error)
+		assert.Equal(t, map[string]any{"resultType": "complete"}, withoutMeta(ack.Result))
+	}
+	assert.Equal(t, "cancelled", c.await(t, id)["status"])
+	require.Eventually(t, func() bool { return f.stopped.Load() == 1 }, testTimeout, 10*time.Millisecond, "the tool's context ended")
+
+	for _, m := range []string{"tasks/get", "tasks/cancel", "tasks/update"} {
+		a := c.do(t, m, map[string]any{"taskId": "no-such-task"}, nil)
+		require.NotNil(t, a.Error, m)
+		assert.EqualValues(t, -32602, a.Error.Code, m)
+	}
+}
+
+func withoutMeta(m map[string]any) map[string]any {
+	delete(m, "_meta")
+	return m
+}
+
+// TestTaskRequestChecks: tasks/* need the extension declared (-32021) and
+// routing headers that match the body (400, -32020).
+func TestTaskRequestChecks(t *testing.T) {
+	url := taskServerURL(t, newTaskFixture())
+	c := taskClient{url: url, declare: true}
+	a := c.do(t, "tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}}, nil)
+	id, _ := a.Result["taskId"].(string)
+	require.NotEmpty(t, id)
+	tests := []struct {
+		name    string
+		declare bool
+		headers map[string]string
+		status  int
+		code    int64
+	}{
+		{"not declared", false, nil, http.StatusOK, -32021},
+		{"Mcp-Name of another task", true, map[string]string{"Mcp-Name": "other"}, http.StatusBadRequest, -32020},
+		{"Mcp-Method of another method", true, map[string]string{"Mcp-Method": "tasks/cancel"}, http.StatusBadRequest, -32020},
+		{"Mcp-Name with whitespace", true, map[string]string{"Mcp-Name": "  " + id + " "}, http.StatusOK, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := taskClient{url: url, declare: tt.declare}.do(t, "tasks/get", map[string]any{"taskId": id}, tt.headers)
+			assert.Equal(t, tt.status, a.Status)
+			if tt.code == 0 {
+				require.Nil(t, a.Error)
+				assert.Equal(t, id, a.Result["taskId"])
+				return
+			}
+			require.NotNil(t, a.Error)
+			assert.Equal(t, tt.code, a.Error.Code)
+		})
+	}
+}
+
+// TestTaskInputRequired: a task whose tool asks for input is
+// input_required with the requests; answers may come one at a time; the
+// tool runs again with all of them and its state.
+func TestTaskInputRequired(t *testing.T) {
+	c := taskClient{url: taskServerURL(t, newTaskFixture()), declare: true}
+	a := c.do(t, "tools/call", map[string]any{"name": "ask", "arguments": map[string]any{}}, nil)
+	id, _ := a.Result["taskId"].(string)
+	require.NotEmpty(t, id)
+	got := c.await(t, id)
+	require.Equal(t, "input_required", got["status"])
+	reqs, _ := got["inputRequests"].(map[string]any)
+	require.Len(t, reqs, 2)
+	assert.Contains(t, fmt.Sprint(reqs["a"]), "elicitation/create")
+
+	update := func(key string, v int) {
+		ack := c.do(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
+			key: map[string]any{"action": "accept", "content": map[string]any{"v": v}}, "unasked": map[string]any{"x": 1}}}, nil)
+		require.Nil(t, ack.Error)
+		assert.Equal(t, "complete", ack.Result["resultType"])
+	}
+	update("a", 1)
+	got = c.do(t, "tasks/get", map[string]any{"taskId": id}, nil).Result
+	assert.Equal(t, "input_required", got["status"])
+	assert.Equal(t, []string{"b"}, keys(got["inputRequests"]))
+	update("b", 2)
+	got = c.await(t, id)
+	assert.Equal(t, "completed", got["status"])
+	assert.Contains(t, fmt.Sprint(got["result"]), "a=1 b=2")
+}
+
+func keys(v any) []string {
+	m, _ := v.(map[string]any)
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestSyncFallThroughWithSDKClient: the official SDK's client, which
+// declares no tasks extension, calls a tool of TaskOptional support and
+// gets its answer synchronously, as from any server.
+func TestSyncFallThroughWithSDKClient(t *testing.T) {
+	url := taskServerURL(t, newTaskFixture())
+	for _, version := range []string{CurrentProtocolVersion, "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			cs := sdkSession(t, url, version, nil)
+			res, err := cs.CallTool(testContext(t), &sdk.CallToolParams{Name: "hello", Arguments: map[string]any{}})
+			require.NoError(t, err)
+			require.Len(t, res.Content, 1)
+			assert.Equal(t, "hello in task false", res.Content[0].(*sdk.TextContent).Text)
+		})
+	}
+}
+
+// TestTaskOwner: under WithBearerAuth a task is its caller's: another
+// tenant's token finds no such task, and the task runs with its caller's
+// tools only.
+func TestTaskOwner(t *testing.T) {
+	db, err := trace.OpenSQLite(t.TempDir() + "/traces.db")
+	require.NoError(t, err)
+	s := newAuthServer(t, db, WithTaskTools(map[string]TaskSupport{"peek": TaskRequired, "poke": TaskRequired}))
+	tenantA, tenantB := uuid.NewString(), uuid.NewString()
+	s.migrate(t, tenantA)
+	s.migrate(t, tenantB)
+	a := taskClient{url: s.url, declare: true, token: s.is.sign(t, s.is.claims(tenantA, uuid.NewString(), scopeTools))}
+	b := taskClient{url: s.url, declare: true, token: s.is.sign(t, s.is.claims(tenantB, uuid.NewString(), scopeTools))}
+
+	created := a.do(t, "tools/call", map[string]any{"name": "peek", "arguments": map[string]any{}}, nil)
+	require.Nil(t, created.Error)
+	id, _ := created.Result["taskId"].(string)
+	assert.Equal(t, "completed", a.await(t, id)["status"])
+	other := b.do(t, "tasks/get", map[string]any{"taskId": id}, nil)
+	require.NotNil(t, other.Error)
+	assert.EqualValues(t, -32602, other.Error.Code)
+
+	poke := a.do(t, "tools/call", map[string]any{"name": "poke", "arguments": map[string]any{}}, nil)
+	require.Nil(t, poke.Error)
+	if pid, ok := poke.Result["taskId"].(string); ok {
+		got := a.await(t, pid)
+		assert.Contains(t, fmt.Sprint(got["result"]), "not available")
+	} else {
+		assert.Equal(t, true, poke.Result["isError"])
+	}
+	assert.Empty(t, s.fake.CallsTo("poke"))
+}
+
+// TestMemoryTaskStoreBounds: the cap evicts the oldest finished task and
+// refuses when every task is live; the TTL forgets a task and cancels
+// its run.
+func TestMemoryTaskStoreBounds(t *testing.T) {
+	ctx := testContext(t)
+	now := time.Unix(1_000_000, 0)
+	s := NewMemoryTaskStore(2)
+	s.now = func() time.Time { return now }
+	ran := make(chan context.Context, 1)
+	s.Bind(func(ctx context.Context, _ string, _ int) error { ran <- ctx; <-ctx.Done(); return nil })
+	task := func(id string, status TaskStatus) *Task {
+		return &Task{ID: id, Status: status, CreatedAt: now, TTL: time.Minute}
+	}
+	require.NoError(t, s.Create(ctx, task("done", TaskCompleted)))
+	require.NoError(t, s.Create(ctx, task("live", TaskWorking)))
+	require.NoError(t, s.Create(ctx, task("third", TaskWorking)), "the finished task makes room")
+	_, err := s.Get(ctx, "done")
+	assert.ErrorIs(t, err, ErrTaskNotFound)
+	assert.ErrorIs(t, s.Create(ctx, task("fourth", TaskWorking)), ErrTaskStoreFull)
+
+	require.NoError(t, s.Run(ctx, "live", 0))
+	runCtx := <-ran
+	now = now.Add(2 * time.Minute)
+	_, err = s.Get(ctx, "live")
+	assert.ErrorIs(t, err, ErrTaskNotFound)
+	select {
+	case <-runCtx.Done():
+	case <-time.After(testTimeout):
+		t.Fatal("the run of a forgotten task was not cancelled")
+	}
+	_, err = s.Update(ctx, "live", func(*Task) error { return errors.New("not called") })
+	assert.ErrorIs(t, err, ErrTaskNotFound)
+}
