@@ -35,6 +35,7 @@ type MemoryTaskStore struct {
 	tasks   map[string]*Task
 	order   []string // creation order, for eviction
 	cancels map[string]*memoryRun
+	closed  bool
 }
 
 // memoryRun is a run in progress.
@@ -115,9 +116,9 @@ func (s *MemoryTaskStore) Run(_ context.Context, id string, round int) error {
 		s.mu.Unlock()
 		return ErrTaskNotFound
 	}
-	if run == nil {
+	if run == nil || s.closed {
 		s.mu.Unlock()
-		return fmt.Errorf("mcp: the task store is bound to no server")
+		return fmt.Errorf("mcp: the task store is closed, or bound to no server")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if prev := s.cancels[id]; prev != nil {
@@ -140,6 +141,18 @@ func (s *MemoryTaskStore) Run(_ context.Context, id string, round int) error {
 		return run(ctx, id, round)
 	}, nil)
 	return nil
+}
+
+// Close cancels every run in progress (each returns as soon as its tool
+// does) and refuses to start new ones. The tasks stay readable.
+func (s *MemoryTaskStore) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for id, r := range s.cancels {
+		r.cancel()
+		delete(s.cancels, id)
+	}
 }
 
 // expireLocked forgets the tasks whose TTL has passed.

@@ -36,14 +36,15 @@ type taskServer struct {
 	impl     *sdk.Implementation
 	log      *slog.Logger
 	handlers map[string]sdk.ToolHandler
+	ownStore bool // store is the default one, made here
 }
 
 func newTaskServer(cfg config, r llmtoolkit.Resolver, signer stateSigner) *taskServer {
-	store := cfg.taskStore
+	store, own := cfg.taskStore, false
 	if store == nil {
-		store = NewMemoryTaskStore(0)
+		store, own = NewMemoryTaskStore(0), true
 	}
-	return &taskServer{
+	return &taskServer{ownStore: own,
 		store: store, support: cfg.taskTools, ttl: cfg.taskTTL, r: r, auth: cfg.auth, signer: signer,
 		impl: &sdk.Implementation{Name: cfg.name, Version: cfg.version}, log: cfg.warnLogger(),
 		handlers: map[string]sdk.ToolHandler{},

@@ -397,3 +397,18 @@ func TestMemoryTaskStoreBounds(t *testing.T) {
 	_, err = s.Update(ctx, "live", func(*Task) error { return errors.New("not called") })
 	assert.ErrorIs(t, err, ErrTaskNotFound)
 }
+
+// TestShutdownCancelsOwnTasks: the runs of the handler's default store
+// end with its Shutdown: no goroutine of a task outlives the handler.
+func TestShutdownCancelsOwnTasks(t *testing.T) {
+	f := newTaskFixture()
+	h := Handler(f, WithTaskTools(taskSupport))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := taskClient{url: srv.URL, declare: true}
+	a := c.do(t, "tools/call", map[string]any{"name": "wait", "arguments": map[string]any{}}, nil)
+	require.Nil(t, a.Error)
+	<-f.started
+	require.NoError(t, h.Shutdown(testContext(t)))
+	require.Eventually(t, func() bool { return f.stopped.Load() == 1 }, testTimeout, 10*time.Millisecond)
+}
