@@ -56,7 +56,8 @@ func (tr *taskRoutes) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(req.Body, sdk.DefaultMaxRequestBodyBytes+1))
 	req.Body = readCloser{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
 	var msg taskRequest
-	if err != nil || json.Unmarshal(body, &msg) != nil {
+	// Only a body that names a tasks/ method is decoded here.
+	if err != nil || !bytes.Contains(body, []byte(`"tasks/`)) || json.Unmarshal(body, &msg) != nil {
 		tr.next.ServeHTTP(w, req)
 		return
 	}

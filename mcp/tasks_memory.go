@@ -14,6 +14,10 @@ import (
 // default.
 const DefaultMaxTasks = 10000
 
+// DefaultMaxTaskBytes is how many bytes of tasks (arguments, input,
+// results) a [MemoryTaskStore] keeps at most by default.
+const DefaultMaxTaskBytes = 256 << 20
+
 // MemoryTaskStore is a [TaskStore] in this process's memory: the default
 // of [Handler]. It serves one process only: behind a load balancer, a
 // task's tasks/get lands on a replica that does not know it (and answers
@@ -22,13 +26,17 @@ const DefaultMaxTasks = 10000
 //
 // It is bounded: a task is forgotten once its TTL has passed since its
 // creation (its run cancelled if it still runs), and a Create beyond its
-// cap first forgets the oldest finished task, or fails with
-// [ErrTaskStoreFull] when every task it keeps is still live. Each run is a
+// caps (a number of tasks, a number of bytes) first forgets the oldest
+// finished tasks, or fails with [ErrTaskStoreFull] when every task it keeps
+// is still live. A result that would take the store over its bytes with
+// no finished task left to forget fails its task instead (a -32603 error
+// saying so). Each run is a
 // goroutine that recovers its panics; it is cancelled when its task becomes
 // terminal (cancelled) or is forgotten.
 type MemoryTaskStore struct {
-	max int
-	now func() time.Time
+	max      int
+	maxBytes int64
+	now      func() time.Time
 
 	mu      sync.Mutex
 	run     TaskRunFunc
@@ -36,18 +44,51 @@ type MemoryTaskStore struct {
 	order   []string // creation order, for eviction
 	cancels map[string]*memoryRun
 	closed  bool
+	sizes   map[string]int64
+	bytes   int64
 }
 
 // memoryRun is a run in progress.
 type memoryRun struct{ cancel context.CancelFunc }
 
 // NewMemoryTaskStore returns a [MemoryTaskStore] keeping at most maxTasks
-// tasks (0 or less means [DefaultMaxTasks]).
-func NewMemoryTaskStore(maxTasks int) *MemoryTaskStore {
+// tasks (0 or less means [DefaultMaxTasks]) of at most maxBytes in all (0
+// or less means [DefaultMaxTaskBytes]).
+func NewMemoryTaskStore(maxTasks int, maxBytes int64) *MemoryTaskStore {
 	if maxTasks <= 0 {
 		maxTasks = DefaultMaxTasks
 	}
-	return &MemoryTaskStore{max: maxTasks, now: time.Now, tasks: map[string]*Task{}, cancels: map[string]*memoryRun{}}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxTaskBytes
+	}
+	return &MemoryTaskStore{max: maxTasks, maxBytes: maxBytes, now: time.Now, tasks: map[string]*Task{},
+		cancels: map[string]*memoryRun{}, sizes: map[string]int64{}}
+}
+
+// taskSize is what t weighs in memory, roughly: its JSON parts.
+func taskSize(t *Task) int64 {
+	n := int64(len(t.Call.Arguments) + len(t.Call.RequestState) + len(t.Call.Capabilities) + len(t.Result) + len(t.StatusMessage) + 256)
+	for k, v := range t.InputRequests {
+		n += int64(len(k) + len(v))
+	}
+	for k, v := range t.Call.Responses {
+		n += int64(len(k) + len(v))
+	}
+	if t.Error != nil {
+		n += int64(len(t.Error.Message) + len(t.Error.Data))
+	}
+	return n
+}
+
+// makeRoomLocked forgets the oldest finished tasks but keep until n more
+// bytes fit, reporting whether they do.
+func (s *MemoryTaskStore) makeRoomLocked(n int64, keep string) bool {
+	for s.bytes+n > s.maxBytes {
+		if !s.evictLocked(keep) {
+			return false
+		}
+	}
+	return true
 }
 
 // Bind sets the function that runs a task's round.
@@ -65,11 +106,17 @@ func (s *MemoryTaskStore) Create(_ context.Context, t *Task) error {
 	if _, ok := s.tasks[t.ID]; ok {
 		return fmt.Errorf("mcp: task %q exists already", t.ID)
 	}
-	if len(s.tasks) >= s.max && !s.evictLocked() {
+	if len(s.tasks) >= s.max && !s.evictLocked("") {
 		return fmt.Errorf("%w: %d live tasks", ErrTaskStoreFull, len(s.tasks))
+	}
+	size := taskSize(t)
+	if !s.makeRoomLocked(size, "") {
+		return fmt.Errorf("%w: %d bytes of live tasks", ErrTaskStoreFull, s.bytes)
 	}
 	s.tasks[t.ID] = cloneTask(t)
 	s.order = append(s.order, t.ID)
+	s.sizes[t.ID] = size
+	s.bytes += size
 	return nil
 }
 
@@ -99,6 +146,14 @@ func (s *MemoryTaskStore) Update(_ context.Context, id string, fn func(*Task) er
 	if err := fn(c); err != nil {
 		return nil, err
 	}
+	size := taskSize(c)
+	if grow := size - s.sizes[id]; grow > 0 && !s.makeRoomLocked(grow, id) {
+		c.Result, c.InputRequests, c.Call.Responses = nil, nil, nil
+		c.Status, c.Error = TaskFailed, &TaskError{Code: -32603, Message: "the task's result does not fit in the server's task store"}
+		size = taskSize(c)
+	}
+	s.bytes += size - s.sizes[id]
+	s.sizes[id] = size
 	s.tasks[id] = c
 	if c.Status.Terminal() {
 		if r := s.cancels[id]; r != nil {
@@ -171,11 +226,11 @@ func (s *MemoryTaskStore) expireLocked() {
 	s.order = kept
 }
 
-// evictLocked forgets the oldest terminal task, reporting whether there
-// was one.
-func (s *MemoryTaskStore) evictLocked() bool {
+// evictLocked forgets the oldest terminal task but keep, reporting
+// whether there was one.
+func (s *MemoryTaskStore) evictLocked(keep string) bool {
 	for i, id := range s.order {
-		if t := s.tasks[id]; t != nil && t.Status.Terminal() {
+		if t := s.tasks[id]; t != nil && id != keep && t.Status.Terminal() {
 			s.forgetLocked(id)
 			s.order = append(s.order[:i], s.order[i+1:]...)
 			return true
@@ -186,6 +241,8 @@ func (s *MemoryTaskStore) evictLocked() bool {
 
 func (s *MemoryTaskStore) forgetLocked(id string) {
 	delete(s.tasks, id)
+	s.bytes -= s.sizes[id]
+	delete(s.sizes, id)
 	if r := s.cancels[id]; r != nil {
 		r.cancel()
 		delete(s.cancels, id)

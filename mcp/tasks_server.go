@@ -42,7 +42,7 @@ type taskServer struct {
 func newTaskServer(cfg config, r llmtoolkit.Resolver, signer stateSigner) *taskServer {
 	store, own := cfg.taskStore, false
 	if store == nil {
-		store, own = NewMemoryTaskStore(0), true
+		store, own = NewMemoryTaskStore(0, 0), true
 	}
 	return &taskServer{ownStore: own,
 		store: store, support: cfg.taskTools, ttl: cfg.taskTTL, r: r, auth: cfg.auth, signer: signer,

@@ -370,7 +370,7 @@ func TestTaskOwner(t *testing.T) {
 func TestMemoryTaskStoreBounds(t *testing.T) {
 	ctx := testContext(t)
 	now := time.Unix(1_000_000, 0)
-	s := NewMemoryTaskStore(2)
+	s := NewMemoryTaskStore(2, 0)
 	s.now = func() time.Time { return now }
 	ran := make(chan context.Context, 1)
 	s.Bind(func(ctx context.Context, _ string, _ int) error { ran <- ctx; <-ctx.Done(); return nil })
@@ -396,6 +396,34 @@ func TestMemoryTaskStoreBounds(t *testing.T) {
 	}
 	_, err = s.Update(ctx, "live", func(*Task) error { return errors.New("not called") })
 	assert.ErrorIs(t, err, ErrTaskNotFound)
+}
+
+// TestMemoryTaskStoreBytes: the bytes cap forgets finished tasks to make
+// room, refuses a task that does not fit beside live ones, and fails a
+// task whose result does not fit rather than keep it.
+func TestMemoryTaskStoreBytes(t *testing.T) {
+	ctx := testContext(t)
+	s := NewMemoryTaskStore(100, 4096)
+	big := json.RawMessage(`"` + strings.Repeat("x", 1500) + `"`)
+	task := func(id string, status TaskStatus) *Task {
+		return &Task{ID: id, Status: status, CreatedAt: time.Now(), TTL: time.Hour, Result: big}
+	}
+	require.NoError(t, s.Create(ctx, task("old", TaskCompleted)))
+	require.NoError(t, s.Create(ctx, task("live1", TaskWorking)))
+	require.NoError(t, s.Create(ctx, task("live2", TaskWorking)), "the finished task makes room")
+	_, err := s.Get(ctx, "old")
+	assert.ErrorIs(t, err, ErrTaskNotFound)
+	assert.ErrorIs(t, s.Create(ctx, task("live3", TaskWorking)), ErrTaskStoreFull)
+
+	got, err := s.Update(ctx, "live1", func(t *Task) error {
+		t.Status, t.Result = TaskCompleted, json.RawMessage(`"`+strings.Repeat("y", 3000)+`"`)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, TaskFailed, got.Status)
+	assert.Empty(t, got.Result)
+	assert.Contains(t, got.Error.Message, "does not fit")
+	assert.LessOrEqual(t, s.bytes, s.maxBytes)
 }
 
 // TestShutdownCancelsOwnTasks: the runs of the handler's default store
