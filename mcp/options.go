@@ -40,6 +40,7 @@ type config struct {
 	taskTools       map[string]TaskSupport // see WithTaskTools
 	taskStore       TaskStore              // see WithTaskStore
 	taskTTL         time.Duration          // see WithTaskTTL
+	clientTasks     bool                   // see WithClientTasks
 }
 
 // DefaultSessionIdleTimeout is how long [Handler] keeps a session that

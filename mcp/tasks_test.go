@@ -440,3 +440,53 @@ func TestShutdownCancelsOwnTasks(t *testing.T) {
 	require.NoError(t, h.Shutdown(testContext(t)))
 	require.Eventually(t, func() bool { return f.stopped.Load() == 1 }, testTimeout, 10*time.Millisecond)
 }
+
+// TestClientFollowsTasks: Connect with WithClientTasks declares the
+// extension and follows the server's tasks to their result; without it a
+// tool that requires tasks is refused (-32021). A call whose context ends
+// cancels its task (the tool stops); a task that asks for input is
+// cancelled and the call fails.
+func TestClientFollowsTasks(t *testing.T) {
+	f := newTaskFixture()
+	url := taskServerURL(t, f)
+	ctx := testContext(t)
+
+	plain, err := Connect(ctx, HTTPTransport(url, nil))
+	require.NoError(t, err)
+	defer plain.Close()
+	_, err = plain.Resolve(ctx, llmtoolkit.Call{Name: "quick", Arguments: map[string]any{}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), TasksExtension)
+
+	c, err := Connect(ctx, HTTPTransport(url, nil), WithClientTasks())
+	require.NoError(t, err)
+	defer c.Close()
+	tests := []struct {
+		tool    string
+		want    string
+		wantErr string
+	}{
+		{"quick", "quick answer in task true", ""},
+		{"hello", "hello in task true", ""},
+		{"ask", "", "asked for input"},
+		{"panics", "", "panicked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			out, err := c.Resolve(ctx, llmtoolkit.Call{Name: tt.tool, Arguments: map[string]any{}})
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, out)
+		})
+	}
+
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	_, err = c.Resolve(short, llmtoolkit.Call{Name: "wait", Arguments: map[string]any{}})
+	require.Error(t, err)
+	require.Eventually(t, func() bool { return f.stopped.Load() == 1 }, testTimeout, 10*time.Millisecond, "the task was cancelled")
+}
