@@ -48,6 +48,8 @@ func clientTasksTransport(transport sdk.Transport, copts *sdk.ClientOptions) sdk
 	}
 	follow.Transport = &taskFollower{next: next}
 	c.HTTPClient = &follow
+	// The SDK's default when Capabilities is nil, which setting it drops.
+	//lint:ignore SA1019 the roots capability stays what it was without this option
 	caps := &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}
 	if copts.Capabilities != nil {
 		c := *copts.Capabilities
