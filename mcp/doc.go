@@ -169,4 +169,10 @@
 // any replica answers for any task and a task whose replica died is run
 // again, from its start, at the replica's restart. Tasks are served over
 // HTTP only: over [Serve] a call runs synchronously.
+//
+// On the client side, [WithClientTasks] makes [Connect] (over
+// [HTTPTransport], on the current protocol) declare the extension and
+// follow a task to its end, so a tool call that the server runs as a task
+// returns its result as a synchronous one would; the call's context ending
+// cancels the task.
 package mcp
