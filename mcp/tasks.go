@@ -148,7 +148,8 @@ type TaskStore interface {
 	Get(ctx context.Context, id string) (*Task, error)
 	// Update changes the task id with fn, atomically: fn sees the task as
 	// stored and changes it; when fn returns an error nothing is written
-	// and Update returns it. Update returns the task as written, or an
+	// and Update returns it. fn may be called more than once (a store
+	// that retries after a concurrent write), each time on a fresh copy. Update returns the task as written, or an
 	// error wrapping [ErrTaskNotFound]. A store that runs the task in this
 	// process cancels the run's context when the task becomes terminal.
 	Update(ctx context.Context, id string, fn func(*Task) error) (*Task, error)

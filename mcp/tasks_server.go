@@ -373,6 +373,7 @@ func (ts *taskServer) cancelTask(ctx context.Context, id string) error {
 func (ts *taskServer) respond(ctx context.Context, id string, responses map[string]json.RawMessage) error {
 	next := -1
 	_, err := ts.store.Update(ctx, id, func(cur *Task) error {
+		next = -1 // fn may run again when a store retries
 		if cur.Status != TaskInputRequired {
 			return errTaskUnchanged
 		}
