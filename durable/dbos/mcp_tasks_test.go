@@ -266,3 +266,45 @@ func TestTaskStoreCancelAcrossReplicas(t *testing.T) {
 	_, err := os.Stat(marker)
 	assert.True(t, errors.Is(err, os.ErrNotExist), "the cancelled bash was stopped before it finished")
 }
+
+// TestTaskStoreUpdateIsAtomic: concurrent Updates of one task, as from
+// several replicas, lose no write; an unknown or expired task is
+// mcp.ErrTaskNotFound.
+func TestTaskStoreUpdateIsAtomic(t *testing.T) {
+	for name, db := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			stores := make([]*TaskStore, 2)
+			url := db(t)
+			for i := range stores {
+				s, err := NewTaskStore(ctx, TaskStoreConfig{DatabaseURL: url, ExecutorID: fmt.Sprintf("u%d", i), Logger: quietLogger()})
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = s.Shutdown(5 * time.Second) })
+				stores[i] = s
+			}
+			now := time.Now().UTC()
+			require.NoError(t, stores[0].Create(ctx, &mcp.Task{ID: "counter", Status: mcp.TaskWorking, CreatedAt: now, UpdatedAt: now, TTL: time.Hour}))
+			require.NoError(t, stores[0].Create(ctx, &mcp.Task{ID: "expired", Status: mcp.TaskWorking, CreatedAt: now.Add(-2 * time.Hour), TTL: time.Hour}))
+			const n = 20
+			errs := make(chan error, 2*n)
+			for _, s := range stores {
+				go func() {
+					for range n {
+						_, err := s.Update(ctx, "counter", func(t *mcp.Task) error { t.Round++; return nil })
+						errs <- err
+					}
+				}()
+			}
+			for range 2 * n {
+				require.NoError(t, <-errs)
+			}
+			got, err := stores[1].Get(ctx, "counter")
+			require.NoError(t, err)
+			assert.Equal(t, 2*n, got.Round)
+			for _, id := range []string{"expired", "never"} {
+				_, err = stores[1].Get(ctx, id)
+				assert.ErrorIs(t, err, mcp.ErrTaskNotFound, id)
+			}
+		})
+	}
+}
