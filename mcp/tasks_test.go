@@ -490,3 +490,50 @@ func TestClientFollowsTasks(t *testing.T) {
 	require.Error(t, err)
 	require.Eventually(t, func() bool { return f.stopped.Load() == 1 }, testTimeout, 10*time.Millisecond, "the task was cancelled")
 }
+
+// TestTasksOnLegacySession: a client of 2025-11-25 that declared the
+// extension at initialize gets tasks in its session, and its tasks/get
+// (with no _meta) is answered by the session's declaration.
+func TestTasksOnLegacySession(t *testing.T) {
+	url := taskServerURL(t, newTaskFixture())
+	post := func(session string, msg map[string]any) (*http.Response, map[string]any) {
+		body, err := json.Marshal(msg)
+		require.NoError(t, err)
+		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		if i := bytes.LastIndex(data, []byte("data: ")); i >= 0 {
+			data = data[i+len("data: "):]
+		}
+		var out map[string]any
+		if len(bytes.TrimSpace(data)) > 0 {
+			require.NoError(t, json.Unmarshal(data, &out), "%s", data)
+		}
+		return resp, out
+	}
+	resp, _ := post("", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "clientInfo": map[string]any{"name": "legacy", "version": "1"},
+		"capabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}})
+	session := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, session)
+	post(session, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	_, created := post(session, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "quick", "arguments": map[string]any{}}})
+	result, _ := created["result"].(map[string]any)
+	id, _ := result["taskId"].(string)
+	require.NotEmpty(t, id, "answer: %v", created)
+	require.Eventually(t, func() bool {
+		_, got := post(session, map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": map[string]any{"taskId": id}})
+		r, _ := got["result"].(map[string]any)
+		return r["status"] == "completed"
+	}, testTimeout, 20*time.Millisecond)
+}
