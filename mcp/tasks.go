@@ -118,6 +118,10 @@ type TaskCall struct {
 	// Capabilities are the client's capabilities (JSON), for
 	// [ClientCapabilitiesFrom].
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	// Trace is the trace context of the call that created the task, as
+	// the server's [MetaPropagator] wrote it: every round runs in it,
+	// after a restart too.
+	Trace map[string]any `json:"trace,omitempty"`
 }
 
 // TaskError is a failed task's error, a JSON-RPC error.

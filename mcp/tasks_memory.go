@@ -265,6 +265,12 @@ func cloneTask(t *Task) *Task {
 			c.Call.Responses[k] = v
 		}
 	}
+	if t.Call.Trace != nil {
+		c.Call.Trace = make(map[string]any, len(t.Call.Trace))
+		for k, v := range t.Call.Trace {
+			c.Call.Trace[k] = v
+		}
+	}
 	if t.Error != nil {
 		e := *t.Error
 		c.Error = &e

@@ -36,7 +36,8 @@ type taskServer struct {
 	impl     *sdk.Implementation
 	log      *slog.Logger
 	handlers map[string]sdk.ToolHandler
-	ownStore bool // store is the default one, made here
+	ownStore bool           // store is the default one, made here
+	prop     MetaPropagator // see WithPropagator
 }
 
 func newTaskServer(cfg config, r llmtoolkit.Resolver, signer stateSigner) *taskServer {
@@ -47,7 +48,7 @@ func newTaskServer(cfg config, r llmtoolkit.Resolver, signer stateSigner) *taskS
 	return &taskServer{ownStore: own,
 		store: store, support: cfg.taskTools, ttl: cfg.taskTTL, r: r, auth: cfg.auth, signer: signer,
 		impl: &sdk.Implementation{Name: cfg.name, Version: cfg.version}, log: cfg.warnLogger(),
-		handlers: map[string]sdk.ToolHandler{},
+		handlers: map[string]sdk.ToolHandler{}, prop: cfg.propagator,
 	}
 }
 
@@ -126,6 +127,13 @@ func (ts *taskServer) create(ctx context.Context, ctr *sdk.CallToolRequest) (sdk
 	}
 	if caps := ctr.ClientCapabilities(); caps != nil {
 		call.Capabilities, _ = json.Marshal(caps) // plain data: cannot fail
+	}
+	if ts.prop != nil { // ctx has the request's trace context (extractTraceContext)
+		carrier := map[string]any{}
+		ts.prop.Inject(ctx, carrier)
+		if len(carrier) > 0 {
+			call.Trace = carrier
+		}
 	}
 	now := time.Now().UTC()
 	t := &Task{ID: newTaskID(), Status: TaskWorking, CreatedAt: now, UpdatedAt: now, TTL: ts.ttl, Call: call}
@@ -325,6 +333,9 @@ func (ts *taskServer) call(ctx context.Context, t *Task) (*sdk.CallToolResult, e
 			}
 			ctx = context.WithValue(ctx, callerResolverKey{}, cr)
 		}
+	}
+	if ts.prop != nil && len(t.Call.Trace) > 0 {
+		ctx = ts.prop.Extract(ctx, t.Call.Trace)
 	}
 	ctx = context.WithValue(ctx, taskIDKey{}, t.ID)
 	return h(ctx, &sdk.CallToolRequest{Params: params})

@@ -71,6 +71,7 @@ type taskClient struct {
 	url     string
 	declare bool   // declare the tasks extension
 	token   string // a bearer token, or none
+	trace   string // a traceparent for the _meta, or none
 }
 
 type rpcAnswer struct {
@@ -93,6 +94,9 @@ func (c taskClient) do(t testing.TB, method string, params map[string]any, heade
 		sdk.MetaKeyProtocolVersion:           CurrentProtocolVersion,
 		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "t", "version": "1"},
 		sdk.MetaKeyClientCapabilities:        caps,
+	}
+	if c.trace != "" {
+		params["_meta"].(map[string]any)["traceparent"] = c.trace
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
 	require.NoError(t, err)
@@ -536,4 +540,26 @@ func TestTasksOnLegacySession(t *testing.T) {
 		r, _ := got["result"].(map[string]any)
 		return r["status"] == "completed"
 	}, testTimeout, 20*time.Millisecond)
+}
+
+// TestTaskRunsInCallersTrace: a task's run carries the trace context of
+// the call that created it (WithPropagator), though it runs after the
+// request is over.
+func TestTaskRunsInCallersTrace(t *testing.T) {
+	f := newTaskFixture()
+	got := make(chan any, 1)
+	f.Handle("quick", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		got <- ctx.Value(traceKey{})
+		return "ok", nil
+	})
+	c := taskClient{url: taskServerURL(t, f, WithPropagator(&fakePropagator{})), declare: true, trace: "00-trace-of-the-caller-01"}
+	a := c.do(t, "tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}}, nil)
+	require.Nil(t, a.Error)
+	require.Equal(t, "task", a.Result["resultType"])
+	select {
+	case v := <-got:
+		assert.Equal(t, "00-trace-of-the-caller-01", v)
+	case <-time.After(testTimeout):
+		t.Fatal("the task did not run")
+	}
 }
