@@ -158,7 +158,9 @@
 // with them ([InputFrom]) and its state, in a new round. [TaskIDFrom] tells
 // a tool it runs in a task. Under [WithBearerAuth] a task belongs to its
 // caller's tenant and subject: another caller is told there is no such
-// task, and the task runs with its caller's tools only. The routing
+// task, and the task runs with its caller's tools only; with
+// [WithPropagator] it runs in the trace context of the call that created
+// it. The routing
 // headers of tasks/* (Mcp-Method, Mcp-Name) must match the body. The
 // tasks/* requests are not counted by [WithRateLimits].
 //

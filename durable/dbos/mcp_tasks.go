@@ -70,7 +70,10 @@ type TaskStoreConfig struct {
 // outcome is written to the task for every replica to read. A task
 // cancelled on one replica stops on the replica that runs it within a
 // second (the run reads its task). Rows past their TTL are deleted as new
-// tasks are created.
+// tasks are created. A row holds what the task needs to run again: the
+// call's arguments (sensitive values included), the client's answers, the
+// caller's identity, the result: the database needs the access control
+// those need.
 type TaskStore struct {
 	cfg  TaskStoreConfig
 	ctx  transact.Context
