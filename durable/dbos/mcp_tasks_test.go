@@ -228,7 +228,7 @@ func TestTaskSurvivesReplicaRestart(t *testing.T) {
 				got, rpcErr = rpc(t, r2.url, "tasks/get", map[string]any{"taskId": id})
 				require.Nil(t, rpcErr)
 			}
-			t.Logf("%s: the task completed %v after replica 1 was killed (sleep %d s)", name, time.Since(start).Round(time.Millisecond), sleep)
+			t.Logf("%s: the task was %v %v after replica 1 was killed (sleep %d s)", name, got["status"], time.Since(start).Round(time.Millisecond), sleep)
 			require.Equal(t, "completed", got["status"], "task: %v", got)
 			result, _ := got["result"].(map[string]any)
 			text, _ := json.Marshal(result["content"])
