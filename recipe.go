@@ -2,13 +2,10 @@ package llmtoolkit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Recipe turns a call's arguments into a [Plan]. Set it on a tool's
@@ -31,57 +28,6 @@ type Plan struct {
 	// Either way the recipe's result carries the steps' [Result.Parts], in
 	// plan order.
 	Compose func(results []Result) (string, error)
-}
-
-// runRecipe runs a recipe's plan: Serial steps in order, then Parallel steps
-// concurrently, then Compose. Each step goes through [Execute] on r with the
-// run in its context, so it is validated, rescued, observed and traced like
-// any call; the recipe call itself is then told to the tool's observers.
-func runRecipe(ctx context.Context, r Resolver, tool Tool, call Call, start time.Time) Result {
-	run := RecipeRun{ID: newRunID(), Tool: call.Name, CallID: call.ID}
-	res := planResult(withRecipeRun(ctx, run), r, tool, call)
-	TellObservers(ctx, Observation{Kind: ObservedRecipe, Call: call, Tool: tool, Result: res, Duration: time.Since(start), RunID: run.ID})
-	return res
-}
-
-// passGates asks tool's gates about a recipe call, in order, and returns
-// the call to run or the result that refuses it. A gate's panic refuses the
-// call; arguments a gate changed are validated again.
-func passGates(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
-	for _, gate := range tool.Gates {
-		if gate == nil {
-			continue
-		}
-		next, err := guardedGate(ctx, gate, call)
-		if err != nil {
-			var pe *PanicError
-			if errors.As(err, &pe) {
-				return call, panicResult(ctx, "gate", tool, call, pe), true
-			}
-			return call, errorResult(call, err, err.Error()), true
-		}
-		if next.Arguments == nil {
-			next.Arguments = map[string]any{}
-		}
-		next.ID, next.Name, next.Malformed, next.Provider = call.ID, call.Name, call.Malformed, call.Provider
-		call = next
-	}
-	if len(tool.Gates) > 0 {
-		if res, refused := admit(ctx, tool, call); refused {
-			return call, res, true
-		}
-	}
-	return call, Result{}, false
-}
-
-// guardedGate calls gate, turning a panic into a *PanicError.
-func guardedGate(ctx context.Context, gate Gate, call Call) (out Call, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return gate(ctx, call)
 }
 
 // planResult builds and runs the plan, rescuing a panic of the recipe or of

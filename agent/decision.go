@@ -20,6 +20,14 @@ type Decision struct {
 	// receives holds a copy of the arguments: changing it in place changes
 	// nothing.)
 	Arguments map[string]any
+	// Pending, when not nil, neither runs nor refuses the call: the
+	// decision is left to someone who answers later, and the call fails
+	// with Pending as its error (build it with [Pending]). The guard does
+	// not report it as a refusal (no Observers, no PostToolUse hooks), so
+	// a Recorder inside the guard records the call once, when it is
+	// decided. Over MCP, mcp.Approval returns the error that asks the
+	// client's user through an input-required result.
+	Pending error
 }
 
 // Allow lets the call run unchanged.
@@ -30,6 +38,11 @@ func Deny(message string) Decision { return Decision{Deny: true, Message: messag
 
 // AllowWith lets the call run with args instead of its own arguments.
 func AllowWith(args map[string]any) Decision { return Decision{Arguments: args} }
+
+// Pending leaves the call undecided: it fails with err, neither run nor
+// refused, for whoever answers later to call it again (see
+// [Decision].Pending). A nil err allows the call.
+func Pending(err error) Decision { return Decision{Pending: err} }
 
 // CanUseTool decides a call that neither the mode nor a rule let through:
 // this is where a host asks a person, applies a policy, or rewrites a path.

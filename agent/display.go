@@ -9,11 +9,6 @@ const (
 	DisplaySubAgent = "subagent"
 )
 
-// DisplaySubagent is the former name of [DisplaySubAgent].
-//
-// Deprecated: use [DisplaySubAgent], spelled as [SubAgentConfig].
-const DisplaySubagent = DisplaySubAgent
-
 // TodosPayload is the payload of a "todos" Display: the whole list after a
 // todo_write call.
 type TodosPayload struct {
@@ -49,13 +44,3 @@ type SubAgentUsage struct {
 	// OutputTokens is the number of generated tokens.
 	OutputTokens int `json:"outputTokens"`
 }
-
-// SubagentPayload is the former name of [SubAgentPayload].
-//
-// Deprecated: use [SubAgentPayload], spelled as [SubAgentConfig].
-type SubagentPayload = SubAgentPayload
-
-// SubagentUsage is the former name of [SubAgentUsage].
-//
-// Deprecated: use [SubAgentUsage], spelled as [SubAgentConfig].
-type SubagentUsage = SubAgentUsage

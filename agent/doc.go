@@ -24,7 +24,37 @@
 //     checked again against the deny rules);
 //  5. the [CanUseTool] callback, for a call nothing above let through: it
 //     allows, refuses with a message, or allows with changed arguments
-//     (re-validated and checked against the deny rules too).
+//     (re-validated and checked against the deny rules too), or leaves the
+//     call pending ([Pending]) for someone who answers later.
+//
+// # Approval over MCP
+//
+// A guarded resolver served over MCP (mcp.Handler, mcp.Serve) asks the
+// MCP client's user with mcp.Approval in its callback: the first call
+// fails, pending, with an input-required result (SEP-2322) asking the
+// client for an elicitation; the client's user answers and the client
+// calls again with the answer, which mcp.Approval returns. The state of
+// the question is signed and carried by the client, so any replica
+// answers the second call:
+//
+//	CanUseTool: func(ctx context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+//		ok, err := mcp.Approval(ctx, call)
+//		switch {
+//		case errors.Is(err, mcp.ErrNotServed):
+//			return agent.Deny("no one to ask")
+//		case err != nil:
+//			return agent.Pending(err) // asks the client, the call does not run
+//		case !ok:
+//			return agent.Deny("the user refused this call")
+//		}
+//		return agent.Allow()
+//	},
+//
+// A pending call is not a refusal: no Observer and no PostToolUse hook
+// hears of it, so a trace.Recorder inside the guard records the call once,
+// when it is decided (a Recorder outside the guard records each pending
+// round as an error, and a recipe call pending at its gate is reported as
+// refused by [llmtoolkit.Execute]).
 //
 // Hooks and the callback receive a deep copy of the call's arguments: a
 // change made in place is not applied; only the arguments a [Decision]

@@ -51,7 +51,11 @@ func (g *guard) gated(t llmtoolkit.Tool) llmtoolkit.Tool {
 // checkRecipe checks a recipe call before Execute runs its plan.
 func (g *guard) checkRecipe(ctx context.Context, call llmtoolkit.Call) (llmtoolkit.Call, error) {
 	tool, found := llmtoolkit.FindTool(g.r, call.Name)
-	return g.p.check(ctx, call, tool, found)
+	call, err := g.p.check(ctx, call, tool, found)
+	if d, ok := err.(*pendingError); ok {
+		return call, d.err // Execute reports it to the observers as a refusal
+	}
+	return call, err
 }
 
 // Tools lists the tools the current mode offers.
@@ -83,6 +87,9 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 	tool, found := llmtoolkit.FindTool(g.r, call.Name)
 	checked, err := g.p.check(ctx, call, tool, found)
 	if err != nil {
+		if d, ok := err.(*pendingError); ok {
+			return "", d.err // undecided: not a refusal
+		}
 		if found {
 			refused(ctx, tool, call, err, time.Since(start))
 		}

@@ -192,6 +192,9 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 
 // apply applies a hook's or the callback's decision to call.
 func (p *Permissions) apply(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
+	if d.Pending != nil {
+		return call, &pendingError{err: d.Pending}
+	}
 	if d.Deny {
 		msg := d.Message
 		if msg == "" {
@@ -217,6 +220,13 @@ func (p *Permissions) apply(ctx context.Context, call llmtoolkit.Call, tool llmt
 	}
 	return call, nil
 }
+
+// pendingError marks the error of a [Pending] decision, so the guard
+// returns it without reporting a refusal.
+type pendingError struct{ err error }
+
+func (e *pendingError) Error() string { return e.err.Error() }
+func (e *pendingError) Unwrap() error { return e.err }
 
 // withArguments returns call with a deep copy of its arguments, for a hook
 // or the callback: what they change in place is not what the tool runs.

@@ -279,8 +279,28 @@ func estimateMessage(m *Message) int {
 	return n/BytesPerToken + MessageOverheadTokens + images*ImageTokens
 }
 
+// stateKeys are the keys of [llmtoolkit.ProviderState] package provider
+// writes (provider.StateAnthropic, StateGemini, StateOpenAIResponses; a
+// test checks they match).
+func stateKeys() [3]string { return [...]string{"anthropic", "gemini", "openai-responses"} }
+
+// stateSize is the bytes of s: its keys and values. It looks up the
+// [stateKeys] before ranging over the map: a lookup of a short key costs
+// less than a range over a small map (which draws a random start and
+// walks every slot), and a map holding only those keys, as every answer
+// package provider parses does, is measured by lookups alone. Any other
+// key is counted by the range, so the result is the same for every map.
 func stateSize(s llmtoolkit.ProviderState) int {
-	n := 0
+	n, found := 0, 0
+	for _, k := range stateKeys() {
+		if v, ok := s[k]; ok {
+			n += len(k) + len(v)
+			if found++; found == len(s) {
+				return n
+			}
+		}
+	}
+	n = 0
 	for k, v := range s {
 		n += len(k) + len(v)
 	}
@@ -342,8 +362,12 @@ type accounting struct {
 // tokens returns the size of history as a request would send it with the
 // tools last offered.
 func (a *accounting) tokens(history []Message) int {
-	for ; a.counted < len(history); a.counted++ {
-		a.est += estimateMessage(&history[a.counted])
+	if n := len(history); a.counted < n {
+		est := a.est
+		for i := a.counted; i < n; i++ {
+			est += estimateMessage(&history[i])
+		}
+		a.est, a.counted = est, n
 	}
 	if a.reported > 0 {
 		return max(a.reported+a.est-a.estAtReport, 0)

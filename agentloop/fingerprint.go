@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -41,4 +42,49 @@ func ToolFingerprint(t llmtoolkit.Tool) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// ContextFingerprint returns a hash of what o's [Options.ContextBudget]
+// and [ContextPolicy] do to a run's history, or "" when they do nothing
+// (no budget and no spilling): the budget and the thresholds as Run
+// applies them (ClearAt, KeepToolResults, CompactAt and KeepRecent with
+// their defaults filled in, so a default spelled out hashes as left
+// zero), whether Summarize is set (a function cannot be hashed: another
+// summarizer is not seen, and a durable engine records each summary as a
+// step), SpillBytes and, with it, SpillDir. SpillRoot (the host's folder:
+// the model sees paths relative to it) and KeepSpillFiles (when files are
+// removed) change no message and are left out.
+//
+// Durable engines fold it into the fingerprint of a run's agent, so that a
+// run is not resumed under another policy, which would clear and compact
+// the replayed history otherwise than the run did (durable/dbos:
+// ErrAgentChanged).
+func ContextFingerprint(o Options) string {
+	if o.ContextBudget == 0 && o.ContextPolicy.SpillBytes == 0 {
+		return ""
+	}
+	if d, err := o.withPolicyDefaults(); err == nil {
+		o = d // invalid options are hashed as they are: Run refuses them
+	}
+	p := o.ContextPolicy
+	v := struct {
+		Budget          int    `json:"budget,omitempty"`
+		ClearAt         int    `json:"clear_at,omitempty"`
+		KeepToolResults int    `json:"keep_tool_results,omitempty"`
+		CompactAt       int    `json:"compact_at,omitempty"`
+		KeepRecent      int    `json:"keep_recent,omitempty"`
+		Summarize       bool   `json:"summarize,omitempty"`
+		SpillBytes      int    `json:"spill_bytes,omitempty"`
+		SpillDir        string `json:"spill_dir,omitempty"`
+	}{Budget: o.ContextBudget, SpillBytes: p.SpillBytes}
+	if o.ContextBudget != 0 {
+		v.ClearAt, v.KeepToolResults, v.CompactAt, v.KeepRecent = p.ClearAt, p.KeepToolResults, p.CompactAt, p.KeepRecent
+		v.Summarize = p.Summarize != nil
+	}
+	if p.SpillBytes != 0 {
+		v.SpillDir = filepath.ToSlash(filepath.Clean(p.SpillDir))
+	}
+	data, _ := json.Marshal(v) // ints, a bool and a string: it cannot fail
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

@@ -64,7 +64,7 @@ func TestMalformedCallIsTraced(t *testing.T) {
 		"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []any{"text"},
 	}), func(_ context.Context, c llmtoolkit.Call) (string, error) { return c.Arguments["text"].(string), nil })
 	const tenant, conv = "0190b3a0-0000-7000-8000-000000000001", "0190b3a0-0000-7000-8000-000000000002"
-	rec := trace.Record(tools, db, trace.DefaultConversation(tenant, conv))
+	rec := trace.Record(tools, db, trace.WithDefaultConversation(tenant, conv))
 
 	model := llmtoolkittest.NewScriptedModel(t,
 		llmtoolkittest.CallTools(llmtoolkit.ParseCallLenient("", "echo", `{"text": "hi"`)),
@@ -103,7 +103,7 @@ func TestInventedToolIsTracedAndCounted(t *testing.T) {
 	require.NoError(t, trace.Migrate(db))
 	tools := llmtoolkittest.NewFake(map[string]string{"get_weather": "18°C"})
 	const tenant, conv = "0190b3a0-0000-7000-8000-000000000003", "0190b3a0-0000-7000-8000-000000000004"
-	rec := trace.Record(tools, db, trace.DefaultConversation(tenant, conv))
+	rec := trace.Record(tools, db, trace.WithDefaultConversation(tenant, conv))
 
 	invented := llmtoolkit.Call{Name: "get_forecast", Arguments: map[string]any{"location": "Paris"}}
 	model := llmtoolkittest.NewScriptedModel(t,

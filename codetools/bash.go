@@ -197,9 +197,9 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if waitErr != nil {
 		code = proc.ExitCode(waitErr)
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindProcess, Payload: ProcessPayload{
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayProcess, Payload: ProcessPayload{
 		Command: command, ExitCode: code, Output: text, OutputBytes: out.Total(),
-		DurationMS: elapsed.Milliseconds(), DurationMs: elapsed.Milliseconds(), TimedOut: timedOut,
+		DurationMS: elapsed.Milliseconds(), TimedOut: timedOut,
 		OutputFile: out.Path(), OutputFileCut: out.Cut(), Sandbox: sandboxShown,
 	}})
 	if err := trap.Err(); err != nil {

@@ -82,7 +82,7 @@ func TestBashEnvironment(t *testing.T) {
 		{"named, secrets included", []Option{WithBashInheritEnv("TEST_SECRET", "TEST_PLAIN")}, "hunter2 none plain C.UTF-8 path ROOT"},
 		{"all but secrets", []Option{WithBashInheritEnv()}, "none none plain C.UTF-8 path ROOT"},
 		{"all, one secret named", []Option{WithBashInheritEnv(), WithBashInheritEnv("OPENAI_API_KEY")}, "none sk-host plain C.UTF-8 path ROOT"},
-		{"WithEnv wins", []Option{WithBashEnv("TEST_SECRET=given")}, "given none none C.UTF-8 path ROOT"},
+		{"WithBashEnv wins", []Option{WithBashEnv("TEST_SECRET=given")}, "given none none C.UTF-8 path ROOT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +192,7 @@ func TestBashDisplay(t *testing.T) {
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo hi; exit 2"}})
 	require.True(t, res.IsError)
 	assert.Equal(t, "hi\n\nCommand exited with code 2", res.Content)
-	p := payloadOf[ProcessPayload](t, res, KindProcess)
+	p := payloadOf[ProcessPayload](t, res, DisplayProcess)
 	assert.Equal(t, "echo hi; exit 2", p.Command)
 	assert.Equal(t, 2, p.ExitCode)
 	assert.Equal(t, "hi", p.Output)
@@ -290,7 +290,7 @@ func TestBashSpillCappedAndRemovedByClose(t *testing.T) {
 			assert.True(t, strings.HasPrefix(string(data), "y\ny\ny\n"))
 			assert.True(t, strings.Contains(string(data), " cut here: this file keeps the first "), "the marker")
 			assert.True(t, strings.HasSuffix(string(data), "y\n"))
-			p := payloadOf[ProcessPayload](t, res, KindProcess)
+			p := payloadOf[ProcessPayload](t, res, DisplayProcess)
 			assert.Equal(t, path, p.OutputFile)
 			assert.True(t, p.OutputFileCut)
 			assert.Greater(t, p.OutputBytes, limit, "the whole output's size")

@@ -40,23 +40,6 @@ const (
 	DisplayWebpage = "webpage"
 )
 
-// The former names of the Display kinds, from before they were named as
-// the agent package names its own (agent.DisplayTodos).
-const (
-	// Deprecated: use [DisplayFile].
-	KindFile = DisplayFile
-	// Deprecated: use [DisplayDiff].
-	KindDiff = DisplayDiff
-	// Deprecated: use [DisplayProcess].
-	KindProcess = DisplayProcess
-	// Deprecated: use [DisplayMatches].
-	KindMatches = DisplayMatches
-	// Deprecated: use [DisplayFiles].
-	KindFiles = DisplayFiles
-	// Deprecated: use [DisplayWebpage].
-	KindWebpage = DisplayWebpage
-)
-
 // FilePayload is the payload of a "file" Display: the lines read_file
 // showed.
 type FilePayload struct {
@@ -143,36 +126,6 @@ type ProcessPayload struct {
 	// followed by "none: REASON" when a sandbox was asked for and could
 	// not run, and by a note when processes could not be contained.
 	Sandbox string `json:"sandbox"`
-
-	// DurationMs is the former name of DurationMS, holding the same value
-	// in every payload bash shows or [DecodeDisplay] and UnmarshalJSON
-	// return; MarshalJSON encodes it when DurationMS is zero.
-	//
-	// Deprecated: use DurationMS, named as trace.Trace.DurationMS and
-	// agent.SubAgentPayload.DurationMS are.
-	DurationMs int64 `json:"-"`
-}
-
-// processPayloadJSON is ProcessPayload without its methods.
-type processPayloadJSON ProcessPayload
-
-// MarshalJSON encodes p with its documented keys, durationMs from
-// DurationMS, or from the deprecated DurationMs when only it is set.
-func (p ProcessPayload) MarshalJSON() ([]byte, error) {
-	if p.DurationMS == 0 {
-		p.DurationMS = p.DurationMs
-	}
-	return json.Marshal(processPayloadJSON(p))
-}
-
-// UnmarshalJSON decodes p's documented keys and copies DurationMS to the
-// deprecated DurationMs.
-func (p *ProcessPayload) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, (*processPayloadJSON)(p)); err != nil {
-		return err
-	}
-	p.DurationMs = p.DurationMS
-	return nil
 }
 
 // MatchesPayload is the payload of a "matches" Display: the lines grep

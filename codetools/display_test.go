@@ -50,12 +50,8 @@ func camelCase(key string) bool {
 	}) < 0
 }
 
-// deprecatedFields are the hidden fields kept under a former name, each
-// mirroring a documented one.
-var deprecatedFields = map[string]bool{"ProcessPayload.DurationMs": true}
-
 // tagKeys lists the JSON keys of a struct type from its tags, failing on a
-// field without a tag, with omitempty, or hidden (but a deprecated one).
+// field without a tag, with omitempty, or hidden.
 func tagKeys(t *testing.T, typ reflect.Type) []string {
 	t.Helper()
 	var keys []string
@@ -63,9 +59,6 @@ func tagKeys(t *testing.T, typ reflect.Type) []string {
 		tag, ok := f.Tag.Lookup("json")
 		require.True(t, ok, "%s.%s has no json tag", typ.Name(), f.Name)
 		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" && deprecatedFields[typ.Name()+"."+f.Name] {
-			continue
-		}
 		require.NotEqual(t, "-", name, "%s.%s is hidden", typ.Name(), f.Name)
 		assert.Empty(t, opts, "%s.%s: every key is always present", typ.Name(), f.Name)
 		keys = append(keys, name)
@@ -241,24 +234,24 @@ func TestDisplayCounts(t *testing.T) {
 	})
 }
 
-// The deprecated ProcessPayload.DurationMs keeps working: set alone it is
-// encoded, and decoding fills it beside DurationMS.
-func TestProcessPayloadDeprecatedDuration(t *testing.T) {
-	data, err := json.Marshal(ProcessPayload{DurationMs: 42})
+// ProcessPayload has one duration, DurationMS, under the key durationMs,
+// as trace.Trace and agent.SubAgentPayload name theirs.
+func TestProcessPayloadOneDuration(t *testing.T) {
+	var durations []string
+	for f := range reflect.TypeFor[ProcessPayload]().Fields() {
+		if strings.HasPrefix(f.Name, "Duration") {
+			durations = append(durations, f.Name)
+		}
+	}
+	assert.Equal(t, []string{"DurationMS"}, durations)
+
+	data, err := json.Marshal(ProcessPayload{DurationMS: 42})
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(data, &m))
 	assert.Equal(t, 42.0, m["durationMs"])
-	_, hidden := m["DurationMs"]
-	assert.False(t, hidden)
-
-	data, err = json.Marshal(ProcessPayload{DurationMS: 7, DurationMs: 42})
-	require.NoError(t, err)
-	var p ProcessPayload
-	require.NoError(t, json.Unmarshal(data, &p))
-	assert.Equal(t, ProcessPayload{DurationMS: 7, DurationMs: 7}, p)
 
 	d, err := DecodeDisplay(llmtoolkit.Display{Kind: DisplayProcess, Payload: map[string]any{"durationMs": 9}})
 	require.NoError(t, err)
-	assert.Equal(t, ProcessPayload{DurationMS: 9, DurationMs: 9}, d.Payload)
+	assert.Equal(t, ProcessPayload{DurationMS: 9}, d.Payload)
 }

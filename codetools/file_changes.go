@@ -99,6 +99,6 @@ func (c *CodeTools) showDiff(ctx context.Context, rel, before, after string, rep
 	d := newTextDiff(before, after, c.cfg.diffContext)
 	p := d.payload(shownPath(rel), c.cfg.diffContext)
 	p.Replacements = replacements
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindDiff, Payload: p})
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayDiff, Payload: p})
 	return d.compact(c.cfg.diffContext, c.cfg.diffMaxLines)
 }

@@ -167,7 +167,7 @@ func (c *CodeTools) globAnswer(ctx context.Context, pattern string, hits []globH
 		size += len(p) + 1
 		paths = append(paths, p)
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindFiles, Payload: FilesPayload{
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayFiles, Payload: FilesPayload{
 		Pattern: pattern, Total: len(hits), Shown: len(paths), Paths: paths,
 	}})
 	if len(hits) == 0 {

@@ -74,7 +74,7 @@ func TestGlobDisplayAndCancel(t *testing.T) {
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "glob", Arguments: map[string]any{"pattern": "**/*.ts"}})
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, FilesPayload{Pattern: "**/*.ts", Total: 1, Shown: 1, Paths: []string{"sub/c.ts"}},
-		payloadOf[FilesPayload](t, res, KindFiles))
+		payloadOf[FilesPayload](t, res, DisplayFiles))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -113,7 +113,7 @@ func TestGlobAnswerIsCapped(t *testing.T) {
 	require.True(t, found, "the answer says it was cut")
 	perPath := 60 + len("000.txt") + 1 // a name and its line break
 	assert.Contains(t, notice, fmt.Sprintf("Output truncated at 4.0KB after %d of 300 files", (4096-200)/perPath))
-	p := payloadOf[FilesPayload](t, res, KindFiles)
+	p := payloadOf[FilesPayload](t, res, DisplayFiles)
 	assert.Equal(t, 300, p.Total)
 	assert.Equal(t, strings.Split(body, "\n"), p.Paths)
 	assert.Equal(t, len(p.Paths), p.Shown)

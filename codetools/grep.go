@@ -132,7 +132,7 @@ func (c *CodeTools) formatGrep(ctx context.Context, pattern string, col *search.
 	if err != nil {
 		return "", err
 	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindMatches, Payload: MatchesPayload{
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayMatches, Payload: MatchesPayload{
 		Pattern: pattern, Total: a.Total, Shown: len(a.Items), Items: a.Items,
 	}})
 	return a.Text, nil

@@ -137,7 +137,7 @@ func TestGrepDisplay(t *testing.T) {
 	ct := newSearchTree(t)
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{"pattern": "Bar"}})
 	require.False(t, res.IsError, res.Content)
-	p := payloadOf[MatchesPayload](t, res, KindMatches)
+	p := payloadOf[MatchesPayload](t, res, DisplayMatches)
 	assert.Equal(t, "Bar", p.Pattern)
 	assert.Equal(t, 1, p.Total)
 	assert.Equal(t, 1, p.Shown)
@@ -215,7 +215,7 @@ func TestGrepAnswerAndDisplayAgree(t *testing.T) {
 			res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "grep", Arguments: map[string]any{
 				"pattern": "hit", "limit": tt.limit, "context": tt.context}})
 			require.False(t, res.IsError, res.Content)
-			p := payloadOf[MatchesPayload](t, res, KindMatches)
+			p := payloadOf[MatchesPayload](t, res, DisplayMatches)
 			all := 72 * max(tt.repeat, 1)
 			if tt.limit < all { // the files past the limit may go unsearched
 				assert.Greater(t, p.Total, tt.limit)

@@ -287,7 +287,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 
 // showWebpage attaches http_get's Display payload.
 func showWebpage(ctx context.Context, url string, status int, mediatype string, truncated bool) {
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: KindWebpage, Payload: WebpagePayload{
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayWebpage, Payload: WebpagePayload{
 		URL: url, Status: status, ContentType: mediatype, Truncated: truncated,
 	}})
 }

@@ -61,7 +61,7 @@ func TestHTTPGetShortBodyIsMarkedCut(t *testing.T) {
 			assert.Contains(t, res.Content, "[cut: the body stopped", "the answer says it was cut")
 			assert.Contains(t, res.Content, tt.reason, "the read error is kept")
 			assert.True(t, strings.HasSuffix(res.Content, "]"), res.Content)
-			assert.True(t, payloadOf[WebpagePayload](t, res, KindWebpage).Truncated)
+			assert.True(t, payloadOf[WebpagePayload](t, res, DisplayWebpage).Truncated)
 			t.Log(res.Content)
 		})
 	}

@@ -99,7 +99,7 @@ func TestHTTPGetFormats(t *testing.T) {
 	res := llmtoolkit.Execute(context.Background(), ct, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": srv.URL + "/plain"}})
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, WebpagePayload{URL: srv.URL + "/plain", Status: 200, ContentType: "text/plain"},
-		payloadOf[WebpagePayload](t, res, KindWebpage))
+		payloadOf[WebpagePayload](t, res, DisplayWebpage))
 }
 
 func TestHTTPGetEndlessBodyIsCut(t *testing.T) {

@@ -35,22 +35,12 @@ func WithBashShell(path string) Option {
 	return func(c *config) { c.bash.shell = path }
 }
 
-// WithShell is the former name of [WithBashShell].
-//
-// Deprecated: use [WithBashShell]; bash's options are named for bash.
-func WithShell(path string) Option { return WithBashShell(path) }
-
 // WithBashEnv adds variables, as "KEY=VALUE", to the environment of bash's
 // commands, which start from a minimal one (see [WithBashInheritEnv]).
 // Later values override earlier ones and the inherited ones.
 func WithBashEnv(vars ...string) Option {
 	return func(c *config) { c.bash.bashEnv = append(c.bash.bashEnv, vars...) }
 }
-
-// WithEnv is the former name of [WithBashEnv].
-//
-// Deprecated: use [WithBashEnv]; bash's options are named for bash.
-func WithEnv(vars ...string) Option { return WithBashEnv(vars...) }
 
 // WithBashCleanEnv keeps only PATH and HOME of the host's environment
 // (plus PWD, TMPDIR in a sandbox, and the variables of [WithBashEnv]),
@@ -60,11 +50,6 @@ func WithEnv(vars ...string) Option { return WithBashEnv(vars...) }
 func WithBashCleanEnv() Option {
 	return func(c *config) { c.bash.bashCleanEnv = true }
 }
-
-// WithCleanEnv is the former name of [WithBashCleanEnv].
-//
-// Deprecated: use [WithBashCleanEnv]; bash's options are named for bash.
-func WithCleanEnv() Option { return WithBashCleanEnv() }
 
 // WithBashTimeout sets bash's default timeout (120 s unless set) and the
 // largest one a call may ask for (600 s unless set). A zero value keeps the

@@ -74,12 +74,6 @@ func WithSandboxRequired() Option {
 	return func(c *config) { c.bash.requireSandbox = true }
 }
 
-// RequireSandbox is the former name of [WithSandboxRequired].
-//
-// Deprecated: use [WithSandboxRequired]; every option of this package is
-// named With….
-func RequireSandbox() Option { return WithSandboxRequired() }
-
 // WithBashInheritEnv passes variables of the host's environment to bash's
 // commands, which by default start from a minimal one (PATH, HOME, LANG,
 // TERM, PWD, plus [WithBashEnv]). Each name is passed as is, even a
@@ -94,11 +88,6 @@ func WithBashInheritEnv(names ...string) Option {
 		c.bash.inheritEnv = append(c.bash.inheritEnv, names...)
 	}
 }
-
-// WithInheritEnv is the former name of [WithBashInheritEnv].
-//
-// Deprecated: use [WithBashInheritEnv]; bash's options are named for bash.
-func WithInheritEnv(names ...string) Option { return WithBashInheritEnv(names...) }
 
 // secretWords are the parts of a variable's name that mark it as a secret
 // never inherited unless named.

@@ -148,7 +148,7 @@ func newAuthServer(t testing.TB, db *gorm.DB, opts ...Option) *authServer {
 	s.fake = llmtoolkittest.NewFake(nil).
 		Add(peek, func(context.Context, llmtoolkit.Call) (string, error) { return "peeked", nil }).
 		Add(poke, func(context.Context, llmtoolkit.Call) (string, error) { return "poked", nil })
-	rec := trace.Record(s.fake, db, trace.TableFrom(tenantTable(s.suffix)))
+	rec := trace.Record(s.fake, db, trace.WithTableFrom(tenantTable(s.suffix)))
 	t.Cleanup(func() { _ = rec.Close() })
 	opts = append([]Option{WithBearerAuth(AuthConfig{
 		Verifier:             s.is.verifier(t),
@@ -176,7 +176,7 @@ func (s *authServer) migrate(t testing.TB, tenant string) string {
 	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"tenant_id": tenant})
 	name, err := tenantTable(s.suffix)(ctx)
 	require.NoError(t, err)
-	require.NoError(t, trace.Migrate(s.db, trace.InTable(name)))
+	require.NoError(t, trace.Migrate(s.db, trace.WithTable(name)))
 	t.Cleanup(func() { _ = s.db.Exec(`DROP TABLE IF EXISTS "` + name + `"`).Error })
 	return name
 }
@@ -185,7 +185,7 @@ func (s *authServer) migrate(t testing.TB, tenant string) string {
 func (s *authServer) rows(t testing.TB, tenant string) []string {
 	t.Helper()
 	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"tenant_id": tenant})
-	got, err := trace.List(ctx, s.db, trace.Filter{}, trace.TableFrom(tenantTable(s.suffix)))
+	got, err := trace.List(ctx, s.db, trace.Filter{}, trace.WithTableFrom(tenantTable(s.suffix)))
 	require.NoError(t, err)
 	var names []string
 	for _, tr := range got {
@@ -367,7 +367,7 @@ func TestBearerTokenTable(t *testing.T) {
 			require.Equal(t, http.StatusOK, resp.StatusCode, body)
 			assert.Equal(t, []string{"peek"}, s.rows(t, tenantB))
 			assert.Equal(t, []string{"peek", "poke"}, sortedCopy(s.rows(t, tenantA)))
-			got, err := trace.List(context.Background(), s.db, trace.Filter{}, trace.InTable(tableB))
+			got, err := trace.List(context.Background(), s.db, trace.Filter{}, trace.WithTable(tableB))
 			require.NoError(t, err)
 			require.Len(t, got, 1)
 			assert.Equal(t, convB, got[0].ConversationID)

@@ -223,7 +223,10 @@ func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // When ctx has a progress function (see [llmtoolkit.ReportProgress]), the
 // call asks the server for progress, and each notifications/progress it
 // sends while the call runs is passed on to that function (after the call
-// returns, late ones are dropped). The Display a server sends in the
+// returns, late ones are dropped). A call with an ID sends its
+// [llmtoolkit.IdempotencyKey] in the request's _meta under
+// [CallIDMetaKey], the call's ID on a server of this package. The Display
+// a server sends in the
 // result's _meta under [DisplayMetaKey]
 // (as [NewServer] does) is shown with [llmtoolkit.Show]. Without one,
 // structured content is shown instead: as the Display itself when it has
@@ -242,6 +245,10 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 		args = map[string]any{}
 	}
 	params := &sdk.CallToolParams{Name: call.Name, Arguments: args}
+	if call.ID != "" {
+		// The same on each retry of the call, unlike the request's id.
+		params.Meta = sdk.Meta{CallIDMetaKey: llmtoolkit.IdempotencyKey(ctx, call)}
+	}
 	if fn := llmtoolkit.ProgressFuncFrom(ctx); fn != nil {
 		token, end := c.progress.add(fn)
 		defer end()

@@ -20,7 +20,7 @@ import (
 
 // serverEnv makes the test binary serve over stdio, for the tests that
 // run a server as a process: "1" serves the fixture, "hostile" the
-// hostile fixture.
+// hostile fixture, "parts" the parts fixture.
 const serverEnv = "LLMTOOLKIT_MCP_TEST_SERVE_STDIO"
 
 func TestMain(m *testing.M) {
@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 		serve = newFixture()
 	case "hostile":
 		serve = newHostileFixture()
+	case "parts":
+		serve = partsFixture()
 	}
 	if serve != nil {
 		if err := Serve(context.Background(), serve, &sdk.StdioTransport{}, WithName("subprocess")); err != nil {

@@ -102,8 +102,6 @@ func TestMetaDisplayMatchesLocalDisplay(t *testing.T) {
 			require.NoError(t, err)
 			if p, ok := typed.Payload.(codetools.ProcessPayload); ok {
 				p.DurationMS = local.Display.Payload.(codetools.ProcessPayload).DurationMS
-				//lint:ignore SA1019 the deprecated field mirrors DurationMS in a decoded payload
-				p.DurationMs = p.DurationMS
 				typed.Payload = p
 			}
 			assert.Equal(t, *local.Display, typed)

@@ -54,7 +54,11 @@
 // [InputFrom]. The state it keeps across the round trip is signed
 // ([WithRequestStateKey]). A tool reads the client's capabilities with
 // [ClientCapabilitiesFrom] and refuses a call it cannot serve without
-// one with [MissingClientCapability].
+// one with [MissingClientCapability]. The host of an agent-guarded
+// resolver asks the client's user to approve a call with [Approval] in
+// its approval callback (agent.Pending leaves the call pending meanwhile):
+// the answer is bound to the call and carried in the signed state, so it
+// works on the stateless path and across replicas.
 //
 // Parts ([llmtoolkit.Result.Parts]: images, documents) cross MCP both
 // ways. The server sends each after the text, in order: an image as image
@@ -116,7 +120,7 @@
 // conversation of each call come only from the verified token, through
 // the host's [IdentityFunc] ([ClaimsIdentity] reads two UUID claims): they
 // are put in the call's session map, where package trace (and its
-// per-tenant TableFrom), otelkit and package agent read them, and nothing
+// per-tenant WithTableFrom), otelkit and package agent read them, and nothing
 // the client sends replaces them; a token that names none is refused
 // before any call runs, and an MCP session is bound to the identity that
 // opened it. A [ToolPolicy] decides per caller which tools it sees and may

@@ -9,7 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +50,10 @@ type InputRequiredError struct {
 	// the client echoes it ([InputFrom] returns it). The server signs it,
 	// so a client cannot alter it ([WithRequestStateKey]).
 	State string
+
+	// approval is the fingerprint of the call whose approval [Approval]
+	// asks for, when it asks: the answer is bound to that call.
+	approval string
 }
 
 // InputRequired returns an *[InputRequiredError] asking the client for
@@ -99,6 +106,17 @@ type callInput struct {
 	responses sdk.InputResponseMap
 	state     string
 	caps      *sdk.ClientCapabilities
+	// asked is the fingerprint of the call whose approval the previous
+	// round asked for ([Approval]), or "", and answer the client's answer
+	// (kept out of responses: the tool reads its own).
+	asked  string
+	answer sdk.InputResponse
+
+	mu sync.Mutex
+	// approved are the fingerprints of the calls the client's user
+	// approved, in an earlier round or in this one: carried on in the
+	// signed state of any later round.
+	approved []string
 }
 
 // InputFrom returns, in a tool served by [NewServer], the client's
@@ -141,23 +159,37 @@ func (s stateSigner) mac(state string) []byte {
 	return m.Sum(nil)
 }
 
-// sign returns the state with its MAC: "STATE.MAC", both base64url.
-func (s stateSigner) sign(state string) string {
+// signedState is what the client carries between rounds, signed: the
+// tool's own state and what [Approval] remembers.
+type signedState struct {
+	State    string   `json:"s,omitempty"`
+	Asked    string   `json:"q,omitempty"` // the call whose approval is asked
+	Approved []string `json:"a,omitempty"` // the calls approved
+}
+
+// sign returns the state with its MAC: "STATE.MAC", both base64url, the
+// state a JSON signedState.
+func (s stateSigner) sign(st signedState) string {
+	data, _ := json.Marshal(st) // strings only: never fails
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString([]byte(state)) + "." + enc.EncodeToString(s.mac(state))
+	return enc.EncodeToString(data) + "." + enc.EncodeToString(s.mac(string(data)))
 }
 
 // open returns the state signed into signed, or an error wrapping
 // ErrRequestState.
-func (s stateSigner) open(signed string) (string, error) {
+func (s stateSigner) open(signed string) (signedState, error) {
 	enc := base64.RawURLEncoding
 	body, sum, ok := strings.Cut(signed, ".")
-	state, err1 := enc.DecodeString(body)
+	data, err1 := enc.DecodeString(body)
 	mac, err2 := enc.DecodeString(sum)
-	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(string(state))) {
-		return "", ErrRequestState
+	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(string(data))) {
+		return signedState{}, ErrRequestState
 	}
-	return string(state), nil
+	var st signedState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return signedState{}, fmt.Errorf("%w: %w", ErrRequestState, err)
+	}
+	return st, nil
 }
 
 // withCallInput puts the input of req into ctx for the tool, after
@@ -168,11 +200,19 @@ func (s stateSigner) withCallInput(ctx context.Context, req *sdk.CallToolRequest
 	}
 	in := &callInput{responses: req.Params.InputResponses, caps: req.ClientCapabilities()}
 	if req.Params.RequestState != "" {
-		state, err := s.open(req.Params.RequestState)
+		st, err := s.open(req.Params.RequestState)
 		if err != nil {
-			return ctx, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			return ctx, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ErrRequestState.Error()}
 		}
-		in.state = state
+		in.state, in.asked, in.approved = st.State, st.Asked, st.Approved
+	}
+	if answer, ok := in.responses[ApprovalRequestID]; ok {
+		in.answer = answer
+		in.responses = maps.Clone(in.responses)
+		delete(in.responses, ApprovalRequestID)
+		if len(in.responses) == 0 {
+			in.responses = nil
+		}
 	}
 	return context.WithValue(ctx, callInputKey{}, in), nil
 }
@@ -180,7 +220,7 @@ func (s stateSigner) withCallInput(ctx context.Context, req *sdk.CallToolRequest
 // protocolAnswer turns a tool's error that is the protocol's business
 // (input required, a missing capability) into the result or the JSON-RPC
 // error the client must receive; ok is false for any other error.
-func (s stateSigner) protocolAnswer(err error) (out *sdk.CallToolResult, perr error, ok bool) {
+func (s stateSigner) protocolAnswer(ctx context.Context, err error) (out *sdk.CallToolResult, perr error, ok bool) {
 	if errors.Is(err, ErrRunAsTask) { // for the tasks middleware
 		return nil, ErrRunAsTask, true
 	}
@@ -190,7 +230,13 @@ func (s stateSigner) protocolAnswer(err error) (out *sdk.CallToolResult, perr er
 		if requests == nil {
 			requests = sdk.InputRequestMap{} // none: the protocol's "busy, retry later"
 		}
-		return &sdk.CallToolResult{InputRequests: requests, RequestState: s.sign(ir.State)}, nil, true
+		st := signedState{State: ir.State, Asked: ir.approval}
+		if in, _ := ctx.Value(callInputKey{}).(*callInput); in != nil {
+			in.mu.Lock()
+			st.Approved = slices.Clone(in.approved)
+			in.mu.Unlock()
+		}
+		return &sdk.CallToolResult{InputRequests: requests, RequestState: s.sign(st)}, nil, true
 	}
 	var mc *MissingClientCapabilityError
 	if errors.As(err, &mc) {

@@ -243,7 +243,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		call, err := llmtoolkit.ParseCall("", name, string(raw))
+		call, err := llmtoolkit.ParseCall(callID(ctx, req, log), name, string(raw))
 		if err != nil {
 			return textResult(err.Error(), true), nil
 		}
@@ -262,7 +262,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		}
 		res := llmtoolkit.Execute(ctx, callerResolver(ctx, r), call)
 		if res.Err != nil {
-			if out, perr, ok := signer.protocolAnswer(res.Err); ok {
+			if out, perr, ok := signer.protocolAnswer(ctx, res.Err); ok {
 				return out, perr
 			}
 			if TaskIDFrom(ctx) != "" && errors.Is(res.Err, llmtoolkit.ErrToolPanic) {
@@ -297,6 +297,37 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		addParts(ctx, log, name, out, res.Parts, used)
 		return out, nil
 	}
+}
+
+// CallIDMetaKey is the key of a tools/call request's _meta under which a
+// client names the call, the same on each of its retries (the JSON-RPC
+// request id changes): [NewServer] makes it the [llmtoolkit.Call.ID] of
+// the call its tool receives (so a trace.Recorder records it as the
+// row's call_id, and trace.WithIdempotentCalls keeps one completed row
+// per call), and [Client] sends the call's [llmtoolkit.IdempotencyKey]
+// there. It is the client's word: at most [MaxCallIDBytes] of text.
+const CallIDMetaKey = "io.llmtoolkit/call-id"
+
+// MaxCallIDBytes caps the call ID a client gives under [CallIDMetaKey];
+// a longer one is ignored (and logged): the call has no ID.
+const MaxCallIDBytes = 256
+
+// callID is the call's ID given by the client under CallIDMetaKey, or "".
+func callID(ctx context.Context, req *sdk.CallToolRequest, log *slog.Logger) string {
+	if req == nil || req.Params == nil {
+		return ""
+	}
+	v, ok := req.Params.Meta[CallIDMetaKey]
+	if !ok {
+		return ""
+	}
+	id, ok := v.(string)
+	if !ok || len(id) > MaxCallIDBytes {
+		log.WarnContext(ctx, "mcp: the call's id in _meta is ignored: it must be a string of at most MaxCallIDBytes",
+			slog.String("key", CallIDMetaKey), slog.String("type", fmt.Sprintf("%T", v)), slog.Int("max_bytes", MaxCallIDBytes))
+		return ""
+	}
+	return id
 }
 
 func textResult(text string, isError bool) *sdk.CallToolResult {

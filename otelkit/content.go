@@ -18,7 +18,7 @@ type redacted struct {
 
 // redactCall redacts a call's arguments as package trace does: a JSON copy
 // in which the fields named by the tool's SensitiveFields and by
-// RedactFields are Redacted, and the values taken out, as well as every
+// WithRedactFields are Redacted, and the values taken out, as well as every
 // URL's password, are scrubbed from every string.
 func (c *config) redactCall(call llmtoolkit.Call, def llmtoolkit.Tool) redacted {
 	args := map[string]any{}

@@ -123,26 +123,3 @@ func WithProviderName(name string) Option {
 func WithModel(model string) Option {
 	return func(c *config) { c.model = model }
 }
-
-// The former names of four options, from before every option of this
-// package was named With….
-
-// CaptureContent is the former name of [WithCaptureContent].
-//
-// Deprecated: use [WithCaptureContent].
-func CaptureContent() Option { return WithCaptureContent() }
-
-// MaxContentBytes is the former name of [WithMaxContentBytes].
-//
-// Deprecated: use [WithMaxContentBytes].
-func MaxContentBytes(n int) Option { return WithMaxContentBytes(n) }
-
-// RedactFields is the former name of [WithRedactFields].
-//
-// Deprecated: use [WithRedactFields].
-func RedactFields(names ...string) Option { return WithRedactFields(names...) }
-
-// ErrorClass is the former name of [WithErrorClass].
-//
-// Deprecated: use [WithErrorClass].
-func ErrorClass(class string, targets ...error) Option { return WithErrorClass(class, targets...) }

@@ -195,8 +195,8 @@ func TestContentRedactedAsTrace(t *testing.T) {
 			db, err := lttrace.OpenSQLite(":memory:")
 			require.NoError(t, err)
 			require.NoError(t, lttrace.Migrate(db))
-			rec := lttrace.Record(loginFake(fail), db, lttrace.RedactFields("password"),
-				lttrace.DefaultConversation(uuid.NewString(), uuid.NewString()))
+			rec := lttrace.Record(loginFake(fail), db, lttrace.WithRedactFields("password"),
+				lttrace.WithDefaultConversation(uuid.NewString(), uuid.NewString()))
 			t.Cleanup(func() { _ = rec.Close() })
 			llmtoolkit.Execute(testContext(t), rec, call)
 			rows, err := lttrace.List(testContext(t), db, lttrace.Filter{})

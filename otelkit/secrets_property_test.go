@@ -126,7 +126,7 @@ func propDBs(t *testing.T) map[string]*gorm.DB {
 // PostgreSQL, the spans' attributes and events, the spans' statuses, the
 // metrics' attributes, every slog record (the default logger, agentloop's,
 // trace's and mcp's) and the error texts the host gets (Run's error, trace's
-// OnError). Size: 6 kinds of call × 7 channels (6 without PostgreSQL).
+// WithOnError). Size: 6 kinds of call × 7 channels (6 without PostgreSQL).
 func TestDeclaredSecretsNeverLeave(t *testing.T) {
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -138,7 +138,7 @@ func TestDeclaredSecretsNeverLeave(t *testing.T) {
 	dbs := propDBs(t)
 	var errTexts []string
 	var errMu sync.Mutex
-	onError := trace.OnError(func(_ *trace.Trace, err error) {
+	onError := trace.WithOnError(func(_ *trace.Trace, err error) {
 		errMu.Lock()
 		defer errMu.Unlock()
 		errTexts = append(errTexts, err.Error())
@@ -146,7 +146,7 @@ func TestDeclaredSecretsNeverLeave(t *testing.T) {
 	// wrap audits a resolver on every database and traces it.
 	wrap := func(r llmtoolkit.Resolver) llmtoolkit.Resolver {
 		for _, db := range dbs {
-			r = trace.Record(r, db, trace.DefaultConversation(propTenant, propConv), trace.Logger(logger), onError)
+			r = trace.Record(r, db, trace.WithDefaultConversation(propTenant, propConv), trace.WithLogger(logger), onError)
 		}
 		return otelkit.Instrument(r, tel.opts(otelkit.WithCaptureContent())...)
 	}

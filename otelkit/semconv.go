@@ -102,7 +102,7 @@ const (
 var tokenUsageBuckets = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
 
 // Error classes, the values of error.type on tool spans and on the
-// duration metric (see [ErrorClass]).
+// duration metric (see [WithErrorClass]).
 const (
 	// ClassValidation: the arguments did not satisfy the tool's schema
 	// (llmtoolkit.ErrInvalidArguments, llmtoolkit.ErrInvalidCall); the tool
@@ -119,7 +119,7 @@ const (
 	// ClassDenied: a permission check refused the call
 	// (llmtoolkit.ErrDenied, as package agent's guard answers), or the tool
 	// refused to act (fs.ErrPermission, or an error classed so with
-	// [ErrorClass]).
+	// [WithErrorClass]).
 	ClassDenied = "denied"
 	// ClassHalt: the tool asked the agent loop to stop (llmtoolkit.ErrHalt).
 	ClassHalt = "halt"

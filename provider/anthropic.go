@@ -97,10 +97,10 @@ func (b AnthropicContentBlock) MarshalJSON() ([]byte, error) {
 			Input any    `json:"input"`
 		}{b.Type, b.ID, b.Name, input})
 	case "image", "document":
-		return marshalAnthropicMedia(b)
+		return marshalStreamed(b.streamJSON)
 	case "tool_result":
 		if len(b.Blocks) > 0 {
-			return marshalAnthropicToolResultBlocks(b)
+			return marshalStreamed(b.streamJSON)
 		}
 		return json.Marshal(struct {
 			Type      string `json:"type"`

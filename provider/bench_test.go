@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -61,19 +62,61 @@ func BenchmarkHistory50(b *testing.B) {
 			return contents, err
 		}},
 	}
+	encoders := []struct {
+		name   string
+		encode func(any) error
+	}{
+		{"json.Marshal", func(v any) error { _, err := json.Marshal(v); return err }},
+		{"MarshalRequest", func(v any) error { _, err := provider.MarshalRequest(v); return err }},
+		{"WriteRequest", func(v any) error { return provider.WriteRequest(io.Discard, v) }},
+	}
 	for _, tc := range cases {
-		b.Run(tc.name, func(b *testing.B) {
-			h := history50(b, tc.parse, testdata(b, tc.answer))
-			b.ReportAllocs()
-			for b.Loop() {
-				v, err := tc.convert(h)
-				if err != nil {
-					b.Fatal(err)
+		for _, enc := range encoders {
+			b.Run(tc.name+"/"+enc.name, func(b *testing.B) {
+				h := history50(b, tc.parse, testdata(b, tc.answer))
+				b.ReportAllocs()
+				for b.Loop() {
+					v, err := tc.convert(h)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := enc.encode(v); err != nil {
+						b.Fatal(err)
+					}
 				}
-				if _, err := json.Marshal(v); err != nil {
-					b.Fatal(err)
+			})
+		}
+	}
+}
+
+// BenchmarkFiveMiBImageRequest measures writing a request body that holds
+// a 5 MiB image (a user message's part), in each format and with each
+// encoder: time, and the bytes allocated per body.
+func BenchmarkFiveMiBImageRequest(b *testing.B) {
+	user := agentloop.UserMessage("Look at this.")
+	user.Parts = []llmtoolkit.Part{llmtoolkit.ImagePart("image/png", make([]byte, 5<<20))}
+	history := []agentloop.Message{user}
+	encoders := []struct {
+		name   string
+		encode func(any) error
+	}{
+		{"json.Marshal", func(v any) error { _, err := json.Marshal(v); return err }},
+		{"MarshalRequest", func(v any) error { _, err := provider.MarshalRequest(v); return err }},
+		{"WriteRequest", func(v any) error { return provider.WriteRequest(io.Discard, v) }},
+	}
+	for _, name := range []string{"anthropic", "openai-responses", "openai-chat", "gemini"} {
+		for _, enc := range encoders {
+			b.Run(name+"/"+enc.name, func(b *testing.B) {
+				t := &testing.T{}
+				body := wires[name].body(t, history, nil)
+				b.SetBytes(5 << 20)
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := enc.encode(body); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

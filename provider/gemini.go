@@ -71,9 +71,8 @@ func (p GeminiPart) MarshalJSON() ([]byte, error) {
 	if len(p.Raw) > 0 {
 		return p.Raw, nil
 	}
-	if p.FunctionCall == nil && p.FileData == nil && !p.Thought &&
-		(p.InlineData != nil || p.FunctionResponse != nil && len(p.FunctionResponse.Parts) > 0) {
-		return marshalGeminiMediaPart(p)
+	if p.carriesBytes() {
+		return geminiMediaObject(p).marshal()
 	}
 	type plain GeminiPart
 	return json.Marshal(plain(p))

@@ -54,7 +54,7 @@ type OpenAIMessage struct {
 func (m OpenAIMessage) MarshalJSON() ([]byte, error) {
 	type plain OpenAIMessage
 	if len(m.Parts) > 0 {
-		return marshalOpenAIPartsMessage(m)
+		return m.partsObject().marshal()
 	}
 	if m.Content == "" && len(m.ToolCalls) > 0 {
 		return json.Marshal(struct {

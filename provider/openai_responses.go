@@ -85,8 +85,8 @@ func (it OpenAIResponsesItem) MarshalJSON() ([]byte, error) {
 	if len(it.Raw) > 0 {
 		return it.Raw, nil
 	}
-	if len(it.ContentParts) > 0 && (it.Type == "message" || it.Type == "function_call_output") {
-		return marshalOpenAIResponsesParts(it)
+	if it.carriesParts() {
+		return it.partsObject().marshal()
 	}
 	switch it.Type {
 	case "message":

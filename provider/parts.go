@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -31,9 +30,12 @@ import (
 //	                 (GeminiPartsAfterResponses: models
 //	                 before Gemini 3)
 //
-// Bytes are written as base64 straight from Part.Data into the encoder's
-// buffer (Anthropic, Gemini: []byte fields), or into one data URL of exact
-// size (OpenAI): no format copies the bytes before json.Marshal runs.
+// No format copies Part.Data: the wire structs share it. Their
+// MarshalJSON writes it as base64 into one buffer of exact size, which
+// json.Marshal then copies twice (into its own buffer, and the slice it
+// returns); [MarshalRequest] writes the whole request body with the
+// base64 encoded straight into its one buffer (1.33× the bytes), and
+// [WriteRequest] into an io.Writer in chunks.
 
 // partNote is the line that stands for a part a format cannot carry.
 func partNote(p llmtoolkit.Part, format, takes string) string {
@@ -63,49 +65,53 @@ func isImageType(mediaType string, gif bool) bool {
 	return false
 }
 
-// dataURL is a "data:TYPE;base64,DATA" URL written from bytes: its JSON
-// form is one string built in one buffer of exact size.
+// dataURL is a "data:TYPE;base64,DATA" URL written from bytes, its
+// base64 encoded straight into the JSON string.
 type dataURL struct {
 	mediaType string
 	data      []byte
 }
 
-// MarshalJSON writes the URL as a JSON string (the media type quoted, the
-// base64 alphabet needing no escape) in one buffer of its exact size.
-func (u dataURL) MarshalJSON() ([]byte, error) {
-	return u.appendJSON(make([]byte, 0, u.jsonLen())), nil
+// streamJSON writes the URL as a JSON string: the media type escaped as
+// encoding/json escapes it, the base64 alphabet needing no escape.
+func (u dataURL) streamJSON(s *jsonStream) {
+	mt, err := json.Marshal(u.mediaType)
+	if err != nil {
+		s.err = err
+		return
+	}
+	s.str(`"data:`)
+	s.raw(mt[1 : len(mt)-1])
+	s.str(";base64,")
+	s.base64(u.data)
+	s.str(`"`)
 }
 
-// jsonLen is the length of the URL's JSON string.
-func (u dataURL) jsonLen() int {
-	return len(`"data:;base64,"`) + len(u.quotedType()) + base64.StdEncoding.EncodedLen(len(u.data))
-}
+// MarshalJSON writes the URL as a JSON string in one buffer of its exact
+// size.
+func (u dataURL) MarshalJSON() ([]byte, error) { return marshalStreamed(u.streamJSON) }
 
-func (u dataURL) quotedType() string {
-	mt := strconv.Quote(u.mediaType)
-	return mt[1 : len(mt)-1]
-}
-
-// appendJSON appends the URL's JSON string to b.
-func (u dataURL) appendJSON(b []byte) []byte {
-	b = append(b, `"data:`...)
-	b = append(b, u.quotedType()...)
-	b = append(b, ";base64,"...)
-	b = base64.StdEncoding.AppendEncode(b, u.data)
-	return append(b, '"')
+// String returns the URL.
+func (u dataURL) String() string {
+	return "data:" + u.mediaType + ";base64," + base64.StdEncoding.EncodeToString(u.data)
 }
 
 // b64Bytes is a jsonObject member written as a base64 string.
 type b64Bytes []byte
 
-// jsonObject builds a JSON object in one buffer: small members are
-// encoded with encoding/json, data URLs and nested objects are written
-// straight into the buffer, so that an object holding an image's bytes is
-// written with one allocation of its exact size and no nested copy.
+func (b b64Bytes) streamJSON(s *jsonStream) {
+	s.str(`"`)
+	s.base64(b)
+	s.str(`"`)
+}
+
+// jsonObject is a JSON object written member by member into a
+// jsonStream: the members that hold bytes (a dataURL, b64Bytes, a nested
+// object or an array of them) stream them, small members are encoded
+// with encoding/json.
 type jsonObject struct {
 	keys []string
-	vals []any // a dataURL, a *jsonObject, a []*jsonObject, or a value for json.Marshal
-	enc  [][]byte
+	vals []any // a jsonStreamer, a []*jsonObject, or a value for json.Marshal
 }
 
 func (o *jsonObject) add(key string, v any) *jsonObject {
@@ -113,88 +119,29 @@ func (o *jsonObject) add(key string, v any) *jsonObject {
 	return o
 }
 
-// size encodes the small members and returns the object's length.
-func (o *jsonObject) size() (int, error) {
-	o.enc = make([][]byte, len(o.vals))
-	n := 2
+// streamJSON writes the object's members in order.
+func (o *jsonObject) streamJSON(s *jsonStream) {
+	s.str("{")
 	for i, v := range o.vals {
-		n += len(strconv.Quote(o.keys[i])) + 2
+		s.key(o.keys[i], i == 0)
 		switch v := v.(type) {
-		case dataURL:
-			n += v.jsonLen()
-		case b64Bytes:
-			n += base64.StdEncoding.EncodedLen(len(v)) + 2
-		case *jsonObject:
-			m, err := v.size()
-			if err != nil {
-				return 0, err
-			}
-			n += m
+		case jsonStreamer:
+			v.streamJSON(s)
 		case []*jsonObject:
-			n += 2
-			for _, e := range v {
-				m, err := e.size()
-				if err != nil {
-					return 0, err
-				}
-				n += m + 1
-			}
-		default:
-			j, err := json.Marshal(v)
-			if err != nil {
-				return 0, err
-			}
-			o.enc[i] = j
-			n += len(j)
-		}
-	}
-	return n, nil
-}
-
-// appendJSON appends the object, sized first, to b.
-func (o *jsonObject) appendJSON(b []byte) []byte {
-	b = append(b, '{')
-	for i, v := range o.vals {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendQuote(b, o.keys[i])
-		b = append(b, ':')
-		switch v := v.(type) {
-		case dataURL:
-			b = v.appendJSON(b)
-		case b64Bytes:
-			b = append(b, '"')
-			b = base64.StdEncoding.AppendEncode(b, v)
-			b = append(b, '"')
-		case *jsonObject:
-			b = v.appendJSON(b)
-		case []*jsonObject:
-			b = append(b, '[')
+			s.str("[")
 			for j, e := range v {
 				if j > 0 {
-					b = append(b, ',')
+					s.str(",")
 				}
-				b = e.appendJSON(b)
+				e.streamJSON(s)
 			}
-			b = append(b, ']')
+			s.str("]")
 		default:
-			b = append(b, o.enc[i]...)
+			s.marshal(v)
 		}
 	}
-	return append(b, '}')
+	s.str("}")
 }
 
 // marshal writes the object in one buffer of its exact size.
-func (o *jsonObject) marshal() ([]byte, error) {
-	n, err := o.size()
-	if err != nil {
-		return nil, err
-	}
-	return o.appendJSON(make([]byte, 0, n)), nil
-}
-
-// String returns the URL.
-func (u dataURL) String() string {
-	return "data:" + u.mediaType + ";base64," + base64.StdEncoding.EncodeToString(u.data)
-}
+func (o *jsonObject) marshal() ([]byte, error) { return marshalStreamed(o.streamJSON) }

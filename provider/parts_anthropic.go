@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/base64"
 	"encoding/json"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -29,7 +28,7 @@ type AnthropicSource struct {
 func (s AnthropicSource) MarshalJSON() ([]byte, error) {
 	switch s.Type {
 	case "base64":
-		return appendAnthropicSource(make([]byte, 0, anthropicSourceLen(s)), s), nil
+		return marshalStreamed(s.streamJSON)
 	case "text":
 		return json.Marshal(struct {
 			Type      string `json:"type"`
@@ -43,32 +42,18 @@ func (s AnthropicSource) MarshalJSON() ([]byte, error) {
 	}{s.Type, s.URL})
 }
 
-// anthropicSourceLen is the length of a source's JSON, exact for a base64
-// source.
-func anthropicSourceLen(s AnthropicSource) int {
+// streamJSON writes the source, a base64 source's bytes encoded straight
+// into st.
+func (s AnthropicSource) streamJSON(st *jsonStream) {
 	if s.Type != "base64" {
-		return 64 + len(s.URL) + len(s.Text) + len(s.MediaType)
+		st.marshal(s) // small: a URL or a text
+		return
 	}
-	return len(`{"type":"base64","media_type":,"data":""}`) + len(quote(s.MediaType)) + base64.StdEncoding.EncodedLen(len(s.Data))
-}
-
-// appendAnthropicSource appends a source's JSON to b.
-func appendAnthropicSource(b []byte, s AnthropicSource) []byte {
-	if s.Type != "base64" {
-		j, _ := s.MarshalJSON() // small: a URL or a text
-		return append(b, j...)
-	}
-	b = append(b, `{"type":"base64","media_type":`...)
-	b = append(b, quote(s.MediaType)...)
-	b = append(b, `,"data":"`...)
-	b = base64.StdEncoding.AppendEncode(b, s.Data)
-	return append(b, `"}`...)
-}
-
-// quote is s as a JSON string.
-func quote(s string) string {
-	q, _ := json.Marshal(s) // a string always encodes
-	return string(q)
+	st.str(`{"type":"base64","media_type":`)
+	st.quoted(s.MediaType)
+	st.str(`,"data":"`)
+	st.base64(s.Data)
+	st.str(`"}`)
 }
 
 // AnthropicPartBlock converts a part to the block the Messages API takes
@@ -98,16 +83,7 @@ func AnthropicPartBlock(p llmtoolkit.Part) (block AnthropicContentBlock, ok bool
 // anthropicPartBlocks is the text (when not empty) followed by the parts'
 // blocks.
 func anthropicPartBlocks(text string, parts []llmtoolkit.Part) []AnthropicContentBlock {
-	blocks := make([]AnthropicContentBlock, 0, len(parts)+1)
-	if text != "" {
-		blocks = append(blocks, AnthropicContentBlock{Type: "text", Text: text})
-	}
-	for _, p := range parts {
-		if b, ok := AnthropicPartBlock(p); ok {
-			blocks = append(blocks, b)
-		}
-	}
-	return blocks
+	return textThenParts(text, parts, func(t string) AnthropicContentBlock { return AnthropicContentBlock{Type: "text", Text: t} }, AnthropicPartBlock)
 }
 
 // anthropicUserMessage is a user message's blocks: its text, then its
@@ -119,74 +95,43 @@ func anthropicUserMessage(text string, parts []llmtoolkit.Part) AnthropicMessage
 	return AnthropicMessage{Role: "user", Content: anthropicPartBlocks(text, parts)}
 }
 
-// marshalAnthropicMedia writes an image or a document block in one
-// buffer of its exact size.
-func marshalAnthropicMedia(b AnthropicContentBlock) ([]byte, error) {
-	return appendAnthropicMedia(make([]byte, 0, anthropicMediaLen(b)), b), nil
+// streamJSON writes the message as encoding/json does, its blocks'
+// bytes encoded straight into s.
+func (m AnthropicMessage) streamJSON(s *jsonStream) {
+	s.str(`{"role":`)
+	s.quoted(m.Role)
+	s.str(`,"content":`)
+	streamSlice(s, m.Content)
+	s.str("}")
 }
 
-func anthropicMediaLen(b AnthropicContentBlock) int {
-	n := len(`{"type":"","source":}`) + len(b.Type) + 8
-	if b.Source != nil {
-		n += anthropicSourceLen(*b.Source)
-	}
-	if b.Title != "" {
-		n += len(`,"title":`) + len(quote(b.Title))
-	}
-	return n
-}
-
-func appendAnthropicMedia(out []byte, b AnthropicContentBlock) []byte {
-	out = append(out, `{"type":`...)
-	out = append(out, quote(b.Type)...)
-	out = append(out, `,"source":`...)
-	if b.Source == nil {
-		out = append(out, "null"...)
-	} else {
-		out = appendAnthropicSource(out, *b.Source)
-	}
-	if b.Title != "" {
-		out = append(out, `,"title":`...)
-		out = append(out, quote(b.Title)...)
-	}
-	return append(out, '}')
-}
-
-// marshalAnthropicToolResultBlocks writes a tool_result whose content is
-// blocks, in one buffer: its images' and documents' bytes are encoded
-// straight into it (no nested encoder copies them).
-func marshalAnthropicToolResultBlocks(b AnthropicContentBlock) ([]byte, error) {
-	small := make([][]byte, len(b.Blocks))
-	n := len(`{"type":"tool_result","tool_use_id":,"content":[],"is_error":true}`) + len(quote(b.ToolUseID))
-	for i, blk := range b.Blocks {
-		if blk.Type == "image" || blk.Type == "document" {
-			n += anthropicMediaLen(blk) + 1
-			continue
+// streamJSON writes the block as MarshalJSON does; an image's or a
+// document's bytes, and those of a tool_result's blocks, are encoded
+// straight into s.
+func (b AnthropicContentBlock) streamJSON(s *jsonStream) {
+	switch {
+	case len(b.Raw) > 0:
+		s.marshal(b)
+	case b.Type == "image" || b.Type == "document":
+		s.str(`{"type":`)
+		s.quoted(b.Type)
+		s.str(`,"source":`)
+		s.value(b.Source)
+		if b.Title != "" {
+			s.str(`,"title":`)
+			s.quoted(b.Title)
 		}
-		j, err := json.Marshal(blk)
-		if err != nil {
-			return nil, err
+		s.str("}")
+	case b.Type == "tool_result" && len(b.Blocks) > 0:
+		s.str(`{"type":"tool_result","tool_use_id":`)
+		s.quoted(b.ToolUseID)
+		s.str(`,"content":`)
+		streamSlice(s, b.Blocks)
+		if b.IsError {
+			s.str(`,"is_error":true`)
 		}
-		small[i] = j
-		n += len(j) + 1
+		s.str("}")
+	default:
+		s.marshal(b)
 	}
-	out := make([]byte, 0, n)
-	out = append(out, `{"type":"tool_result","tool_use_id":`...)
-	out = append(out, quote(b.ToolUseID)...)
-	out = append(out, `,"content":[`...)
-	for i, blk := range b.Blocks {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		if small[i] != nil {
-			out = append(out, small[i]...)
-		} else {
-			out = appendAnthropicMedia(out, blk)
-		}
-	}
-	out = append(out, ']')
-	if b.IsError {
-		out = append(out, `,"is_error":true`...)
-	}
-	return append(out, '}'), nil
 }

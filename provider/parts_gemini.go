@@ -106,10 +106,41 @@ func geminiResponseWithParts(r llmtoolkit.Result, placement GeminiPartsPlacement
 	return part, after
 }
 
-// marshalGeminiMediaPart writes a part that carries bytes (inlineData, or
-// a functionResponse with parts) in one buffer of its exact size, the
-// bytes encoded straight into it.
-func marshalGeminiMediaPart(p GeminiPart) ([]byte, error) {
+// streamJSON writes the turn as encoding/json does, its parts' bytes
+// encoded straight into s.
+func (c GeminiContent) streamJSON(s *jsonStream) {
+	s.str("{")
+	if c.Role != "" {
+		s.str(`"role":`)
+		s.quoted(c.Role)
+		s.str(",")
+	}
+	s.str(`"parts":`)
+	streamSlice(s, c.Parts)
+	s.str("}")
+}
+
+// carriesBytes reports whether MarshalJSON writes the part with
+// geminiMediaObject: inlineData, or a functionResponse with parts.
+func (p GeminiPart) carriesBytes() bool {
+	return len(p.Raw) == 0 && p.FunctionCall == nil && p.FileData == nil && !p.Thought &&
+		(p.InlineData != nil || p.FunctionResponse != nil && len(p.FunctionResponse.Parts) > 0)
+}
+
+// streamJSON writes the part as MarshalJSON does, its bytes encoded
+// straight into s.
+func (p GeminiPart) streamJSON(s *jsonStream) {
+	if !p.carriesBytes() {
+		s.marshal(p)
+		return
+	}
+	geminiMediaObject(p).streamJSON(s)
+}
+
+// geminiMediaObject is a part that carries bytes (inlineData, or a
+// functionResponse with parts) as a JSON object whose bytes are written
+// as base64 straight from the part's.
+func geminiMediaObject(p GeminiPart) *jsonObject {
 	o := &jsonObject{}
 	if p.Text != "" {
 		o.add("text", p.Text)
@@ -137,5 +168,5 @@ func marshalGeminiMediaPart(p GeminiPart) ([]byte, error) {
 		r.add("parts", parts)
 		o.add("functionResponse", r)
 	}
-	return o.marshal()
+	return o
 }

@@ -30,20 +30,15 @@ type OpenAIContentPart struct {
 // file's bytes go into one buffer of its exact size.
 func (c OpenAIContentPart) MarshalJSON() ([]byte, error) { return c.object().marshal() }
 
+// streamJSON writes the part, its bytes encoded straight into s.
+func (c OpenAIContentPart) streamJSON(s *jsonStream) { c.object().streamJSON(s) }
+
 // object is the part as a JSON object.
 func (c OpenAIContentPart) object() *jsonObject {
 	o := (&jsonObject{}).add("type", c.Type)
 	switch c.Type {
 	case "image_url":
-		detail := c.Detail
-		if detail == "" {
-			detail = "auto"
-		}
-		var url any = c.URL
-		if c.URL == "" {
-			url = dataURL{c.MediaType, c.Data}
-		}
-		return o.add("image_url", (&jsonObject{}).add("url", url).add("detail", detail))
+		return o.add("image_url", (&jsonObject{}).add("url", openAIImageURL(c.URL, c.MediaType, c.Data)).add("detail", detailOrAuto(c.Detail)))
 	case "file":
 		f := (&jsonObject{}).add("file_data", dataURL{c.MediaType, c.Data})
 		if c.Filename != "" {
@@ -54,18 +49,90 @@ func (c OpenAIContentPart) object() *jsonObject {
 	return o.add("text", c.Text)
 }
 
-// marshalOpenAIPartsMessage writes a message whose content is an array,
-// in one buffer.
-func marshalOpenAIPartsMessage(m OpenAIMessage) ([]byte, error) {
-	parts := make([]*jsonObject, len(m.Parts))
-	for i, p := range m.Parts {
-		parts[i] = p.object()
+// streamJSON writes the message as MarshalJSON does; the bytes of its
+// parts are encoded straight into s.
+func (m OpenAIMessage) streamJSON(s *jsonStream) {
+	if len(m.Parts) == 0 {
+		s.marshal(m)
+		return
 	}
-	o := (&jsonObject{}).add("role", m.Role).add("content", parts)
+	m.partsObject().streamJSON(s)
+}
+
+// partsObject is a message whose content is an array.
+func (m OpenAIMessage) partsObject() *jsonObject {
+	o := (&jsonObject{}).add("role", m.Role).add("content", objects(m.Parts))
 	if m.ToolCallID != "" {
 		o.add("tool_call_id", m.ToolCallID)
 	}
-	return o.marshal()
+	return o
+}
+
+// The parts of the two OpenAI formats (Chat Completions content parts,
+// Responses content entries) have one shape, written with these.
+
+// openAIKind is what the OpenAI formats make of a part.
+type openAIKind int
+
+const (
+	openAINote  openAIKind = iota // a line that names a part the format cannot carry
+	openAIText                    // text
+	openAIImage                   // a PNG, JPEG, GIF or WebP image: bytes or URL
+	openAIFile                    // a PDF: bytes (or a URL, where the format takes one)
+)
+
+// openAIKindOf classifies p; fileURL says whether the format takes a PDF
+// by URL.
+func openAIKindOf(p llmtoolkit.Part, fileURL bool) openAIKind {
+	switch {
+	case p.Kind == llmtoolkit.PartText:
+		return openAIText
+	case p.Kind == llmtoolkit.PartImage && (p.URL != "" || isImageType(p.MediaType, true)):
+		return openAIImage
+	case p.Kind == llmtoolkit.PartFile && p.MediaType == "application/pdf" && (fileURL || p.URL == ""):
+		return openAIFile
+	}
+	return openAINote
+}
+
+// openAIImageURL is an image's URL: url, or a data URL of its bytes.
+func openAIImageURL(url, mediaType string, data []byte) any {
+	if url != "" {
+		return url
+	}
+	return dataURL{mediaType, data}
+}
+
+// detailOrAuto is an image's detail, "auto" when not given.
+func detailOrAuto(detail string) string {
+	if detail == "" {
+		return "auto"
+	}
+	return detail
+}
+
+// objects is the JSON objects of content entries.
+func objects[T interface{ object() *jsonObject }](items []T) []*jsonObject {
+	out := make([]*jsonObject, len(items))
+	for i, it := range items {
+		out[i] = it.object()
+	}
+	return out
+}
+
+// textThenParts is a content array: the text's entry (when the text is
+// not empty), then the entries of the parts conv gives one for.
+func textThenParts[T any](text string, parts []llmtoolkit.Part, textEntry func(string) T, conv func(llmtoolkit.Part) (T, bool)) []T {
+	out := make([]T, 0, len(parts)+1)
+	if text != "" {
+		out = append(out, textEntry(text))
+	}
+	for _, p := range parts {
+		if c, ok := conv(p); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // openAIChatTakes says what the Chat Completions format carries.
@@ -76,12 +143,12 @@ const openAIChatTakes = "PNG, JPEG, GIF and WebP images and PDF files as bytes (
 // file (a PDF's bytes, with its name). Any other part becomes a text part
 // that names it; an empty text part gives ok false.
 func OpenAIContentPartOf(p llmtoolkit.Part) (c OpenAIContentPart, ok bool) {
-	switch {
-	case p.Kind == llmtoolkit.PartText:
+	switch openAIKindOf(p, false) {
+	case openAIText:
 		return OpenAIContentPart{Type: "text", Text: p.Text}, p.Text != ""
-	case p.Kind == llmtoolkit.PartImage && (p.URL != "" || isImageType(p.MediaType, true)):
+	case openAIImage:
 		return OpenAIContentPart{Type: "image_url", MediaType: p.MediaType, Data: p.Data, URL: p.URL}, true
-	case p.Kind == llmtoolkit.PartFile && p.MediaType == "application/pdf" && p.URL == "":
+	case openAIFile:
 		return OpenAIContentPart{Type: "file", MediaType: p.MediaType, Data: p.Data, Filename: p.Name}, true
 	}
 	return OpenAIContentPart{Type: "text", Text: partNote(p, "OpenAI Chat Completions", openAIChatTakes)}, true
@@ -89,16 +156,7 @@ func OpenAIContentPartOf(p llmtoolkit.Part) (c OpenAIContentPart, ok bool) {
 
 // openAIContentParts is the text (when not empty) then the parts.
 func openAIContentParts(text string, parts []llmtoolkit.Part) []OpenAIContentPart {
-	out := make([]OpenAIContentPart, 0, len(parts)+1)
-	if text != "" {
-		out = append(out, OpenAIContentPart{Type: "text", Text: text})
-	}
-	for _, p := range parts {
-		if c, ok := OpenAIContentPartOf(p); ok {
-			out = append(out, c)
-		}
-	}
-	return out
+	return textThenParts(text, parts, func(t string) OpenAIContentPart { return OpenAIContentPart{Type: "text", Text: t} }, OpenAIContentPartOf)
 }
 
 // OpenAIToolMessages converts one turn's results to Chat Completions

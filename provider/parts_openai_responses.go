@@ -28,20 +28,15 @@ type OpenAIResponsesContent struct {
 // file's bytes go into one buffer of its exact size.
 func (c OpenAIResponsesContent) MarshalJSON() ([]byte, error) { return c.object().marshal() }
 
+// streamJSON writes the entry, its bytes encoded straight into s.
+func (c OpenAIResponsesContent) streamJSON(s *jsonStream) { c.object().streamJSON(s) }
+
 // object is the entry as a JSON object.
 func (c OpenAIResponsesContent) object() *jsonObject {
 	o := (&jsonObject{}).add("type", c.Type)
 	switch c.Type {
 	case "input_image":
-		detail := c.Detail
-		if detail == "" {
-			detail = "auto"
-		}
-		var url any = c.URL
-		if c.URL == "" {
-			url = dataURL{c.MediaType, c.Data}
-		}
-		return o.add("image_url", url).add("detail", detail)
+		return o.add("image_url", openAIImageURL(c.URL, c.MediaType, c.Data)).add("detail", detailOrAuto(c.Detail))
 	case "input_file":
 		if c.URL != "" {
 			o.add("file_url", c.URL)
@@ -61,12 +56,12 @@ func (c OpenAIResponsesContent) object() *jsonObject {
 // (a PDF, bytes or URL, with its name). Any other part becomes an
 // input_text that names it; an empty text part gives ok false.
 func OpenAIResponsesPart(p llmtoolkit.Part) (c OpenAIResponsesContent, ok bool) {
-	switch {
-	case p.Kind == llmtoolkit.PartText:
+	switch openAIKindOf(p, true) {
+	case openAIText:
 		return OpenAIResponsesContent{Type: "input_text", Text: p.Text}, p.Text != ""
-	case p.Kind == llmtoolkit.PartImage && (p.URL != "" || isImageType(p.MediaType, true)):
+	case openAIImage:
 		return OpenAIResponsesContent{Type: "input_image", MediaType: p.MediaType, Data: p.Data, URL: p.URL}, true
-	case p.Kind == llmtoolkit.PartFile && p.MediaType == "application/pdf":
+	case openAIFile:
 		return OpenAIResponsesContent{Type: "input_file", MediaType: p.MediaType, Data: p.Data, URL: p.URL, Filename: p.Name}, true
 	}
 	return OpenAIResponsesContent{Type: "input_text", Text: partNote(p, "the OpenAI Responses API", "PNG, JPEG, GIF and WebP images and PDF files")}, true
@@ -74,28 +69,31 @@ func OpenAIResponsesPart(p llmtoolkit.Part) (c OpenAIResponsesContent, ok bool) 
 
 // openAIResponsesContents is the text (when not empty) then the parts.
 func openAIResponsesContents(text string, parts []llmtoolkit.Part) []OpenAIResponsesContent {
-	out := make([]OpenAIResponsesContent, 0, len(parts)+1)
-	if text != "" {
-		out = append(out, OpenAIResponsesContent{Type: "input_text", Text: text})
-	}
-	for _, p := range parts {
-		if c, ok := OpenAIResponsesPart(p); ok {
-			out = append(out, c)
-		}
-	}
-	return out
+	return textThenParts(text, parts, func(t string) OpenAIResponsesContent { return OpenAIResponsesContent{Type: "input_text", Text: t} }, OpenAIResponsesPart)
 }
 
-// marshalOpenAIResponsesParts writes a message or a function_call_output
-// whose content or output is an array, in one buffer.
-func marshalOpenAIResponsesParts(it OpenAIResponsesItem) ([]byte, error) {
-	parts := make([]*jsonObject, len(it.ContentParts))
-	for i, p := range it.ContentParts {
-		parts[i] = p.object()
+// carriesParts reports whether the item's content or output is written
+// as an array (partsObject).
+func (it OpenAIResponsesItem) carriesParts() bool {
+	return len(it.Raw) == 0 && len(it.ContentParts) > 0 && (it.Type == "message" || it.Type == "function_call_output")
+}
+
+// streamJSON writes the item as MarshalJSON does; the bytes of its parts
+// are encoded straight into s.
+func (it OpenAIResponsesItem) streamJSON(s *jsonStream) {
+	if !it.carriesParts() {
+		s.marshal(it)
+		return
 	}
+	it.partsObject().streamJSON(s)
+}
+
+// partsObject is a message or a function_call_output whose content or
+// output is an array.
+func (it OpenAIResponsesItem) partsObject() *jsonObject {
 	o := (&jsonObject{}).add("type", it.Type)
 	if it.Type == "message" {
-		return o.add("role", it.Role).add("content", parts).marshal()
+		return o.add("role", it.Role).add("content", objects(it.ContentParts))
 	}
-	return o.add("call_id", it.CallID).add("output", parts).marshal()
+	return o.add("call_id", it.CallID).add("output", objects(it.ContentParts))
 }

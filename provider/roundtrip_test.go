@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -19,9 +20,10 @@ import (
 // wire is one provider's request builder and response parser, as a host's
 // SendFunc uses them.
 type wire struct {
-	name    string
-	request func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) []byte
-	parse   func(json.RawMessage) (agentloop.Response, error)
+	name string
+	// body is the request body a host gives json.Marshal.
+	body  func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) any
+	parse func(json.RawMessage) (agentloop.Response, error)
 	// sdk decodes a request into the official SDK's request type and
 	// checks that nothing was lost (see sdk_test.go).
 	sdk func(t *testing.T, body []byte)
@@ -36,10 +38,25 @@ func mustJSON(t *testing.T, v any) []byte {
 	return data
 }
 
+// request is the request body as provider.MarshalRequest writes it, which
+// must be byte for byte what json.Marshal writes (and every golden file
+// of these tests was written with json.Marshal).
+func (w wire) request(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) []byte {
+	t.Helper()
+	body := w.body(t, history, tools)
+	got, err := provider.MarshalRequest(body)
+	require.NoError(t, err)
+	require.Equal(t, string(mustJSON(t, body)), string(got), "MarshalRequest and json.Marshal differ")
+	var buf bytes.Buffer
+	require.NoError(t, provider.WriteRequest(&buf, body))
+	require.Equal(t, string(got), buf.String(), "WriteRequest and MarshalRequest differ")
+	return got
+}
+
 var wires = map[string]wire{
 	"anthropic": {
 		name: "anthropic",
-		request: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) []byte {
+		body: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) any {
 			system, msgs, err := provider.AnthropicMessages(history)
 			require.NoError(t, err)
 			body := map[string]any{
@@ -49,7 +66,7 @@ var wires = map[string]wire{
 			if system != "" {
 				body["system"] = system
 			}
-			return mustJSON(t, body)
+			return body
 		},
 		parse:   provider.AnthropicResponse,
 		sdk:     checkAnthropicSDK,
@@ -57,14 +74,14 @@ var wires = map[string]wire{
 	},
 	"gemini": {
 		name: "gemini",
-		request: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) []byte {
+		body: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) any {
 			system, contents, err := provider.GeminiContents(history)
 			require.NoError(t, err)
 			body := map[string]any{"contents": contents, "tools": provider.GeminiTools(tools)}
 			if system != nil {
 				body["systemInstruction"] = system
 			}
-			return mustJSON(t, body)
+			return body
 		},
 		parse:   provider.GeminiResponse,
 		sdk:     checkGeminiSDK,
@@ -72,13 +89,13 @@ var wires = map[string]wire{
 	},
 	"openai-responses": {
 		name: "openai-responses",
-		request: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) []byte {
+		body: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) any {
 			input, err := provider.OpenAIResponsesInput(history)
 			require.NoError(t, err)
-			return mustJSON(t, map[string]any{
+			return map[string]any{
 				"model": "o4-mini", "input": input, "tools": provider.OpenAIResponsesTools(tools),
 				"store": false, "include": []string{"reasoning.encrypted_content"},
-			})
+			}
 		},
 		parse:   provider.OpenAIResponsesResponse,
 		sdk:     checkOpenAIResponsesSDK,
@@ -86,10 +103,10 @@ var wires = map[string]wire{
 	},
 	"openai-chat": {
 		name: "openai-chat",
-		request: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) []byte {
+		body: func(t *testing.T, history []agentloop.Message, tools []llmtoolkit.Tool) any {
 			msgs, err := provider.OpenAIMessages(history)
 			require.NoError(t, err)
-			return mustJSON(t, map[string]any{"model": "gpt-4o-mini", "messages": msgs, "tools": provider.OpenAITools(tools)})
+			return map[string]any{"model": "gpt-4o-mini", "messages": msgs, "tools": provider.OpenAITools(tools)}
 		},
 		parse:   provider.OpenAIResponse,
 		sdk:     checkOpenAIChatSDK,

@@ -187,10 +187,10 @@ func openDB(t *testing.T) *gorm.DB {
 func TestProxyGuardAndTraceSeeTheRealCall(t *testing.T) {
 	stacks := map[string]func(fake llmtoolkit.Resolver, p *agent.Permissions, db *gorm.DB) llmtoolkit.Resolver{
 		"proxy outside": func(fake llmtoolkit.Resolver, p *agent.Permissions, db *gorm.DB) llmtoolkit.Resolver {
-			return toolsearch.New(p.Guard(trace.Record(fake, db, trace.DefaultConversation(tenant, conv))), toolsearch.WithProxy())
+			return toolsearch.New(p.Guard(trace.Record(fake, db, trace.WithDefaultConversation(tenant, conv))), toolsearch.WithProxy())
 		},
 		"proxy inside": func(fake llmtoolkit.Resolver, p *agent.Permissions, db *gorm.DB) llmtoolkit.Resolver {
-			return trace.Record(p.Guard(toolsearch.New(fake, toolsearch.WithProxy())), db, trace.DefaultConversation(tenant, conv))
+			return trace.Record(p.Guard(toolsearch.New(fake, toolsearch.WithProxy())), db, trace.WithDefaultConversation(tenant, conv))
 		},
 		// A Session declaring the proxy's tools, its map attributing the
 		// rows: the real call is a step of the declared call_tool.
@@ -271,7 +271,7 @@ func TestDeferredCrossesWrappers(t *testing.T) {
 		"session":  session,
 		"indexed":  llmtoolkit.Indexed(fake, fake.Tools()),
 		"guard":    p.Guard(fake),
-		"record":   trace.Record(fake, openDB(t), trace.DefaultConversation(tenant, conv)),
+		"record":   trace.Record(fake, openDB(t), trace.WithDefaultConversation(tenant, conv)),
 		"defer":    llmtoolkit.Defer(llmtoolkit.Compose(fake)),
 	}
 	for name, w := range wrappers {

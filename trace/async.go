@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// Close ends recording: with [Async] it flushes every queued trace and
+// Close ends recording: with [WithAsync] it flushes every queued trace and
 // waits for the writer goroutine to end. It returns an error counting the
 // traces that could not be written so far, synchronously or not, if any
-// (each was already logged and given to [OnError]), wrapping the first
+// (each was already logged and given to [WithOnError]), wrapping the first
 // failure. Calls resolved after Close are still recorded, with synchronous
 // writes. Close is idempotent.
 func (rec *Recorder) Close() error {
@@ -41,7 +41,7 @@ type queued struct {
 }
 
 // run is the async writer: it gathers traces into batches of up to
-// BatchSize, waiting at most FlushInterval for a batch to fill, and inserts
+// WithBatchSize, waiting at most WithFlushInterval for a batch to fill, and inserts
 // each batch's traces, table by table, in one statement per table. It ends
 // when the queue is closed and empty.
 func (rec *Recorder) run() {
@@ -92,7 +92,7 @@ type batchWriter struct {
 // flushGuarded writes a batch. A panic while writing does not end the
 // writer, which serves the Recorder until Close: a database call's panic is
 // an error of the rows it wrote (dbGuarded); any other counts the batch's
-// rows as failed writes, each logged and given to OnError (whose own panic
+// rows as failed writes, each logged and given to WithOnError (whose own panic
 // report rescues), and the next batch is written as usual.
 func (w *batchWriter) flushGuarded(rec *Recorder, batch []queued) {
 	defer func() {
@@ -155,13 +155,23 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	ctx, cancel := context.WithTimeout(context.Background(), rec.cfg.writeTimeout)
 	defer cancel()
 	if rec.db != nil {
-		err := dbGuarded(rec.batch, func() error {
+		var skipped int
+		err := dbGuarded(rec.batch, func() (err error) {
 			if len(batch) <= rec.rowsPerInsert {
-				return rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
+				skipped, err = rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
+				return err
 			}
-			return rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert)
+			skipped, err = rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert)
+			return err
 		})
 		if err == nil {
+			if skipped > 0 {
+				var t *Trace
+				if len(batch) == 1 {
+					t = batch[0]
+				}
+				rec.skipped(ctx, tbl, skipped, t)
+			}
 			return
 		}
 	}
@@ -170,7 +180,7 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 		if err != nil {
 			err = fmt.Errorf("trace: writing the trace of %q to %s: the batch's write timeout (%s) passed: %w", t.ToolName, tbl, rec.cfg.writeTimeout, err)
 		} else {
-			err = rec.insert(ctx, tbl, t)
+			_, err = rec.insert(ctx, tbl, t)
 		}
 		if err != nil {
 			rec.lost(t, err)

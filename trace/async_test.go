@@ -47,7 +47,7 @@ func TestAsyncRecordsEveryCall(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		const goroutines, calls = 16, 10000
 		// A small queue, so that callers do wait for the writer (back-pressure).
-		rec := trace.Record(echo(), db, trace.Async(), trace.QueueSize(64), trace.BatchSize(500))
+		rec := trace.Record(echo(), db, trace.WithAsync(), trace.WithQueueSize(64), trace.WithBatchSize(500))
 		var wg sync.WaitGroup
 		for g := range goroutines {
 			wg.Add(1)
@@ -85,7 +85,7 @@ func TestAsyncRecordsEveryCall(t *testing.T) {
 func TestAsyncCloseFlushesAndResolveAfterCloseWritesNow(t *testing.T) {
 	db := openSQLite(t)
 	// A long interval: only Close can flush these in time.
-	rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Hour))
+	rec := trace.Record(echo(), db, trace.WithAsync(), trace.WithFlushInterval(time.Hour))
 	for i := range 3 {
 		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
 		require.NoError(t, err)
@@ -103,7 +103,7 @@ func TestAsyncCloseFlushesAndResolveAfterCloseWritesNow(t *testing.T) {
 func TestAsyncReportsFailedWrites(t *testing.T) {
 	unmigrated := refusingDB(t)
 	var fails failures
-	rec := trace.Record(echo(), unmigrated, trace.Async(), trace.OnError(fails.add), trace.Logger(discardLogger()))
+	rec := trace.Record(echo(), unmigrated, trace.WithAsync(), trace.WithOnError(fails.add), trace.WithLogger(discardLogger()))
 	for i := range 5 {
 		_, err := rec.Resolve(convCtx(t, i), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
 		require.NoError(t, err, "an async failure never fails the call")
@@ -131,8 +131,8 @@ func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
 		fake.Returns("bad", "fine")
 
 		var fails failures
-		rec := trace.Record(fake, db, trace.Async(), trace.FlushInterval(time.Hour),
-			trace.OnError(fails.add), trace.Logger(discardLogger()))
+		rec := trace.Record(fake, db, trace.WithAsync(), trace.WithFlushInterval(time.Hour),
+			trace.WithOnError(fails.add), trace.WithLogger(discardLogger()))
 		for i := range 5 {
 			name := "echo"
 			if i == 2 {
@@ -154,7 +154,7 @@ func TestAsyncOneBadTraceDoesNotLoseTheBatch(t *testing.T) {
 func TestSyncConcurrentWriters(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		const goroutines, calls = 16, 40
-		rec := trace.Record(echo(), db, trace.Strict())
+		rec := trace.Record(echo(), db, trace.WithStrict())
 		var wg sync.WaitGroup
 		for g := range goroutines {
 			wg.Add(1)
@@ -197,22 +197,22 @@ func (p panickingPool) ExecContext(ctx context.Context, query string, args ...an
 
 // TestAsyncWriterSurvivesAPanic: a panic while writing a batch (here the
 // driver's) fails that batch's rows, counted and reported once, and the
-// writer goes on: the next batch is written and Close returns. An OnError
+// writer goes on: the next batch is written and Close returns. A WithOnError
 // that panics in turn is logged and leaves the host alive.
 func TestAsyncWriterSurvivesAPanic(t *testing.T) {
 	for _, panickingOnError := range []bool{false, true} {
-		t.Run(fmt.Sprintf("OnError panics %v", panickingOnError), func(t *testing.T) {
+		t.Run(fmt.Sprintf("WithOnError panics %v", panickingOnError), func(t *testing.T) {
 			db := openSQLite(t)
 			var panicking atomic.Bool
 			db.Config.ConnPool = panickingPool{ConnPool: db.Config.ConnPool, panicking: &panicking}
 			var fails failures
-			rec := trace.Record(echo(), db, trace.Async(), trace.FlushInterval(time.Millisecond),
-				trace.OnError(func(tr *trace.Trace, err error) {
+			rec := trace.Record(echo(), db, trace.WithAsync(), trace.WithFlushInterval(time.Millisecond),
+				trace.WithOnError(func(tr *trace.Trace, err error) {
 					fails.add(tr, err)
 					if panickingOnError {
-						panic("OnError bug")
+						panic("WithOnError bug")
 					}
-				}), trace.Logger(discardLogger()))
+				}), trace.WithLogger(discardLogger()))
 			panicking.Store(true)
 			_, err := rec.Resolve(convCtx(t, 1), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
 			require.NoError(t, err, "a panic checking the table is the write's to report")
@@ -224,7 +224,7 @@ func TestAsyncWriterSurvivesAPanic(t *testing.T) {
 			err = rec.Close()
 			require.Error(t, err, "Close reports the lost trace")
 			assert.Contains(t, err.Error(), "driver exploded")
-			assert.Equal(t, 1, fails.len(), "OnError was told once")
+			assert.Equal(t, 1, fails.len(), "WithOnError was told once")
 			assert.Equal(t, int64(1), rec.Stats().Failed)
 			assert.Equal(t, int64(1), count(t, db), "the batch after the panic is written")
 		})

@@ -2,6 +2,8 @@ package trace_test
 
 import (
 	"context"
+	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"gorm.io/gorm"
@@ -45,52 +47,90 @@ func BenchmarkRecordOverhead(b *testing.B) {
 	})
 	benchDBs(b, func(b *testing.B, db *gorm.DB) {
 		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Strict())
+		rec := trace.Record(benchResolver{}, db, trace.WithStrict())
 		for b.Loop() {
 			if _, err := rec.Resolve(ctx, benchCall); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-}
-
-// BenchmarkAsyncThroughput measures traces per second with Async batching,
-// Close (the final flush) included (goal: over 20,000 per second on SQLite).
-func BenchmarkAsyncThroughput(b *testing.B) {
-	benchDBs(b, func(b *testing.B, db *gorm.DB) {
-		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Async())
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := rec.Resolve(ctx, benchCall); err != nil {
-					b.Error(err)
-					return
+	// WithIdempotentCalls: each call has its own id, so every row is
+	// written; the difference is the unique index and ON CONFLICT.
+	b.Run("idempotent", func(b *testing.B) {
+		benchDBs(b, func(b *testing.B, db *gorm.DB) {
+			if err := trace.Migrate(db, trace.WithIdempotentCalls()); err != nil {
+				b.Fatal(err)
+			}
+			ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
+			rec := trace.Record(benchResolver{}, db, trace.WithStrict(), trace.WithIdempotentCalls())
+			call := benchCall
+			n := 0
+			for b.Loop() {
+				n++
+				call.ID = "call_" + strconv.Itoa(n)
+				if _, err := rec.Resolve(ctx, call); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
-		if err := rec.Close(); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "traces/s")
-		if n := count(b, db); n != int64(b.N) {
-			b.Fatalf("%d rows for %d calls", n, b.N)
-		}
 	})
 }
 
+// BenchmarkAsyncThroughput measures traces per second with WithAsync batching,
+// Close (the final flush) included (goal: over 20,000 per second on SQLite);
+// idempotent: with WithIdempotentCalls, each call with its own id.
+func BenchmarkAsyncThroughput(b *testing.B) {
+	benchDBs(b, func(b *testing.B, db *gorm.DB) { asyncThroughput(b, db, false) })
+	b.Run("idempotent", func(b *testing.B) {
+		benchDBs(b, func(b *testing.B, db *gorm.DB) { asyncThroughput(b, db, true) })
+	})
+}
+
+func asyncThroughput(b *testing.B, db *gorm.DB, idempotent bool) {
+	ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
+	opts := []trace.Option{trace.WithAsync()}
+	if idempotent {
+		if err := trace.Migrate(db, trace.WithIdempotentCalls()); err != nil {
+			b.Fatal(err)
+		}
+		opts = append(opts, trace.WithIdempotentCalls())
+	}
+	rec := trace.Record(benchResolver{}, db, opts...)
+	var ids atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			call := benchCall
+			if idempotent {
+				call.ID = "call_" + strconv.FormatInt(ids.Add(1), 10)
+			}
+			if _, err := rec.Resolve(ctx, call); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if err := rec.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "traces/s")
+	if n := count(b, db); n != int64(b.N) {
+		b.Fatalf("%d rows for %d calls", n, b.N)
+	}
+}
+
 // BenchmarkRecordOverheadTenantTable measures the same call written to a
-// tenant's table chosen per call by TableFrom (SQLite: a plain table;
+// tenant's table chosen per call by WithTableFrom (SQLite: a plain table;
 // PostgreSQL: a schema of its own).
 func BenchmarkRecordOverheadTenantTable(b *testing.B) {
 	run := func(b *testing.B, db *gorm.DB, tbl string) {
-		if err := trace.Migrate(db, trace.InTable(tbl)); err != nil {
+		if err := trace.Migrate(db, trace.WithTable(tbl)); err != nil {
 			b.Fatal(err)
 		}
 		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Strict(),
-			trace.TableFrom(func(context.Context) (string, error) { return tbl, nil }))
+		rec := trace.Record(benchResolver{}, db, trace.WithStrict(),
+			trace.WithTableFrom(func(context.Context) (string, error) { return tbl, nil }))
 		for b.Loop() {
 			if _, err := rec.Resolve(ctx, benchCall); err != nil {
 				b.Fatal(err)

@@ -27,7 +27,7 @@ func TestCallIDOnEveryPath(t *testing.T) {
 		}{
 			{"resolved", nil, llmtoolkit.Call{ID: "call_sync_1", Name: "echo", Arguments: map[string]any{"text": "a & b"}}, false},
 			{"refused by validation", nil, llmtoolkit.Call{ID: "toolu_refused", Name: "echo", Arguments: map[string]any{"text": 7}}, true},
-			{"async", []trace.Option{trace.Async()}, llmtoolkit.Call{ID: "call_async_1", Name: "echo", Arguments: map[string]any{"text": "x"}}, false},
+			{"async", []trace.Option{trace.WithAsync()}, llmtoolkit.Call{ID: "call_async_1", Name: "echo", Arguments: map[string]any{"text": "x"}}, false},
 			{"no call id", nil, llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"text": "y"}}, false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

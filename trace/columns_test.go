@@ -46,9 +46,9 @@ func TestHostileStringsInEveryColumn(t *testing.T) {
 				}
 				return s, nil
 			})
-			opts := []trace.Option{trace.DefaultConversation(tenant, convA)}
+			opts := []trace.Option{trace.WithDefaultConversation(tenant, convA)}
 			if async {
-				opts = append(opts, trace.Async())
+				opts = append(opts, trace.WithAsync())
 			}
 			rec := trace.Record(f, db, opts...)
 			calls := 0
@@ -125,8 +125,8 @@ func TestAsyncCloseBoundedWhenTheDatabaseHangs(t *testing.T) {
 	_, err = tx.Exec(`LOCK TABLE tool_traces IN ACCESS EXCLUSIVE MODE`)
 	require.NoError(t, err)
 
-	rec := trace.Record(echo(), db, trace.Async(), trace.BatchSize(rows), trace.FlushInterval(time.Hour),
-		trace.WriteTimeout(timeout), trace.DefaultConversation(tenant, convA))
+	rec := trace.Record(echo(), db, trace.WithAsync(), trace.WithBatchSize(rows), trace.WithFlushInterval(time.Hour),
+		trace.WithWriteTimeout(timeout), trace.WithDefaultConversation(tenant, convA))
 	for i := range rows {
 		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": i}})
 		require.NoError(t, err)
@@ -150,15 +150,15 @@ func TestSQLiteDefaultTableIsMain(t *testing.T) {
 	sqlDB.SetMaxOpenConns(1)
 	defer sqlDB.Close()
 	require.NoError(t, db.Exec(`ATTACH DATABASE ? AS first_1`, filepath.Join(t.TempDir(), "first.db")).Error)
-	require.NoError(t, trace.Migrate(db, trace.InTable("first_1.tool_traces")))
+	require.NoError(t, trace.Migrate(db, trace.WithTable("first_1.tool_traces")))
 
-	rec := trace.Record(echo(), db, trace.DefaultConversation(tenant, convA))
+	rec := trace.Record(echo(), db, trace.WithDefaultConversation(tenant, convA))
 	_, err = rec.Resolve(t.Context(), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
 	assert.ErrorIs(t, err, trace.ErrNoTable, "no table in main: refused, not written to first_1's")
 	assert.Equal(t, int64(1), rec.Stats().Refused)
 	_, err = trace.List(t.Context(), db, trace.Filter{})
 	assert.Error(t, err, "no table in main: List fails")
-	got, err := trace.List(t.Context(), db, trace.Filter{}, trace.InTable("first_1.tool_traces"))
+	got, err := trace.List(t.Context(), db, trace.Filter{}, trace.WithTable("first_1.tool_traces"))
 	require.NoError(t, err)
 	assert.Empty(t, got, "the tenant's table was not written")
 }
@@ -169,15 +169,15 @@ func TestMigrateNeverReportsAMissingIndex(t *testing.T) {
 	t.Run("postgres", func(t *testing.T) {
 		db, schemas := postgresSchemas(t, 1)
 		s := schemas[0]
-		require.NoError(t, trace.Migrate(db, trace.InTable(s+".acme_tool_name_index")))
-		err := trace.Migrate(db, trace.InTable(s+".acme"))
+		require.NoError(t, trace.Migrate(db, trace.WithTable(s+".acme_tool_name_index")))
+		err := trace.Migrate(db, trace.WithTable(s+".acme"))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "acme_tool_name_index")
 	})
 	t.Run("sqlite", func(t *testing.T) {
 		db := openSQLite(t)
-		require.NoError(t, trace.Migrate(db, trace.InTable("acme_tool_name_index")))
-		err := trace.Migrate(db, trace.InTable("acme"))
+		require.NoError(t, trace.Migrate(db, trace.WithTable("acme_tool_name_index")))
+		err := trace.Migrate(db, trace.WithTable("acme"))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "acme_tool_name_index")
 	})
@@ -190,7 +190,7 @@ func TestConcurrentMigrateOfOneNewTable(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, n)
 		for i := range n {
-			wg.Go(func() { errs[i] = trace.Migrate(db, trace.InTable(tbl)) })
+			wg.Go(func() { errs[i] = trace.Migrate(db, trace.WithTable(tbl)) })
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -216,15 +216,15 @@ func TestConcurrentMigrateOfOneNewTable(t *testing.T) {
 // Migrate and by a Recorder instead of sharing its table.
 func TestSQLiteTableNamesDifferingByCase(t *testing.T) {
 	db := openSQLite(t)
-	require.NoError(t, trace.Migrate(db, trace.InTable("tenant_a")))
-	err := trace.Migrate(db, trace.InTable("Tenant_A"))
+	require.NoError(t, trace.Migrate(db, trace.WithTable("tenant_a")))
+	err := trace.Migrate(db, trace.WithTable("Tenant_A"))
 	require.ErrorIs(t, err, trace.ErrInvalidTable)
 	assert.Contains(t, err.Error(), "case")
 
-	rec := trace.Record(echo(), db, trace.InTable("Tenant_A"), trace.DefaultConversation(tenant, convA))
+	rec := trace.Record(echo(), db, trace.WithTable("Tenant_A"), trace.WithDefaultConversation(tenant, convA))
 	_, err = rec.Resolve(t.Context(), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
 	require.ErrorIs(t, err, trace.ErrInvalidTable)
-	got, err := trace.List(t.Context(), db, trace.Filter{}, trace.InTable("tenant_a"))
+	got, err := trace.List(t.Context(), db, trace.Filter{}, trace.WithTable("tenant_a"))
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }

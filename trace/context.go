@@ -110,7 +110,7 @@ func toInt(v any) (int, bool) {
 // with: a tenant_id or conversation_id that is missing while the other is
 // given, or that is not a UUID, or an iteration that is not a non-negative
 // integer. A map with neither ID is fine here: [WithConversation] or
-// [DefaultConversation] may name them at call time. [llmtoolkit.PrepareSession]
+// [WithDefaultConversation] may name them at call time. [llmtoolkit.PrepareSession]
 // calls it for the tools the Recorder observes, and [llmtoolkit.Session.Err]
 // returns its error. It implements [llmtoolkit.SessionChecker].
 func (rec *Recorder) CheckSession(values map[string]any) error {

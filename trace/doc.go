@@ -6,10 +6,10 @@
 // changeset), [Migrate] creates the table, its indexes and the guards that
 // make it insert-only, and [List] reads it back, newest first.
 //
-// The host decides where the table lives: [DefaultTable] unless [InTable]
+// The host decides where the table lives: [DefaultTable] unless [WithTable]
 // names another, schema-qualified where the database has schemas
 // ("tenant_42.tool_traces"); Migrate, Record and List all take it. With
-// [TableFrom], a Recorder picks the table of each call from its context (a
+// [WithTableFrom], a Recorder picks the table of each call from its context (a
 // tenant's schema, say), so one Recorder and one pool serve many tenants.
 // Names are validated and quoted ([ErrInvalidTable]): a table name can never
 // become SQL.
@@ -22,9 +22,11 @@
 // ([llmtoolkit.AgentIDFrom]) in the agent_id column. The model's id of the
 // call ([llmtoolkit.Call.ID]) goes in the call_id column, indexed with the
 // tenant and conversation, so a row can be matched to the tool call in the
-// model's conversation ([Filter.CallID]). Sensitive argument fields are
+// model's conversation ([Filter.CallID]); with [WithIdempotentCalls] a
+// call retried with the same id keeps one completed row (the others are
+// skipped, counted and logged). Sensitive argument fields are
 // redacted at any depth before anything is written, long results are cut
-// and marked, and writes are synchronous unless the [Async] option batches
+// and marked, and writes are synchronous unless the [WithAsync] option batches
 // them through a bounded queue that [Recorder.Close] flushes.
 //
 // A row's Result column is {"content": "..."} for a call that succeeded and
@@ -55,10 +57,10 @@
 //     answers itself (refused, recipe parents); a Recorder outside a Session
 //     does not see its map;
 //   - a call that cannot be attributed (no tenant and conversation IDs, and no
-//     [DefaultConversation]) is refused before the tool runs with
-//     [ErrUnattributed], unless [BestEffort]: then its row is dropped,
+//     [WithDefaultConversation]) is refused before the tool runs with
+//     [ErrUnattributed], unless [WithBestEffort]: then its row is dropped,
 //     counted ([Recorder.Stats]) and logged; a database error is logged,
-//     counted and given to [OnError] (and fails the call under [Strict]);
+//     counted and given to [WithOnError] (and fails the call under [WithStrict]);
 //   - nothing secret is stored: sensitive fields are [Redacted] in the
 //     arguments, their values (strings and numbers of 3 bytes or more; for a
 //     malformed call, the values internal/redact finds leniently in its raw
@@ -74,7 +76,7 @@
 //   - an async batch, with its row-by-row retry, has one write timeout: Close
 //     against a hung database is bounded per batch; the async writer turns a
 //     panic while writing a batch into failed writes of its rows (counted,
-//     logged, given to OnError, returned by Close) and goes on;
+//     logged, given to WithOnError, returned by Close) and goes on;
 //   - the row lands in the table the host chose (see above); async batches
 //     are grouped by table. Names are identifiers only, quoted with the
 //     dialect's quoting, else ErrInvalidTable; a call whose table cannot be

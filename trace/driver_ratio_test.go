@@ -21,7 +21,7 @@ import (
 // The driver-ratio measurements (issue: the audit trail at the driver's
 // speed) run only when asked: LLMTOOLKIT_TRACE_RATIO=1 (bench/trace.sh sets
 // it). Each round times the same number of calls through a synchronous,
-// Strict Recorder and raw prepared INSERTs of the same row through the same
+// WithStrict Recorder and raw prepared INSERTs of the same row through the same
 // driver and connection pool, interleaved, and prints the medians and their
 // ratio.
 const ratioVar = "LLMTOOLKIT_TRACE_RATIO"
@@ -33,7 +33,7 @@ func TestDriverRatioSync(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		const rounds, calls = 7, 400
 		ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
-		rec := trace.Record(benchResolver{}, db, trace.Strict())
+		rec := trace.Record(benchResolver{}, db, trace.WithStrict())
 		raw := newRawInserter(t, db)
 		var recorded, driver []float64
 		for range rounds {
@@ -67,7 +67,7 @@ func TestDriverRatioAsync(t *testing.T) {
 		var recorded, driver []float64
 		for range rounds {
 			start := time.Now()
-			rec := trace.Record(benchResolver{}, db, trace.Async())
+			rec := trace.Record(benchResolver{}, db, trace.WithAsync())
 			for range calls {
 				if _, err := rec.Resolve(ctx, benchCall); err != nil {
 					t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -28,7 +29,7 @@ func ExampleRecord() {
 	}
 
 	tools := llmtoolkittest.NewFake(map[string]string{"login": "welcome, bob"})
-	rec := trace.Record(tools, db, trace.RedactFields("password"))
+	rec := trace.Record(tools, db, trace.WithRedactFields("password"))
 	defer rec.Close()
 
 	ctx := trace.WithConversation(context.Background(),
@@ -61,7 +62,7 @@ func ExampleNew() {
 // One Recorder writes each tenant's calls to the tenant's own table, picked
 // from the session (on PostgreSQL, a schema per tenant:
 // "tenant_42.tool_traces").
-func ExampleTableFrom() {
+func ExampleWithTableFrom() {
 	dir, _ := os.MkdirTemp("", "traces")
 	defer os.RemoveAll(dir)
 	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
@@ -74,12 +75,12 @@ func ExampleTableFrom() {
 		"11111111-2222-4333-8444-555555555555": "globex_traces",
 	}
 	for _, table := range tables {
-		if err := trace.Migrate(db, trace.InTable(table)); err != nil { // one call per new tenant
+		if err := trace.Migrate(db, trace.WithTable(table)); err != nil { // one call per new tenant
 			fmt.Println(err)
 			return
 		}
 	}
-	byTenant := trace.TableFrom(func(ctx context.Context) (string, error) {
+	byTenant := trace.WithTableFrom(func(ctx context.Context) (string, error) {
 		tenant, _ := llmtoolkit.SessionFrom(ctx)[trace.SessionTenantID].(string)
 		if table, ok := tables[tenant]; ok {
 			return table, nil
@@ -95,7 +96,7 @@ func ExampleTableFrom() {
 		})
 		llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "ping"})
 	}
-	traces, err := trace.List(context.Background(), db, trace.Filter{}, trace.InTable("globex_traces"))
+	traces, err := trace.List(context.Background(), db, trace.Filter{}, trace.WithTable("globex_traces"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -104,9 +105,45 @@ func ExampleTableFrom() {
 		fmt.Println(t.TenantID, t.ToolName)
 	}
 
-	_, err = trace.List(context.Background(), db, trace.Filter{}, trace.InTable("x; DROP TABLE acme_traces"))
+	_, err = trace.List(context.Background(), db, trace.Filter{}, trace.WithTable("x; DROP TABLE acme_traces"))
 	fmt.Println(errors.Is(err, trace.ErrInvalidTable))
 	// Output:
 	// 11111111-2222-4333-8444-555555555555 ping
 	// true
+}
+
+// Record a retried call once: the second run of call "pay-1" (its answer
+// was lost, the caller retried) leaves no second row; it is counted and
+// logged.
+func ExampleWithIdempotentCalls() {
+	dir, _ := os.MkdirTemp("", "traces")
+	defer os.RemoveAll(dir)
+	db, err := trace.OpenSQLite(filepath.Join(dir, "traces.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := trace.Migrate(db, trace.WithIdempotentCalls()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	tools := llmtoolkittest.NewFake(map[string]string{"pay": "paid"})
+	rec := trace.Record(tools, db, trace.WithIdempotentCalls(), trace.WithLogger(slog.New(slog.DiscardHandler)))
+	ctx := trace.WithConversation(context.Background(),
+		"0b6d3c1e-3f4a-4c2b-9f1e-1a2b3c4d5e6f", "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718", 0)
+	for range 2 {
+		llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "pay-1", Name: "pay"})
+	}
+	if err := rec.Close(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718", CallID: "pay-1"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(traces), "row;", rec.Stats().Duplicates, "duplicate skipped")
+	// Output:
+	// 1 row; 1 duplicate skipped
 }

@@ -24,7 +24,7 @@ func FuzzRedact(f *testing.F) {
 		if json.Unmarshal([]byte(doc), &args) != nil || strings.Contains(field, ".") {
 			return
 		}
-		rec := Record(nil, nil, RedactFields(field))
+		rec := Record(nil, nil, WithRedactFields(field))
 		before, _ := json.Marshal(args)
 		stored, secrets := rec.arguments(llmtoolkit.Call{Name: "t", Arguments: args}, llmtoolkit.Tool{})
 		after, _ := json.Marshal(args)

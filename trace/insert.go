@@ -51,6 +51,9 @@ type inserts struct {
 	m        sync.Map // insertKey -> string
 	prepared sync.Map // insertKey -> *sql.Stmt, prepared on the *sql.DB
 	kept     atomic.Int64
+	// skip makes each INSERT skip the rows a unique index already holds
+	// (ON CONFLICT DO NOTHING): WithIdempotentCalls.
+	skip bool
 }
 
 // maxPrepared bounds the batch statements a Recorder keeps prepared (two
@@ -91,19 +94,39 @@ func (c *inserts) statement(db *gorm.DB, t table, rows int) string {
 		}
 		b.WriteByte(')')
 	}
+	if c.skip {
+		// No conflict target: any unique index, the partial one of
+		// WithIdempotentCalls included; only uniqueness is skipped, never
+		// a NOT NULL or CHECK (INSERT OR IGNORE would skip those too).
+		b.WriteString(" ON CONFLICT DO NOTHING")
+	}
 	s := b.String()
 	c.m.Store(k, s)
 	return s
 }
 
-// exec inserts traces into t with one statement through db's pool.
-func (c *inserts) exec(ctx context.Context, db *gorm.DB, t table, traces []*Trace) error {
+// exec inserts traces into t with one statement through db's pool, and
+// returns how many rows were skipped (c.skip: already held by the unique
+// index).
+func (c *inserts) exec(ctx context.Context, db *gorm.DB, t table, traces []*Trace) (skipped int, err error) {
 	args := make([]any, 0, len(traces)*columnsPerRow)
 	for _, tr := range traces {
 		args = rowValues(args, tr)
 	}
-	_, err := db.Statement.ConnPool.ExecContext(ctx, c.statement(db, t, len(traces)), args...)
-	return err
+	res, err := db.Statement.ConnPool.ExecContext(ctx, c.statement(db, t, len(traces)), args...)
+	if err != nil || !c.skip {
+		return 0, err
+	}
+	return skippedRows(res, len(traces))
+}
+
+// skippedRows is how many of n rows an INSERT did not write.
+func skippedRows(res sql.Result, n int) (int, error) {
+	written, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	return n - int(written), nil
 }
 
 // execBatch inserts traces into t in one transaction, per rows at a time.
@@ -113,36 +136,38 @@ func (c *inserts) exec(ctx context.Context, db *gorm.DB, t table, traces []*Trac
 // transaction's connection, which on SQLite costs more than the insert. A
 // pool that is not a *sql.DB (a gorm plugin's) gets one statement per
 // chunk through gorm's pool instead.
-func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []*Trace, per int) error {
+func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []*Trace, per int) (skipped int, err error) {
 	sqlDB, err := db.DB()
 	if err != nil {
 		for rows := traces; len(rows) > 0; {
 			n := min(len(rows), per)
-			if err := c.exec(ctx, db, t, rows[:n]); err != nil {
-				return err
+			s, err := c.exec(ctx, db, t, rows[:n])
+			if err != nil {
+				return 0, err
 			}
+			skipped += s
 			rows = rows[n:]
 		}
-		return nil
+		return skipped, nil
 	}
 	// Prepared before the transaction takes a connection: a pool of one
 	// (SQLite with attached databases) has no other to prepare on.
 	full, done, err := c.prepare(ctx, sqlDB, db, t, per)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer done()
 	last := full
 	if rest := len(traces) % per; rest != 0 {
 		var doneLast func()
 		if last, doneLast, err = c.prepare(ctx, sqlDB, db, t, rest); err != nil {
-			return err
+			return 0, err
 		}
 		defer doneLast()
 	}
 	tx, err := sqlDB.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	args := make([]any, 0, per*columnsPerRow)
 	for rows := traces; len(rows) > 0; {
@@ -155,13 +180,19 @@ func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []
 		for _, tr := range rows[:n] {
 			args = rowValues(args, tr)
 		}
-		if _, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...); err != nil {
+		res, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+		if err == nil && c.skip {
+			var s int
+			s, err = skippedRows(res, n)
+			skipped += s
+		}
+		if err != nil {
 			_ = tx.Rollback()
-			return err
+			return 0, err
 		}
 		rows = rows[n:]
 	}
-	return tx.Commit()
+	return skipped, tx.Commit()
 }
 
 // prepare returns the INSERT of rows rows into t prepared on sqlDB, and

@@ -21,7 +21,7 @@ func TestFastInsertIsCreate(t *testing.T) {
 		for _, async := range []bool{false, true} {
 			var opts []trace.Option
 			if async {
-				opts = append(opts, trace.Async())
+				opts = append(opts, trace.WithAsync())
 			}
 			rec := trace.Record(echo(), db, opts...)
 			ctx := llmtoolkit.WithAgentID(convCtx(t, 7), "sub-\x00agent")

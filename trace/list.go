@@ -34,8 +34,8 @@ type Filter struct {
 // same microsecond are ordered by ID, which for generated (version 7) IDs is
 // the order in which they were made.
 //
-// It reads [DefaultTable], the table named by [InTable], or the one that
-// [TableFrom]'s function picks for ctx; the other options are ignored.
+// It reads [DefaultTable], the table named by [WithTable], or the one that
+// [WithTableFrom]'s function picks for ctx; the other options are ignored.
 func List(ctx context.Context, db *gorm.DB, f Filter, opts ...Option) ([]Trace, error) {
 	if db == nil {
 		return nil, errors.New("trace: List needs a *gorm.DB, got nil")

@@ -347,7 +347,7 @@ func TestSendFuncPanicWithRecorder(t *testing.T) {
 func TestRecordCapsArguments(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		fake := lt.NewFake(map[string]string{"write_file": "ok"})
-		rec := trace.Record(fake, db, trace.MaxArgumentBytes(4096))
+		rec := trace.Record(fake, db, trace.WithMaxArgumentBytes(4096))
 		big := strings.Repeat("x", 20<<20)
 		res := llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.txt", "content": big}})
 		require.False(t, res.IsError, res.Content)
@@ -384,7 +384,7 @@ func TestGuaranteesWithSessionMap(t *testing.T) {
 			for _, driver := range []string{"execute", "agentloop"} {
 				t.Run(w.name+"/"+driver, func(t *testing.T) {
 					tools, logins := matrixTools(t)
-					rec := trace.Record(tools, db, trace.Logger(discardLogger()))
+					rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
 					conv := uuid.NewString()
 					// echo is not declared: it runs only as a step of "both".
 					_, s := llmtoolkit.PrepareSession(rec, []string{"login", "boom", "both"},
@@ -411,7 +411,7 @@ func TestSessionMapOutsideTheRecorder(t *testing.T) {
 	tools, logins := matrixTools(t)
 	_, s := llmtoolkit.PrepareSession(tools, []string{"login"},
 		map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: uuid.NewString()})
-	rec := trace.Record(s, openSQLite(t), trace.Logger(discardLogger()))
+	rec := trace.Record(s, openSQLite(t), trace.WithLogger(discardLogger()))
 	res := llmtoolkit.Execute(t.Context(), rec, llmtoolkit.Call{Name: "login", Arguments: map[string]any{"user": "ada"}})
 	require.ErrorIs(t, res.Err, trace.ErrUnattributed)
 	assert.ErrorContains(t, res.Err, "tenant_id is required", "the host reads what is missing")
@@ -437,7 +437,7 @@ func TestSessionMapStepRefusedLeavesRow(t *testing.T) {
 		}}
 		tools, err := agentresolver.New(echo, bad)
 		require.NoError(t, err)
-		rec := trace.Record(tools, db, trace.Logger(discardLogger()))
+		rec := trace.Record(tools, db, trace.WithLogger(discardLogger()))
 		conv := uuid.NewString()
 		_, s := llmtoolkit.PrepareSession(rec, []string{"bad"},
 			map[string]any{trace.SessionTenantID: tenant, trace.SessionConversationID: conv})
@@ -463,7 +463,7 @@ func TestHTTPGetURLPasswordsNotStored(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = code.Close() })
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
-		rec := trace.Record(code, db, trace.Strict())
+		rec := trace.Record(code, db, trace.WithStrict())
 		conv := uuid.NewString()
 		ctx := trace.WithConversation(t.Context(), tenant, conv, 0)
 		urls := []string{

@@ -16,14 +16,16 @@ import (
 var ErrUnsupportedDatabase = errors.New("trace: unsupported database")
 
 // Migrate creates the traces table — [DefaultTable], or the one named by
-// [InTable] — if it does not exist, with indexes for the usual queries —
+// [WithTable] — if it does not exist, with indexes for the usual queries —
 // (tenant_id, conversation_id, inserted_at), (tool_name), (parent_id) and
 // (tenant_id, conversation_id, call_id) —
 // and triggers that make the table insert-only in the database itself, so
 // that raw SQL or a gorm session that skips hooks cannot change the log
 // either. It is idempotent and runs in one transaction. db must be SQLite
-// or PostgreSQL. Of the options, it reads only InTable; a new tenant's table
-// is one call: Migrate(db, trace.InTable("tenant_42.tool_traces")). The
+// or PostgreSQL. Of the options, it reads only WithTable and
+// WithIdempotentCalls (which adds a unique index, see its doc); a new
+// tenant's table is one call:
+// Migrate(db, trace.WithTable("tenant_42.tool_traces")). The
 // schema must exist: Migrate does not create it.
 //
 // The indexes, the triggers and (on PostgreSQL) the triggers' function live
@@ -39,7 +41,7 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 	}
 	c := newConfig(opts)
 	if c.tableFrom != nil {
-		return errors.New("trace: Migrate was given trace.TableFrom, which picks a table per call: name the table to create with trace.InTable")
+		return errors.New("trace: Migrate was given trace.WithTableFrom, which picks a table per call: name the table to create with trace.WithTable")
 	}
 	t, err := c.staticTable()
 	if err != nil {
@@ -52,8 +54,14 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 	switch name {
 	case "sqlite":
 		stmts = sqliteSchema(q, t)
+		if c.idempotentCalls {
+			stmts = append(stmts, uniqueCallIndex(q.in(t, t.derived(uniqueIndexSuffix)), q.id(t.name)))
+		}
 	case "postgres":
 		stmts = postgresSchema(q, t)
+		if c.idempotentCalls {
+			stmts = append(stmts, uniqueCallIndex(q.id(t.derived(uniqueIndexSuffix)), q.in(t, t.name)))
+		}
 	default:
 		return fmt.Errorf("%w: %q (use SQLite or PostgreSQL)", ErrUnsupportedDatabase, name)
 	}
@@ -80,7 +88,7 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 				return err
 			}
 		}
-		return checkIndexes(tx, name, q, t)
+		return checkIndexes(tx, name, q, t, c.idempotentCalls)
 	}
 	for attempt := 0; ; attempt++ {
 		err = db.Transaction(migrate)
@@ -110,18 +118,14 @@ func isBusy(err error) bool {
 // checkIndexes verifies that each index Migrate names exists on t: CREATE
 // INDEX IF NOT EXISTS skips a name another relation holds, and Migrate
 // must never report success over a missing index.
-func checkIndexes(tx *gorm.DB, dialect string, q quoter, t table) error {
-	for _, suffix := range []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix, callIndexSuffix} {
+func checkIndexes(tx *gorm.DB, dialect string, q quoter, t table, unique bool) error {
+	suffixes := []string{tenantIndexSuffix, toolIndexSuffix, parentIndexSuffix, callIndexSuffix}
+	if unique {
+		suffixes = append(suffixes, uniqueIndexSuffix)
+	}
+	for _, suffix := range suffixes {
 		idx := t.derived(suffix)
-		var n int64
-		var err error
-		if dialect == "postgres" {
-			err = tx.Raw(`SELECT count(*) FROM pg_indexes WHERE schemaname = COALESCE(NULLIF(?, ''), current_schema()) AND tablename = ? AND indexname = ?`,
-				t.schema, t.name, idx).Scan(&n).Error
-		} else {
-			err = tx.Raw(`SELECT count(*) FROM `+q.id(t.schema)+`.sqlite_master WHERE type = 'index' AND name = ? AND tbl_name = ?`,
-				idx, t.name).Scan(&n).Error
-		}
+		n, err := countIndex(tx, dialect, q, t, idx)
 		if err != nil {
 			return err
 		}
@@ -130,6 +134,18 @@ func checkIndexes(tx *gorm.DB, dialect string, q quoter, t table) error {
 		}
 	}
 	return nil
+}
+
+// countIndex counts the indexes named idx on t (0 or 1).
+func countIndex(tx *gorm.DB, dialect string, q quoter, t table, idx string) (n int64, err error) {
+	if dialect == "postgres" {
+		err = tx.Raw(`SELECT count(*) FROM pg_indexes WHERE schemaname = COALESCE(NULLIF(?, ''), current_schema()) AND tablename = ? AND indexname = ?`,
+			t.schema, t.name, idx).Scan(&n).Error
+	} else {
+		err = tx.Raw(`SELECT count(*) FROM `+q.id(t.schema)+`.sqlite_master WHERE type = 'index' AND name = ? AND tbl_name = ?`,
+			idx, t.name).Scan(&n).Error
+	}
+	return n, err
 }
 
 // caseClash returns an error wrapping ErrInvalidTable when SQLite holds a
@@ -151,12 +167,16 @@ func caseClash(db *gorm.DB, t table) error {
 
 // ErrNoTable is wrapped by the error of a call a [Recorder] refuses before
 // the tool runs because the table its row goes to does not exist: [Migrate]
-// was not called for it.
+// was not called for it (or, for a Recorder given [WithIdempotentCalls],
+// was called without it: the table lacks its unique index).
 var ErrNoTable = errors.New("trace: the traces table does not exist")
 
 // tableChecks remembers, for a Recorder, the tables found to exist (on
 // SQLite, also not to clash by case with another).
-type tableChecks struct{ ok sync.Map } // table -> struct{}
+type tableChecks struct {
+	ok     sync.Map // table -> struct{}
+	unique bool     // WithIdempotentCalls: the table must have its unique index
+}
 
 // check returns an error wrapping [ErrNoTable] when t does not exist, or
 // caseClash's error, querying until the table is found; an error of the
@@ -197,9 +217,26 @@ func (c *tableChecks) check(ctx context.Context, db *gorm.DB, t table) error {
 	if n == 0 {
 		how := "trace.Migrate(db)"
 		if !given.isDefault() {
-			how = fmt.Sprintf("trace.Migrate(db, trace.InTable(%q))", given.String())
+			how = fmt.Sprintf("trace.Migrate(db, trace.WithTable(%q))", given.String())
 		}
 		return fmt.Errorf("%w: %s; call %s once before recording", ErrNoTable, given, how)
+	}
+	if c.unique && (dialect == "sqlite" || dialect == "postgres") {
+		var n int64
+		err := dbGuarded(db, func() (err error) {
+			n, err = countIndex(db, dialect, quoter{db}, t, t.derived(uniqueIndexSuffix))
+			return err
+		})
+		if err != nil {
+			return nil // the write will report it
+		}
+		if n == 0 {
+			how := "trace.Migrate(db, trace.WithIdempotentCalls())"
+			if !given.isDefault() {
+				how = fmt.Sprintf("trace.Migrate(db, trace.WithTable(%q), trace.WithIdempotentCalls())", given.String())
+			}
+			return fmt.Errorf("%w: %s has no unique index of completed calls (trace.WithIdempotentCalls); call %s once before recording", ErrNoTable, given, how)
+		}
 	}
 	c.ok.Store(t, struct{}{})
 	return nil
@@ -230,7 +267,15 @@ const (
 	toolIndexSuffix   = "tool_name_index"
 	parentIndexSuffix = "parent_id_index"
 	callIndexSuffix   = "call_id_index"
+	uniqueIndexSuffix = "call_id_unique" // WithIdempotentCalls'
 )
+
+// uniqueCallIndex returns the CREATE UNIQUE INDEX of [WithIdempotentCalls]:
+// one completed row per call (see its doc).
+func uniqueCallIndex(idx, on string) string {
+	return `CREATE UNIQUE INDEX IF NOT EXISTS ` + idx + ` ON ` + on +
+		` (tenant_id, conversation_id, (COALESCE(agent_id, '')), iteration, call_id, tool_name) WHERE call_id IS NOT NULL AND result_type = 'ok'`
+}
 
 // indexes returns the CREATE INDEX statements: index names as written by
 // idx, on the table as written by on.

@@ -23,7 +23,7 @@ const postgresPingTimeout = 10 * time.Second
 // postgres:// URL, as libpq reads them. It connects once (within 10 s) so
 // that a wrong address or password is an error here, not on the first row.
 // It does not create the table: call [Migrate] once (it is idempotent), or
-// [Migrate] with [InTable] for each tenant's table.
+// [Migrate] with [WithTable] for each tenant's table.
 //
 // A password in dsn never appears in the error. gorm's own logging is
 // silenced; errors are returned.

@@ -18,8 +18,8 @@ import (
 // ErrUnattributed is wrapped by the error of a call that a [Recorder]
 // refuses before the tool runs because its trace could not name a tenant
 // and a conversation (missing or malformed IDs). Bind them with
-// [WithConversation] or the session map, give [DefaultConversation] to
-// [Record], or opt into [BestEffort].
+// [WithConversation] or the session map, give [WithDefaultConversation] to
+// [Record], or opt into [WithBestEffort].
 var ErrUnattributed = errors.New("trace: the call cannot be attributed to a tenant and a conversation")
 
 // Recorder is a [llmtoolkit.Resolver] that records every call of the
@@ -44,14 +44,14 @@ type Recorder struct {
 	inserts       inserts                                       // the INSERT statements, by table and row count
 	subWrap       func(llmtoolkit.Resolver) llmtoolkit.Resolver // forSubAgent, put on each call's context
 	cfg           config
-	table         table // InTable's, or the default
-	tableErr      error // why InTable's name is invalid
+	table         table // WithTable's, or the default
+	tableErr      error // why WithTable's name is invalid
 
-	recorded, dropped, refused, failed atomic.Int64
+	recorded, dropped, refused, failed, duplicates atomic.Int64
 
 	runs runSecrets // secrets of recipe steps, until their parent's row
 
-	// Async writer.
+	// WithAsync writer.
 	mu     sync.RWMutex // held for reading while enqueueing, for writing by Close
 	closed bool
 	queue  chan queued
@@ -71,9 +71,9 @@ type Recorder struct {
 //     the recipe call's row.
 //   - A call that cannot be attributed to a tenant and a conversation (from
 //     [WithConversation], else the session map's tenant_id and
-//     conversation_id, else [DefaultConversation]) is refused before the
+//     conversation_id, else [WithDefaultConversation]) is refused before the
 //     tool runs, with an error wrapping [ErrUnattributed] that names what is
-//     missing, unless [BestEffort] is given: then it runs, and its row is
+//     missing, unless [WithBestEffort] is given: then it runs, and its row is
 //     counted as dropped ([Recorder.Stats]) and logged. A call refused before
 //     it reached the Recorder cannot be refused again: if it cannot be
 //     attributed, it is counted and logged the same way. The session map is
@@ -81,25 +81,25 @@ type Recorder struct {
 //     Recorder inside the Session (Record, then PrepareSession), or bind
 //     WithConversation where the Recorder is outside it.
 //   - A database error after the tool ran is never silent: it is logged,
-//     counted and given to [OnError]; with [Strict] it also fails the call.
+//     counted and given to [WithOnError]; with [WithStrict] it also fails the call.
 //   - Nothing secret is stored: argument fields named by the tool's
-//     [llmtoolkit.Tool.SensitiveFields] or by [RedactFields] are stored as
+//     [llmtoolkit.Tool.SensitiveFields] or by [WithRedactFields] are stored as
 //     [Redacted], and their values, as well as every URL's password, are
 //     scrubbed from the stored arguments, result content and error text.
 //     The tool's definition is the wrapped resolver's, or, for a call it
 //     does not list (a Session's undeclared recipe step), the one told
 //     through [llmtoolkit.WithDefinitionSink].
-//   - Arguments and results are capped ([MaxArgumentBytes],
-//     [MaxResultBytes]) and marked when cut.
+//   - Arguments and results are capped ([WithMaxArgumentBytes],
+//     [WithMaxResultBytes]) and marked when cut.
 //   - The iteration is the agent loop's ([llmtoolkit.IterationFrom]), else
 //     the one given with the conversation.
-//   - The row goes to [DefaultTable], to the table named by [InTable], or
-//     to the one [TableFrom] picks for the call; a call whose table cannot
+//   - The row goes to [DefaultTable], to the table named by [WithTable], or
+//     to the one [WithTableFrom] picks for the call; a call whose table cannot
 //     be chosen is refused before the tool runs, as an unattributed one
-//     (with [BestEffort]: run, its row dropped, counted and logged).
+//     (with [WithBestEffort]: run, its row dropped, counted and logged).
 //
-// Writes are synchronous unless [Async] is given. Call [Recorder.Close]
-// when done: with Async it flushes the queue.
+// Writes are synchronous unless [WithAsync] is given. Call [Recorder.Close]
+// when done: with WithAsync it flushes the queue.
 func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	rec := &Recorder{r: r, cfg: newConfig(opts)}
 	rec.subWrap = rec.forSubAgent // one method value, not one per call
@@ -111,6 +111,8 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 		rec.db = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
 		rec.batch = db.Session(&gorm.Session{SkipDefaultTransaction: true, PrepareStmt: true})
 		rec.rowsPerInsert = rec.cfg.batchSize
+		rec.inserts.skip = rec.cfg.idempotentCalls
+		rec.tables.unique = rec.cfg.idempotentCalls
 		if db.Dialector.Name() == "sqlite" {
 			rec.sqlite = true
 			// The pure-Go driver binds parameters in time quadratic in their
@@ -175,24 +177,31 @@ func (s *subAgentRecorder) Resolve(ctx context.Context, call llmtoolkit.Call) (s
 
 // Stats counts what a Recorder did with the calls it saw.
 type Stats struct {
-	// Recorded is the number of rows written (with [Async]: queued).
+	// Recorded is the number of rows written (with [WithAsync]: queued).
 	Recorded int64
 	// Refused is the number of calls refused before the tool ran because
 	// they could not be attributed ([ErrUnattributed]) or their table could
-	// not be chosen ([InTable], [TableFrom]).
+	// not be chosen ([WithTable], [WithTableFrom]).
 	Refused int64
 	// Dropped is the number of rows not written because the call could not
-	// be attributed or its table chosen: with [BestEffort], or for a call
+	// be attributed or its table chosen: with [WithBestEffort], or for a call
 	// refused before it reached the Recorder.
 	Dropped int64
 	// Failed is the number of rows whose write failed (logged and given to
-	// [OnError]); with [Async], counted when the batch fails.
+	// [WithOnError]); with [WithAsync], counted when the batch fails.
 	Failed int64
+	// Duplicates is the number of rows not written because the table
+	// already held the completed row of the same call
+	// ([WithIdempotentCalls]); each is logged. With [WithAsync] they are
+	// counted when their batch is written, after Recorded counted them
+	// queued; without, they are not counted in Recorded.
+	Duplicates int64
 }
 
 // Stats returns the counts so far.
 func (rec *Recorder) Stats() Stats {
-	return Stats{Recorded: rec.recorded.Load(), Refused: rec.refused.Load(), Dropped: rec.dropped.Load(), Failed: rec.failed.Load()}
+	return Stats{Recorded: rec.recorded.Load(), Refused: rec.refused.Load(), Dropped: rec.dropped.Load(), Failed: rec.failed.Load(),
+		Duplicates: rec.duplicates.Load()}
 }
 
 // Resolve runs the call on the wrapped resolver and records it. The
@@ -314,7 +323,7 @@ type pending struct {
 	agent, callID    string
 	conv             conversation
 	fe               []FieldError
-	table            *table // rec.table unless TableFrom picked another
+	table            *table // rec.table unless WithTableFrom picked another
 	unwritable       error  // why the row cannot be written (unattributed, no table), or nil
 	args             JSON
 	secrets          []string
@@ -336,7 +345,7 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	}
 	p.agent = llmtoolkit.AgentIDFrom(ctx)
 	if err := checkConversation(p.conv, p.fe); err != nil {
-		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.DefaultConversation to trace.Record, or opt into trace.BestEffort", ErrUnattributed, err)
+		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.WithDefaultConversation to trace.Record, or opt into trace.WithBestEffort", ErrUnattributed, err)
 	} else if rec.cfg.tableFrom == nil && rec.tableErr == nil {
 		p.table = &rec.table
 	} else if t, err := rec.cfg.chooseTable(ctx, rec.table, rec.tableErr); err != nil {
@@ -375,14 +384,17 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		// bottleneck, then only binds text.
 		berr = t.encode()
 	}
+	dup := false
 	if berr == nil {
-		berr = rec.write(ctx, *p.table, t)
+		dup, berr = rec.write(ctx, *p.table, t)
 	}
 	if berr != nil {
 		rec.fail(ctx, t, berr)
 		return berr
 	}
-	rec.recorded.Add(1)
+	if !dup {
+		rec.recorded.Add(1)
+	}
 	return nil
 }
 
@@ -391,7 +403,7 @@ func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, 
 	msg := "trace: a tool call could not be attributed; "
 	switch {
 	case errors.Is(err, ErrNoTable):
-		msg = "trace: the table of a tool call does not exist; "
+		msg = "trace: the table of a tool call does not exist or is not migrated for its options; "
 	case !errors.Is(err, ErrUnattributed):
 		msg = "trace: the table of a tool call could not be chosen; "
 	}
@@ -454,32 +466,57 @@ func stripNULs(res JSON) JSON {
 	return res
 }
 
-// write inserts t into tbl now, or queues it for the async writer.
-func (rec *Recorder) write(ctx context.Context, tbl table, t *Trace) error {
+// write inserts t into tbl now, or queues it for the async writer; dup
+// reports a row inserted now that the table already held
+// ([WithIdempotentCalls]).
+func (rec *Recorder) write(ctx context.Context, tbl table, t *Trace) (dup bool, err error) {
 	if rec.queue != nil {
 		rec.mu.RLock()
 		if !rec.closed {
 			rec.queue <- queued{t, tbl} // waits while the queue is full: never drops
 			rec.mu.RUnlock()
-			return nil
+			return false, nil
 		}
 		rec.mu.RUnlock()
 	}
 	return rec.insert(context.WithoutCancel(ctx), tbl, t)
 }
 
-// insert writes one trace into tbl now.
-func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) error {
+// insert writes one trace into tbl now; dup reports a row the table
+// already held ([WithIdempotentCalls]), counted and logged.
+func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) (dup bool, err error) {
 	if rec.db == nil {
-		return errors.New("trace: cannot write the trace: trace.Record was given a nil *gorm.DB")
+		return false, errors.New("trace: cannot write the trace: trace.Record was given a nil *gorm.DB")
 	}
 	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
 	defer cancel()
-	err := dbGuarded(rec.db, func() error { return rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t}) })
+	var skipped int
+	err = dbGuarded(rec.db, func() (err error) {
+		skipped, err = rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
+		return false, fmt.Errorf("trace: writing the trace of %q to %s: %w", t.ToolName, tbl, err)
 	}
-	return nil
+	if skipped > 0 {
+		rec.skipped(ctx, tbl, skipped, t)
+	}
+	return skipped > 0, nil
+}
+
+// skipped counts and logs n rows the table already held (one of them t,
+// when known).
+func (rec *Recorder) skipped(ctx context.Context, tbl table, n int, t *Trace) {
+	rec.duplicates.Add(int64(n))
+	attrs := []slog.Attr{slog.String("table", tbl.String()), slog.Int("rows", n)}
+	if t != nil {
+		attrs = append(attrs, slog.String("tool", t.ToolName), slog.String("trace_id", t.ID))
+		if t.CallID != nil {
+			attrs = append(attrs, slog.String("call_id", *t.CallID))
+		}
+	}
+	rec.cfg.logger.LogAttrs(ctx, slog.LevelWarn,
+		"trace: the completed row of a call was already recorded (a retry): this one was not written", attrs...)
 }
 
 // dbGuarded runs a database call on db, turning a panic in it (a
@@ -513,7 +550,7 @@ func forgetStatements(db *gorm.DB) {
 	}
 }
 
-// report logs a failed write and tells OnError.
+// report logs a failed write and tells WithOnError.
 func (rec *Recorder) report(ctx context.Context, t *Trace, err error) {
 	attrs := []slog.Attr{slog.Any("error", err)}
 	if t != nil {
@@ -524,9 +561,9 @@ func (rec *Recorder) report(ctx context.Context, t *Trace, err error) {
 	if rec.cfg.onError == nil {
 		return
 	}
-	defer func() { // OnError is the host's code: its panic is logged, not spread
+	defer func() { // WithOnError is the host's code: its panic is logged, not spread
 		if v := recover(); v != nil {
-			rec.cfg.logger.LogAttrs(ctx, slog.LevelError, "trace: OnError panicked",
+			rec.cfg.logger.LogAttrs(ctx, slog.LevelError, "trace: WithOnError panicked",
 				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 		}
 	}()

@@ -60,7 +60,7 @@ func convCtx(t *testing.T, iteration int) context.Context {
 func TestRecord(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		fake := newSecretive()
-		rec := trace.Record(fake, db, trace.RedactFields("api_key"))
+		rec := trace.Record(fake, db, trace.WithRedactFields("api_key"))
 		defer func() { require.NoError(t, rec.Close()) }()
 		require.Len(t, rec.Tools(), len(fake.Tools()))
 		for i, tool := range rec.Tools() {
@@ -116,7 +116,7 @@ func TestRecord(t *testing.T) {
 func TestRecordPassesDefinitionsOn(t *testing.T) {
 	db := openSQLite(t)
 	fake := newSecretive()
-	rec := trace.Record(fake, db, trace.RedactFields("api_key"))
+	rec := trace.Record(fake, db, trace.WithRedactFields("api_key"))
 
 	tool, ok := rec.LookupTool("login")
 	require.True(t, ok)
@@ -177,7 +177,7 @@ func TestRecordTruncatesLongResults(t *testing.T) {
 		long := strings.Repeat("é", 10) // 20 bytes
 		fake := llmtoolkittest.NewFake(map[string]string{"big": long, "small": "ok"})
 		fake.Fails("bigerr", errors.New(long))
-		rec := trace.Record(fake, db, trace.MaxResultBytes(7))
+		rec := trace.Record(fake, db, trace.WithMaxResultBytes(7))
 		ctx := convCtx(t, 0)
 		for _, name := range []string{"big", "small", "bigerr"} {
 			out, _ := rec.Resolve(ctx, llmtoolkit.Call{Name: name})
@@ -220,7 +220,7 @@ func TestRecordWritesTracesOfCancelledCalls(t *testing.T) {
 		cancel()
 		return "", ctx.Err()
 	})
-	_, err := trace.Record(fake, db, trace.Strict()).Resolve(ctx, llmtoolkit.Call{Name: "slow"})
+	_, err := trace.Record(fake, db, trace.WithStrict()).Resolve(ctx, llmtoolkit.Call{Name: "slow"})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.NotContains(t, err.Error(), "recorded")
 	got, err := trace.List(t.Context(), db, trace.Filter{})
@@ -229,7 +229,7 @@ func TestRecordWritesTracesOfCancelledCalls(t *testing.T) {
 	assert.Equal(t, trace.JSON{"error": "context canceled"}, got[0].Result)
 }
 
-// failures collects what OnError receives.
+// failures collects what WithOnError receives.
 type failures struct {
 	mu     sync.Mutex
 	traces []*trace.Trace
@@ -256,8 +256,8 @@ func TestRecordFailurePolicy(t *testing.T) {
 		var logs bytes.Buffer
 		var fails failures
 		fake := newSecretive()
-		rec := trace.Record(fake, unmigrated, trace.OnError(fails.add),
-			trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))
+		rec := trace.Record(fake, unmigrated, trace.WithOnError(fails.add),
+			trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 		out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 		require.NoError(t, err)
 		assert.Equal(t, "package a", out)
@@ -275,7 +275,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 	t.Run("default: a call without IDs is refused before it runs", func(t *testing.T) {
 		var logs bytes.Buffer
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))
+		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 		require.ErrorIs(t, err, trace.ErrUnattributed)
 		assert.ErrorContains(t, err, "tenant_id")
@@ -288,7 +288,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 	t.Run("best effort: the tool runs, the dropped row is counted and logged", func(t *testing.T) {
 		var logs bytes.Buffer
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.BestEffort(), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))
+		rec := trace.Record(fake, openSQLite(t), trace.WithBestEffort(), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 		out, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 		require.NoError(t, err)
 		assert.Equal(t, "package a", out)
@@ -299,7 +299,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 
 	t.Run("default conversation", func(t *testing.T) {
 		db := openSQLite(t)
-		rec := trace.Record(newSecretive(), db, trace.DefaultConversation(tenant, convB))
+		rec := trace.Record(newSecretive(), db, trace.WithDefaultConversation(tenant, convB))
 		_, err := rec.Resolve(t.Context(), llmtoolkit.Call{Name: "read_file"})
 		require.NoError(t, err)
 		got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convB})
@@ -310,8 +310,8 @@ func TestRecordFailurePolicy(t *testing.T) {
 
 	t.Run("strict: a failed write fails the call", func(t *testing.T) {
 		var fails failures
-		rec := trace.Record(newSecretive(), unmigrated, trace.Strict(), trace.OnError(fails.add),
-			trace.Logger(discardLogger()))
+		rec := trace.Record(newSecretive(), unmigrated, trace.WithStrict(), trace.WithOnError(fails.add),
+			trace.WithLogger(discardLogger()))
 		out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 		require.Error(t, err)
 		assert.Empty(t, out)
@@ -325,7 +325,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 
 	t.Run("a call with malformed IDs is not made", func(t *testing.T) {
 		fake := newSecretive()
-		rec := trace.Record(fake, openSQLite(t), trace.Logger(discardLogger()))
+		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(discardLogger()))
 		ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"tenant_id": tenant, "conversation_id": "nope", "iteration": "x"})
 		_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
 		require.ErrorIs(t, err, trace.ErrUnattributed)
@@ -336,7 +336,7 @@ func TestRecordFailurePolicy(t *testing.T) {
 	})
 
 	t.Run("nil db and nil resolver", func(t *testing.T) {
-		_, err := trace.Record(newSecretive(), nil, trace.Strict()).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
+		_, err := trace.Record(newSecretive(), nil, trace.WithStrict()).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 		assert.ErrorContains(t, err, "nil *gorm.DB")
 		_, err = trace.Record(nil, openSQLite(t)).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "x"})
 		assert.ErrorIs(t, err, llmtoolkit.ErrUnknownTool)
@@ -385,15 +385,15 @@ func TestForgottenMigrate(t *testing.T) {
 		want string
 	}{
 		{"default table", nil, "call trace.Migrate(db) once before recording"},
-		{"named table", []trace.Option{trace.InTable("audit")}, `call trace.Migrate(db, trace.InTable("audit")) once before recording`},
-		{"async", []trace.Option{trace.Async()}, "call trace.Migrate(db) once before recording"},
+		{"named table", []trace.Option{trace.WithTable("audit")}, `call trace.Migrate(db, trace.WithTable("audit")) once before recording`},
+		{"async", []trace.Option{trace.WithAsync()}, "call trace.Migrate(db) once before recording"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "empty.db"))
 			require.NoError(t, err)
 			fake := newSecretive()
 			var logs bytes.Buffer
-			rec := trace.Record(fake, db, append(tc.opts, trace.Logger(slog.New(slog.NewTextHandler(&logs, nil))))...)
+			rec := trace.Record(fake, db, append(tc.opts, trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))...)
 			res := llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "read_file"})
 			require.True(t, res.IsError)
 			require.ErrorIs(t, res.Err, trace.ErrNoTable)
@@ -405,7 +405,7 @@ func TestForgottenMigrate(t *testing.T) {
 			assert.Contains(t, logs.String(), "does not exist")
 			require.NoError(t, rec.Close())
 
-			require.NoError(t, trace.Migrate(db, tc.opts...)) // Migrate reads InTable alone
+			require.NoError(t, trace.Migrate(db, tc.opts...)) // Migrate reads WithTable alone
 			rec = trace.Record(fake, db, tc.opts...)
 			res = llmtoolkit.Execute(convCtx(t, 0), rec, llmtoolkit.Call{Name: "read_file"})
 			require.False(t, res.IsError, "after Migrate the call runs: %s", res.Content)

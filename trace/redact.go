@@ -22,7 +22,7 @@ const DefaultMaxResultBytes = 64 << 10
 const DefaultMaxArgumentBytes = 64 << 10
 
 // arguments returns the stored form of a call's arguments: a JSON copy with
-// the sensitive fields of def and of [RedactFields] redacted, every URL
+// the sensitive fields of def and of [WithRedactFields] redacted, every URL
 // password scrubbed, capped; and the secret values removed, to scrub from
 // the result (for a malformed call, those found in its raw text).
 func (rec *Recorder) arguments(call llmtoolkit.Call, def llmtoolkit.Tool) (JSON, []string) {
@@ -44,7 +44,7 @@ func (rec *Recorder) arguments(call llmtoolkit.Call, def llmtoolkit.Tool) (JSON,
 // scrub removes secret values and URL passwords from stored text.
 func scrub(s string, secrets []string) string { return redact.Scrub(s, secrets, Redacted) }
 
-// capArguments bounds the stored arguments to MaxArgumentBytes of JSON.
+// capArguments bounds the stored arguments to WithMaxArgumentBytes of JSON.
 // When they are larger, long strings are cut (each ends with a note of the
 // bytes cut) and "_truncated": true and "_bytes" (the full size) are added;
 // if that is still too large, only those two keys and "_preview", the start

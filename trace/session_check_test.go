@@ -30,7 +30,7 @@ func TestSessionErrNamesBadIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := newSecretive()
-			rec := trace.Record(fake, openSQLite(t), trace.Logger(discardLogger()))
+			rec := trace.Record(fake, openSQLite(t), trace.WithLogger(discardLogger()))
 			_, s := llmtoolkit.PrepareSession(rec, []string{"read_file", "fail"}, tc.values)
 			if tc.want == nil {
 				assert.NoError(t, s.Err())

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultTable is the table traces live in unless [InTable] or [TableFrom]
+// DefaultTable is the table traces live in unless [WithTable] or [WithTableFrom]
 // names another. It is unqualified: on PostgreSQL the connection's
 // search_path finds it; on SQLite the main database holds it, and an
 // unqualified name is always addressed as main.NAME, never as the table of
@@ -28,7 +28,7 @@ const MaxIdentifierBytes = 63
 // digit, of 1 to [MaxIdentifierBytes] bytes.
 var ErrInvalidTable = errors.New("trace: invalid table name")
 
-// InTable names the table traces are written to ([Record]), created in
+// WithTable names the table traces are written to ([Record]), created in
 // ([Migrate]) and read from ([List]): a table name ("audit_traces"), or a
 // schema and a table name joined by a dot ("tenant_42.tool_traces" on
 // PostgreSQL; on SQLite, "aux.tool_traces" is the table of the attached
@@ -42,32 +42,32 @@ var ErrInvalidTable = errors.New("trace: invalid table name")
 // (by Migrate, and by a Recorder before the tool runs) instead of sharing
 // that table. A name that is not valid (see [ErrInvalidTable]) makes
 // Migrate and List fail, and makes a Recorder refuse every call before the
-// tool runs (with [BestEffort]: run it and drop its row), with an error
+// tool runs (with [WithBestEffort]: run it and drop its row), with an error
 // wrapping ErrInvalidTable; check a name from outside with [ValidateTable]
-// first. InTable replaces an earlier [TableFrom].
-func InTable(name string) Option {
+// first. WithTable replaces an earlier [WithTableFrom].
+func WithTable(name string) Option {
 	return func(c *config) { c.table, c.tableNamed, c.tableFrom = name, true, nil }
 }
 
-// TableFrom picks the table of each call from its context, so that one
+// WithTableFrom picks the table of each call from its context, so that one
 // [Recorder] (and one connection pool) serves many tenants, each in a schema
-// or table of its own: fn returns a name as [InTable] takes it, for example
+// or table of its own: fn returns a name as [WithTable] takes it, for example
 // "tenant_42.tool_traces" for the tenant found in the context. A call whose
 // table cannot be chosen (fn returns an error, panics, or returns an invalid
 // name) is refused before the tool runs, with an error wrapping fn's error
-// or [ErrInvalidTable] (with [BestEffort]: it runs and its row is dropped);
-// it is counted in [Recorder.Stats] and logged. [List] given TableFrom reads
-// the table fn picks for its context; [Migrate] needs [InTable]. fn may be
+// or [ErrInvalidTable] (with [WithBestEffort]: it runs and its row is dropped);
+// it is counted in [Recorder.Stats] and logged. [List] given WithTableFrom reads
+// the table fn picks for its context; [Migrate] needs [WithTable]. fn may be
 // called from many goroutines at once. A nil fn means [DefaultTable].
-// TableFrom replaces an earlier InTable.
+// WithTableFrom replaces an earlier WithTable.
 //
 // Each table has its own prepared statements: with many tenants, bound
 // gorm's cache of them (gorm.Config.PrepareStmtMaxSize).
-func TableFrom(fn func(ctx context.Context) (string, error)) Option {
+func WithTableFrom(fn func(ctx context.Context) (string, error)) Option {
 	return func(c *config) { c.table, c.tableNamed, c.tableFrom = "", false, fn }
 }
 
-// ValidateTable returns nil if name can be given to [InTable], else an
+// ValidateTable returns nil if name can be given to [WithTable], else an
 // error wrapping [ErrInvalidTable] that says what is wrong.
 func ValidateTable(name string) error {
 	_, err := parseTable("", name)
@@ -183,15 +183,15 @@ func (t table) derived(suffix string) string {
 	return t.name[:min(keep, len(t.name))] + "_" + h + "_" + suffix
 }
 
-// staticTable is the table named by InTable, or the default.
+// staticTable is the table named by WithTable, or the default.
 func (c *config) staticTable() (table, error) {
 	if !c.tableNamed {
 		return defaultTable, nil
 	}
-	return parseTable("trace.InTable", c.table)
+	return parseTable("trace.WithTable", c.table)
 }
 
-// chooseTable returns the table of a call made with ctx: TableFrom's pick,
+// chooseTable returns the table of a call made with ctx: WithTableFrom's pick,
 // else static (with its error staticErr).
 func (c *config) chooseTable(ctx context.Context, static table, staticErr error) (t table, err error) {
 	if c.tableFrom == nil {
@@ -199,12 +199,12 @@ func (c *config) chooseTable(ctx context.Context, static table, staticErr error)
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			t, err = table{}, fmt.Errorf("trace: the function given to trace.TableFrom panicked: %v", v)
+			t, err = table{}, fmt.Errorf("trace: the function given to trace.WithTableFrom panicked: %v", v)
 		}
 	}()
 	name, err := c.tableFrom(ctx)
 	if err != nil {
-		return table{}, fmt.Errorf("trace: the function given to trace.TableFrom could not choose the table: %w", err)
+		return table{}, fmt.Errorf("trace: the function given to trace.WithTableFrom could not choose the table: %w", err)
 	}
-	return parseTable("trace.TableFrom", name)
+	return parseTable("trace.WithTableFrom", name)
 }

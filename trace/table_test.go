@@ -92,28 +92,28 @@ func TestHostileTableNames(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		require.NoError(t, db.Exec(`CREATE TABLE y (n integer)`).Error)
 		for _, h := range hostileTables {
-			opt := trace.InTable(h.name)
+			opt := trace.WithTable(h.name)
 			err := trace.Migrate(db, opt)
 			require.ErrorIs(t, err, trace.ErrInvalidTable, "Migrate %q", h.name)
-			assert.ErrorContains(t, err, "trace.InTable", "the error names the argument")
+			assert.ErrorContains(t, err, "trace.WithTable", "the error names the argument")
 
 			_, err = trace.List(t.Context(), db, trace.Filter{}, opt)
 			require.ErrorIs(t, err, trace.ErrInvalidTable, "List %q", h.name)
 
 			fake := newSecretive()
-			rec := trace.Record(fake, db, opt, trace.Logger(discardLogger()))
+			rec := trace.Record(fake, db, opt, trace.WithLogger(discardLogger()))
 			_, err = rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			require.ErrorIs(t, err, trace.ErrInvalidTable, "Record %q", h.name)
 			assert.Empty(t, fake.Calls(), "the tool did not run")
 
-			pick := trace.TableFrom(func(context.Context) (string, error) { return h.name, nil })
-			rec = trace.Record(fake, db, pick, trace.Logger(discardLogger()))
+			pick := trace.WithTableFrom(func(context.Context) (string, error) { return h.name, nil })
+			rec = trace.Record(fake, db, pick, trace.WithLogger(discardLogger()))
 			_, err = rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
-			require.ErrorIs(t, err, trace.ErrInvalidTable, "TableFrom %q", h.name)
-			assert.ErrorContains(t, err, "trace.TableFrom")
+			require.ErrorIs(t, err, trace.ErrInvalidTable, "WithTableFrom %q", h.name)
+			assert.ErrorContains(t, err, "trace.WithTableFrom")
 			assert.Empty(t, fake.Calls(), "the tool did not run")
 			_, err = trace.List(t.Context(), db, trace.Filter{}, pick)
-			require.ErrorIs(t, err, trace.ErrInvalidTable, "List with TableFrom %q", h.name)
+			require.ErrorIs(t, err, trace.ErrInvalidTable, "List with WithTableFrom %q", h.name)
 		}
 		var n int64
 		require.NoError(t, db.Raw(`SELECT count(*) FROM y`).Scan(&n).Error, "y survives")
@@ -208,19 +208,19 @@ func TestTenantsThroughOnePool(t *testing.T) {
 	tenants := [2]string{tenant, tenant2}
 	forEachTenantDB(t, func(t *testing.T, s tenantSetup) {
 		for _, tbl := range s.tables {
-			require.NoError(t, trace.Migrate(s.db, trace.InTable(tbl)), "one call migrates a tenant's table")
-			require.NoError(t, trace.Migrate(s.db, trace.InTable(tbl)), "idempotent")
+			require.NoError(t, trace.Migrate(s.db, trace.WithTable(tbl)), "one call migrates a tenant's table")
+			require.NoError(t, trace.Migrate(s.db, trace.WithTable(tbl)), "idempotent")
 		}
-		pick := trace.TableFrom(tenantTable(map[string]string{tenants[0]: s.tables[0], tenants[1]: s.tables[1]}))
+		pick := trace.WithTableFrom(tenantTable(map[string]string{tenants[0]: s.tables[0], tenants[1]: s.tables[1]}))
 
 		// Synchronous, then asynchronous with every batch mixing both
 		// tenants, in more rows per table than one SQLite statement takes.
 		const syncCalls, asyncCalls = 6, 250
 		for _, async := range []bool{false, true} {
-			opts := []trace.Option{pick, trace.Strict()}
+			opts := []trace.Option{pick, trace.WithStrict()}
 			calls := syncCalls
 			if async {
-				opts = append(opts, trace.Async(), trace.BatchSize(2*asyncCalls), trace.FlushInterval(time.Minute))
+				opts = append(opts, trace.WithAsync(), trace.WithBatchSize(2*asyncCalls), trace.WithFlushInterval(time.Minute))
 				calls = asyncCalls
 			}
 			rec := trace.Record(echo(), s.db, opts...)
@@ -241,7 +241,7 @@ func TestTenantsThroughOnePool(t *testing.T) {
 
 		want := int64(syncCalls + asyncCalls)
 		for i, tbl := range s.tables {
-			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.InTable(tbl))
+			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.WithTable(tbl))
 			require.NoError(t, err)
 			require.Len(t, got, int(want), tbl)
 			for _, r := range got {
@@ -265,8 +265,8 @@ func TestTenantsThroughOnePool(t *testing.T) {
 func TestTriggersHoldInEverySchema(t *testing.T) {
 	forEachTenantDB(t, func(t *testing.T, s tenantSetup) {
 		for _, tbl := range s.tables {
-			require.NoError(t, trace.Migrate(s.db, trace.InTable(tbl)))
-			rec := trace.Record(echo(), s.db, trace.InTable(tbl), trace.Strict())
+			require.NoError(t, trace.Migrate(s.db, trace.WithTable(tbl)))
+			rec := trace.Record(echo(), s.db, trace.WithTable(tbl), trace.WithStrict())
 			_, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
 			require.NoError(t, err)
 
@@ -288,7 +288,7 @@ func TestTriggersHoldInEverySchema(t *testing.T) {
 			err = s.db.Model(&trace.Trace{}).Table(tbl).Where("1 = 1").Delete(&trace.Trace{}).Error
 			assert.ErrorIs(t, err, trace.ErrImmutable)
 
-			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.InTable(tbl))
+			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.WithTable(tbl))
 			require.NoError(t, err)
 			require.Len(t, got, 1)
 			assert.Equal(t, 0, got[0].Iteration, "the row is unchanged")
@@ -318,7 +318,7 @@ func TestTriggersHoldInEverySchema(t *testing.T) {
 // table's indexes and triggers, which the docs tell users to drop to prune.
 func TestDefaultTableObjectsKeepTheirNames(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
-		require.NoError(t, trace.Migrate(db, trace.InTable(trace.DefaultTable)), "the default, named")
+		require.NoError(t, trace.Migrate(db, trace.WithTable(trace.DefaultTable)), "the default, named")
 		var triggers []string
 		if db.Dialector.Name() == "postgres" {
 			require.NoError(t, db.Raw(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'tool_traces'::regclass AND NOT tgisinternal ORDER BY tgname`).Scan(&triggers).Error)
@@ -337,8 +337,8 @@ func TestLongTableNames(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *gorm.DB) {
 		long := strings.Repeat("t", 60)
 		for _, tbl := range []string{long + "_a", long + "_b"} {
-			require.NoError(t, trace.Migrate(db, trace.InTable(tbl)))
-			require.NoError(t, trace.Migrate(db, trace.InTable(tbl)), "idempotent")
+			require.NoError(t, trace.Migrate(db, trace.WithTable(tbl)))
+			require.NoError(t, trace.Migrate(db, trace.WithTable(tbl)), "idempotent")
 			var names []string
 			if db.Dialector.Name() == "postgres" {
 				require.NoError(t, db.Raw(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND indexname NOT LIKE '%pkey%'`, tbl).Scan(&names).Error)
@@ -349,7 +349,7 @@ func TestLongTableNames(t *testing.T) {
 			for _, n := range names {
 				assert.LessOrEqual(t, len(n), trace.MaxIdentifierBytes)
 			}
-			rec := trace.Record(echo(), db, trace.InTable(tbl), trace.Strict())
+			rec := trace.Record(echo(), db, trace.WithTable(tbl), trace.WithStrict())
 			_, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "echo", Arguments: map[string]any{"n": 1}})
 			require.NoError(t, err)
 			err = db.Exec(`DELETE FROM ` + tbl).Error
@@ -376,11 +376,11 @@ func TestTableFromFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			fake := newSecretive()
-			opts := []trace.Option{trace.TableFrom(tt.fn), trace.Logger(slog.New(slog.NewTextHandler(&logs, nil)))}
+			opts := []trace.Option{trace.WithTableFrom(tt.fn), trace.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))}
 			_, err := trace.Record(fake, db, opts...).Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			if tt.name == "missing table" { // chosen, but absent: refused before the tool runs
 				require.ErrorIs(t, err, trace.ErrNoTable)
-				assert.ErrorContains(t, err, `trace.Migrate(db, trace.InTable("nowhere"))`)
+				assert.ErrorContains(t, err, `trace.Migrate(db, trace.WithTable("nowhere"))`)
 				assert.Empty(t, fake.Calls())
 				return
 			}
@@ -392,22 +392,22 @@ func TestTableFromFailures(t *testing.T) {
 			assert.Empty(t, fake.Calls(), "refused before the tool ran")
 			assert.Contains(t, logs.String(), "table of a tool call could not be chosen")
 
-			rec := trace.Record(fake, db, append(opts, trace.BestEffort())...)
+			rec := trace.Record(fake, db, append(opts, trace.WithBestEffort())...)
 			out, err := rec.Resolve(convCtx(t, 0), llmtoolkit.Call{Name: "read_file"})
 			require.NoError(t, err)
 			assert.Equal(t, "package a", out)
 			assert.Equal(t, trace.Stats{Dropped: 1}, rec.Stats())
 		})
 	}
-	t.Run("Migrate needs InTable", func(t *testing.T) {
-		err := trace.Migrate(db, trace.TableFrom(func(context.Context) (string, error) { return "x", nil }))
-		assert.ErrorContains(t, err, "trace.InTable")
+	t.Run("Migrate needs WithTable", func(t *testing.T) {
+		err := trace.Migrate(db, trace.WithTableFrom(func(context.Context) (string, error) { return "x", nil }))
+		assert.ErrorContains(t, err, "trace.WithTable")
 	})
 }
 
 func TestMigrateNeedsTheSchema(t *testing.T) {
 	db, _ := postgresSchemas(t, 0)
-	err := trace.Migrate(db, trace.InTable("trace_no_such_schema.tool_traces"))
+	err := trace.Migrate(db, trace.WithTable("trace_no_such_schema.tool_traces"))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "trace: migrating trace_no_such_schema.tool_traces")
 	assert.ErrorContains(t, err, `schema "trace_no_such_schema" does not exist`)
@@ -421,11 +421,11 @@ func TestTenantTablesThroughSessions(t *testing.T) {
 	tenants := [2]string{tenant, tenant2}
 	forEachTenantDB(t, func(t *testing.T, s tenantSetup) {
 		for _, tbl := range s.tables {
-			require.NoError(t, trace.Migrate(s.db, trace.InTable(tbl)))
+			require.NoError(t, trace.Migrate(s.db, trace.WithTable(tbl)))
 		}
 		tools, _ := matrixTools(t)
-		rec := trace.Record(tools, s.db, trace.Strict(), trace.Logger(discardLogger()),
-			trace.TableFrom(tenantTable(map[string]string{tenants[0]: s.tables[0], tenants[1]: s.tables[1]})))
+		rec := trace.Record(tools, s.db, trace.WithStrict(), trace.WithLogger(discardLogger()),
+			trace.WithTableFrom(tenantTable(map[string]string{tenants[0]: s.tables[0], tenants[1]: s.tables[1]})))
 		for _, tn := range tenants {
 			_, session := llmtoolkit.PrepareSession(rec, []string{"login", "both"},
 				map[string]any{trace.SessionTenantID: tn, trace.SessionConversationID: convA})
@@ -436,7 +436,7 @@ func TestTenantTablesThroughSessions(t *testing.T) {
 		}
 		assert.Equal(t, trace.Stats{Recorded: 10}, rec.Stats(), "nothing dropped")
 		for i, tbl := range s.tables {
-			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.InTable(tbl))
+			got, err := trace.List(t.Context(), s.db, trace.Filter{}, trace.WithTable(tbl))
 			require.NoError(t, err)
 			var names []string
 			for _, r := range got {

@@ -43,9 +43,9 @@
 //
 // Display: eino's string result has no slot for it. It reaches the host
 // through [WithDisplay] (for every call of the adapted tools) or, per run,
-// through the implementation-specific tool option [DisplayTo], passed as
-// react.WithToolOptions(eino.DisplayTo(fn)) or
-// compose.WithToolsNodeOption(compose.WithToolOption(eino.DisplayTo(fn))).
+// through the implementation-specific tool option [WithDisplayTo], passed as
+// react.WithToolOptions(eino.WithDisplayTo(fn)) or
+// compose.WithToolsNodeOption(compose.WithToolOption(eino.WithDisplayTo(fn))).
 // Without either it is dropped; the model never sees it in any case.
 //
 // Changing tool lists (the plan mode's switch): eino binds a ToolsNode's and

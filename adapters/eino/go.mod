@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/eino-contrib/jsonschema v1.0.3
-	github.com/llmtoolkit/llmtoolkit v0.0.0-00010101000000-000000000000
+	github.com/llmtoolkit/llmtoolkit v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -44,5 +44,3 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/llmtoolkit/llmtoolkit => ../..

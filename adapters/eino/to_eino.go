@@ -44,16 +44,16 @@ func WithHaltAsResult() Option {
 	return func(c *config) { c.haltResult = true }
 }
 
-// displayOptions is the implementation-specific option [DisplayTo] sets.
+// displayOptions is the implementation-specific option [WithDisplayTo] sets.
 type displayOptions struct {
 	display func(callID string, d llmtoolkit.Display)
 }
 
-// DisplayTo is an eino tool option, for one run, that hands each Display of
+// WithDisplayTo is an eino tool option, for one run, that hands each Display of
 // the adapted tools to fn with eino's tool call id. Pass it with
 // react.WithToolOptions or compose.WithToolOption. fn must be safe for
 // concurrent use.
-func DisplayTo(fn func(callID string, d llmtoolkit.Display)) tool.Option {
+func WithDisplayTo(fn func(callID string, d llmtoolkit.Display)) tool.Option {
 	return tool.WrapImplSpecificOptFn(func(o *displayOptions) { o.display = fn })
 }
 

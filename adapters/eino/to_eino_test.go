@@ -143,7 +143,7 @@ func TestCallIDSessionIterationAndDisplay(t *testing.T) {
 	node, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{Tools: tools})
 	require.NoError(t, err)
 	_, err = node.Invoke(ctx, schema.AssistantMessage("", []schema.ToolCall{call("call-42", "echo", `{"text":"hi"}`)}),
-		compose.WithToolOption(eino.DisplayTo(func(id string, d llmtoolkit.Display) {
+		compose.WithToolOption(eino.WithDisplayTo(func(id string, d llmtoolkit.Display) {
 			mu.Lock()
 			defer mu.Unlock()
 			runDisplays[id] = d

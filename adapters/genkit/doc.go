@@ -39,7 +39,7 @@
 //     each part is named in a last line of it ("[not sent: image
 //     (image/png, N bytes) ...]"), its bytes are dropped.
 //   - Display: genkit's tool response has no slot for it; it never reaches
-//     the conversation. [OnResult] hands the host each full
+//     the conversation. [WithOnResult] hands the host each full
 //     [llmtoolkit.Result], Display included.
 //   - Tool list changes (the plan mode's switch): genkit reads the tool
 //     list once per Generate; build it again with [Tools] for the next

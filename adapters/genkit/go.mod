@@ -2,11 +2,9 @@ module github.com/llmtoolkit/llmtoolkit/adapters/genkit
 
 go 1.26.0
 
-replace github.com/llmtoolkit/llmtoolkit => ../..
-
 require (
 	github.com/firebase/genkit/go v1.4.0
-	github.com/llmtoolkit/llmtoolkit v0.0.0-00010101000000-000000000000
+	github.com/llmtoolkit/llmtoolkit v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

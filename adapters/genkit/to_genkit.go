@@ -22,7 +22,7 @@ type config struct {
 	onResult func(context.Context, llmtoolkit.Result)
 }
 
-// OnResult makes every call through the adapted tools tell fn its full
+// WithOnResult makes every call through the adapted tools tell fn its full
 // [llmtoolkit.Result] once it has run: the host's slot for the
 // [llmtoolkit.Display] (genkit's tool response has none, so the model's
 // conversation never carries it), the error behind an error result
@@ -30,7 +30,7 @@ type config struct {
 // goroutine; genkit runs the calls of one model turn concurrently, so fn
 // must be safe for concurrent use. A panic in fn is rescued and the call's
 // output is kept.
-func OnResult(fn func(ctx context.Context, res llmtoolkit.Result)) Option {
+func WithOnResult(fn func(ctx context.Context, res llmtoolkit.Result)) Option {
 	return func(c *config) { c.onResult = fn }
 }
 
@@ -191,7 +191,7 @@ func execute(ctx context.Context, r llmtoolkit.Resolver, name string, raw json.R
 func tellResult(ctx context.Context, fn func(context.Context, llmtoolkit.Result), res llmtoolkit.Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			slog.ErrorContext(ctx, "genkitadapter: OnResult panicked", "tool", res.Name, "panic", fmt.Sprint(v))
+			slog.ErrorContext(ctx, "genkitadapter: WithOnResult panicked", "tool", res.Name, "panic", fmt.Sprint(v))
 		}
 	}()
 	fn(ctx, res)

@@ -119,7 +119,7 @@ func TestErrorResultsReachTheModel(t *testing.T) {
 	}
 }
 
-// A successful call's output is the content; the Display goes to OnResult
+// A successful call's output is the content; the Display goes to WithOnResult
 // only, never into the conversation.
 func TestOutputAndDisplay(t *testing.T) {
 	dir := t.TempDir()
@@ -130,7 +130,7 @@ func TestOutputAndDisplay(t *testing.T) {
 
 	var mu sync.Mutex
 	var results []llmtoolkit.Result
-	onResult := genkitadapter.OnResult(func(_ context.Context, res llmtoolkit.Result) {
+	onResult := genkitadapter.WithOnResult(func(_ context.Context, res llmtoolkit.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		results = append(results, res)
@@ -158,7 +158,7 @@ func TestOutputAndDisplay(t *testing.T) {
 	assert.Equal(t, "beta\n", string(got))
 }
 
-// A panicking OnResult does not fail the call.
+// A panicking WithOnResult does not fail the call.
 func TestOnResultPanicIsRescued(t *testing.T) {
 	r := &stub{
 		tools: []llmtoolkit.Tool{llmtoolkit.MustTool("echo", "Echoes.", objectSchema("text"))},
@@ -166,7 +166,7 @@ func TestOnResultPanicIsRescued(t *testing.T) {
 			"echo": func(_ context.Context, c llmtoolkit.Call) (string, error) { return c.Arguments["text"].(string), nil },
 		},
 	}
-	tools := genkitadapter.Tools(r, genkitadapter.OnResult(func(context.Context, llmtoolkit.Result) { panic("host bug") }))
+	tools := genkitadapter.Tools(r, genkitadapter.WithOnResult(func(context.Context, llmtoolkit.Result) { panic("host bug") }))
 	out, err := tools[0].RunRaw(context.Background(), map[string]any{"text": "hi"})
 	require.NoError(t, err)
 	assert.Equal(t, "hi", out)

@@ -2,10 +2,8 @@ module github.com/llmtoolkit/llmtoolkit/adapters/mcpgo
 
 go 1.26.0
 
-replace github.com/llmtoolkit/llmtoolkit => ../..
-
 require (
-	github.com/llmtoolkit/llmtoolkit v0.0.0-00010101000000-000000000000
+	github.com/llmtoolkit/llmtoolkit v0.1.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/stretchr/testify v1.12.1
 )

@@ -5,8 +5,8 @@ go 1.26.0
 require (
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0
-	github.com/llmtoolkit/llmtoolkit v0.0.0-00010101000000-000000000000
-	github.com/llmtoolkit/llmtoolkit/otelkit v0.0.0-00010101000000-000000000000
+	github.com/llmtoolkit/llmtoolkit v0.1.0
+	github.com/llmtoolkit/llmtoolkit/otelkit v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -64,7 +64,3 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.62.0 // indirect
 )
-
-replace github.com/llmtoolkit/llmtoolkit => ../..
-
-replace github.com/llmtoolkit/llmtoolkit/otelkit => ../../otelkit

@@ -105,13 +105,13 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if sqlDB, err := db.DB(); err == nil {
 			defer sqlDB.Close()
 		}
-		if err := trace.Migrate(db, trace.InTable(*traceTable)); err != nil {
+		if err := trace.Migrate(db, trace.WithTable(*traceTable)); err != nil {
 			fmt.Fprintf(stderr, "llmtoolkit mcp: preparing the trace database %s: %v\n", *traceDB, err)
 			return exitError
 		}
 		// MCP requests carry no conversation: one server run is one
 		// conversation, given to every call (refused ones included).
-		rec := trace.Record(r, db, trace.Logger(log), trace.DefaultConversation(*tenant, *conversation), trace.InTable(*traceTable))
+		rec := trace.Record(r, db, trace.WithLogger(log), trace.WithDefaultConversation(*tenant, *conversation), trace.WithTable(*traceTable))
 		defer func() {
 			if err := rec.Close(); err != nil {
 				log.Error("closing the trace recorder", "err", err)

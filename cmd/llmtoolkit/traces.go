@@ -59,7 +59,7 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if sqlDB, err := db.DB(); err == nil {
 		defer sqlDB.Close()
 	}
-	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, CallID: *callID, Limit: *limit}, trace.InTable(*table))
+	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, CallID: *callID, Limit: *limit}, trace.WithTable(*table))
 	if err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: listing %s: %v\n", *dbPath, err)
 		return exitError

@@ -101,7 +101,7 @@ func contextAgent(spec childSpec) AgentFunc {
 		if err := os.MkdirAll(ws, 0o755); err != nil {
 			return nil, agentloop.Options{}, err
 		}
-		return send, agentloop.Options{
+		opts := agentloop.Options{
 			Resolver: llmtoolkit.Indexed(resolve, []llmtoolkit.Tool{tool}), MaxIterations: contextTurns,
 			OnEvent: func(e agentloop.Event) {
 				if e.Context != nil {
@@ -110,7 +110,14 @@ func contextAgent(spec childSpec) AgentFunc {
 			},
 			ContextBudget: 4000,
 			ContextPolicy: agentloop.ContextPolicy{Summarize: summarize, KeepToolResults: 2, KeepRecent: 1000, SpillBytes: 2048, SpillRoot: ws},
-		}, nil
+		}
+		switch spec.Policy {
+		case "budget":
+			opts.ContextBudget = 6000
+		case "no summarizer":
+			opts.ContextPolicy.Summarize = nil
+		}
+		return send, opts, nil
 	}
 }
 
@@ -169,6 +176,45 @@ func crashWithContextPolicy(t *testing.T, db string) {
 	}
 	t.Logf("context crash test: %d messages at the end; reference run's changes %v; summaries %v; requests %d",
 		len(got.Messages), changes, lines(t, dir, "summaries.log"), total(lines(t, dir, "requests.log")))
+}
+
+// TestCrashResumeWithAnotherContextPolicy: a run that compacted is
+// SIGKILLed and resumed by a process whose agent has another context
+// policy (a larger budget; no summarizer). The run stops with
+// ErrAgentChanged before any step is replayed: replayed under the other
+// policy, its history would be cleared and compacted otherwise than it
+// was (before: DBOS's UnexpectedStep some turns later, where a
+// compaction step moved, after replaying the turns before it into the
+// other policy; or, had no step moved, another history). Resumed under
+// the same policy, the run completes: TestCrashResumeWithContextPolicy.
+func TestCrashResumeWithAnotherContextPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	for _, policy := range []string{"budget", "no summarizer"} {
+		t.Run(policy, func(t *testing.T) {
+			dir := t.TempDir()
+			spec := childSpec{DB: "sqlite:" + filepath.Join(t.TempDir(), "dbos.db"), Dir: dir, Run: "run-1", Executor: "a", Start: true, Block: "c14", Context: true}
+			first := startChild(t, spec)
+			waitFile(t, first, filepath.Join(dir, "blocked"), 60*time.Second)
+			first.kill(t)
+			requests := lines(t, dir, "requests.log")
+
+			spec.Start, spec.Block, spec.Policy = false, "", policy
+			second := startChild(t, spec)
+			code := second.exitCode(t, 90*time.Second)
+			require.NoFileExists(t, filepath.Join(dir, "result-a.json"), "the run must not complete; output:\n%s", second.output())
+			assert.Equal(t, 1, code, "output:\n%s", second.output())
+			b, err := os.ReadFile(filepath.Join(dir, "error-a.json"))
+			require.NoError(t, err, "output:\n%s", second.output())
+			var got childError
+			require.NoError(t, json.Unmarshal(b, &got))
+			assert.True(t, got.AgentChanged, "errors.Is(err, ErrAgentChanged): %s", got.Message)
+			assert.Contains(t, got.Message, "context policy")
+			assert.Equal(t, requests, lines(t, dir, "requests.log"), "the model is not called again")
+			assert.Equal(t, 1, lines(t, dir, "effects.log")["c14"], "no tool runs again")
+		})
+	}
 }
 
 func readResult(t *testing.T, dir, executor string) Result {

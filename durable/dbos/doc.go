@@ -64,11 +64,14 @@
 // they cannot tell that the agent changed: a run's first step
 // (agent/fingerprint) records the fingerprint of the agent its AgentFunc
 // built (the tools with their schemas and facts, the system prompt, the
-// loop bounds), and a resumed attempt whose agent has another stops,
-// before any step is replayed, with [ErrAgentChanged], which wraps
-// ErrStepNondeterminism and is read back from the database in any process
-// (TestCrashResumeByAnotherAgent: killed under one agent, resumed by
-// another). Deploying a change to an agent's tools or prompt while runs
+// loop bounds, the context budget and policy as
+// agentloop.ContextFingerprint hashes them), and a resumed attempt whose
+// agent has another stops, before any step is replayed, with
+// [ErrAgentChanged], which wraps ErrStepNondeterminism and is read back
+// from the database in any process (TestCrashResumeByAnotherAgent: killed
+// under one agent, resumed by another;
+// TestCrashResumeWithAnotherContextPolicy). An agent without a budget and
+// without spilling has the fingerprint it had before the policy counted. Deploying a change to an agent's tools or prompt while runs
 // are in flight is such a change: DBOS resumes only the runs of the same
 // Config.ApplicationVersion (by default a hash of the binary), and a run
 // started before the fingerprint step existed stops with

@@ -42,9 +42,10 @@ var (
 // (see [Engine] for what it carries) and its [Run]: it must build the same
 // agent for the same run, or the resumed run stops with [ErrAgentChanged]
 // (which wraps transact.ErrStepNondeterminism): the fingerprint of the
-// agent (tools, schemas, facts, system prompt, loop options) is the run's
-// first recorded step. What the SendFunc does (the model, a prompt it adds)
-// is not seen. Options.Executor is set by the Engine.
+// agent (tools, schemas, facts, system prompt, loop options, context
+// policy) is the run's first recorded step. What the SendFunc does (the
+// model, a prompt it adds) is not seen. Options.Executor is set by the
+// Engine.
 type AgentFunc func(ctx context.Context, run Run) (agentloop.SendFunc, agentloop.Options, error)
 
 // Run describes one run to its [AgentFunc].

@@ -19,7 +19,12 @@ import (
 // schemas, annotations, sensitive fields, path arguments, recipes), a
 // system prompt or loop options (MaxIterations, MaxToolCalls,
 // MaxTurnResultBytes, BreakerThreshold, whether Options.Tools narrows the
-// list, whether a Stop hook is set) other than those of its first attempt.
+// list, whether a Stop hook is set, the context budget and policy as
+// agentloop.ContextFingerprint hashes them: another budget, thresholds,
+// spill size, or a summarizer set or unset; another summarizer function
+// is not seen) other than those of its first attempt. A policy cleared,
+// compacted or spilled the recorded history at its thresholds: replayed
+// under another, the run would clear and compact otherwise than it did.
 // The recorded steps were answers to the first agent: replaying them into
 // another would run its tools on calls written for others. The run stops,
 // with its status ERROR, before its first step is replayed; [Engine.Result]
@@ -40,12 +45,17 @@ type agentPrint struct {
 	BreakerThreshold   int      `json:"breaker_threshold"`
 	Narrowed           bool     `json:"narrowed,omitempty"` // Options.Tools set
 	Stop               bool     `json:"stop,omitempty"`
+	// Context is agentloop.ContextFingerprint of the options: "" (left
+	// out, so the hash of an agent without a policy is what it was before
+	// the policy counted) without a budget and without spilling.
+	Context string `json:"context,omitempty"`
 }
 
 // fingerprint returns the hash of the agent a run's attempt built: its
 // tools (Options.Tools, or the Resolver's list at the start, each by
 // agentloop.ToolFingerprint), the system messages of its input and the
-// loop options that change what the recorded steps mean. The agent built
+// loop options that change what the recorded steps mean, its context
+// policy among them (agentloop.ContextFingerprint). The agent built
 // for the same run gives the same hash.
 func fingerprint(in Input, opts agentloop.Options) (fp string, err error) {
 	defer func() {
@@ -57,6 +67,7 @@ func fingerprint(in Input, opts agentloop.Options) (fp string, err error) {
 		MaxIterations: opts.MaxIterations, MaxToolCalls: opts.MaxToolCalls,
 		MaxTurnResultBytes: opts.MaxTurnResultBytes, BreakerThreshold: opts.BreakerThreshold,
 		Narrowed: opts.Tools != nil, Stop: opts.Stop != nil,
+		Context: agentloop.ContextFingerprint(opts),
 	}
 	tools := opts.Tools
 	if tools == nil && opts.Resolver != nil {
@@ -105,7 +116,7 @@ func (e *Engine) checkAgent(wf transact.Context, id string, in Input, opts agent
 		WorkflowID: id,
 		StepName:   fingerprintStep,
 		Message: fmt.Sprintf("%s: run %q started with agent %.12s and was resumed with agent %.12s "+
-			"(its tools, their schemas or facts, the system prompt or the loop options differ); "+
+			"(its tools, their schemas or facts, the system prompt, the loop options or the context policy differ); "+
 			"resume it with the agent it started with, or start a new run", ErrAgentChanged, id, recorded, fp),
 	}
 }

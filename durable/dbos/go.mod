@@ -6,7 +6,7 @@ require (
 	github.com/dbos-inc/dbos-transact-golang v1.8.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.10.0
-	github.com/llmtoolkit/llmtoolkit v0.0.0-00010101000000-000000000000
+	github.com/llmtoolkit/llmtoolkit v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
@@ -51,5 +51,3 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.62.0 // indirect
 )
-
-replace github.com/llmtoolkit/llmtoolkit => ../..

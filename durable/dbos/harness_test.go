@@ -59,6 +59,7 @@ type childSpec struct {
 	TraceDB    string `json:"trace_db,omitempty"` // record the tool calls with package trace in this SQLite file
 	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds)
 	Context    bool   `json:"context,omitempty"`  // run contextAgent: a long run under a context budget
+	Policy     string `json:"policy,omitempty"`   // contextAgent with another policy: "budget" (a larger budget), "no summarizer"
 }
 
 // The scripted conversation: 4 model calls; turns 1 and 2 call one tool,

@@ -43,6 +43,20 @@ type Activities struct {
 	// reports (llmtoolkit.ReportProgress), so a tool that reports none
 	// for the run's HeartbeatTimeout is deemed stuck.
 	HeartbeatEvery time.Duration
+	// Blobs, when set, keeps the bytes of big parts (a tool's images and
+	// documents) out of the run's Temporal payloads: each part of a tool
+	// result larger than InlinePartBytes is put there, and the history
+	// holds a reference ([BlobScheme]) that the model activity reads back
+	// before it calls the model ([ResolveParts] does it for a host reading
+	// [RunOutput].History). Every worker of the task queue must reach the
+	// same store ([DirBlobs] on a shared folder, or the host's object
+	// store). Nil: parts travel in the payloads, and those that would
+	// make a tool result larger than RunInput.MaxPayloadBytes are left
+	// out with a note to the model.
+	Blobs BlobStore
+	// InlinePartBytes is the size above which a part goes to Blobs. 0
+	// means [DefaultInlinePartBytes].
+	InlinePartBytes int
 }
 
 // Registry is where [Register] registers the workflow and the activities:
@@ -95,12 +109,19 @@ func (a *Activities) logger() *slog.Logger {
 // Send marked [Retryable] fails the attempt, so Temporal runs it again.
 // A compaction (in.Compaction, see [RunInput].Compact) is summarized
 // instead: by Options.ContextPolicy.Summarize when set, else by the model.
+// The parts the history holds by reference ([Activities].Blobs) are read
+// back first; one that cannot be fails the activity.
 func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (ModelResult, error) {
 	if a.Send == nil {
 		return ModelResult{}, sdktemporal.NewNonRetryableApplicationError("Activities.Send is nil; set it to the function that calls the model", "llmtoolkit.Config", nil)
 	}
 	hctx, stop := a.heartbeats(ctx)
 	defer stop()
+	msgs, err := a.resolve(hctx, in.Messages) // the parts kept in Activities.Blobs
+	if err != nil {
+		return ModelResult{}, err
+	}
+	in.Messages = msgs
 	resp, prints, err := a.send(llmtoolkit.WithIteration(runContext(hctx, in.Session), in.Iteration), in)
 	if err != nil {
 		if ferr := attemptFailure(ctx, hctx, err); ferr != nil {
@@ -184,6 +205,9 @@ func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (agentloop.Tool
 	calls := make([]llmtoolkit.Call, in.Index+1)
 	calls[in.Index] = in.Call
 	res := agentloop.RunToolCall(runContext(hctx, in.Session), opts, in.Iteration, calls, in.Index)
+	if err := a.fitParts(hctx, &res, maxPayload(in.MaxPayloadBytes)); err != nil {
+		return agentloop.ToolOutcome{}, err
+	}
 	if res.Err != nil {
 		if ferr := attemptFailure(ctx, hctx, res.Err); ferr != nil {
 			return agentloop.ToolOutcome{}, ferr

@@ -67,9 +67,16 @@
 //     otherwise; the run then fails with an application error of type
 //     [AgentChangedType] ([ErrAgentChanged]) instead of answering the
 //     recorded calls with another agent's tools
-//     (TestRunMovedToWorkerWithOtherToolsStops). The loop's bounds and the
-//     prompt are the run's input, recorded, so they cannot differ; a
-//     history recorded before the fingerprints replays without the check.
+//     (TestRunMovedToWorkerWithOtherToolsStops). The loop's bounds, the
+//     prompt and the context budget and thresholds (RunInput's
+//     ContextBudget, ClearAt, KeepToolResults, CompactAt, KeepRecent,
+//     Compact) are the run's input, recorded, so they cannot differ: no
+//     agent fingerprint is needed for them. The worker's share of the
+//     policy (spilling, a summarizer) acts inside the activities, whose
+//     outcomes are recorded: a replay reads the spilled results and the
+//     summaries back, and another worker's settings apply to new steps
+//     only. A history recorded before the fingerprints replays without
+//     the check.
 //
 // # Approvals
 //
@@ -99,10 +106,43 @@
 //
 // Each model activity's input is the whole history so far, recorded in the
 // run's Temporal history: a long run with large tool results grows it
-// quadratically, and Temporal limits a payload (2 MiB by default) and a
-// history (50 MiB). Bound the results (RunInput.MaxTurnResultBytes) and
-// the iterations, or continue a long conversation in a new run with the
-// returned history. The tools offered to the model are the worker's
+// quadratically, and Temporal limits a payload (the server's
+// limit.blobSize.error, 2 MiB by default; warnings below it) and a
+// history (50 MiB). Bound the results (RunInput.MaxTurnResultBytes, a
+// ContextBudget) and the iterations, or continue a long conversation in a
+// new run with the returned history.
+//
+// Images and documents (llmtoolkit.Part) are where one result alone can
+// pass the payload limit: a 3 MiB screenshot is 4 MiB in base64. Each
+// payload is kept under RunInput.MaxPayloadBytes ([DefaultMaxPayloadBytes]):
+//
+//   - with [Activities].Blobs (a [BlobStore]; [DirBlobs] keeps the blobs in
+//     a folder shared by the workers), the tool activity puts every part
+//     larger than Activities.InlinePartBytes (64 KiB by default) in the
+//     store and records a reference in its place (a part whose URL starts
+//     with [BlobScheme], keyed by the SHA-256 of the bytes); the model
+//     activity reads the bytes back before it calls the model, so the
+//     model sees the image while no payload, and no Temporal history,
+//     holds it. RunOutput.History keeps the references: [ResolveParts]
+//     puts the bytes back. The host removes the blobs when the runs that
+//     refer to them are over. A reference a tool returns itself (an MCP
+//     server's link) is left out, so a tool never has the model read a
+//     blob it named. A client that starts a run with a user's picture
+//     can do the same: Put it in the store and pass a part whose URL is
+//     BlobScheme and its key ("sha256-" and the hex SHA-256 of the bytes).
+//   - without a store, the parts that would make a tool result pass the
+//     limit are left out whole, and the model reads a note that names
+//     them, the limit and the option;
+//   - a model call whose history would still pass it (images that each
+//     fit, but not all together) is not sent: the run fails with an
+//     application error of type [PayloadTooLargeType] ([ErrPayloadTooLarge])
+//     saying so, instead of a workflow task the server refuses again and
+//     again.
+//
+// The context estimate (agentloop) counts an image as the tokens its
+// pixels cost whatever it holds, but a file part by its bytes: a
+// document kept in the store is counted by its reference, far less than
+// it costs. The tools offered to the model are the worker's
 // (Options.Tools, or the Resolver's list), read at each model call.
 // Options.OnEvent, when set on the worker, sees each tool call's events
 // there; the workflow runs no host callbacks.
@@ -111,7 +151,8 @@
 //
 // Temporal keeps a workflow's input and every activity's outcome in its
 // history: the conversation, each model answer with its tool calls as the
-// model wrote them, and each tool's result. A value of an argument a tool
+// model wrote them, and each tool's result, with its images and documents
+// unless they went to [Activities].Blobs, which then holds them. A value of an argument a tool
 // declares sensitive (llmtoolkit.Tool.SensitiveFields) is kept as it is,
 // because an interrupted call runs again with it. Encrypt payloads with a
 // converter.PayloadCodec on the client and the worker (Temporal's standard

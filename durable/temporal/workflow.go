@@ -88,6 +88,15 @@ type RunInput struct {
 	// (the files stay; remove them with ContextPolicy.RemoveSpillFiles and
 	// the workflow ID when the run is over).
 	Compact bool `json:"compact,omitempty"`
+	// MaxPayloadBytes is the size each payload of the run is kept under:
+	// Temporal refuses a larger one (the server's limit.blobSize.error).
+	// A tool result's parts that would pass it go to [Activities].Blobs
+	// when the worker has a store, else are left out with a note to the
+	// model; a model call whose history would pass it ends the run with
+	// [ErrPayloadTooLarge] before it is sent. 0 means
+	// [DefaultMaxPayloadBytes]; negative: no guard (parts travel as they
+	// are, as before).
+	MaxPayloadBytes int `json:"max_payload_bytes,omitempty"`
 }
 
 // RunOutput is the workflow's result: what [agentloop.Run] returned.
@@ -138,6 +147,9 @@ type ToolInput struct {
 	// the call on a worker where the tool is missing or defined otherwise
 	// ([ErrAgentChanged]). Empty: no check.
 	ToolFingerprint string `json:"tool_fingerprint,omitempty"`
+	// MaxPayloadBytes is the run's (see [RunInput]): the size the tool
+	// result is kept under.
+	MaxPayloadBytes int `json:"max_payload_bytes,omitempty"`
 }
 
 // Workflow runs [agentloop.Run] as a Temporal workflow: each model call is
@@ -189,6 +201,9 @@ func Workflow(ctx workflow.Context, in RunInput) (RunOutput, error) {
 	resp, history, err := agentloop.Run(context.Background(), in.Messages, sendOutsideActivity, opts) //workflowcheck:ignore
 	if errors.Is(err, ErrAgentChanged) {
 		return RunOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), AgentChangedType, nil)
+	}
+	if errors.Is(err, ErrPayloadTooLarge) {
+		return RunOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), PayloadTooLargeType, nil)
 	}
 	if errors.Is(err, agentloop.ErrInvalidOptions) {
 		return RunOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), "llmtoolkit.InvalidOptions", err)
@@ -249,8 +264,12 @@ func (e *executor) Model(_ context.Context, step agentloop.ModelStep, _ func(con
 		StartToCloseTimeout: orDefault(e.in.ModelTimeout, DefaultModelTimeout),
 		RetryPolicy:         retryPolicy(e.in.ModelRetry),
 	})
+	in := ModelInput{Iteration: step.Iteration, Messages: step.Messages, Session: e.in.Session, Compaction: step.Compaction}
+	if err := checkPayload(in, maxPayload(e.in.MaxPayloadBytes)); err != nil {
+		return agentloop.Response{}, err // the server would refuse it: the run ends, saying why
+	}
 	var out ModelResult
-	err := workflow.ExecuteActivity(ctx, ModelActivityName, ModelInput{Iteration: step.Iteration, Messages: step.Messages, Session: e.in.Session, Compaction: step.Compaction}).Get(ctx, &out)
+	err := workflow.ExecuteActivity(ctx, ModelActivityName, in).Get(ctx, &out)
 	if !step.Compaction { // a summary offers no tools
 		e.offered = out.Tools
 	}
@@ -309,7 +328,7 @@ func (e *executor) Tools(_ context.Context, step agentloop.ToolsStep, run func(c
 		f := workflow.ExecuteActivity(actx, ToolActivityName, ToolInput{
 			Iteration: step.Iteration, Index: i, Count: len(calls), Call: call,
 			MaxToolCalls: e.in.MaxToolCalls, MaxTurnResultBytes: e.in.MaxTurnResultBytes, Session: e.in.Session,
-			ToolFingerprint: e.offered[call.Name],
+			ToolFingerprint: e.offered[call.Name], MaxPayloadBytes: e.in.MaxPayloadBytes,
 		})
 		running++
 		sel.AddFuture(f, func(f workflow.Future) {

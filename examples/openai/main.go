@@ -180,9 +180,11 @@ func responsesTools(tools []llmtoolkit.Tool) []provider.OpenAIResponsesTool {
 	return out
 }
 
-// post sends one JSON request and returns the body of a 200 answer.
+// post sends one JSON request and returns the body of a 200 answer. The
+// body is what json.Marshal writes, with the base64 of the images the
+// tools attach written once (provider.MarshalRequest).
 func (c *chatClient) post(ctx context.Context, path string, payload any) ([]byte, error) {
-	body, err := json.Marshal(payload)
+	body, err := provider.MarshalRequest(payload)
 	if err != nil {
 		return nil, err
 	}

@@ -126,6 +126,7 @@ func tools() *llmtoolkittest.Fake {
 	})
 	addInputRequiredTools(f, empty)
 	addTaskTools(f)
+	addContentTools(f, empty)
 	return f
 }
 
