@@ -97,6 +97,9 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 			progress.handle(ctx, req.Params)
 		}
 	}
+	if cfg.clientTasks {
+		transport = clientTasksTransport(transport, &copts)
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
 	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger()), nil)

@@ -142,4 +142,43 @@
 // credentials); tokens are refreshed by the handler and never logged nor
 // put in _meta. scripts/conformance_auth.sh runs the MCP conformance
 // suite's client authorization scenarios against it.
+//
+// # Tasks
+//
+// A long tool call can run as an MCP task (SEP-2663, the tasks extension
+// of 2026-07-28, which the official Go SDK does not have): [Handler]
+// answers its tools/call at once with the task (resultType "task", a
+// taskId), runs the tool in the background, and answers tasks/get (the
+// status; the result or the error inlined once it is over), tasks/update
+// (the client's answers to the tool's input requests) and tasks/cancel
+// (the tool's context ends). [WithTaskTools] says which tools run as
+// tasks, by [TaskSupport]: TaskOptional when the client declared
+// [TasksExtension], TaskRequired always (else the -32021 error), or
+// TaskOnDemand once the tool returns [ErrRunAsTask] (after gathering input
+// synchronously, say). A tool's error result completes its task (isError);
+// a protocol error or a panic fails it, the panic's value not sent. A tool
+// that returns [InputRequired] in a task parks it as input_required; the
+// answers may come one at a time, and once all are in the tool runs again
+// with them ([InputFrom]) and its state, in a new round. [TaskIDFrom] tells
+// a tool it runs in a task. Under [WithBearerAuth] a task belongs to its
+// caller's tenant and subject: another caller is told there is no such
+// task, and the task runs with its caller's tools only; with
+// [WithPropagator] it runs in the trace context of the call that created
+// it. The routing
+// headers of tasks/* (Mcp-Method, Mcp-Name) must match the body. The
+// tasks/* requests are not counted by [WithRateLimits].
+//
+// Tasks live in a [TaskStore] ([WithTaskStore]): by default a
+// [MemoryTaskStore], bounded (a cap, a TTL) but of one process only.
+// Replicas share one, durable: package durable/dbos's TaskStore keeps
+// tasks in the DBOS database and runs each round as a DBOS workflow, so
+// any replica answers for any task and a task whose replica died is run
+// again, from its start, at the replica's restart. Tasks are served over
+// HTTP only: over [Serve] a call runs synchronously.
+//
+// On the client side, [WithClientTasks] makes [Connect] (over
+// [HTTPTransport], on the current protocol) declare the extension and
+// follow a task to its end, so a tool call that the server runs as a task
+// returns its result as a synchronous one would; the call's context ending
+// cancels the task.
 package mcp

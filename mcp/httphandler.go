@@ -66,21 +66,36 @@ type HTTPHandler struct {
 	// are cancelled.
 	stopped   context.Context
 	stopCalls context.CancelFunc
+
+	// ownTasks is the default task store, this handler's own: Shutdown
+	// closes it.
+	ownTasks *MemoryTaskStore
 }
 
-func newHTTPHandler(srv *sdk.Server, cfg config) *HTTPHandler {
+func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
 	stateful := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Logger: cfg.logger, SessionTimeout: cfg.idleTimeout})
 	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Logger: cfg.logger, Stateless: true, PropagateRequestCancellation: true})
 	stopped, stopCalls := context.WithCancel(context.Background())
+	var statefulNext http.Handler = stateful
+	var statelessNext http.Handler = stateless
+	var own *MemoryTaskStore
+	if ts != nil {
+		if ts.ownStore {
+			own, _ = ts.store.(*MemoryTaskStore)
+		}
+		statefulNext = &taskRoutes{next: stateful, ts: ts, srv: srv, log: cfg.warnLogger()}
+		statelessNext = &taskRoutes{next: stateless, ts: ts, srv: srv, log: cfg.warnLogger()}
+	}
 	return &HTTPHandler{
 		stopped:   stopped,
 		stopCalls: stopCalls,
 		// Authorization and the Origin check (protect) come first on both.
-		stateful:        protect(cfg, &sessionCap{next: stateful, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}),
-		stateless:       protect(cfg, stateless),
+		stateful:        protect(cfg, &sessionCap{next: statefulNext, srv: srv, max: cfg.maxSessions, log: cfg.warnLogger()}),
+		stateless:       protect(cfg, statelessNext),
 		legacyStateless: cfg.stateless,
+		ownTasks:        own,
 		srv:             srv,
 		retryAfter:      cfg.retryAfter,
 		log:             cfg.warnLogger(),
@@ -182,7 +197,9 @@ type readCloser struct {
 // tools see their context end) and their clients get an error. Then the
 // legacy sessions kept in this process are closed (their clients see them
 // end and open new ones). It returns nil when every call finished, or an
-// error wrapping [ErrShutdown] and ctx's error. Call it before
+// error wrapping [ErrShutdown] and ctx's error. The tasks of the default
+// store ([MemoryTaskStore]) still running are cancelled: they cannot
+// outlive the process. Call it before
 // [http.Server.Shutdown], whose own wait then ends at once.
 func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
@@ -199,6 +216,9 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	}
 	for ss := range h.srv.Sessions() {
 		_ = ss.Close() // its client sees the session end, which is all there is to tell
+	}
+	if h.ownTasks != nil {
+		h.ownTasks.Close() // the tasks of this process die with it: no run outlives the handler
 	}
 	return err
 }

@@ -221,6 +221,9 @@ func (s stateSigner) withCallInput(ctx context.Context, req *sdk.CallToolRequest
 // (input required, a missing capability) into the result or the JSON-RPC
 // error the client must receive; ok is false for any other error.
 func (s stateSigner) protocolAnswer(ctx context.Context, err error) (out *sdk.CallToolResult, perr error, ok bool) {
+	if errors.Is(err, ErrRunAsTask) { // for the tasks middleware
+		return nil, ErrRunAsTask, true
+	}
 	var ir *InputRequiredError
 	if errors.As(err, &ir) {
 		requests := ir.Requests

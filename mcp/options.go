@@ -32,11 +32,15 @@ type config struct {
 	requestStateKey []byte        // see WithRequestStateKey
 	serverOpts      *sdk.ServerOptions
 	clientOpts      *sdk.ClientOptions
-	auth            *AuthConfig       // see WithBearerAuth
-	rateLimits      *RateLimits       // see WithRateLimits
-	oauth           auth.OAuthHandler // see WithOAuth
-	origins         []string          // see WithAllowedOrigins
-	originCheck     bool              // see WithAllowedOrigins
+	auth            *AuthConfig            // see WithBearerAuth
+	rateLimits      *RateLimits            // see WithRateLimits
+	oauth           auth.OAuthHandler      // see WithOAuth
+	origins         []string               // see WithAllowedOrigins
+	originCheck     bool                   // see WithAllowedOrigins
+	taskTools       map[string]TaskSupport // see WithTaskTools
+	taskStore       TaskStore              // see WithTaskStore
+	taskTTL         time.Duration          // see WithTaskTTL
+	clientTasks     bool                   // see WithClientTasks
 }
 
 // DefaultSessionIdleTimeout is how long [Handler] keeps a session that
@@ -186,6 +190,9 @@ func newConfig(opts []Option) config {
 	}
 	if c.idleTimeout <= 0 {
 		c.idleTimeout = DefaultSessionIdleTimeout
+	}
+	if c.taskTTL <= 0 {
+		c.taskTTL = DefaultTaskTTL
 	}
 	if c.retryAfter <= 0 {
 		c.retryAfter = DefaultRetryAfter

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,7 +57,13 @@ const DisplayMetaKey = "io.llmtoolkit/display"
 // Run it with [sdk.Server.Run] on any transport, or use [Serve] and
 // [Handler]. Prompts and resources may be added to it with the SDK.
 func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
-	cfg := newConfig(opts)
+	srv, _ := newServer(r, newConfig(opts))
+	return srv
+}
+
+// newServer is NewServer, with the tasks extension it serves (nil when
+// no tool runs as a task), which Handler answers tasks/* for.
+func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 	var sopts sdk.ServerOptions
 	if cfg.serverOpts != nil {
 		sopts = *cfg.serverOpts
@@ -77,19 +85,32 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 		// it): say so, as the current protocol asks of a server that does.
 		caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
 	}
+	var ts *taskServer
+	signer := newStateSigner(cfg.requestStateKey)
+	if r != nil && len(cfg.taskTools) > 0 {
+		ts = newTaskServer(cfg, r, signer)
+		caps.AddExtension(TasksExtension, map[string]any{})
+	}
 	sopts.Capabilities = &caps
 	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
+	if ts != nil {
+		// Added first, it runs last: after the authorization and the
+		// rate limits, with the caller's identity and tools in ctx.
+		srv.AddReceivingMiddleware(ts.middleware)
+	}
 	extractTraceContext(srv, cfg.propagator)
 	// The last added runs first: the identity is found before the rate is
 	// checked.
 	limitRequests(srv, cfg.rateLimits, cfg.warnLogger())
 	authorizeRequests(srv, r, cfg.auth, cfg.warnLogger())
 	if r == nil {
-		return srv
+		return srv, nil
 	}
 	tools := r.Tools()
 	r = llmtoolkit.Indexed(r, tools)
-	signer := newStateSigner(cfg.requestStateKey)
+	if ts != nil {
+		ts.r = r
+	}
 	seen := make(map[string]bool)
 	served := make(map[string]bool, len(tools))
 	for _, t := range tools {
@@ -103,11 +124,18 @@ func NewServer(r llmtoolkit.Resolver, opts ...Option) *sdk.Server {
 				slog.String("tool", t.Name))
 			continue
 		}
-		srv.AddTool(st, toolHandler(r, t.Name, signer, cfg.warnLogger()))
+		h := toolHandler(r, t.Name, signer, cfg.warnLogger())
+		srv.AddTool(st, h)
 		served[t.Name] = true
+		if ts != nil {
+			ts.handlers[t.Name] = h
+		}
 	}
 	srv.AddReceivingMiddleware(auditUnknownTools(r, served))
-	return srv
+	if ts != nil {
+		ts.store.Bind(ts.run)
+	}
+	return srv, ts
 }
 
 // Serve runs an MCP server for r (see [NewServer]) on transport until the
@@ -165,7 +193,8 @@ func lineTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
 // [HTTPHandler.Shutdown] before the http.Server's own Shutdown.
 func Handler(r llmtoolkit.Resolver, opts ...Option) *HTTPHandler {
 	cfg := newConfig(opts)
-	return newHTTPHandler(NewServer(r, opts...), cfg)
+	srv, ts := newServer(r, cfg)
+	return newHTTPHandler(srv, ts, cfg)
 }
 
 // sessionCap refuses a request that would open a session (one without a
@@ -235,6 +264,12 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		if res.Err != nil {
 			if out, perr, ok := signer.protocolAnswer(ctx, res.Err); ok {
 				return out, perr
+			}
+			if TaskIDFrom(ctx) != "" && errors.Is(res.Err, llmtoolkit.ErrToolPanic) {
+				// In a task a panic is the server's failure, not the
+				// tool's answer: the task fails (its value is not sent:
+				// it may quote a secret).
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q panicked", name)}
 			}
 		}
 		text, cut := capResultText(res.Content)

@@ -11,9 +11,10 @@
 # It fails on any failure not listed, with its reason, in
 # conformance/mcp/expected-failures.yml, and on a listed one that passes.
 # Out of scope there: prompts, resources and completions (not llmtoolkit's),
-# client OAuth (issue 37), the tasks
-# extension (not in the Go SDK v1.8.0), a tool's MCP logging and
-# session requests of 2025-11-25 (the input-required result replaces them).
+# client OAuth (issue 37), a tool's MCP logging and session requests of
+# 2025-11-25 (the input-required result replaces them). The tasks
+# extension (SEP-2663, not in the Go SDK v1.8.0) is llmtoolkit's own
+# (mcp.WithTaskTools) and passes.
 #
 # The suite and a Node.js it runs on (22 or later) come from the npm
 # registry into $LLMTOOLKIT_CONFORMANCE_DIR (default under /tmp, outside

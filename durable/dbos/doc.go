@@ -125,6 +125,22 @@
 // logged as a warning. On PostgreSQL, access is the server's roles and
 // grants.
 //
+// # MCP tasks
+//
+// [TaskStore] is a store of MCP tasks (package mcp's TaskStore, given to
+// mcp.Handler with mcp.WithTaskStore) for replicas of a server: a task is
+// a row of the system database (table llmtoolkit_mcp_tasks, written with
+// optimistic versions), so any replica answers tasks/get, tasks/update and
+// tasks/cancel for it, and each round of its tool runs as a DBOS workflow
+// (mcp-task/TASKID/ROUND) on the replica that created it (or the one whose
+// tasks/update completed its input). When that replica dies, the next
+// [TaskStore.Launch] with its ExecutorID runs the round again, from its
+// start (at least once: keep such tools idempotent), and writes its
+// outcome for every replica to read. TestTaskSurvivesReplicaRestart checks
+// it with real processes on SQLite and PostgreSQL: a bash sleep (30 s under
+// LLMTOOLKIT_STRESS=1) created on replica 1, replica 1 SIGKILLed and
+// started again, the status and result read through replica 2.
+//
 // # Cost
 //
 // A recorded step costs a few milliseconds of database writes, next to

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(childMain())
 	}
+	if os.Getenv(replicaEnv) != "" {
+		os.Exit(replicaMain())
+	}
 	os.Exit(m.Run())
 }
 
@@ -334,6 +337,12 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // waitFile waits for path to exist, or fails.

@@ -61,7 +61,7 @@ var Allowed = map[string]Rule{
 	// The MCP conformance suite's server and client (scripts/conformance.sh).
 	"conformance/mcp/server": {Imports: []string{"", "mcp", "llmtoolkittest"}},
 	"conformance/mcp/client": {Imports: []string{"", "mcp", "llmtoolkittest"}},
-	"durable/dbos":           {Imports: []string{"", "agent", "agentloop", "trace"}},
+	"durable/dbos":           {Imports: []string{"", "agent", "agentloop", "trace", "mcp"}},
 	"durable/temporal":       {Imports: []string{"", "agentloop"}},
 }
 

@@ -50,7 +50,8 @@ func run(addr string, log *slog.Logger) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.Handler(tools(), mcp.WithName("llmtoolkit-conformance"), mcp.WithLogger(log)))
+	mux.Handle("/mcp", mcp.Handler(tools(), mcp.WithName("llmtoolkit-conformance"), mcp.WithLogger(log),
+		mcp.WithTaskTools(taskTools)))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
@@ -124,6 +125,7 @@ func tools() *llmtoolkittest.Fake {
 		return fmt.Sprintf("region=%v", c.Arguments["region"]), nil
 	})
 	addInputRequiredTools(f, empty)
+	addTaskTools(f)
 	addContentTools(f, empty)
 	return f
 }
