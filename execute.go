@@ -36,6 +36,13 @@ import (
 // arguments and the parse error, and Err wraps [ErrInvalidCall]. A call
 // answered without reaching r.Resolve (refused, or run as a recipe) is told
 // to the definition's [Tool.Observers].
+//
+// A null for an optional property whose schema does not accept null (no
+// "null" type, null enum value or nullable branch) means the property was
+// left out, as a provider's strict mode sends it: the call is validated
+// and run without it, at any depth the schema's "properties", "items" and
+// local "$ref"s reach. Every other null is validated as it is, so a null
+// for a required property is refused; the caller's map is never modified.
 func Execute(ctx context.Context, r Resolver, call Call) Result {
 	start := time.Now()
 	// refuse tells the tool's observers of a call answered without running.
@@ -74,7 +81,8 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 		// the available ones).
 		return executeDirect(ctx, r, tool, call)
 	}
-	if res, refused := admit(ctx, tool, call); refused {
+	call, res, refused := admit(ctx, tool, call)
+	if refused {
 		return refuse(call, tool, res)
 	}
 
@@ -97,23 +105,42 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 }
 
 // admit checks a call before it runs: the context is not done and the
-// arguments satisfy the tool's schema. A panic while validating refuses the
-// call too.
-func admit(ctx context.Context, tool Tool, call Call) (res Result, refused bool) {
+// arguments satisfy the tool's schema. It returns the call to run: a null
+// for an optional property whose schema does not accept null means the
+// property was left out (as a provider's strict mode sends it), so the
+// call goes on without it (withoutOptionalNulls). A panic while validating
+// refuses the call too.
+func admit(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
 	if err := ctx.Err(); err != nil {
-		return errorResult(call, err, cancelMessage(call.Name, err)), true
+		return call, errorResult(call, err, cancelMessage(call.Name, err)), true
 	}
+	args, pe := guardedDropNulls(tool.Parameters, call.Arguments)
+	if pe != nil {
+		return call, panicResult(ctx, "validator", tool, call, pe), true
+	}
+	call.Arguments = args
 	if err := guardedValidate(ctx, tool, call.Arguments); err != nil {
 		var pe *PanicError
 		if errors.As(err, &pe) {
-			return panicResult(ctx, "validator", tool, call, pe), true
+			return call, panicResult(ctx, "validator", tool, call, pe), true
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			return errorResult(call, err, cancelMessage(call.Name, err)), true
+			return call, errorResult(call, err, cancelMessage(call.Name, err)), true
 		}
-		return errorResult(call, err, err.Error()), true
+		return call, errorResult(call, err, err.Error()), true
 	}
-	return Result{}, false
+	return call, Result{}, false
+}
+
+// guardedDropNulls is withoutOptionalNulls, turning a panic into a
+// *PanicError.
+func guardedDropNulls(schema, args map[string]any) (out map[string]any, err *PanicError) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return withoutOptionalNulls(schema, args), nil
 }
 
 // guardedLookup finds a tool's definition through r, turning a panic of r's
@@ -162,9 +189,7 @@ func passGates(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
 		call = next
 	}
 	if len(tool.Gates) > 0 {
-		if res, refused := admit(ctx, tool, call); refused {
-			return call, res, true
-		}
+		return admit(ctx, tool, call)
 	}
 	return call, Result{}, false
 }

@@ -147,7 +147,7 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 	if call.Arguments == nil {
 		call.Arguments = map[string]any{}
 	}
-	if res, refused := admit(ctx, tool, call); refused {
+	if call, res, refused := admit(ctx, tool, call); refused {
 		TellObservers(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}

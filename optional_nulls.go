@@ -1,0 +1,184 @@
+package llmtoolkit
+
+import (
+	"slices"
+	"strings"
+)
+
+// maxNullDepth bounds the walk of withoutOptionalNulls through nested and
+// referenced schemas.
+const maxNullDepth = 32
+
+// withoutOptionalNulls returns args without the null values of the
+// properties the schema declares optional and whose own schema does not
+// accept null, at any depth reached through "properties", "items" and
+// local "$ref"s: for such a property, null and absent mean the same (a
+// model in a provider's strict mode, where every property is required and
+// an optional one nullable, sends null for an argument it leaves out). A
+// null for a required property, or for one whose schema accepts null, is
+// kept, and so validated as it is. args is never modified: a new map is
+// returned when something was dropped, args itself otherwise.
+func withoutOptionalNulls(schema, args map[string]any) map[string]any {
+	if len(args) == 0 || len(schema) == 0 {
+		return args
+	}
+	out, changed := dropNulls(schema, schema, args, 0)
+	if !changed {
+		return args
+	}
+	m, _ := out.(map[string]any)
+	return m
+}
+
+// dropNulls is withoutOptionalNulls on one value v of schema s, reporting
+// whether it returned a changed copy of v.
+func dropNulls(root, s map[string]any, v any, depth int) (any, bool) {
+	if s == nil || depth > maxNullDepth {
+		return v, false
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		if target, ok := localRef(root, ref); ok {
+			return dropNulls(root, target, v, depth+1)
+		}
+		return v, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		if len(props) == 0 {
+			return x, false
+		}
+		var out map[string]any // a copy, made at the first change
+		for k, val := range x {
+			ps, _ := props[k].(map[string]any)
+			if ps == nil {
+				continue
+			}
+			if val == nil {
+				if !isRequired(s, k) && !acceptsNull(root, ps, 0) {
+					if out == nil {
+						out = cloneMap(x)
+					}
+					delete(out, k)
+				}
+				continue
+			}
+			if nv, changed := dropNulls(root, ps, val, depth+1); changed {
+				if out == nil {
+					out = cloneMap(x)
+				}
+				out[k] = nv
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	case []any:
+		items, _ := s["items"].(map[string]any)
+		if items == nil {
+			return x, false
+		}
+		var out []any
+		for i, e := range x {
+			if ne, changed := dropNulls(root, items, e, depth+1); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = ne
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	}
+	return v, false
+}
+
+// cloneMap copies m's entries to a new map.
+func cloneMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// isRequired reports whether the object schema s lists name in "required".
+func isRequired(s map[string]any, name string) bool {
+	switch r := s["required"].(type) {
+	case []any:
+		return slices.Contains(r, any(name))
+	case []string:
+		return slices.Contains(r, name)
+	}
+	return false
+}
+
+// acceptsNull reports whether schema s may accept null: its type names
+// "null", it is nullable (OpenAPI), its enum or const holds null, one of
+// its anyOf/oneOf branches accepts null, or it constrains no type at all.
+// It errs towards true: a null kept is judged by the validator.
+func acceptsNull(root, s map[string]any, depth int) bool {
+	if depth > maxNullDepth {
+		return true
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		target, ok := localRef(root, ref)
+		return !ok || acceptsNull(root, target, depth+1)
+	}
+	if s["nullable"] == true {
+		return true
+	}
+	if c, ok := s["const"]; ok {
+		return c == nil
+	}
+	if enum, ok := s["enum"].([]any); ok {
+		return slices.Contains(enum, nil)
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if list, ok := s[k].([]any); ok {
+			for _, b := range list {
+				if bm, ok := b.(map[string]any); ok && acceptsNull(root, bm, depth+1) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	switch t := s["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	case []string:
+		return slices.Contains(t, "null")
+	case nil:
+		return true // no type: null may be valid
+	}
+	return true
+}
+
+// localRef resolves a "#/..." JSON pointer in root.
+func localRef(root map[string]any, ref string) (map[string]any, bool) {
+	if ref == "#" {
+		return root, root != nil
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, false
+	}
+	var cur any = root
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, false
+		}
+	}
+	m, ok := cur.(map[string]any)
+	return m, ok
+}
