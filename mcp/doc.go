@@ -72,6 +72,18 @@
 // text content, text resources and resource links stay in the text, in
 // order among themselves.
 //
+// A remote tool's parameters annotated "x-mcp-header" (SEP-2243) are
+// mirrored by the SDK's transport into Mcp-Param-{Name} headers of the
+// tools/call request; a parameter absent or null gets no header, and the
+// call is sent all the same. [llmtoolkit.Execute] validates a call before
+// it reaches the Client: a null for an optional parameter whose schema
+// does not accept null (what a provider's strict mode sends for an
+// argument left out) counts as absent, so the call leaves without it, with
+// no header and no null in the body for the server's validation to refuse
+// (TestClientParamHeadersNull). A null for a required parameter, or a
+// value of the wrong type, is refused before it leaves, with a message
+// for the model.
+//
 // The SDK's package is also named mcp; this package imports it as sdk, and
 // its transports ([sdk.Transport]) are accepted as they are.
 //
