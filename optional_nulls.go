@@ -1,6 +1,7 @@
 package llmtoolkit
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -22,7 +23,8 @@ func withoutOptionalNulls(schema, args map[string]any) map[string]any {
 	if len(args) == 0 || len(schema) == 0 {
 		return args
 	}
-	out, changed := dropNulls(schema, schema, args, 0)
+	w := nullWalk{root: schema, accepts: map[uintptr]bool{}}
+	out, changed := w.drop(schema, args, 0)
 	if !changed {
 		return args
 	}
@@ -30,15 +32,25 @@ func withoutOptionalNulls(schema, args map[string]any) map[string]any {
 	return m
 }
 
-// dropNulls is withoutOptionalNulls on one value v of schema s, reporting
+// nullWalk is one walk of withoutOptionalNulls: the schema's root (for
+// "$ref"s), and what acceptsNull decided for each schema object met, so
+// that the walk costs the size of the schema once, not once per path: a
+// schema (a remote server's) whose anyOf branches refer to the same
+// definitions has 2^depth paths, and arguments may hold many nulls.
+type nullWalk struct {
+	root    map[string]any
+	accepts map[uintptr]bool
+}
+
+// drop is withoutOptionalNulls on one value v of schema s, reporting
 // whether it returned a changed copy of v.
-func dropNulls(root, s map[string]any, v any, depth int) (any, bool) {
+func (w *nullWalk) drop(s map[string]any, v any, depth int) (any, bool) {
 	if s == nil || depth > maxNullDepth {
 		return v, false
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		if target, ok := localRef(root, ref); ok {
-			return dropNulls(root, target, v, depth+1)
+		if target, ok := localRef(w.root, ref); ok {
+			return w.drop(target, v, depth+1)
 		}
 		return v, false
 	}
@@ -55,7 +67,7 @@ func dropNulls(root, s map[string]any, v any, depth int) (any, bool) {
 				continue
 			}
 			if val == nil {
-				if !isRequired(s, k) && !acceptsNull(root, ps, 0) {
+				if !isRequired(s, k) && !w.acceptsNull(ps, 0) {
 					if out == nil {
 						out = cloneMap(x)
 					}
@@ -63,7 +75,7 @@ func dropNulls(root, s map[string]any, v any, depth int) (any, bool) {
 				}
 				continue
 			}
-			if nv, changed := dropNulls(root, ps, val, depth+1); changed {
+			if nv, changed := w.drop(ps, val, depth+1); changed {
 				if out == nil {
 					out = cloneMap(x)
 				}
@@ -81,7 +93,7 @@ func dropNulls(root, s map[string]any, v any, depth int) (any, bool) {
 		}
 		var out []any
 		for i, e := range x {
-			if ne, changed := dropNulls(root, items, e, depth+1); changed {
+			if ne, changed := w.drop(items, e, depth+1); changed {
 				if out == nil {
 					out = slices.Clone(x)
 				}
@@ -119,14 +131,28 @@ func isRequired(s map[string]any, name string) bool {
 // acceptsNull reports whether schema s may accept null: its type names
 // "null", it is nullable (OpenAPI), its enum or const holds null, one of
 // its anyOf/oneOf branches accepts null, or it constrains no type at all.
-// It errs towards true: a null kept is judged by the validator.
-func acceptsNull(root, s map[string]any, depth int) bool {
-	if depth > maxNullDepth {
+// It errs towards true (a schema nested deeper than maxNullDepth, or met
+// again inside itself, accepts null): a null kept is judged by the
+// validator.
+func (w *nullWalk) acceptsNull(s map[string]any, depth int) bool {
+	if depth > maxNullDepth || s == nil {
 		return true
 	}
+	key := reflect.ValueOf(s).Pointer()
+	if v, ok := w.accepts[key]; ok {
+		return v
+	}
+	w.accepts[key] = true // while deciding: a cycle accepts
+	v := w.decideNull(s, depth)
+	w.accepts[key] = v
+	return v
+}
+
+// decideNull is acceptsNull on a schema object not yet decided.
+func (w *nullWalk) decideNull(s map[string]any, depth int) bool {
 	if ref, ok := s["$ref"].(string); ok {
-		target, ok := localRef(root, ref)
-		return !ok || acceptsNull(root, target, depth+1)
+		target, ok := localRef(w.root, ref)
+		return !ok || w.acceptsNull(target, depth+1)
 	}
 	if s["nullable"] == true {
 		return true
@@ -140,7 +166,7 @@ func acceptsNull(root, s map[string]any, depth int) bool {
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if list, ok := s[k].([]any); ok {
 			for _, b := range list {
-				if bm, ok := b.(map[string]any); ok && acceptsNull(root, bm, depth+1) {
+				if bm, ok := b.(map[string]any); ok && w.acceptsNull(bm, depth+1) {
 					return true
 				}
 			}
