@@ -20,10 +20,10 @@ const maxNullDepth = 32
 // kept, and so validated as it is. args is never modified: a new map is
 // returned when something was dropped, args itself otherwise.
 func withoutOptionalNulls(schema, args map[string]any) map[string]any {
-	if len(args) == 0 || len(schema) == 0 {
+	if len(args) == 0 || len(schema) == 0 || !hasNull(args, 0) {
 		return args
 	}
-	w := nullWalk{root: schema, accepts: map[uintptr]bool{}}
+	w := nullWalk{root: schema}
 	out, changed := w.drop(schema, args, 0)
 	if !changed {
 		return args
@@ -108,6 +108,29 @@ func (w *nullWalk) drop(s map[string]any, v any, depth int) (any, bool) {
 	return v, false
 }
 
+// hasNull reports whether v holds a null object member within the depth
+// withoutOptionalNulls walks: most calls have none, and pay only this.
+func hasNull(v any, depth int) bool {
+	if depth > maxNullDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if e == nil || hasNull(e, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasNull(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // cloneMap copies m's entries to a new map.
 func cloneMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
@@ -141,6 +164,9 @@ func (w *nullWalk) acceptsNull(s map[string]any, depth int) bool {
 	key := reflect.ValueOf(s).Pointer()
 	if v, ok := w.accepts[key]; ok {
 		return v
+	}
+	if w.accepts == nil {
+		w.accepts = map[uintptr]bool{}
 	}
 	w.accepts[key] = true // while deciding: a cycle accepts
 	v := w.decideNull(s, depth)

@@ -106,3 +106,30 @@ func onlyNullsRemoved(in, out any) bool {
 	}
 	return reflect.DeepEqual(in, out)
 }
+
+// BenchmarkWithoutOptionalNulls is the rule's cost on the call of
+// BenchmarkValidateArguments: without nulls (every call pays it), and
+// with one optional null to drop.
+func BenchmarkWithoutOptionalNulls(b *testing.B) {
+	schema := objectSchema(map[string]any{
+		"pattern":    map[string]any{"type": "string", "minLength": 1},
+		"path":       map[string]any{"type": "string"},
+		"ignoreCase": map[string]any{"type": "boolean"},
+		"limit":      map[string]any{"type": "integer", "minimum": 1, "maximum": 1000},
+		"format":     map[string]any{"type": "string", "enum": []any{"text", "json"}},
+	}, "pattern")
+	for _, bc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"no-null", map[string]any{"pattern": "func", "path": "src", "ignoreCase": true, "limit": 100.0, "format": "text"}},
+		{"one-null", map[string]any{"pattern": "func", "path": nil, "ignoreCase": true, "limit": 100.0, "format": "text"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = withoutOptionalNulls(schema, bc.args)
+			}
+		})
+	}
+}
