@@ -65,7 +65,9 @@
 // converts a schema or says why it cannot, [OpenAIStrictTool] and
 // [OpenAIResponsesStrictTool] build strict tools, and
 // [OpenAIStrictArguments] turns the nulls a strict model sends for
-// optional properties back into absent ones.
+// optional properties back into absent ones ([llmtoolkit.Execute] does
+// too, before it validates a call: the function is for code that reads a
+// call's arguments before Execute, or without it).
 //
 // # Call ids
 //
