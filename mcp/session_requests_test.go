@@ -163,3 +163,40 @@ func TestToolSessionRequestsWithoutASession(t *testing.T) {
 		assert.False(t, errors.Is(ErrNotServed, ErrNoSession))
 	})
 }
+
+// TestToolLogsOnTheCurrentProtocol: on the current protocol a tool's log
+// messages reach the client on the call's answer when the request asks
+// for a level in its _meta, and none is sent when it does not.
+func TestToolLogsOnTheCurrentProtocol(t *testing.T) {
+	t.Parallel()
+	errs := &sessionErrs{errs: map[string]error{}}
+	srv := httptest.NewServer(Handler(askTool(errs)))
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	var logs []string
+	cs := sdkSession(t, srv.URL, CurrentProtocolVersion, &sdk.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			logs = append(logs, fmt.Sprint(req.Params.Data))
+		},
+	})
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(logs)
+	}
+	_, err := cs.CallTool(testContext(t), &sdk.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.NoError(t, errs.get("log"))
+	assert.Zero(t, count(), "no level asked: no log message")
+
+	_, err = cs.CallTool(testContext(t), &sdk.CallToolParams{Name: "ask", Arguments: map[string]any{},
+		Meta: sdk.Meta{sdk.MetaKeyLogLevel: "info"}})
+	require.NoError(t, err)
+	require.NoError(t, errs.get("log"))
+	assert.Eventually(t, func() bool { return count() == 2 }, 10*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	assert.Equal(t, []string{"one", "two"}, logs)
+	mu.Unlock()
+}
