@@ -200,3 +200,46 @@ func TestToolLogsOnTheCurrentProtocol(t *testing.T) {
 	assert.Equal(t, []string{"one", "two"}, logs)
 	mu.Unlock()
 }
+
+// TestToolElicitEndsWithItsCall: a client whose user never answers does
+// not hold the tool: when the client cancels the call, Elicit returns.
+func TestToolElicitEndsWithItsCall(t *testing.T) {
+	t.Parallel()
+	errs := &sessionErrs{errs: map[string]error{}}
+	done := make(chan struct{})
+	f := &llmtoolkittest.Fake{}
+	f.Add(llmtoolkit.MustTool("wait", "Asks a user who never answers.", map[string]any{"type": "object"}),
+		func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			defer close(done)
+			_, err := Elicit(ctx, &sdk.ElicitParams{Message: "?", RequestedSchema: map[string]any{"type": "object"}})
+			errs.set("elicit", err)
+			return "", err
+		})
+	srv := httptest.NewServer(Handler(f))
+	t.Cleanup(srv.Close)
+	asked, release := make(chan struct{}), make(chan struct{})
+	cs := sdkSession(t, srv.URL, "2025-11-25", &sdk.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			close(asked)
+			select { // the user never answers
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, errors.New("no answer")
+		},
+	})
+	t.Cleanup(func() { close(release) }) // before the session closes
+	ctx, cancel := context.WithCancel(testContext(t))
+	go func() {
+		<-asked
+		cancel()
+	}()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+	require.Error(t, err)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Elicit outlived its cancelled call")
+	}
+	assert.ErrorIs(t, errs.get("elicit"), context.Canceled)
+}
