@@ -41,10 +41,11 @@ func withSession(ctx context.Context, req *sdk.CallToolRequest) context.Context 
 // empty), data is any JSON-encodable value (a string, a map).
 //
 // The client chooses what it receives: on a legacy session, the level it
-// set with logging/setLevel (none set: nothing is sent); on the current
-// protocol, the level it put in the request's _meta (none: nothing is
-// sent). A message below that level is not sent, and Log returns nil: the
-// client asked not to see it. Log returns [ErrNotServed] when ctx is not
+// set with logging/setLevel (none set: nothing is sent); served without a
+// session ([WithStateless]), info and above; on the current protocol, the
+// level it put in the request's _meta (none: nothing is sent). A message
+// below that level is not sent, and Log returns nil: the client asked not
+// to see it. Log returns [ErrNotServed] when ctx is not
 // that of a tool call served over MCP, and ctx's error once it is done.
 //
 // MCP logging is deprecated by the 2026-07-28 protocol (SEP-2577); it
