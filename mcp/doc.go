@@ -58,7 +58,12 @@
 // resolver asks the client's user to approve a call with [Approval] in
 // its approval callback (agent.Pending leaves the call pending meanwhile):
 // the answer is bound to the call and carried in the signed state, so it
-// works on the stateless path and across replicas.
+// works on the stateless path and across replicas. Over a legacy client's
+// session a tool may also reach the client while it runs: [Log] sends it
+// log messages, [Elicit] and [CreateMessage] ask it (elicitation,
+// sampling); where there is no session (the current protocol,
+// [WithStateless]) they return [ErrNoSession] and the tool asks through
+// [InputRequired] instead.
 //
 // Parts ([llmtoolkit.Result.Parts]: images, documents) cross MCP both
 // ways. The server sends each after the text, in order: an image as image

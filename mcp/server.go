@@ -257,6 +257,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 				}
 			})
 		}
+		ctx = withSession(ctx, req)
 		if ctx, err = signer.withCallInput(ctx, req); err != nil {
 			return nil, err
 		}

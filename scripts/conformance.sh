@@ -11,8 +11,10 @@
 # It fails on any failure not listed, with its reason, in
 # conformance/mcp/expected-failures.yml, and on a listed one that passes.
 # Out of scope there: prompts, resources and completions (not llmtoolkit's),
-# client OAuth (issue 37), a tool's MCP logging and session requests of
-# 2025-11-25 (the input-required result replaces them). The tasks
+# client OAuth (issue 37). A tool's MCP logging and its requests over a
+# legacy session (sampling, elicitation: mcp.Log, mcp.CreateMessage,
+# mcp.Elicit) pass on the legacy lifecycle; on 2026-07-28 the
+# input-required result replaces them, and passes. The tasks
 # extension (SEP-2663, not in the Go SDK v1.8.0) is llmtoolkit's own
 # (mcp.WithTaskTools) and passes.
 #

@@ -127,6 +127,7 @@ func tools() *llmtoolkittest.Fake {
 	addInputRequiredTools(f, empty)
 	addTaskTools(f)
 	addContentTools(f, empty)
+	addSessionTools(f, empty)
 	return f
 }
 
