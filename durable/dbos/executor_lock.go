@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -53,10 +54,32 @@ func lockExecutor(ctx context.Context, databaseURL, app, executorID string) (exe
 		conn.Close(ctx)
 		return nil, inUse
 	}
-	return pgLock{conn}, nil
+	return pgLock{conn: conn, key: int64(key)}, nil
 }
 
-// pgLock is a session advisory lock: closing the session releases it.
-type pgLock struct{ conn *pgx.Conn }
+// pgLock is a session advisory lock. Closing the session releases it too,
+// but only once the server has ended the session, after Close returns: a
+// new engine launched right after Shutdown could find it still held. So
+// release unlocks it first, and returns once the server has.
+type pgLock struct {
+	conn *pgx.Conn
+	key  int64
+}
 
-func (l pgLock) release() error { return l.conn.Close(context.Background()) }
+// unlockTimeout bounds the unlock of a release; past it, closing the
+// session releases the lock as the server ends it.
+const unlockTimeout = 5 * time.Second
+
+func (l pgLock) release() error {
+	ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
+	defer cancel()
+	var released bool
+	err := l.conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", l.key).Scan(&released)
+	if cerr := l.conn.Close(ctx); err == nil {
+		err = cerr
+	}
+	if err == nil && !released {
+		err = errors.New("durable/dbos: the executor lock was not held at release")
+	}
+	return err
+}

@@ -39,3 +39,24 @@ func TestExecutorInUse(t *testing.T) {
 		})
 	}
 }
+
+// TestExecutorLockFreeAtRelease: the executor's lock is free as soon as
+// release returns, so an engine launched right after another's Shutdown
+// takes it. (Before, release only closed the PostgreSQL session, which
+// frees the lock once the server has ended it: a lock taken at once found
+// it held now and then.)
+func TestExecutorLockFreeAtRelease(t *testing.T) {
+	for name, db := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			url := db(t)
+			for i := range 200 {
+				lock, err := lockExecutor(t.Context(), url, "llmtoolkit", "a")
+				require.NoError(t, err, "round %d", i)
+				if lock == nil {
+					t.Skip("an in-memory database takes no lock")
+				}
+				require.NoError(t, lock.release(), "round %d", i)
+			}
+		})
+	}
+}
