@@ -3,7 +3,8 @@ package llmtoolkit
 import (
 	"reflect"
 	"slices"
-	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/jsonptr"
 )
 
 // maxNullDepth bounds the walk of withoutOptionalNulls through nested and
@@ -49,7 +50,7 @@ func (w *nullWalk) drop(s map[string]any, v any, depth int) (any, bool) {
 		return v, false
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		if target, ok := localRef(w.root, ref); ok {
+		if target, ok := jsonptr.Resolve(w.root, ref); ok {
 			return w.drop(target, v, depth+1)
 		}
 		return v, false
@@ -177,7 +178,7 @@ func (w *nullWalk) acceptsNull(s map[string]any, depth int) bool {
 // decideNull is acceptsNull on a schema object not yet decided.
 func (w *nullWalk) decideNull(s map[string]any, depth int) bool {
 	if ref, ok := s["$ref"].(string); ok {
-		target, ok := localRef(w.root, ref)
+		target, ok := jsonptr.Resolve(w.root, ref)
 		return !ok || w.acceptsNull(target, depth+1)
 	}
 	if s["nullable"] == true {
@@ -210,27 +211,4 @@ func (w *nullWalk) decideNull(s map[string]any, depth int) bool {
 		return true // no type: null may be valid
 	}
 	return true
-}
-
-// localRef resolves a "#/..." JSON pointer in root.
-func localRef(root map[string]any, ref string) (map[string]any, bool) {
-	if ref == "#" {
-		return root, root != nil
-	}
-	if !strings.HasPrefix(ref, "#/") {
-		return nil, false
-	}
-	var cur any = root
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[tok]; !ok {
-			return nil, false
-		}
-	}
-	m, ok := cur.(map[string]any)
-	return m, ok
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/jsonptr"
 )
 
 // geminiKeys are the JSON Schema keywords Gemini's Schema object accepts
@@ -373,31 +375,7 @@ func (c *geminiConverter) union(list []any, depth int, refs []string) map[string
 
 // resolve follows a local JSON pointer reference ("#/$defs/X").
 func (c *geminiConverter) resolve(ref string) (map[string]any, bool) {
-	return resolvePointer(c.root, ref)
-}
-
-// resolvePointer follows a local JSON pointer reference ("#", "#/$defs/X")
-// from root.
-func resolvePointer(root map[string]any, ref string) (map[string]any, bool) {
-	if ref == "#" {
-		return root, root != nil
-	}
-	if !strings.HasPrefix(ref, "#/") {
-		return nil, false
-	}
-	var cur any = root
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[tok]; !ok {
-			return nil, false
-		}
-	}
-	m, ok := cur.(map[string]any)
-	return m, ok
+	return jsonptr.Resolve(c.root, ref)
 }
 
 // compactJSON encodes v for a note in a description.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/jsonptr"
 )
 
 // ErrNotStrict is wrapped by the errors of [OpenAIStrictSchema]: the schema
@@ -370,7 +371,7 @@ func stripNulls(root, s map[string]any, v any, depth int) any {
 		return v
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		if target, ok := resolvePointer(root, ref); ok {
+		if target, ok := jsonptr.Resolve(root, ref); ok {
 			return stripNulls(root, target, v, depth+1)
 		}
 		return v
@@ -414,7 +415,7 @@ func schemaAcceptsNull(root, s map[string]any, depth int) bool {
 		return false
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		target, ok := resolvePointer(root, ref)
+		target, ok := jsonptr.Resolve(root, ref)
 		return ok && schemaAcceptsNull(root, target, depth+1)
 	}
 	if hasType(s["type"], "null") || s["nullable"] == true {

@@ -6,7 +6,8 @@
 //
 // The rules:
 //   - the root package imports no other package of this module but
-//     internal/redact, the one scrubber of secrets (Execute's panic logs);
+//     internal/redact, the one scrubber of secrets (Execute's panic logs),
+//     and internal/jsonptr, the one resolver of a schema's local $refs;
 //   - internal/* imports only other internal/* packages (and third-party
 //     and standard packages);
 //   - the engines (internal/search, internal/walk, internal/confine,
@@ -43,7 +44,7 @@ type Rule struct {
 // (grepbench excepted); conformance holds tests and the MCP conformance
 // suite's server and client.
 var Allowed = map[string]Rule{
-	"":                {InternalOnly: []string{"internal/redact"}},
+	"":                {InternalOnly: []string{"internal/redact", "internal/jsonptr"}},
 	"agentloop":       {Imports: []string{""}, Internal: true},
 	"agent":           {Imports: []string{"", "agentloop"}, Internal: true},
 	"agentresolver":   {Imports: []string{""}, Internal: true},
