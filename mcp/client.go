@@ -48,9 +48,10 @@ type Client struct {
 	log      *slog.Logger
 	progress *progressRouter
 
-	maxPages       int // see WithMaxToolPages
-	maxTools       int // see WithMaxTools
-	maxSchemaNodes int // see WithMaxSchemaNodes
+	maxPages       int          // see WithMaxToolPages
+	maxTools       int          // see WithMaxTools
+	maxSchemaNodes int          // see WithMaxSchemaNodes
+	bound          *answerBound // see WithMaxAnswerBytes
 
 	mu     sync.RWMutex
 	tools  []llmtoolkit.Tool
@@ -79,6 +80,8 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	if err != nil {
 		return nil, err
 	}
+	bound := &answerBound{limit: int64(cfg.maxAnswerBytes)}
+	transport = boundTransport(transport, bound)
 	var copts sdk.ClientOptions
 	if cfg.clientOpts != nil {
 		copts = *cfg.clientOpts
@@ -102,12 +105,13 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
-	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger()), nil)
+	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger(), bound), nil)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", err)
+		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", bound.wrap(err))
 	}
+	bound.setOnHit(func() { _ = session.Close() })
 	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger(), progress: progress,
-		maxPages: cfg.maxToolPages, maxTools: cfg.maxTools, maxSchemaNodes: cfg.maxSchemaNodes}
+		maxPages: cfg.maxToolPages, maxTools: cfg.maxTools, maxSchemaNodes: cfg.maxSchemaNodes, bound: bound}
 	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {
 		c.server = init.ServerInfo.Name
 	}
@@ -151,7 +155,7 @@ func (c *Client) Refresh(ctx context.Context) error {
 		}
 		res, err := c.session.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return fmt.Errorf("mcp: listing the tools of MCP server %q: %w", c.server, err)
+			return fmt.Errorf("mcp: listing the tools of MCP server %q: %w", c.server, c.bound.wrap(err))
 		}
 		received += len(res.Tools)
 		if received > c.maxTools {
@@ -259,6 +263,7 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
+		err = c.bound.wrap(err)
 		return "", fmt.Errorf("mcp: calling tool %q on MCP server %q: %w", call.Name, c.server, err)
 	}
 	if d, ok := resultDisplay(res); ok {

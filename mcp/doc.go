@@ -105,7 +105,12 @@
 // as -32603 (TestCancelledRequestIsNotAnswered). The transport's reader logs
 // a panic and ends the session instead of the process.
 //
-// A server cannot flood a client: a listing reads at most [WithMaxToolPages]
+// A server cannot flood a client: every message the client reads is bounded
+// by [WithMaxAnswerBytes] (16 MiB by default) on every transport (a stdio
+// line, an application/json answer, a server-sent event); past it the
+// client reads no further, closes the connection and the call fails with
+// [ErrAnswerTooLarge] (TestClientAnswerBounded: 128 MiB of JSON, read
+// whole before, now costs the bound's size). A listing reads at most [WithMaxToolPages]
 // (100) pages and [WithMaxTools] (1,000) tools, and a cursor sent twice ends
 // it ([ErrListLimit], TestRefreshBounded against a hand-written JSON-RPC
 // server). Over stdio ([CommandTransport]) the client reads through a client

@@ -61,6 +61,7 @@ type LineTransport struct {
 
 	closeWriter bool         // close Writer with the session (for an sdk.IOTransport)
 	client      bool         // the client's end: see clientTransportFor
+	bound       *answerBound // a client's bound: a longer line ends the session
 	onClose     func() error // called last when the session ends (a command's exit)
 }
 
@@ -98,7 +99,7 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 		c.dst, _ = dst.(io.Closer)
 	}
 	c.onClose = t.onClose
-	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client}
+	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client, bound: t.bound}
 	go f.run()
 	return c, nil
 }
@@ -291,7 +292,8 @@ type lineFilter struct {
 	log     *slog.Logger
 	buf     []byte
 	refused int
-	client  bool // reading a server's messages: see clientRefuse
+	client  bool         // reading a server's messages: see clientRefuse
+	bound   *answerBound // a client's bound: a longer line ends the session
 }
 
 // run is the filter's goroutine. It stops at the source's end or error,
@@ -309,6 +311,11 @@ func (f *lineFilter) run() {
 	br := bufio.NewReaderSize(f.src, 64<<10)
 	for {
 		line, tooLong, readErr := f.readLine(br)
+		if tooLong && f.bound != nil {
+			// A client reads no further than its bound (WithMaxAnswerBytes).
+			f.conn.readErr = f.bound.exceeded("a line from the MCP server")
+			return
+		}
 		if readErr != nil && !errors.Is(readErr, io.EOF) {
 			f.conn.readErr = fmt.Errorf("mcp: reading the input: %w", readErr)
 			return
@@ -337,6 +344,9 @@ func (f *lineFilter) readLine(br *bufio.Reader) (line []byte, tooLong bool, err 
 			// Two more bytes for the line's end, "\r\n".
 			if len(f.buf)+len(chunk) > f.limit+2 {
 				tooLong, f.buf = true, f.buf[:0]
+				if f.bound != nil {
+					return nil, true, nil
+				}
 			} else {
 				f.buf = append(f.buf, chunk...)
 			}

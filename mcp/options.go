@@ -25,6 +25,7 @@ type config struct {
 	maxToolPages    int           // see WithMaxToolPages
 	maxTools        int           // see WithMaxTools
 	maxSchemaNodes  int           // see WithMaxSchemaNodes
+	maxAnswerBytes  int           // see WithMaxAnswerBytes
 	idleTimeout     time.Duration // see WithSessionIdleTimeout
 	maxSessions     int           // see WithMaxSessions
 	stateless       bool          // see WithStateless
@@ -178,6 +179,9 @@ func newConfig(opts []Option) config {
 	}
 	if c.maxTools <= 0 {
 		c.maxTools = DefaultMaxTools
+	}
+	if c.maxAnswerBytes <= 0 {
+		c.maxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if c.maxSchemaNodes <= 0 {
 		c.maxSchemaNodes = DefaultMaxSchemaNodes

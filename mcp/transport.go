@@ -39,8 +39,9 @@ func CommandTransport(cmd *exec.Cmd) sdk.Transport {
 // commandTransport runs a server process and reads its output as a
 // client's LineTransport.
 type commandTransport struct {
-	cmd *exec.Cmd
-	log *slog.Logger // set by Connect
+	cmd   *exec.Cmd
+	log   *slog.Logger // set by Connect
+	bound *answerBound // set by Connect
 }
 
 // Connect starts the command; it implements [sdk.Transport].
@@ -57,7 +58,10 @@ func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) 
 		return nil, err
 	}
 	lt := &LineTransport{Reader: io.NopCloser(stdout), Writer: stdin, Logger: t.log,
-		closeWriter: true, client: true, onClose: func() error { return awaitExit(t.cmd) }}
+		closeWriter: true, client: true, bound: t.bound, onClose: func() error { return awaitExit(t.cmd) }}
+	if t.bound != nil {
+		lt.MaxLineLength = lineBound(0, t.bound)
+	}
 	return lt.Connect(ctx)
 }
 
@@ -94,17 +98,26 @@ func awaitExit(cmd *exec.Cmd) error {
 // clientTransportFor returns the transport a client connects through:
 // the SDK's CommandTransport and IOTransport become a client's
 // LineTransport on the same streams, so that a bad line does not end the
-// session; others are used as they are.
-func clientTransportFor(transport sdk.Transport, log *slog.Logger) sdk.Transport {
+// session, and a LineTransport reads as a client's; each reads lines of
+// at most the client's bound. Others are used as they are.
+func clientTransportFor(transport sdk.Transport, log *slog.Logger, b *answerBound) sdk.Transport {
 	switch t := transport.(type) {
 	case *commandTransport:
 		c := *t
-		c.log = log
+		c.log, c.bound = log, b
 		return &c
 	case *sdk.CommandTransport:
-		return &commandTransport{cmd: t.Command, log: log}
+		return &commandTransport{cmd: t.Command, log: log, bound: b}
 	case *sdk.IOTransport:
-		return &LineTransport{Reader: t.Reader, Writer: t.Writer, Logger: log, closeWriter: true, client: true}
+		return &LineTransport{Reader: t.Reader, Writer: t.Writer, Logger: log, closeWriter: true, client: true,
+			bound: b, MaxLineLength: lineBound(0, b)}
+	case *LineTransport:
+		c := *t
+		c.client, c.bound, c.MaxLineLength = true, b, lineBound(t.MaxLineLength, b)
+		if c.Logger == nil {
+			c.Logger = log
+		}
+		return &c
 	}
 	return transport
 }
