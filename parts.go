@@ -137,6 +137,19 @@ func Attach(ctx context.Context, parts ...Part) {
 	}
 }
 
+// PartsKept reports whether parts attached with ctx reach anyone: a
+// running [Execute] or a sink bound with [WithPartSink]. A resolver that
+// receives content it can only pass as parts (mcp.Client, an adapter)
+// describes it in its text instead when they would be dropped.
+func PartsKept(ctx context.Context) bool {
+	for s, _ := ctx.Value(partSinkKey{}).(*partSink); s != nil; s = s.next {
+		if s.fn != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // WithPartSink returns a context in which every [Attach] also calls fn
 // with the parts attached, before the running [Execute] keeps them.
 // Wrappers that observe results (trace.Recorder, otelkit.Resolver) bind

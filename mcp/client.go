@@ -218,8 +218,12 @@ func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
 }
 
 // Resolve calls the tool on the server with tools/call and returns its text
-// contents joined by newlines; other contents are described in brackets,
-// such as "[image: image/png, 1024 bytes]".
+// contents joined by newlines. Image, audio and blob contents are
+// attached as parts ([llmtoolkit.Attach]: [llmtoolkit.Execute] puts them
+// on the result's Parts); where nothing would keep them (Resolve called
+// outside Execute with no [llmtoolkit.WithPartSink]), each is described
+// in the text in its place instead, in brackets, such as
+// "[image: image/png, 1024 bytes]"; a resource link is always such a line.
 //
 // A name the server did not list is refused with an error wrapping
 // [llmtoolkit.ErrUnknownTool], so that a composition passes the call on. A
@@ -269,8 +273,11 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 	if d, ok := resultDisplay(res); ok {
 		llmtoolkit.Show(ctx, d)
 	}
-	text := contentText(res.Content)
-	llmtoolkit.Attach(ctx, contentParts(res.Content)...)
+	kept := llmtoolkit.PartsKept(ctx)
+	text := contentText(res.Content, !kept)
+	if kept {
+		llmtoolkit.Attach(ctx, contentParts(res.Content)...)
+	}
 	if res.IsError {
 		return "", &ToolError{Tool: call.Name, Message: text}
 	}

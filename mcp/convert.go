@@ -141,17 +141,27 @@ func boolOr(p *bool, def bool) bool {
 // contentText joins a result's contents as text for the model: text as it
 // is, links and other kinds described in one bracketed line. Images, audio
 // and embedded blobs are not in it: they become parts ([contentParts]).
-func contentText(contents []sdk.Content) string {
+//
+// Image, audio and blob contents are passed as parts; when describeParts
+// is set (nothing would keep them) each is a bracket line in its place.
+func contentText(contents []sdk.Content, describeParts bool) string {
 	parts := make([]string, 0, len(contents))
 	for _, c := range contents {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
-		case *sdk.ImageContent, *sdk.AudioContent:
+		case *sdk.ImageContent:
+			if describeParts {
+				parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", c.MIMEType, len(c.Data)))
+			}
+		case *sdk.AudioContent:
+			if describeParts {
+				parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", c.MIMEType, len(c.Data)))
+			}
 		case *sdk.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, mimeSuffix(c.MIMEType)))
 		case *sdk.EmbeddedResource:
-			if c.Resource == nil || c.Resource.Blob == nil {
+			if c.Resource == nil || c.Resource.Blob == nil || describeParts {
 				parts = append(parts, embeddedText(c.Resource))
 			}
 		case nil:

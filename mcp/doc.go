@@ -75,7 +75,9 @@
 // and logged. The Client keeps image, audio and blob content as parts (an
 // audio part has no name; a resource's name is its URI's last element);
 // text content, text resources and resource links stay in the text, in
-// order among themselves.
+// order among themselves. Where nothing would keep the parts (Resolve
+// called outside Execute with no part sink: [llmtoolkit.PartsKept]), each
+// is described in the text in its place, in brackets.
 //
 // A remote tool's parameters annotated "x-mcp-header" (SEP-2243) are
 // mirrored by the SDK's transport into Mcp-Param-{Name} headers of the
