@@ -15,8 +15,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestCallIDFromMeta: the server makes the _meta call id the call's ID
-// (what a trace.Recorder records as call_id, the same on each retry);
+// TestCallIDFromMeta: the server makes the _meta call id, bound to the
+// arguments (44136fa355b3678a: the SHA-256 of {}), the call's ID (what a
+// trace.Recorder records as call_id, the same on each retry);
 // the Client sends the call's idempotency key there; an id that is not a
 // string or too long is ignored.
 func TestCallIDFromMeta(t *testing.T) {
@@ -30,11 +31,11 @@ func TestCallIDFromMeta(t *testing.T) {
 		meta sdk.Meta
 		want string
 	}{
-		{"given", sdk.Meta{CallIDMetaKey: "call-7"}, "id=call-7"},
+		{"given", sdk.Meta{CallIDMetaKey: "call-7"}, "id=call-7#44136fa355b3678a"},
 		{"none", nil, "id="},
 		{"not a string", sdk.Meta{CallIDMetaKey: 7}, "id="},
 		{"too long", sdk.Meta{CallIDMetaKey: strings.Repeat("x", MaxCallIDBytes+1)}, "id="},
-		{"longest", sdk.Meta{CallIDMetaKey: strings.Repeat("x", MaxCallIDBytes)}, "id=" + strings.Repeat("x", MaxCallIDBytes)},
+		{"longest", sdk.Meta{CallIDMetaKey: strings.Repeat("x", MaxCallIDBytes)}, "id=" + strings.Repeat("x", MaxCallIDBytes) + "#44136fa355b3678a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			params := &sdk.CallToolParams{Name: "id", Arguments: map[string]any{}}
@@ -52,7 +53,7 @@ func TestCallIDFromMeta(t *testing.T) {
 		call := llmtoolkit.Call{ID: "toolu_1", Name: "id", Arguments: map[string]any{}}
 		out, err := c.Resolve(ctx, call)
 		require.NoError(t, err)
-		assert.Equal(t, "id="+llmtoolkit.IdempotencyKey(ctx, call), out)
+		assert.Equal(t, "id="+boundCallID(llmtoolkit.IdempotencyKey(ctx, call), call.Arguments), out)
 		out, err = c.Resolve(ctx, llmtoolkit.Call{Name: "id"})
 		require.NoError(t, err)
 		assert.Equal(t, "id=", out, "a call without an ID sends none")

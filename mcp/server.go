@@ -243,10 +243,11 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		call, err := llmtoolkit.ParseCall(callID(ctx, req, log), name, string(raw))
+		call, err := llmtoolkit.ParseCall("", name, string(raw))
 		if err != nil {
 			return textResult(err.Error(), true), nil
 		}
+		call.ID = boundCallID(callID(ctx, req, log), call.Arguments)
 		if req != nil && req.Params != nil && req.Session != nil && req.Params.GetProgressToken() != nil {
 			token := req.Params.GetProgressToken()
 			ctx = llmtoolkit.WithProgressFunc(ctx, func(p llmtoolkit.Progress) {
@@ -302,11 +303,16 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 
 // CallIDMetaKey is the key of a tools/call request's _meta under which a
 // client names the call, the same on each of its retries (the JSON-RPC
-// request id changes): [NewServer] makes it the [llmtoolkit.Call.ID] of
-// the call its tool receives (so a trace.Recorder records it as the
-// row's call_id, and trace.WithIdempotentCalls keeps one completed row
-// per call), and [Client] sends the call's [llmtoolkit.IdempotencyKey]
-// there. It is the client's word: at most [MaxCallIDBytes] of text.
+// request id changes): [NewServer] makes it, bound to the call's
+// arguments, the [llmtoolkit.Call.ID] of the call its tool receives: the
+// client's ID, "#", and the first 16 hex digits of the SHA-256 of the
+// arguments as canonical JSON ("call-1#9f86d081884c7d65"). A
+// trace.Recorder records that as the row's call_id, and
+// trace.WithIdempotentCalls keeps one completed row per call: a retry
+// (same ID, same arguments) keeps its ID, while a different call sent
+// under a reused ID gets another and leaves its own row. [Client] sends
+// the call's [llmtoolkit.IdempotencyKey] there. It is the client's word:
+// at most [MaxCallIDBytes] of text.
 const CallIDMetaKey = "io.llmtoolkit/call-id"
 
 // MaxCallIDBytes caps the call ID a client gives under [CallIDMetaKey];

@@ -129,7 +129,9 @@ func WithDefaultConversation(tenantID, conversationID string) Option {
 // mcp.NewServer takes the call's ID from the request's _meta
 // (mcp.CallIDMetaKey, which mcp's Client fills with
 // [llmtoolkit.IdempotencyKey]), since the JSON-RPC request id changes on
-// each retry. Do not give it to a Recorder whose calls reuse an ID in one
+// each retry, and binds it to the call's arguments (a digest of them
+// after a "#"), so that a client reusing an ID for another call leaves a
+// row for each. Do not give it to a Recorder whose calls reuse an ID in one
 // conversation and iteration for distinct calls (several runs in one
 // conversation whose provider makes IDs up): their later rows would be
 // skipped. The ID is the caller's word: a caller that gives a new call
