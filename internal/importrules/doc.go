@@ -11,7 +11,8 @@
 //   - internal/* imports only other internal/* packages (and third-party
 //     and standard packages);
 //   - the engines (internal/search, internal/walk, internal/confine,
-//     internal/proc, internal/textedit, internal/patch, internal/web) are imported only by
+//     internal/proc, internal/textedit, internal/patch, internal/web,
+//     internal/lsp) are imported only by
 //     codetools, bench/cmd/grepbench and other internal packages;
 //   - each library package imports only the packages of this module its
 //     row of [Allowed] names, plus internal/* where the row says so: for
@@ -67,7 +68,7 @@ var Allowed = map[string]Rule{
 }
 
 // Engines are the internal packages that hold codetools' engines.
-var Engines = []string{"internal/search", "internal/walk", "internal/confine", "internal/proc", "internal/textedit", "internal/patch", "internal/web"}
+var Engines = []string{"internal/search", "internal/walk", "internal/confine", "internal/proc", "internal/textedit", "internal/patch", "internal/web", "internal/lsp"}
 
 // EngineImporters may import an engine, beside other internal packages.
 var EngineImporters = []string{"codetools", "bench/cmd/grepbench"}

@@ -1,7 +1,8 @@
 // Package testkit holds the fixtures that the tests of more than one
 // package share (codetools' tool-level tests and the engines' own tests):
-// ripgrep as a reference for grep, and HTML pages built to cost a
-// converter more than their size. Only tests import it.
+// ripgrep as a reference for grep, HTML pages built to cost a converter
+// more than their size, and the language servers the LSP tests run
+// against. Only tests import it.
 package testkit
 
 import (

@@ -1,0 +1,68 @@
+// Package lsp is codetools' language-server client: it runs the servers
+// of a catalog ([Catalog], extended by the host) over a workspace folder,
+// tells them of each change a tool makes, and asks them for diagnostics,
+// definitions, references, hover text, symbols and renames.
+//
+// # Protocol
+//
+// JSON-RPC 2.0 over the base protocol's Content-Length frames is written
+// here by hand, with the few protocol types it needs (protocol.go). The
+// libraries considered: go.lsp.dev/protocol (v0.12.0, March 2022,
+// LSP 3.15, no release since) with go.lsp.dev/jsonrpc2, and
+// charmbracelet's powernap (not served by the Go module proxy). A hand
+// written client of some 300 lines bounds every frame before it is read
+// (Options.MaxFrame; a header line is at most 4 KiB), answers the
+// server's requests (workspace/configuration from Spec.Settings; an
+// applyEdit is refused: edits reach files through the tools only), and
+// adds no module to the core.
+//
+// # Lifecycle
+//
+// A [Manager] keeps one server per catalog entry and root: the nearest
+// folder above a file, inside the workspace, holding one of the entry's
+// RootMarkers (the workspace when none does). It starts the server when a
+// file of its languages is first touched, initializes it with that root
+// as its only workspace folder, and bounds the start by
+// Options.StartTimeout (past it the server is killed). A server that
+// crashes is started again once, at the next touch; after a second crash
+// its files get a note and no server. A missing binary is logged once
+// (one Info line) and its files get [ErrNoServer], which callers treat as
+// "no diagnostics", never as an error. [Manager.Close] sends shutdown and
+// exit, and kills the server with its process group (it runs in a group
+// of its own, with PDEATHSIG) when it has not ended within
+// Options.ShutdownTimeout; a server's children (gopls's go list) end with
+// it. Its stderr is read to the end and its last Options.MaxStderr bytes
+// kept. Options.MemoryLimit sets RLIMIT_AS on the server right after it
+// starts (Linux; a cgroup would need privileges the library cannot
+// assume); node-based servers reserve much address space and need
+// several GiB.
+//
+// # Bounds
+//
+// Every call waits at most until its context ends: a server that hangs
+// at initialize, stops reading its input or floods diagnostics cannot
+// hold an edit past its settle time. What is kept of publishDiagnostics
+// is bounded per file (MaxDiagnosticsPerFile) and in files (MaxFiles;
+// open documents are always kept).
+//
+// # Positions
+//
+// At this package's boundary lines are zero-based and columns are
+// zero-based byte offsets in the line. The client offers UTF-8 positions;
+// with a server that keeps UTF-16 they are converted with the line's text
+// (Options.ReadFile reads the files the server names; codetools reads
+// them through its root, so a file outside it keeps the server's column).
+//
+// # What the servers see
+//
+// A server is a program of the host's, run as the host's user outside
+// codetools' bash sandbox: it must read the whole project (gopls runs go
+// list over every package, pyright reads site-packages) and its caches,
+// which a per-call policy cannot describe, and it outlives every call.
+// The confinement is at the client: only files a tool touched are opened
+// at the server, codetools filters every location it is answered with
+// through the call's excluded paths, and locations outside the root are
+// shown as read-only references. A host whose deny rules hide files from
+// the model must not run a server over a folder whose other files it
+// cannot read either; see codetools' doc.
+package lsp
