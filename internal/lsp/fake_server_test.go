@@ -19,7 +19,7 @@ import (
 //	ok        answers initialize, publishes one error per line holding BAD
 //	crash     like ok, but exits at the first didChange
 //	hang      never answers initialize
-//	flood     publishes 20,000 diagnostics for the file and 5,000 other files
+//	flood     publishes 2,000 diagnostics for the file and 2,000 other files
 //	stderr    writes 1 GiB to stderr, then behaves as ok
 //	stubborn  like ok, ignores shutdown and exit, and has a child
 func TestMain(m *testing.M) {
@@ -122,12 +122,12 @@ func fakeServer(mode string) {
 				"positionEncoding": "utf-16", "textDocumentSync": 1, "definitionProvider": true}}})
 		case "textDocument/didOpen":
 			if mode == "flood" {
-				big := make([]map[string]any, 20_000)
+				big := make([]map[string]any, 2_000)
 				for i := range big {
 					big[i] = map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0},
 						"end": map[string]any{"line": 0, "character": 1}}, "severity": 1, "message": "flood"}
 				}
-				for i := range 5_000 {
+				for i := range 2_000 {
 					send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
 						"params": map[string]any{"uri": fmt.Sprintf("file:///flood/%d.fake", i), "diagnostics": big[:1]}})
 				}

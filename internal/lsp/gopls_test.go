@@ -81,6 +81,9 @@ func shown(locs []Location) []string {
 // edit introduces is reported and cleared by the fix, and definition,
 // references and rename give what gopls's command line gives.
 func TestGopls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real gopls: not in -short (the race pass)")
+	}
 	spec := goplsSpec(t)
 	dir := goProject(t)
 	m := New(dir, []Spec{spec}, Options{ReadFile: os.ReadFile})
