@@ -225,3 +225,18 @@ func ignorePath(rel string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// IgnoreData returns the rules of an ignore file another walker opened
+// itself (internal/snapshot's): r reads it and m is its type, checked on
+// the opened descriptor. A file that is not regular gives no rules, a
+// larger one the whole lines of its first [MaxIgnoreFileBytes], each
+// logged as this package's walks log them; rel names it.
+func IgnoreData(r io.Reader, m fs.FileMode, rel string) []byte {
+	if !m.IsRegular() {
+		logIgnoreProblem(ignoreKindError(rel, m))
+		return nil
+	}
+	data, err := readIgnoreData(r, rel)
+	logIgnoreProblem(err)
+	return data
+}

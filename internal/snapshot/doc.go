@@ -1,0 +1,45 @@
+// Package snapshot is the engine of checkpoints: it records the tree under
+// a root as content-addressed blobs and puts the root back as a recorded
+// tree was.
+//
+// # Scans
+//
+// [Engine.Scan] walks the root and records every folder as a listing blob
+// (names, kinds, permission bits, sizes, content hashes, link targets;
+// names are length-prefixed, so newlines and all are kept) and every file
+// under [Options.MaxBlobBytes] as a blob of its content. The engine keeps
+// a stat index of its last scan (size, mtime, ctime, inode, device, mode):
+// a file whose stat has not moved is not read again, so a scan costs a
+// listing of every folder and an lstat of every entry, plus the reading of
+// what changed. A file whose times fall within [racyMargin] of the scan
+// that saw it is read again by the next scan (git's racy-clean rule: a
+// write in the same clock tick leaves the times as they were). Blobs go
+// through the [Blobs] interface; one already held is not written again.
+//
+// The walk is confined as internal/walk's: every folder is opened from its
+// parent's descriptor with O_NOFOLLOW|O_DIRECTORY|O_NONBLOCK, so a symbolic
+// link is recorded (its target as written) and never followed, in the root
+// or out of it; pipes, sockets and devices are recorded by kind (and a
+// device's number) and never opened. .git folders are skipped, .gitignore
+// files honoured (read as internal/walk reads them: no link, no pipe,
+// bounded) and the host's exclusions ([Options.Excluded]) never opened. A
+// file over MaxBlobBytes is Huge: recorded by size and a hash of its data
+// extents (holes are skipped, so a 5 GiB sparse file costs its data), at
+// most [Options.MaxHashBytes] of them (past that, a hash of its
+// identity), never stored. The number of entries and the nesting depth
+// are bounded ([ErrTooLarge]).
+//
+// # Restores
+//
+// [Engine.Restore] scans the root (the state it replaces is stored, so a
+// restore can be undone), lists the changes to the target ([Diff]: equal
+// subtrees skipped by hash), asks the host about each before writing any,
+// then removes (deepest first), creates and replaces (a temporary name
+// renamed over the path: never half a file), and sets folder modes last.
+// Every folder is reached from the root one name at a time with
+// O_NOFOLLOW, so a link swapped in on the way is refused. What it cannot
+// put back is listed in [Restored.Skipped]: Huge files, devices and
+// sockets, folders that hold ignored files. Owners and times are not
+// restored; hard links come back as separate files. Linux only
+// ([ErrUnsupported] elsewhere).
+package snapshot

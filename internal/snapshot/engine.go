@@ -1,0 +1,161 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Blobs is where a snapshot's blobs go: content-addressed, so that a Put
+// of a hash already held stores nothing. The checkpoint package's store
+// implements it (compressed, in SQL); tests use a map.
+type Blobs interface {
+	// Has reports whether the blob h is held.
+	Has(ctx context.Context, h Hash) (bool, error)
+	// Put stores data under h (the SHA-256 of data) unless held already.
+	Put(ctx context.Context, h Hash, data []byte) error
+	// Get returns the blob h, or an error matching [ErrMissingBlob].
+	Get(ctx context.Context, h Hash) ([]byte, error)
+}
+
+// ErrMissingBlob is wrapped by the error for a blob the store does not
+// hold.
+var ErrMissingBlob = errors.New("snapshot: blob missing from the store")
+
+// ErrTooLarge is wrapped by the error for a tree past [Options.MaxEntries]
+// or [Options.MaxDepth].
+var ErrTooLarge = errors.New("snapshot: tree too large")
+
+// ErrUnsupported is returned where the platform has no engine (it needs
+// Linux's *at system calls).
+var ErrUnsupported = errors.New("snapshot: not supported on this platform")
+
+// Defaults of [Options].
+const (
+	DefaultMaxBlobBytes = 16 << 20
+	DefaultMaxHashBytes = 1 << 30
+	DefaultMaxEntries   = 1 << 20
+	DefaultMaxDepth     = 256
+)
+
+// Options bound and filter a snapshot.
+type Options struct {
+	// MaxBlobBytes: a file larger than this is recorded by size and hash
+	// only (Huge); 0 is DefaultMaxBlobBytes.
+	MaxBlobBytes int64
+	// MaxHashBytes: of a Huge file, at most this many bytes of data
+	// (holes are skipped) are hashed; past it the hash is of the file's
+	// identity (size, times, inode), so any change still shows. 0 is
+	// DefaultMaxHashBytes.
+	MaxHashBytes int64
+	// MaxEntries bounds the entries of a tree; 0 is DefaultMaxEntries.
+	MaxEntries int
+	// MaxDepth bounds how deep folders nest; 0 is DefaultMaxDepth.
+	MaxDepth int
+	// Excluded reports the root-relative, slash-separated paths the host
+	// leaves out (never opened, never rewound). Nil leaves out nothing.
+	Excluded func(rel string) bool
+	// NoIgnoreFiles makes the walk record what .gitignore files ignore.
+	NoIgnoreFiles bool
+	// Workers is how many folders are read at once; 0 is GOMAXPROCS (2
+	// at least).
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBlobBytes <= 0 {
+		o.MaxBlobBytes = DefaultMaxBlobBytes
+	}
+	if o.MaxHashBytes <= 0 {
+		o.MaxHashBytes = DefaultMaxHashBytes
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.Excluded == nil {
+		o.Excluded = func(string) bool { return false }
+	}
+	if o.Workers <= 0 {
+		o.Workers = max(2, runtime.GOMAXPROCS(0))
+	}
+	return o
+}
+
+// Snapshot is what one scan found.
+type Snapshot struct {
+	// Tree is the hash of the root folder's listing.
+	Tree Hash
+	// Entries counts every name recorded (the root aside).
+	Entries int
+	// Hashed counts the files read this scan (the others had not moved),
+	// HashedBytes their bytes.
+	Hashed      int
+	HashedBytes int64
+	// Stored counts the blobs written to the store, StoredBytes their
+	// (uncompressed) bytes.
+	Stored      int
+	StoredBytes int64
+	// Huge lists the files recorded by hash and size only.
+	Huge []string
+}
+
+// Engine snapshots and restores one root. It keeps the stat index of its
+// last scan, so that the next hashes only what moved. Its methods may be
+// called from several goroutines; scans and restores run one at a time.
+type Engine struct {
+	root string
+	opts Options
+
+	mu    sync.Mutex
+	index map[string]statEntry // rel -> stat and hash of the last scan
+	known map[Hash]struct{}    // blobs the last scan found or stored
+	now   func() time.Time
+}
+
+// statEntry is what the stat index holds of a file or a link.
+type statEntry struct {
+	size, mtime, ctime int64
+	ino, dev           uint64
+	mode               uint32
+	hash               Hash
+	huge               bool
+	target             string
+}
+
+// New returns the engine of the folder root (made absolute and cleaned).
+// Nothing is read until the first scan.
+func New(root string, opts Options) (*Engine, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: root %q: %w", root, err)
+	}
+	return &Engine{root: filepath.Clean(abs), opts: opts.withDefaults(), now: time.Now}, nil
+}
+
+// Root returns the engine's root folder.
+func (e *Engine) Root() string { return e.root }
+
+// racyMargin: a file whose ctime or mtime is this close to (or after) the
+// start of the scan that saw it is hashed again by the next scan, since a
+// write in the same clock tick would leave its times unchanged (git's
+// "racy clean" rule; the kernel's file clock lags by up to a tick).
+const racyMargin = 50 * time.Millisecond
+
+// Scan records the tree under the root: it walks it, compares each file's
+// stat with the index of the last scan, hashes only what moved, stores new
+// blobs in b and returns the root listing's hash. The walk honours
+// .gitignore files and Options.Excluded as codetools' walkers do, skips
+// .git folders, never follows a symbolic link, never opens a pipe, socket
+// or device (they are recorded), and stops at the bounds of Options.
+func (e *Engine) Scan(ctx context.Context, b Blobs) (Snapshot, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.scan(ctx, b)
+}

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package snapshot
+
+import "context"
+
+func (e *Engine) scan(context.Context, Blobs) (Snapshot, error) { return Snapshot{}, ErrUnsupported }
+
+func (e *Engine) apply(context.Context, Blobs, []Change) ([]Skipped, error) {
+	return nil, ErrUnsupported
+}

@@ -1,0 +1,302 @@
+package snapshot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirs opens the folders of a restore by descending from the root one
+// name at a time with O_NOFOLLOW: a link, wherever it lies on the way,
+// is refused, never followed. Handles are O_PATH (a folder without read
+// permission still takes *at calls) and cached, a bounded number.
+type dirs struct {
+	root int
+	fds  map[string]int
+}
+
+const maxOpenDirs = 256
+
+func (d *dirs) open(rel string) (int, error) {
+	if rel == "" || rel == "." {
+		return d.root, nil
+	}
+	if fd, ok := d.fds[rel]; ok {
+		return fd, nil
+	}
+	parent, err := d.open(path.Dir(rel))
+	if err != nil {
+		return -1, err
+	}
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(parent, path.Base(rel), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return -1, fmt.Errorf("snapshot: opening folder %q (a link on the way is never followed): %w", rel, err)
+	}
+	d.fds[rel] = fd
+	return fd, nil
+}
+
+// trim closes the cached handles past maxOpenDirs; called between
+// changes, never while a handle is in use.
+func (d *dirs) trim() {
+	if len(d.fds) >= maxOpenDirs {
+		d.closeAll()
+	}
+}
+
+func (d *dirs) forget(rel string) {
+	for k, fd := range d.fds {
+		if k == rel || strings.HasPrefix(k, rel+"/") {
+			unix.Close(fd)
+			delete(d.fds, k)
+		}
+	}
+}
+
+func (d *dirs) closeAll() {
+	for k, fd := range d.fds {
+		unix.Close(fd)
+		delete(d.fds, k)
+	}
+}
+
+func parentOf(p string) (dir, name string) {
+	dir, name = path.Split(p)
+	return strings.TrimSuffix(dir, "/"), name
+}
+
+// restorer applies one restore's changes.
+type restorer struct {
+	ctx   context.Context
+	b     Blobs
+	d     *dirs
+	modes map[string]uint32 // folders whose mode is set last
+	skip  []Skipped
+}
+
+// apply makes changes (sorted, a folder before what it holds): removals
+// deepest first, then creations and modifications, then folder modes.
+func (e *Engine) apply(ctx context.Context, b Blobs, changes []Change) ([]Skipped, error) {
+	root, err := openRoot(e.root)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(root)
+	r := &restorer{ctx: ctx, b: b, d: &dirs{root: root, fds: map[string]int{}}, modes: map[string]uint32{}}
+	defer r.d.closeAll()
+	for i := len(changes) - 1; i >= 0; i-- {
+		r.d.trim()
+		if c := changes[i]; c.Op == OpRemoved {
+			if err := r.remove(c); err != nil {
+				return r.skip, err
+			}
+		}
+	}
+	for _, c := range changes {
+		if err := ctx.Err(); err != nil {
+			return r.skip, err
+		}
+		r.d.trim()
+		var err error
+		switch c.Op {
+		case OpAdded, OpModified:
+			err = r.create(c)
+		case OpMode:
+			err = r.chmod(c)
+		}
+		if err != nil {
+			return r.skip, err
+		}
+	}
+	folders := make([]string, 0, len(r.modes))
+	for p := range r.modes {
+		folders = append(folders, p)
+	}
+	sort.Slice(folders, func(i, j int) bool { return strings.Count(folders[i], "/") > strings.Count(folders[j], "/") })
+	for _, p := range folders {
+		dir, name := parentOf(p)
+		pfd, err := r.d.open(dir)
+		if err != nil {
+			continue // removed with its parent
+		}
+		var st unix.Stat_t
+		if fstatat(pfd, name, &st) != nil || kindOf(st.Mode) != KindDir {
+			continue
+		}
+		if err := unix.Fchmodat(pfd, name, r.modes[p], 0); err != nil {
+			return r.skip, fmt.Errorf("snapshot: setting the mode of %q: %w", p, err)
+		}
+	}
+	return r.skip, nil
+}
+
+// writable runs fn in folder dir; when fn is refused for lack of
+// permission, dir is made writable for its owner (its mode is set back
+// last) and fn runs again.
+func (r *restorer) writable(dir string, fn func(fd int) error) error {
+	fd, err := r.d.open(dir)
+	if err != nil {
+		return err
+	}
+	err = fn(fd)
+	if !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EPERM) {
+		return err
+	}
+	var st unix.Stat_t
+	pdir, name := parentOf(dir)
+	pfd := r.d.root
+	if dir != "" {
+		if pfd, err = r.d.open(pdir); err != nil {
+			return err
+		}
+	} else {
+		name = "."
+	}
+	if e := fstatat(pfd, name, &st); e != nil {
+		return err
+	}
+	if _, ok := r.modes[dir]; !ok {
+		r.modes[dir] = st.Mode & 0o7777
+	}
+	if e := unix.Fchmodat(pfd, name, st.Mode&0o7777|0o700, 0); e != nil {
+		return err
+	}
+	return fn(fd)
+}
+
+func (r *restorer) remove(c Change) error {
+	dir, name := parentOf(c.Path)
+	flags := 0
+	if c.Old.Kind == KindDir {
+		flags = unix.AT_REMOVEDIR
+		r.d.forget(c.Path)
+	}
+	err := r.writable(dir, func(fd int) error { return unix.Unlinkat(fd, name, flags) })
+	switch {
+	case err == nil, errors.Is(err, unix.ENOENT):
+		delete(r.modes, c.Path)
+		return nil
+	case errors.Is(err, unix.ENOTEMPTY), errors.Is(err, unix.EEXIST):
+		r.skip = append(r.skip, Skipped{c.Path, "the folder still holds files the checkpoints leave out (ignored or excluded); it was kept"})
+		return nil
+	}
+	return fmt.Errorf("snapshot: removing %q: %w", c.Path, err)
+}
+
+func tempName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return ".llmtoolkit-rewind-" + hex.EncodeToString(b[:])
+}
+
+func (r *restorer) create(c Change) error {
+	dir, name := parentOf(c.Path)
+	n := c.New
+	switch n.Kind {
+	case KindDir:
+		err := r.writable(dir, func(fd int) error { return unix.Mkdirat(fd, name, 0o700) })
+		if err != nil && !errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("snapshot: creating folder %q: %w", c.Path, err)
+		}
+		r.modes[c.Path] = n.Mode
+		return nil
+	case KindFile:
+		if n.Huge {
+			r.skip = append(r.skip, Skipped{c.Path, fmt.Sprintf("a file of %d bytes, over the size bound: recorded by hash and size only", n.Size)})
+			return nil
+		}
+		data, err := r.b.Get(r.ctx, n.Hash)
+		if err != nil {
+			if errors.Is(err, ErrMissingBlob) {
+				r.skip = append(r.skip, Skipped{c.Path, "its content is no longer in the store"})
+				return nil
+			}
+			return err
+		}
+		if Sum(data) != n.Hash {
+			return fmt.Errorf("snapshot: the stored content of %q does not match its hash", c.Path)
+		}
+		return r.replace(dir, name, c.Path, func(fd int, tmp string) error {
+			ffd, err := retry(func() (int, error) {
+				return unix.Openat(fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+			})
+			if err != nil {
+				return err
+			}
+			defer unix.Close(ffd)
+			for p := data; len(p) > 0; {
+				w, err := unix.Write(ffd, p)
+				if err == unix.EINTR {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				p = p[w:]
+			}
+			return unix.Fchmod(ffd, n.Mode)
+		})
+	case KindLink:
+		return r.replace(dir, name, c.Path, func(fd int, tmp string) error { return unix.Symlinkat(n.Target, fd, tmp) })
+	case KindFIFO:
+		return r.replace(dir, name, c.Path, func(fd int, tmp string) error {
+			if err := unix.Mknodat(fd, tmp, unix.S_IFIFO|0o600, 0); err != nil {
+				return err
+			}
+			return unix.Fchmodat(fd, tmp, n.Mode, 0)
+		})
+	}
+	r.skip = append(r.skip, Skipped{c.Path, "a " + n.Kind.String() + " is recorded, not recreated"})
+	return nil
+}
+
+// replace makes the new entry under a temporary name with mk, then renames
+// it over name: the path holds the old entry or the new one, never half.
+func (r *restorer) replace(dir, name, p string, mk func(fd int, tmp string) error) error {
+	tmp := tempName()
+	err := r.writable(dir, func(fd int) error {
+		if err := mk(fd, tmp); err != nil {
+			_ = unix.Unlinkat(fd, tmp, 0)
+			return err
+		}
+		if err := unix.Renameat(fd, tmp, fd, name); err != nil {
+			_ = unix.Unlinkat(fd, tmp, 0)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("snapshot: writing %q: %w", p, err)
+	}
+	return nil
+}
+
+func (r *restorer) chmod(c Change) error {
+	if c.New.Kind == KindDir {
+		r.modes[c.Path] = c.New.Mode
+		return nil
+	}
+	if c.New.Kind == KindLink {
+		return nil
+	}
+	dir, name := parentOf(c.Path)
+	return r.writable(dir, func(fd int) error {
+		var st unix.Stat_t
+		if err := fstatat(fd, name, &st); err != nil {
+			return fmt.Errorf("snapshot: %q: %w", c.Path, err)
+		}
+		if kindOf(st.Mode) != c.New.Kind {
+			return fmt.Errorf("snapshot: %q changed type during the restore", c.Path)
+		}
+		return unix.Fchmodat(fd, name, c.New.Mode, 0)
+	})
+}

@@ -1,0 +1,492 @@
+package snapshot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/gitignore"
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
+	"github.com/llmtoolkit/llmtoolkit/internal/walk"
+)
+
+// scanState is one scan in progress.
+type scanState struct {
+	ctx     context.Context
+	e       *Engine
+	b       Blobs
+	cutoff  int64 // ns: stat times at or after it are racy
+	old     map[string]statEntry
+	sem     chan struct{}
+	entries atomic.Int64
+
+	mu     sync.Mutex
+	index  map[string]statEntry
+	known  map[Hash]struct{}
+	snap   Snapshot
+	hashed atomic.Int64
+	hbytes atomic.Int64
+}
+
+func (e *Engine) scan(ctx context.Context, b Blobs) (Snapshot, error) {
+	start := e.now()
+	s := &scanState{
+		ctx: ctx, e: e, b: b,
+		cutoff: start.Add(-racyMargin).UnixNano(),
+		old:    e.index,
+		sem:    make(chan struct{}, e.opts.Workers-1),
+		index:  make(map[string]statEntry, len(e.index)),
+		known:  make(map[Hash]struct{}, len(e.known)),
+	}
+	fd, err := openRoot(e.root)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	var m *gitignore.Matcher
+	h, err := s.dir(fd, "", m, 0)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	s.snap.Tree = h
+	s.snap.Entries = int(s.entries.Load())
+	s.snap.Hashed = int(s.hashed.Load())
+	s.snap.HashedBytes = s.hbytes.Load()
+	e.index, e.known = s.index, s.known
+	return s.snap, nil
+}
+
+// openRoot opens the root folder (following links in its own path: the
+// host named it).
+func openRoot(root string) (int, error) {
+	fd, err := retry(func() (int, error) {
+		return unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	})
+	if err != nil {
+		return -1, fmt.Errorf("snapshot: opening the root %s: %w", root, err)
+	}
+	return fd, nil
+}
+
+func retry(fn func() (int, error)) (int, error) {
+	for {
+		n, err := fn()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
+
+// known reports whether the blob h is held, asking the store once.
+func (s *scanState) have(h Hash) (bool, error) {
+	s.mu.Lock()
+	_, ok := s.known[h]
+	if !ok {
+		_, ok = s.e.known[h]
+	}
+	s.mu.Unlock()
+	if ok {
+		s.remember(h)
+		return true, nil
+	}
+	ok, err := s.b.Has(s.ctx, h)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		s.remember(h)
+	}
+	return ok, nil
+}
+
+func (s *scanState) remember(h Hash) {
+	s.mu.Lock()
+	s.known[h] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *scanState) put(h Hash, data []byte) error {
+	ok, err := s.have(h)
+	if err != nil || ok {
+		return err
+	}
+	if err := s.b.Put(s.ctx, h, data); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.known[h] = struct{}{}
+	s.snap.Stored++
+	s.snap.StoredBytes += int64(len(data))
+	s.mu.Unlock()
+	return nil
+}
+
+// dir records the folder open as fd (closed here) at rel and returns its
+// listing's hash.
+func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Hash, error) {
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	if err := s.ctx.Err(); err != nil {
+		return Hash{}, err
+	}
+	if depth > s.e.opts.MaxDepth {
+		return Hash{}, fmt.Errorf("%w: %q is more than %d folders deep", ErrTooLarge, rel, s.e.opts.MaxDepth)
+	}
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return Hash{}, fmt.Errorf("snapshot: listing %q: %w", rel, err)
+	}
+	if n := s.entries.Add(int64(len(names))); n > int64(s.e.opts.MaxEntries) {
+		return Hash{}, fmt.Errorf("%w: more than %d entries", ErrTooLarge, s.e.opts.MaxEntries)
+	}
+	if !s.e.opts.NoIgnoreFiles {
+		for _, name := range names {
+			if name == ".gitignore" {
+				m = m.Child(rel, readIgnore(fd, join(rel, name)))
+				break
+			}
+		}
+	}
+	entries := make([]Entry, 0, len(names))
+	type sub struct {
+		i    int
+		fd   int
+		rel  string
+		done <-chan error
+		hash Hash
+	}
+	var subs []*sub
+	fail := func(err error) (Hash, error) {
+		for _, sb := range subs {
+			if sb.done != nil {
+				<-sb.done
+			} else {
+				unix.Close(sb.fd)
+			}
+		}
+		return Hash{}, err
+	}
+	for _, name := range names {
+		crel := join(rel, name)
+		var st unix.Stat_t
+		if err := fstatat(fd, name, &st); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // gone since the listing
+			}
+			return fail(fmt.Errorf("snapshot: %q: %w", crel, err))
+		}
+		kind := kindOf(st.Mode)
+		if name == ".git" && kind == KindDir {
+			continue
+		}
+		if s.e.opts.Excluded(crel) || m.Ignored(crel, kind == KindDir) {
+			continue
+		}
+		en := Entry{Name: name, Kind: kind, Mode: st.Mode & 0o7777}
+		switch kind {
+		case KindDir:
+			sfd, err := retry(func() (int, error) {
+				return unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+			})
+			if err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue
+				}
+				return fail(fmt.Errorf("snapshot: opening folder %q: %w", crel, err))
+			}
+			sb := &sub{i: len(entries), fd: sfd, rel: crel}
+			subs = append(subs, sb)
+			select {
+			case s.sem <- struct{}{}:
+				sm := m
+				sb.done = guard.Go("snapshot walk", func() error {
+					defer func() { <-s.sem }()
+					h, err := s.dir(sfd, crel, sm, depth+1)
+					sb.hash = h
+					return err
+				}, nil)
+			default:
+			}
+		case KindFile:
+			se := statOf(&st)
+			if old, ok := s.old[crel]; ok && old.sameStat(se) {
+				se.hash, se.huge = old.hash, old.huge
+				s.remember(se.hash)
+			} else {
+				h, huge, err := s.file(fd, name, crel, &se)
+				if err != nil {
+					if errors.Is(err, unix.ENOENT) {
+						continue
+					}
+					return fail(err)
+				}
+				se.hash, se.huge = h, huge
+			}
+			if se.ctime >= s.cutoff || se.mtime >= s.cutoff {
+				se.ctime = -1 // racy: hashed again next time
+			}
+			en.Size, en.Hash, en.Huge = se.size, se.hash, se.huge
+			if se.huge {
+				s.mu.Lock()
+				s.snap.Huge = append(s.snap.Huge, crel)
+				s.mu.Unlock()
+			}
+			s.mu.Lock()
+			s.index[crel] = se
+			s.mu.Unlock()
+		case KindLink:
+			t, err := readlinkat(fd, name)
+			if err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue
+				}
+				return fail(fmt.Errorf("snapshot: reading link %q: %w", crel, err))
+			}
+			en.Target = t
+			en.Mode = 0o777
+		case KindCharDevice, KindBlockDevice:
+			en.Rdev = uint64(st.Rdev)
+		}
+		entries = append(entries, en)
+	}
+	for _, sb := range subs {
+		if sb.done == nil {
+			h, err := s.dir(sb.fd, sb.rel, m, depth+1)
+			sb.fd = -1
+			sb.done = closed
+			if err != nil {
+				return fail(err)
+			}
+			sb.hash = h
+		}
+	}
+	var firstErr error
+	for _, sb := range subs {
+		if err := <-sb.done; err != nil && firstErr == nil {
+			firstErr = err
+		}
+		entries[sb.i].Hash = sb.hash
+	}
+	if firstErr != nil {
+		return Hash{}, firstErr
+	}
+	data := encodeTree(entries)
+	h := Sum(data)
+	if err := s.put(h, data); err != nil {
+		return Hash{}, fmt.Errorf("snapshot: storing the listing of %q: %w", rel, err)
+	}
+	return h, nil
+}
+
+// closed is a channel that yields nil errors forever.
+var closed = func() <-chan error { c := make(chan error); close(c); return c }()
+
+// file hashes (and, under the bound, stores) the regular file name of
+// folder fd; se is its stat, updated from the opened descriptor.
+func (s *scanState) file(fd int, name, rel string, se *statEntry) (Hash, bool, error) {
+	ffd, err := retry(func() (int, error) {
+		return unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	})
+	if err != nil {
+		return Hash{}, false, fmt.Errorf("snapshot: opening %q: %w", rel, err)
+	}
+	f := os.NewFile(uintptr(ffd), rel)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(ffd, &st); err != nil {
+		return Hash{}, false, fmt.Errorf("snapshot: %q: %w", rel, err)
+	}
+	if kindOf(st.Mode) != KindFile {
+		return Hash{}, false, fmt.Errorf("snapshot: %q changed type during the scan", rel)
+	}
+	*se = statOf(&st)
+	s.hashed.Add(1)
+	if st.Size > s.e.opts.MaxBlobBytes {
+		h, err := s.hugeHash(ffd, &st)
+		if err != nil {
+			return Hash{}, false, fmt.Errorf("snapshot: hashing %q: %w", rel, err)
+		}
+		return h, true, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, s.e.opts.MaxBlobBytes+1))
+	if err != nil {
+		return Hash{}, false, fmt.Errorf("snapshot: reading %q: %w", rel, err)
+	}
+	s.hbytes.Add(int64(len(data)))
+	if int64(len(data)) > s.e.opts.MaxBlobBytes { // grew while read
+		var st2 unix.Stat_t
+		_ = unix.Fstat(ffd, &st2)
+		h, err := s.hugeHash(ffd, &st2)
+		if err != nil {
+			return Hash{}, false, fmt.Errorf("snapshot: hashing %q: %w", rel, err)
+		}
+		*se = statOf(&st2)
+		return h, true, nil
+	}
+	// The content read is what is recorded; a write during the read moves
+	// the times, and the entry is marked racy so the next scan reads it.
+	var after unix.Stat_t
+	if unix.Fstat(ffd, &after) == nil && statOf(&after) != *se {
+		*se = statOf(&after)
+		se.ctime = -1
+	}
+	se.size = int64(len(data))
+	h := Sum(data)
+	if err := s.put(h, data); err != nil {
+		return Hash{}, false, fmt.Errorf("snapshot: storing %q: %w", rel, err)
+	}
+	return h, false, nil
+}
+
+// hugeHash hashes a file over the blob bound: its data extents (holes are
+// skipped: a 5 GiB sparse file costs its data), at most MaxHashBytes of
+// them; past that, its identity.
+func (s *scanState) hugeHash(fd int, st *unix.Stat_t) (Hash, error) {
+	d := sha256.New()
+	var hdr [16]byte
+	binary.LittleEndian.PutUint64(hdr[:8], uint64(st.Size))
+	d.Write([]byte("extents\x00"))
+	d.Write(hdr[:8])
+	buf := make([]byte, 1<<20)
+	var read int64
+	off := int64(0)
+	for off < st.Size {
+		if err := s.ctx.Err(); err != nil {
+			return Hash{}, err
+		}
+		data, err := unix.Seek(fd, off, unix.SEEK_DATA)
+		if err != nil {
+			if errors.Is(err, unix.ENXIO) {
+				break // only a hole remains
+			}
+			data = off // no SEEK_DATA: read it all
+		}
+		hole, err := unix.Seek(fd, data, unix.SEEK_HOLE)
+		if err != nil {
+			hole = st.Size
+		}
+		binary.LittleEndian.PutUint64(hdr[:8], uint64(data))
+		binary.LittleEndian.PutUint64(hdr[8:], uint64(hole))
+		d.Write(hdr[:])
+		for p := data; p < hole; {
+			if read >= s.e.opts.MaxHashBytes {
+				return identityHash(st), nil
+			}
+			n, err := unix.Pread(fd, buf[:min(int64(len(buf)), hole-p)], p)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return Hash{}, err
+			}
+			if n == 0 {
+				break
+			}
+			d.Write(buf[:n])
+			p += int64(n)
+			read += int64(n)
+		}
+		off = hole
+	}
+	s.hbytes.Add(read)
+	var h Hash
+	d.Sum(h[:0])
+	return h, nil
+}
+
+// identityHash stands for a file's content when it is too big to hash.
+func identityHash(st *unix.Stat_t) Hash {
+	var b [48]byte
+	copy(b[:8], "identity")
+	binary.LittleEndian.PutUint64(b[8:], uint64(st.Size))
+	binary.LittleEndian.PutUint64(b[16:], uint64(st.Mtim.Nano()))
+	binary.LittleEndian.PutUint64(b[24:], uint64(st.Ctim.Nano()))
+	binary.LittleEndian.PutUint64(b[32:], st.Ino)
+	binary.LittleEndian.PutUint64(b[40:], st.Dev)
+	return Sum(b[:])
+}
+
+func statOf(st *unix.Stat_t) statEntry {
+	return statEntry{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev, mode: st.Mode}
+}
+
+func (a statEntry) sameStat(b statEntry) bool {
+	return a.size == b.size && a.mtime == b.mtime && a.ctime == b.ctime && a.ino == b.ino && a.dev == b.dev && a.mode == b.mode
+}
+
+func kindOf(mode uint32) Kind {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return KindFile
+	case unix.S_IFDIR:
+		return KindDir
+	case unix.S_IFLNK:
+		return KindLink
+	case unix.S_IFIFO:
+		return KindFIFO
+	case unix.S_IFSOCK:
+		return KindSocket
+	case unix.S_IFCHR:
+		return KindCharDevice
+	case unix.S_IFBLK:
+		return KindBlockDevice
+	}
+	return KindSocket
+}
+
+func fstatat(fd int, name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func readlinkat(fd int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(fd, name, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+		if size >= 1<<16 {
+			return "", fmt.Errorf("target longer than %d bytes", size)
+		}
+	}
+}
+
+// readIgnore reads the .gitignore of folder fd as internal/walk does: no
+// link followed, no pipe waited on, regular files only, bounded.
+func readIgnore(fd int, rel string) []byte {
+	ffd, err := retry(func() (int, error) {
+		return unix.Openat(fd, ".gitignore", unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	})
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return walk.IgnoreData(nil, fs.ModeSymlink, rel)
+		}
+		return nil
+	}
+	f := os.NewFile(uintptr(ffd), rel)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	return walk.IgnoreData(f, info.Mode(), rel)
+}

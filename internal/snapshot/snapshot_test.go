@@ -1,0 +1,396 @@
+//go:build linux
+
+package snapshot_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/snapshot"
+)
+
+// memBlobs is a map of blobs.
+type memBlobs struct {
+	mu   sync.Mutex
+	m    map[snapshot.Hash][]byte
+	puts int
+}
+
+func newMem() *memBlobs { return &memBlobs{m: map[snapshot.Hash][]byte{}} }
+
+func (b *memBlobs) Has(_ context.Context, h snapshot.Hash) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.m[h]
+	return ok, nil
+}
+
+func (b *memBlobs) Put(_ context.Context, h snapshot.Hash, data []byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if snapshot.Sum(data) != h {
+		return fmt.Errorf("bad hash")
+	}
+	b.m[h] = append([]byte(nil), data...)
+	b.puts++
+	return nil
+}
+
+func (b *memBlobs) Get(_ context.Context, h snapshot.Hash) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, ok := b.m[h]
+	if !ok {
+		return nil, snapshot.ErrMissingBlob
+	}
+	return d, nil
+}
+
+// digest is the independent walker: filepath.WalkDir, plainly, over
+// everything but .git, giving one line per entry (kind, mode, content hash
+// or link target). Two trees are the same when their digests are.
+func digest(t testing.TB, root string) string {
+	t.Helper()
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%q %s %o", rel, info.Mode().Type(), info.Mode().Perm()|info.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+		switch {
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s := sha256.Sum256(data)
+			line += " " + hex.EncodeToString(s[:])
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			line += " -> " + target
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	require.NoError(t, err)
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func write(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+// settle waits out the racy margin, so that a scan trusts the stat of
+// what was written before it.
+func settle() { time.Sleep(60 * time.Millisecond) }
+
+func TestScanHashesOnlyWhatMoved(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"a.txt": "a", "dir/b.txt": "b", "dir/sub/c.txt": "c"})
+	settle()
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := newMem()
+	ctx := context.Background()
+	first, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.Equal(t, 3, first.Hashed)
+	assert.Equal(t, 5, first.Entries)
+
+	again, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.Equal(t, first.Tree, again.Tree)
+	assert.Zero(t, again.Hashed, "nothing moved: nothing read")
+	assert.Zero(t, again.Stored)
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "dir/sub/c.txt"), []byte("C"), 0o644))
+	moved, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.NotEqual(t, first.Tree, moved.Tree)
+	assert.Equal(t, 1, moved.Hashed)
+	assert.Equal(t, 4, moved.Stored, "the file and the three listings above it")
+
+	changes, truncated, err := snapshot.Diff(ctx, b, first.Tree, moved.Tree, 0)
+	require.NoError(t, err)
+	assert.False(t, truncated)
+	require.Len(t, changes, 1)
+	assert.Equal(t, "dir/sub/c.txt", changes[0].Path)
+	assert.Equal(t, snapshot.OpModified, changes[0].Op)
+}
+
+func TestScanSeesSameSizeWriteInTheSameTick(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"f": "one"})
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := newMem()
+	s1, err := e.Scan(context.Background(), b)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "f"), []byte("two"), 0o644))
+	// Put the times back: only ctime (and the racy rule) can tell.
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(root, "f"), old, old))
+	s2, err := e.Scan(context.Background(), b)
+	require.NoError(t, err)
+	assert.NotEqual(t, s1.Tree, s2.Tree)
+}
+
+// hostile builds a tree with the shapes a tool can leave behind.
+func hostile(t *testing.T, root, outside string) {
+	write(t, root, map[string]string{
+		"plain.txt":            "plain\n",
+		"name\nwith newline":   "newline\n",
+		"dir/inner.go":         "package dir\n",
+		"dir/deeper/x.bin":     "\x00\x01\x02",
+		".gitignore":           "ignored/\n*.log\n",
+		"ignored/big.txt":      "ignored",
+		"app.log":              "log",
+		".git/HEAD":            "ref: refs/heads/main\n",
+		"readonly/keep.txt":    "keep",
+		"exec/run.sh":          "#!/bin/sh\n",
+		"node_modules/pkg.js":  "excluded",
+		"dir/deeper/empty/.ok": "",
+	})
+	require.NoError(t, os.Mkdir(filepath.Join(root, "empty"), 0o750))
+	require.NoError(t, os.Chmod(filepath.Join(root, "exec/run.sh"), 0o755|fs.ModeSetgid))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "out-link")))
+	require.NoError(t, os.Symlink("dir/inner.go", filepath.Join(root, "in-link")))
+	require.NoError(t, os.Symlink("missing", filepath.Join(root, "dangling")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o640))
+	require.NoError(t, os.Chmod(filepath.Join(root, "readonly"), 0o555))
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, "readonly"), 0o755) })
+}
+
+func excludeNodeModules(rel string) bool {
+	return rel == "node_modules" || strings.HasPrefix(rel, "node_modules/")
+}
+
+func TestRestoreRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, outside, map[string]string{"secret": "outside"})
+	hostile(t, root, outside)
+	e, err := snapshot.New(root, snapshot.Options{Excluded: excludeNodeModules})
+	require.NoError(t, err)
+	b := newMem()
+	a, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	wantA := digest(t, root)
+
+	// Turn it inside out.
+	require.NoError(t, os.Chmod(filepath.Join(root, "readonly"), 0o755))
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "dir")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "dir"), []byte("now a file"), 0o600))
+	require.NoError(t, os.Remove(filepath.Join(root, "plain.txt")))
+	require.NoError(t, os.Mkdir(filepath.Join(root, "plain.txt"), 0o700))
+	write(t, root, map[string]string{"plain.txt/in": "x", "new/deep/file": "new", "readonly/added": "a"})
+	require.NoError(t, os.Chmod(filepath.Join(root, "exec/run.sh"), 0o600))
+	require.NoError(t, os.Remove(filepath.Join(root, "in-link")))
+	require.NoError(t, os.Symlink("elsewhere", filepath.Join(root, "in-link")))
+	require.NoError(t, os.Remove(filepath.Join(root, "fifo")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "fifo"), []byte("a file now"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "name\nwith newline")))
+	require.NoError(t, os.Chmod(filepath.Join(root, "empty"), 0o500))
+	write(t, root, map[string]string{"node_modules/other.js": "excluded", "more.log": "ignored"})
+	bTree, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	wantB := digest(t, root)
+	require.NotEqual(t, wantA, wantB)
+
+	dry, err := e.Restore(ctx, b, a.Tree, snapshot.RestoreOptions{DryRun: true})
+	require.NoError(t, err)
+	assert.NotEmpty(t, dry.Changes)
+	assert.Equal(t, wantB, digest(t, root), "a dry run writes nothing")
+
+	r, err := e.Restore(ctx, b, a.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	assert.True(t, r.Exact, "skipped: %v", r.Skipped)
+	assert.Equal(t, bTree.Tree, r.Before.Tree)
+	got := digest(t, root)
+	// The excluded and ignored files added after A are left alone.
+	assert.Contains(t, got, `"node_modules/other.js"`)
+	assert.Contains(t, got, `"more.log"`)
+	require.NoError(t, os.Remove(filepath.Join(root, "node_modules/other.js")))
+	require.NoError(t, os.Remove(filepath.Join(root, "more.log")))
+	assert.Equal(t, wantA, digest(t, root))
+	data, err := os.ReadFile(filepath.Join(outside, "secret"))
+	require.NoError(t, err)
+	assert.Equal(t, "outside", string(data), "the link out of the root was never followed")
+
+	write(t, root, map[string]string{"node_modules/other.js": "excluded", "more.log": "ignored"})
+	forward, err := e.Restore(ctx, b, r.Before.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	assert.True(t, forward.Exact)
+	assert.Equal(t, wantB, digest(t, root))
+}
+
+func TestRestoreDeniedWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, map[string]string{"a": "1", "secret/key": "k"})
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := newMem()
+	s, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	write(t, root, map[string]string{"a": "2", "secret/key": "changed"})
+	before := digest(t, root)
+	_, err = e.Restore(ctx, b, s.Tree, snapshot.RestoreOptions{Allow: func(c snapshot.Change) error {
+		if strings.HasPrefix(c.Path, "secret/") {
+			return fmt.Errorf("denied by rule secret/**")
+		}
+		return nil
+	}})
+	require.ErrorIs(t, err, snapshot.ErrDenied)
+	assert.Contains(t, err.Error(), "secret/key")
+	assert.Equal(t, before, digest(t, root))
+}
+
+func TestHugeAndSparseFiles(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	f, err := os.Create(filepath.Join(root, "sparse"))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(5<<30))
+	_, err = f.WriteAt([]byte("data"), 3<<30)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	e, err := snapshot.New(root, snapshot.Options{MaxBlobBytes: 1 << 20})
+	require.NoError(t, err)
+	b := newMem()
+	start := time.Now()
+	s, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 20*time.Second, "holes are not read")
+	assert.Equal(t, []string{"sparse"}, s.Huge)
+	for _, d := range b.m {
+		assert.Less(t, len(d), 1<<20, "no blob holds the huge file")
+	}
+	f, err = os.OpenFile(filepath.Join(root, "sparse"), os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte("DATA"), 3<<30)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	s2, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.NotEqual(t, s.Tree, s2.Tree, "a change in a huge file shows")
+	r, err := e.Restore(ctx, b, s.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	require.Len(t, r.Skipped, 1)
+	assert.Equal(t, "sparse", r.Skipped[0].Path)
+	assert.Contains(t, r.Skipped[0].Reason, "size bound")
+	assert.False(t, r.Exact)
+}
+
+func TestBounds(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, map[string]string{"a/b/c/d/e/f": "x", "g": "y", "h": "z"})
+	e, err := snapshot.New(root, snapshot.Options{MaxDepth: 3})
+	require.NoError(t, err)
+	_, err = e.Scan(ctx, newMem())
+	require.ErrorIs(t, err, snapshot.ErrTooLarge)
+	e, err = snapshot.New(root, snapshot.Options{MaxEntries: 4})
+	require.NoError(t, err)
+	_, err = e.Scan(ctx, newMem())
+	require.ErrorIs(t, err, snapshot.ErrTooLarge)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	e, err = snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	_, err = e.Scan(cctx, newMem())
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestManyFiles(t *testing.T) {
+	n := 2_000
+	if os.Getenv("LLMTOOLKIT_STRESS") == "1" && !testing.Short() {
+		n = 100_000
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("d%03d", i%500))
+		if i < 500 {
+			require.NoError(t, os.Mkdir(dir, 0o755))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte(fmt.Sprint(i)), 0o644))
+	}
+	settle()
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := newMem()
+	s, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.Equal(t, n+500, s.Entries)
+	start := time.Now()
+	s2, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.Zero(t, s2.Hashed)
+	t.Logf("%d files: first scan hashed %d, rescan %v", n, s.Hashed, time.Since(start))
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "d007")))
+	r, err := e.Restore(ctx, b, s.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	assert.True(t, r.Exact)
+	assert.Len(t, r.Changes, n/500+1)
+}
+
+func FuzzDecodeTree(f *testing.F) {
+	ctx := context.Background()
+	root := f.TempDir()
+	write(f, root, map[string]string{"a": "1", "b\nc": "2", "d/e": "3"})
+	_ = os.Symlink("a", filepath.Join(root, "l"))
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(f, err)
+	b := newMem()
+	s, err := e.Scan(ctx, b)
+	require.NoError(f, err)
+	f.Add(b.m[s.Tree])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := snapshot.Sum(data)
+		mb := newMem()
+		require.NoError(t, mb.Put(ctx, h, data))
+		entries, err := snapshot.ReadTree(ctx, mb, h)
+		if err != nil {
+			return
+		}
+		for _, en := range entries {
+			assert.NotContains(t, en.Name, "/")
+			assert.NotEmpty(t, en.Name)
+		}
+	})
+}
