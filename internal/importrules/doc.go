@@ -55,6 +55,7 @@ var Allowed = map[string]Rule{
 	"provider":        {Imports: []string{"", "agentloop"}, Internal: true},
 	"llmtoolkittest":  {Imports: []string{"", "agentloop"}, Internal: true},
 	"toolsearch":      {Imports: []string{""}, Internal: true},
+	"checkpoint":      {Imports: []string{"", "agentloop"}, Internal: true},
 	"otelkit":         {Imports: []string{"", "agentloop"}, Internal: true},
 	"adapters/eino":   {Imports: []string{""}, Internal: true},
 	"adapters/genkit": {Imports: []string{""}, Internal: true},

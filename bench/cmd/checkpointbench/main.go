@@ -1,0 +1,233 @@
+// Command checkpointbench measures checkpoints (package checkpoint) on a
+// copy of a tree (default: the Go source tree, about 15k files) against
+// `git status` on the same copy, in one run, for bench/checkpoint.sh:
+//
+//   - per turn when nothing changed, and when 10 files changed: the
+//     median wall time of a Save (walk, stat, hash what moved, store in
+//     SQLite) and of `git status --porcelain`, alternating, and the ratio;
+//   - the store's size after a run of TURNS turns (10 files changed each);
+//   - the time of a rewind across 1 turn, half the run and the whole run.
+//
+// Usage: checkpointbench [-runs N] [-turns N] [TREE]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/checkpoint"
+)
+
+func main() {
+	runs := flag.Int("runs", 9, "measured pairs per case")
+	turns := flag.Int("turns", 200, "turns of the store-size run")
+	flag.Parse()
+	src := flag.Arg(0)
+	if src == "" {
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		check(err)
+		src = filepath.Join(strings.TrimSpace(string(out)), "src")
+	}
+	if err := run(src, *runs, *turns); err != nil {
+		fmt.Fprintln(os.Stderr, "checkpointbench:", err)
+		os.Exit(1)
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "checkpointbench:", err)
+		os.Exit(1)
+	}
+}
+
+func sh(dir string, args ...string) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	return cmd.Run()
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func load() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func run(src string, runs, turns int) error {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "checkpointbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	tree := filepath.Join(tmp, "tree")
+	fmt.Printf("copying %s and committing it to git...\n", src)
+	if err := sh(tmp, "cp", "-a", src, tree); err != nil {
+		return err
+	}
+	if err := sh(tree, "git", "init", "-q"); err != nil {
+		return err
+	}
+	if err := sh(tree, "git", "add", "-A"); err != nil {
+		return err
+	}
+	if err := sh(tree, "git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "tree"); err != nil {
+		return err
+	}
+	var files []string
+	_ = filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	fmt.Printf("%d .go files, load %s\n", len(files), load())
+	time.Sleep(100 * time.Millisecond) // past the racy margin of the copy
+
+	dbPath := filepath.Join(tmp, "checkpoints.db")
+	db, err := checkpoint.OpenSQLite(dbPath)
+	if err != nil {
+		return err
+	}
+	store, err := checkpoint.NewStore(db, checkpoint.WithMaxPerConversation(0))
+	if err != nil {
+		return err
+	}
+	c, err := checkpoint.New(store, tree)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	first, err := c.Save(ctx, checkpoint.KindTurn, "")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("first checkpoint (every file read and stored): %v, %d entries\n", time.Since(start).Round(time.Millisecond), first.Entries)
+	_ = sh(tree, "git", "status", "--porcelain") // warm both
+	if _, err := c.Save(ctx, checkpoint.KindTurn, ""); err != nil {
+		return err
+	}
+
+	gitStatus := func() (time.Duration, error) {
+		t := time.Now()
+		cmd := exec.Command("git", "status", "--porcelain")
+		cmd.Dir = tree
+		err := cmd.Run()
+		return time.Since(t), err
+	}
+	save := func() (time.Duration, error) {
+		t := time.Now()
+		_, err := c.Save(ctx, checkpoint.KindTurn, "")
+		return time.Since(t), err
+	}
+	turn := 0
+	change := func() {
+		turn++
+		for i := range 10 {
+			p := files[(turn*10+i)*7%len(files)]
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			check(err)
+			fmt.Fprintf(f, "// turn %d\n", turn)
+			f.Close()
+		}
+	}
+	for _, changed := range []bool{false, true} {
+		var ours, git []time.Duration
+		for i := range runs {
+			if changed {
+				change()
+			}
+			var a, b time.Duration
+			var err error
+			if i%2 == 0 {
+				if a, err = save(); err == nil {
+					b, err = gitStatus()
+				}
+			} else {
+				if b, err = gitStatus(); err == nil {
+					a, err = save()
+				}
+			}
+			if err != nil {
+				return err
+			}
+			ours, git = append(ours, a), append(git, b)
+		}
+		name := "nothing changed"
+		if changed {
+			name = "10 files changed"
+		}
+		mo, mg := median(ours), median(git)
+		fmt.Printf("per turn, %s: checkpoint %v, git status %v, ratio %.2f (median of %d, load %s)\n",
+			name, mo.Round(10*time.Microsecond), mg.Round(10*time.Microsecond), float64(mo)/float64(mg), runs, load())
+	}
+
+	var ids []string
+	start = time.Now()
+	for range turns {
+		change()
+		cp, err := c.Save(ctx, checkpoint.KindTurn, "")
+		if err != nil {
+			return err
+		}
+		ids = append(ids, cp.ID)
+	}
+	elapsed := time.Since(start)
+	_ = db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
+	info, err := os.Stat(dbPath)
+	if err != nil {
+		return err
+	}
+	var treeBytes int64
+	_ = filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				treeBytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	fmt.Printf("store after %d more turns (10 files changed each, %v in all): %.1f MiB, tree %.1f MiB (load %s)\n",
+		turns, elapsed.Round(time.Millisecond), float64(info.Size())/(1<<20), float64(treeBytes)/(1<<20), load())
+
+	for _, back := range []int{1, turns / 2, turns} {
+		to := first.ID
+		if back < turns {
+			to = ids[len(ids)-1-back]
+		}
+		t := time.Now()
+		r, err := c.Rewind(ctx, to, checkpoint.RewindOptions{})
+		if err != nil {
+			return err
+		}
+		d := time.Since(t)
+		fmt.Printf("rewind %d turns back: %v, %d changes, exact %v (load %s)\n", back, d.Round(time.Millisecond), len(r.Changes), r.Exact, load())
+		if _, err := c.Rewind(ctx, r.Before.ID, checkpoint.RewindOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
