@@ -135,7 +135,11 @@
 //     that declares a recipe lets its undeclared steps run. Filter never lets
 //     through a tool its function filtered out, even as a step; a step its
 //     resolver did not list, of a recipe it kept, goes to that resolver, so a
-//     Filter or ReadOnly over a Session runs the Session's recipes.
+//     Filter or ReadOnly over a Session runs the Session's recipes. A
+//     recipe call that reaches a wrapper's Resolve outside Execute is run
+//     by [ResolveRecipe] as Execute would, so that its steps go through
+//     that wrapper too: the agent guard, Filter, Session, trace and otelkit
+//     call it first, so every one of them sees the steps on both paths.
 //  5. The iteration is known. agentloop puts the iteration on every call's
 //     context ([WithIteration]); trace records it. A sub-agent's calls carry
 //     its id ([WithAgentID], set by agent's spawn_agent).

@@ -89,3 +89,57 @@ func stepFailure(call Call, n int, sr Result) Result {
 	err := fmt.Errorf("step %d (%s): %w", n, sr.Name, sr.Err)
 	return errorResult(call, err, fmt.Sprintf("step %d (%s) failed: %s", n, sr.Name, sr.Content))
 }
+
+// ResolveRecipe keeps the recipe promise for a call that reaches a
+// wrapper's Resolve outside [Execute] (a host or a resolver calling Resolve
+// directly): when r, the wrapper itself, defines the call's tool as a
+// recipe and ctx runs no recipe's plan yet, it runs the call with Execute
+// on r, so that the recipe's gates and every step of its plan go through
+// r and whatever r wraps, as they would had the call come through
+// Execute; it returns the result as Resolve does (an error result as an
+// error whose text is the result's content, wrapping its Err; the parts
+// and the Display passed on to ctx) and handled true. Otherwise it does
+// nothing and returns handled false: the wrapper resolves the call as
+// usual. Every wrapper of this module that checks or observes calls (the
+// agent guard, Filter, Session, trace.Recorder, otelkit.Resolver) calls it
+// first; a host's own guard should too:
+//
+//	func (g *myGuard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+//		if content, ok, err := llmtoolkit.ResolveRecipe(ctx, g, call); ok {
+//			return content, err
+//		}
+//		// check call, then pass it on
+//	}
+//
+// Without it, the resolver that owns the recipe (toolsearch's call_tool)
+// runs the plan below the wrapper, whose checks then see only the recipe
+// call.
+func ResolveRecipe(ctx context.Context, r Resolver, call Call) (content string, handled bool, err error) {
+	if _, inRecipe := RecipeRunFrom(ctx); inRecipe || r == nil {
+		return "", false, nil
+	}
+	tool, found, lerr := guardedLookup(r, call.Name)
+	if lerr != nil || !found || tool.Recipe == nil {
+		return "", false, nil
+	}
+	res := Execute(ctx, r, call)
+	if res.Display != nil {
+		Show(ctx, *res.Display)
+	}
+	Attach(ctx, res.Parts...)
+	if res.IsError {
+		return "", true, &resultError{content: res.Content, err: res.Err}
+	}
+	return res.Content, true, nil
+}
+
+// resultError is an error result of Execute as Resolve returns it: its
+// text is the result's content (what the model is told), and it wraps the
+// result's Err.
+type resultError struct {
+	content string
+	err     error
+}
+
+func (e *resultError) Error() string { return e.content }
+func (e *resultError) Unwrap() error { return e.err }

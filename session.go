@@ -118,6 +118,9 @@ func (s *Session) LookupTool(name string) (Tool, bool) {
 // Resolve resolves a declared tool's call, or a step of a declared recipe's
 // run, with the session bound in ctx.
 func (s *Session) Resolve(ctx context.Context, call Call) (string, error) {
+	if content, ok, err := ResolveRecipe(ctx, s, call); ok {
+		return content, err
+	}
 	if _, ok := s.byName[call.Name]; !ok {
 		if err := s.admitStep(ctx, call); err != nil {
 			return "", err
@@ -199,6 +202,9 @@ func (f *filtered) LookupTool(name string) (Tool, bool) {
 }
 
 func (f *filtered) Resolve(ctx context.Context, call Call) (string, error) {
+	if content, ok, err := ResolveRecipe(ctx, f, call); ok {
+		return content, err
+	}
 	if _, ok := f.kept[call.Name]; !ok && !f.keptStep(ctx, call.Name) {
 		return "", fmt.Errorf("%w: %s", ErrUnknownTool, call.Name)
 	}

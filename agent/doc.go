@@ -63,7 +63,10 @@
 // A recipe call (a tool with a [llmtoolkit.Tool.Recipe], whose plan
 // [llmtoolkit.Execute] runs itself) goes through the same check before its
 // plan runs, through the gate the guard adds to its definition; its steps
-// are then checked one by one.
+// are then checked one by one. A recipe call given to the guard's Resolve
+// (outside Execute) is run the same way ([llmtoolkit.ResolveRecipe]): its
+// steps, toolsearch's call_tool's included, never run below the guard
+// unchecked (TestRecipeStepsSeenByEveryGuardOnBothPaths).
 //
 // A refusal is a [*llmtoolkit.DeniedError]: the model reads that the call
 // was denied and why, a trace.Recorder wrapped around the guard records it,

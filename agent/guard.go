@@ -83,6 +83,9 @@ func (g *guard) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // Resolve checks call, runs it on the wrapped resolver, and runs the
 // PostToolUse or PostToolUseFailure hooks.
 func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	if content, ok, err := llmtoolkit.ResolveRecipe(ctx, g, call); ok {
+		return content, err // a recipe reached by Resolve: its steps are checked here
+	}
 	start := time.Now()
 	tool, found := llmtoolkit.FindTool(g.r, call.Name)
 	checked, err := g.p.check(ctx, call, tool, found)

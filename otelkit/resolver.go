@@ -100,6 +100,9 @@ func (res *Resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string,
 	if res.r == nil {
 		return "", fmt.Errorf("%w: %q (otelkit.Instrument was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
 	}
+	if content, ok, err := llmtoolkit.ResolveRecipe(ctx, res, call); ok {
+		return content, err // a recipe reached by Resolve: a span for it, one per step
+	}
 	tracing := res.tr.active()
 	if !tracing && !res.hist.Enabled(ctx) {
 		return res.r.Resolve(ctx, call) // nothing listens: no cost

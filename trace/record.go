@@ -172,6 +172,9 @@ func (s *subAgentRecorder) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // Resolve runs and records a call of the sub-agent; a sub-agent it starts
 // is recorded the same way.
 func (s *subAgentRecorder) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	if content, ok, err := llmtoolkit.ResolveRecipe(ctx, s, call); ok {
+		return content, err
+	}
 	return s.rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, s.rec.subWrap), s.r, s.tools, call)
 }
 
@@ -216,6 +219,9 @@ func (rec *Recorder) Stats() Stats {
 func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content string, err error) {
 	if rec.r == nil {
 		return "", fmt.Errorf("%w: %q (trace.Record was given a nil resolver)", llmtoolkit.ErrUnknownTool, call.Name)
+	}
+	if content, ok, err := llmtoolkit.ResolveRecipe(ctx, rec, call); ok {
+		return content, err // a recipe reached by Resolve: one row for it, one per step
 	}
 	return rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, rec.subWrap), rec.r, rec.tools, call)
 }
