@@ -64,7 +64,7 @@ func (c *CodeTools) bashScope() string {
 		scope += " It runs in a read-only sandbox: it can read the system folders and the working directory, and write only $TMPDIR."
 	}
 	if c.sbx.backend != nil {
-		scope += " $TMPDIR is new for each call and removed after it."
+		scope += " $TMPDIR is new for each call and removed after it. Setting a setuid or setgid bit fails (EPERM)."
 	}
 	if c.sbx.backend != nil && !c.sbx.policy.Network {
 		scope += " It has no network."

@@ -136,7 +136,10 @@
 //     (TestSandboxRefusesMetadataWrites); only descriptors 0-2 reach it
 //     (TestSandboxInheritsNoDescriptor); the socket filter holds under
 //     bubblewrap too: no vsock, no Internet family without the network
-//     (TestSandboxRefusesSocketFamilies).
+//     (TestSandboxRefusesSocketFamilies); no setuid or setgid file or
+//     folder is left where it writes, whatever the call (chmod, fchmodat2,
+//     open with O_CREAT or O_TMPFILE, mknod; TestSandboxRefusesSetuidFiles,
+//     TestSandboxModeBitsEverySyscall, TestSandboxSetgidFolders).
 //   - In every mode bash runs under a minimal init that forwards signals,
 //     reaps and dies with the host: `kill -9 $$` ends the script with 137
 //     (TestBashShellSignalEndsScript, TestSandboxInitForwardsSignals,

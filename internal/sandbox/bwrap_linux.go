@@ -174,7 +174,7 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 		cmd.Dir, cmd.Env, cmd.ExtraFiles = spec.Dir, inner.Env, inner.ExtraFiles
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
-	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), kill: killBwrap}, nil
+	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), Fallback: setgidNote(stage.Writable), kill: killBwrap}, nil
 }
 
 // killBwrap kills the init of bwrap's PID namespace (bwrap's child) first

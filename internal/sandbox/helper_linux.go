@@ -155,7 +155,7 @@ func confine(c helperConfig) error {
 			return err
 		}
 	}
-	if err := filterSockets(c.NoNetwork, c.AllowUnix); err != nil {
+	if err := installFilter(c.NoNetwork, c.AllowUnix); err != nil {
 		return err
 	}
 	if err := dropPrivileges(c.Drop); err != nil {

@@ -150,10 +150,10 @@ func addPathRule(ruleset int, path string, access uint64) error {
 }
 
 // Landlock is the backend that restricts the helper with Landlock (file
-// contents, TCP) and seccomp (other sockets), in new PID, mount and network
-// namespaces where the kernel allows them; in the mount namespace every
-// folder but the writable ones is read-only, which refuses the metadata
-// writes (chmod, chown, touch) Landlock cannot.
+// contents, TCP) and seccomp (other sockets, mode bits), in new PID, mount
+// and network namespaces where the kernel allows them; in the mount
+// namespace every folder but the writable ones is read-only, which refuses
+// the metadata writes (chmod, chown, touch) Landlock cannot.
 type Landlock struct{}
 
 // NewLandlock returns the Landlock backend, or an error wrapping
@@ -189,7 +189,12 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 	if p.Mode == WorkspaceWrite {
 		c.Writable = append(c.Writable, root)
 	}
-	return helperCommand(spec, c, !p.Network, l.Name())
+	cmd, err := helperCommand(spec, c, !p.Network, l.Name())
+	if err != nil {
+		return nil, err
+	}
+	cmd.Fallback = joinNotes(cmd.Fallback, setgidNote(c.Writable))
+	return cmd, nil
 }
 
 // rulesetAttr is the kernel's struct landlock_ruleset_attr as of ABI 6,

@@ -17,10 +17,14 @@
 // it, reaps orphans, exits with the command's status (128+N for signal N),
 // and dies with the host (a parent-death signal, checked through a pidfd
 // against a host already gone). Under a policy it also, before the command
-// starts: closes every inherited descriptor but 0-2; installs a seccomp
-// filter (socket() only for Unix, IPv4, IPv6 and netlink with the network,
-// only Unix under bubblewrap without it, none under Landlock without it;
-// never vsock or packet; no io_uring); sets no_new_privs; drops every
+// starts: closes every inherited descriptor but 0-2; installs the one
+// seccomp filter of both backends (seccomp_linux.go: socket() only for
+// Unix, IPv4, IPv6 and netlink with the network, only Unix under
+// bubblewrap without it, none under Landlock without it; never vsock or
+// packet; no io_uring; no setuid or setgid bit: chmod, fchmod, fchmodat,
+// fchmodat2, mknod, mknodat and creating opens whose mode holds one fail
+// with EPERM, openat2 with ENOSYS, see modebits_linux.go); sets
+// no_new_privs; drops every
 // capability, bounding and ambient sets included; and, when the host is
 // root, becomes nobody (uid and gid 65534, no groups), so that root-owned
 // files such as /etc/shadow are not its own. The root and the temporary
@@ -49,10 +53,13 @@
 // idmapped mounts (ext4, xfs, btrfs, tmpfs), or every command fails with
 // 126 and says why; the parent-death signal follows the host thread that
 // started the command (Go ends a thread only when a goroutine locked to it
-// exits). Tests: TestPolicies, TestContainment, the TestSandbox* of
-// hardening_linux_test.go (as root and, through TestSandboxUnprivileged, as
-// nobody), and codetools' TestBashSandboxPolicies and
-// TestBashContainsEveryProcess.
+// exits); a folder made inside a folder the host made setgid inherits the
+// bit (the kernel's rule; Cmd.Fallback says so when the root or TMPDIR is
+// setgid), and chmod of such a folder to a mode that keeps the bit (GNU
+// chmod keeps it by default) fails. Tests: TestPolicies, TestContainment,
+// the TestSandbox* of hardening_linux_test.go and modebits_linux_test.go
+// (as root and, through TestSandboxUnprivileged, as nobody), and
+// codetools' TestBashSandboxPolicies and TestBashContainsEveryProcess.
 package sandbox
 
 import (
