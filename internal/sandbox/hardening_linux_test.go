@@ -345,7 +345,7 @@ func TestSandboxUnprivileged(t *testing.T) {
 	require.NoError(t, dst.Close())
 	require.NoError(t, err)
 	cmd := exec.Command(setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", "--",
-		bin, "-test.run=^TestSandbox(HoldsNoPrivilege|RefusesMetadataWrites|InheritsNoDescriptor|RefusesSocketFamilies|InitForwardsSignals|DiesWithHost|RefusesSetuidFiles|ModeBitsEverySyscall|SetgidFolders)$", "-test.count=1", "-test.v")
+		bin, "-test.run=^TestSandbox(HoldsNoPrivilege|RefusesMetadataWrites|InheritsNoDescriptor|RefusesSocketFamilies|InitForwardsSignals|DiesWithHost|RefusesSetuidFiles|ModeBitsEverySyscall|SetgidFolders|OwnIPCAndUTS)$", "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=/tmp", unprivilegedEnv + "=1"}
 	out, err := cmd.CombinedOutput()

@@ -326,8 +326,15 @@ func nsAttr(noNet, asRoot bool) (*syscall.SysProcAttr, string) {
 // new namespaces where it can (see nsAttr); Fallback says when it cannot.
 func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cmd, error) {
 	attr, fallback := nsAttr(noNetNS, c.Confine)
-	if !c.Confine { // nothing to mount: the host's /proc shows the namespace's processes too
+	switch {
+	case !c.Confine: // nothing to mount: the host's /proc shows the namespace's processes too
 		attr.Cloneflags &^= unix.CLONE_NEWNS
+	case attr.Cloneflags != 0:
+		// As bubblewrap's: no System V IPC object (shared memory, semaphores,
+		// queues) of the host or of another command, no shared hostname.
+		attr.Cloneflags |= unix.CLONE_NEWIPC | unix.CLONE_NEWUTS
+	default:
+		fallback += "; no IPC or UTS namespace: the host's System V shared memory is reachable"
 	}
 	c.MountNS = attr.Cloneflags&unix.CLONE_NEWNS != 0
 	c.PIDNS = attr.Cloneflags&unix.CLONE_NEWPID != 0

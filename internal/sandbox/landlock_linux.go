@@ -150,10 +150,10 @@ func addPathRule(ruleset int, path string, access uint64) error {
 }
 
 // Landlock is the backend that restricts the helper with Landlock (file
-// contents, TCP) and seccomp (other sockets, mode bits), in new PID, mount
-// and network namespaces where the kernel allows them; in the mount
-// namespace every folder but the writable ones is read-only, which refuses
-// the metadata writes (chmod, chown, touch) Landlock cannot.
+// contents, TCP) and seccomp (other sockets, mode bits), in new PID,
+// mount, IPC, UTS and network namespaces where the kernel allows them; in
+// the mount namespace every folder but the writable ones is read-only,
+// which refuses the metadata writes (chmod, chown, touch) Landlock cannot.
 type Landlock struct{}
 
 // NewLandlock returns the Landlock backend, or an error wrapping

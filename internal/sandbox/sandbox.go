@@ -37,12 +37,14 @@
 // cgroup and network namespaces; only the system folders, the root and
 // TMPDIR, read-only but for the writable ones, so metadata writes fail with
 // EROFS); as root the helper's bwrap stage prepares the folders for
-// nobody and execs bwrap as nobody. Landlock: the helper applies Landlock
-// (file contents, TCP, signals, abstract sockets) and, in its private
-// mount namespace, makes every mount read-only but the writable folders,
-// which refuses chmod, chown and touch that Landlock cannot express; where
-// no mount namespace is given (no user namespaces), Cmd.Fallback says that
-// metadata writes are not refused.
+// nobody and execs bwrap as nobody. Landlock: the helper starts in new
+// PID, mount, IPC and UTS namespaces (and network without the network),
+// applies Landlock (file contents, TCP, signals, abstract sockets) and, in
+// its private mount namespace, makes every mount read-only but the
+// writable folders, which refuses chmod, chown and touch that Landlock
+// cannot express; where no namespace is given (no user namespaces),
+// Cmd.Fallback says that metadata writes are not refused and System V IPC
+// is shared.
 //
 // Known limits: no host allow-list; under Landlock with a host that is not
 // root the command sees itself as uid 0 of its user namespace (the host's
