@@ -8,7 +8,7 @@
 //	llmtoolkit mcp    [--root DIR] [--read-only] [--trace-db FILE] [--tenant UUID] [--conversation UUID]
 //	                  [--http ADDR [--issuer URL --resource URL --jwks-url URL --scopes S --write-scope S]
 //	                   [--insecure-no-auth] [--allowed-origin O] [--rate N] [--tool-rate N]]
-//	llmtoolkit traces [--db FILE] [--conversation ID] [--limit N]
+//	llmtoolkit traces [--db FILE] [--table NAME] [--tenant ID] [--conversation ID] [--call ID] [--limit N]
 //
 // tools lists the tools confined to DIR (default: the current directory)
 // with the first line of their description, or with --json their
@@ -32,7 +32,8 @@
 // requests from other origins and DNS-rebinding requests are refused.
 //
 // traces prints the recent calls recorded in such a database (default
-// llmtoolkit-traces.db), newest first, as an aligned table.
+// llmtoolkit-traces.db), newest first, as an aligned table with each
+// call's tenant; --tenant keeps one tenant's calls.
 //
 // call and mcp export each tool call as an OpenTelemetry span (GenAI
 // conventions, see package otelkit) with OTLP over HTTP when

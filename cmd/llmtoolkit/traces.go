@@ -10,15 +10,18 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
-const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--table NAME] [--conversation ID] [--call ID] [--limit N]
+const tracesUsage = `Usage: llmtoolkit traces [--db FILE] [--table NAME] [--tenant ID] [--conversation ID] [--call ID] [--limit N]
 
 Prints the most recent tool calls recorded in the SQLite database FILE
 (by 'llmtoolkit mcp --trace-db FILE'), newest first, as a table: time,
-tool, result type, duration in ms, iteration, conversation, the model's
-call id and arguments.
+tool, result type, duration in ms, iteration, tenant, conversation, the
+model's call id and arguments. --tenant keeps one tenant's calls (on a
+server with --auth, the tenant each token names).
 --table reads the table NAME (as given to 'llmtoolkit mcp --trace-table')
 instead of tool_traces.
 `
@@ -30,6 +33,7 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	fs := newFlagSet("traces")
 	dbPath := fs.String("db", defaultDB, "SQLite trace database")
 	table := fs.String("table", trace.DefaultTable, "the traces table: a name, or schema.name")
+	tenant := fs.String("tenant", "", "show only this tenant's calls (a UUID)")
 	conversation := fs.String("conversation", "", "show only this conversation's calls")
 	callID := fs.String("call", "", "show only the call with this id (the model's tool call id)")
 	limit := fs.Int("limit", 50, "show at most this many calls (0: all)")
@@ -42,6 +46,11 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if *limit < 0 {
 		return usageError(stderr, fs.Name(), fmt.Sprintf("--limit %d is negative", *limit))
+	}
+	if *tenant != "" {
+		if _, err := uuid.Parse(*tenant); err != nil {
+			return usageError(stderr, fs.Name(), fmt.Sprintf("--tenant %q is not a UUID", *tenant))
+		}
 	}
 	if err := trace.ValidateTable(*table); err != nil {
 		return usageError(stderr, fs.Name(), fmt.Sprintf("--table: %v", err))
@@ -59,21 +68,21 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if sqlDB, err := db.DB(); err == nil {
 		defer sqlDB.Close()
 	}
-	traces, err := trace.List(ctx, db, trace.Filter{ConversationID: *conversation, CallID: *callID, Limit: *limit}, trace.WithTable(*table))
+	traces, err := trace.List(ctx, db, trace.Filter{TenantID: *tenant, ConversationID: *conversation, CallID: *callID, Limit: *limit}, trace.WithTable(*table))
 	if err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: listing %s: %v\n", *dbPath, err)
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tCONVERSATION\tCALL\tARGUMENTS")
+	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tTENANT\tCONVERSATION\tCALL\tARGUMENTS")
 	for _, t := range traces {
 		call := ""
 		if t.CallID != nil {
 			call = *t.CallID
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n",
 			t.InsertedAt.Local().Format(time.DateTime), t.ToolName, t.ResultType,
-			t.DurationMS, t.Iteration, orDash(t.ConversationID), orDash(call), shortArgs(t.Arguments))
+			t.DurationMS, t.Iteration, orDash(t.TenantID), orDash(t.ConversationID), orDash(call), shortArgs(t.Arguments))
 	}
 	if err := tw.Flush(); err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: %v\n", err)
