@@ -56,6 +56,7 @@ var Allowed = map[string]Rule{
 	"llmtoolkittest":  {Imports: []string{"", "agentloop"}, Internal: true},
 	"toolsearch":      {Imports: []string{""}, Internal: true},
 	"checkpoint":      {Imports: []string{"", "agentloop"}, Internal: true},
+	"skills":          {Imports: []string{""}, Internal: true},
 	"otelkit":         {Imports: []string{"", "agentloop"}, Internal: true},
 	"adapters/eino":   {Imports: []string{""}, Internal: true},
 	"adapters/genkit": {Imports: []string{""}, Internal: true},
@@ -72,7 +73,7 @@ var Allowed = map[string]Rule{
 var Engines = []string{"internal/search", "internal/walk", "internal/confine", "internal/proc", "internal/textedit", "internal/patch", "internal/web", "internal/lsp"}
 
 // EngineImporters may import an engine, beside other internal packages.
-var EngineImporters = []string{"codetools", "bench/cmd/grepbench"}
+var EngineImporters = []string{"codetools", "skills", "bench/cmd/grepbench"}
 
 // OtelkitImporters may import otelkit.
 var OtelkitImporters = []string{"cmd/llmtoolkit"}

@@ -1,0 +1,194 @@
+package skills_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/skills"
+	"github.com/llmtoolkit/llmtoolkit/toolsearch"
+	"github.com/llmtoolkit/llmtoolkit/trace"
+)
+
+func validSet(t *testing.T) *skills.Set {
+	t.Helper()
+	set := load(t, skills.Dir("testdata/valid"))
+	require.Empty(t, set.Problems())
+	return set
+}
+
+func call(t *testing.T, r llmtoolkit.Resolver, name string, args map[string]any) llmtoolkit.Result {
+	t.Helper()
+	return llmtoolkit.Execute(t.Context(), r, llmtoolkit.Call{ID: "c-" + name, Name: name, Arguments: args})
+}
+
+// activate_skill answers with the instructions, the folder and the list
+// of files (not their content); read_skill_resource with one file.
+func TestActivateAndRead(t *testing.T) {
+	set := validSet(t)
+	ts := skills.NewTools(set)
+	res := call(t, ts, skills.ActivateTool, map[string]any{"name": "release-notes"})
+	require.NoError(t, res.Err)
+	sk, _ := set.Lookup("release-notes")
+	assert.Equal(t, `<skill_content name="release-notes">
+`+sk.Instructions+`
+</skill_content>
+Compatibility: Needs a POSIX shell
+Skill folder: `+sk.Dir+`
+Relative paths in this skill are relative to that folder; its scripts run with bash from there (for example: bash `+sk.Dir+`/scripts/NAME.sh).
+Allowed tools: Bash read_file
+<skill_resources>
+<file>assets/template.md</file>
+<file>references/STYLE.md</file>
+<file>scripts/count.sh</file>
+</skill_resources>`, res.Content)
+	assert.NotContains(t, res.Content, "One line per change", "files are listed, not read")
+	assert.Equal(t, []string{"release-notes"}, ts.Active())
+
+	res = call(t, ts, skills.ReadResourceTool, map[string]any{"name": "release-notes", "path": "references/STYLE.md"})
+	require.NoError(t, res.Err)
+	assert.Equal(t, "# House style\n\nOne line per change, in the imperative.\n", res.Content)
+
+	res = call(t, ts, skills.ActivateTool, map[string]any{"name": "no-such-skill"})
+	require.ErrorIs(t, res.Err, skills.ErrUnknownSkill)
+	assert.Contains(t, res.Content, `"no-such-skill" (available: 2024, a-b-b`)
+
+	deep := call(t, ts, skills.ActivateTool, map[string]any{"name": "deep-resources"})
+	require.NoError(t, deep.Err)
+	assert.Contains(t, deep.Content, "<file>references/a/b/c.md</file>\n<file>references/top.md</file>\n<file>scripts/run.py</file>")
+}
+
+// Reads stay inside the skill's folder: "..", absolute paths and links
+// out are refused, special files and binaries too, big files are capped.
+func TestResourceConfinement(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s3cret"), 0o600))
+	writeSkill(t, dir, "other", skillText("other", "Another skill."))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other", "private.md"), []byte("other's"), 0o644))
+	skillDir := filepath.Dir(writeSkill(t, dir, "box", skillText("box", "A boxed skill.")))
+	require.NoError(t, os.MkdirAll(filepath.Join(skillDir, "references"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(skillDir, "references", "ok.md"), []byte("fine"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(skillDir, "references", "big.md"), []byte(strings.Repeat("b", 2000)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(skillDir, "references", "bin.dat"), []byte{0, 1, 2}, 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(skillDir, "references", "link.md")))
+	require.NoError(t, os.Symlink("../other", filepath.Join(skillDir, "sibling")))
+	require.NoError(t, os.Symlink("ok.md", filepath.Join(skillDir, "references", "inside.md")))
+
+	ts := skills.NewTools(load(t, skills.Dir(dir)), skills.WithMaxResourceBytes(1000))
+	read := func(p string) llmtoolkit.Result {
+		return call(t, ts, skills.ReadResourceTool, map[string]any{"name": "box", "path": p})
+	}
+	for _, p := range []string{"../other/private.md", filepath.Join(outside, "secret.txt"), "references/link.md", "sibling/private.md", "references/../../other/private.md"} {
+		res := read(p)
+		assert.ErrorIs(t, res.Err, skills.ErrOutsideSkill, p)
+		assert.NotContains(t, res.Content, "s3cret")
+		assert.NotContains(t, res.Content, "other's")
+	}
+	assert.Equal(t, "fine", read("references/inside.md").Content, "a link inside is followed")
+	assert.Equal(t, "fine", read("./references/ok.md").Content)
+	assert.ErrorIs(t, read("references/big.md").Err, skills.ErrTooLarge)
+	assert.Contains(t, read("references/bin.dat").Content, "is binary (3 bytes)")
+	assert.Contains(t, read("references").Content, "folder")
+	assert.Contains(t, read("").Content, "empty")
+}
+
+// The tools are deferred for toolsearch: tool_search finds activate_skill.
+func TestDeferredWithToolSearch(t *testing.T) {
+	ts := skills.NewTools(validSet(t), skills.WithDeferred())
+	for _, tool := range ts.Tools() {
+		assert.True(t, tool.Deferred, tool.Name)
+	}
+	search := toolsearch.New(ts)
+	offered, _ := llmtoolkit.SplitDeferred(search.Tools())
+	require.Len(t, offered, 1)
+	assert.Equal(t, toolsearch.SearchToolName, offered[0].Name)
+	res := call(t, search, toolsearch.SearchToolName, map[string]any{"query": "activate a skill's instructions"})
+	require.NoError(t, res.Err)
+	assert.Contains(t, res.Content, skills.ActivateTool)
+}
+
+// With WithAllowedTools, an active skill's allowed-tools narrow the
+// host's tools (through llmtoolkit.Filter), aliases included; the skill
+// tools stay; Deactivate restores the list.
+func TestAllowedToolsNarrow(t *testing.T) {
+	host := lt.NewFake(map[string]string{"bash": "ran", "read_file": "read", "write_file": "wrote", "http_get": "got"})
+	set := validSet(t)
+	for _, narrow := range []bool{true, false} {
+		opts := []skills.ToolOption{}
+		if narrow {
+			opts = append(opts, skills.WithAllowedTools())
+		}
+		ts := skills.NewTools(set, opts...)
+		r := ts.Narrow(llmtoolkit.Compose(host, ts))
+		names := func() []string {
+			var out []string
+			for _, tool := range r.Tools() {
+				out = append(out, tool.Name)
+			}
+			return out
+		}
+		all := []string{"bash", "http_get", "read_file", "write_file", skills.ActivateTool, skills.ReadResourceTool}
+		assert.ElementsMatch(t, all, names())
+		require.NoError(t, call(t, r, skills.ActivateTool, map[string]any{"name": "minimal"}).Err)
+		assert.ElementsMatch(t, all, names(), "a skill without allowed-tools narrows nothing")
+		require.NoError(t, call(t, r, skills.ActivateTool, map[string]any{"name": "pdf-processing"}).Err) // Bash(pdftotext:*) Read
+		if !narrow {
+			assert.ElementsMatch(t, all, names(), "without the option nothing narrows")
+			continue
+		}
+		assert.ElementsMatch(t, []string{"bash", "read_file", skills.ActivateTool, skills.ReadResourceTool}, names())
+		res := call(t, r, "write_file", map[string]any{})
+		require.ErrorIs(t, res.Err, llmtoolkit.ErrUnknownTool)
+		assert.Contains(t, res.Content, "Available tools: bash, read_file, activate_skill, read_skill_resource")
+		_, err := r.Resolve(t.Context(), llmtoolkit.Call{Name: "write_file"})
+		require.ErrorIs(t, err, llmtoolkit.ErrUnknownTool)
+		assert.Contains(t, err.Error(), "not among the allowed tools of the active skills (minimal, pdf-processing)")
+		assert.Empty(t, host.CallsTo("write_file"))
+		require.NoError(t, call(t, r, "bash", map[string]any{}).Err)
+		ts.Deactivate("pdf-processing")
+		assert.ElementsMatch(t, all, names())
+	}
+}
+
+// Activations and reads leave audit rows like any tool's.
+func TestActivationsAreAudited(t *testing.T) {
+	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	rec := trace.Record(skills.NewTools(validSet(t)), db)
+	ctx := trace.WithConversation(t.Context(), "0190a1b2-0000-7000-8000-000000000001", "0190a1b2-0000-7000-8000-000000000002", 1)
+	for _, c := range []llmtoolkit.Call{
+		{ID: "a1", Name: skills.ActivateTool, Arguments: map[string]any{"name": "release-notes"}},
+		{ID: "r1", Name: skills.ReadResourceTool, Arguments: map[string]any{"name": "release-notes", "path": "references/STYLE.md"}},
+		{ID: "r2", Name: skills.ReadResourceTool, Arguments: map[string]any{"name": "release-notes", "path": "../pdf-processing/SKILL.md"}},
+	} {
+		llmtoolkit.Execute(ctx, rec, c)
+	}
+	rows, err := trace.List(context.Background(), db, trace.Filter{})
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	byCall := map[string]trace.Trace{}
+	for _, r := range rows {
+		byCall[*r.CallID] = r
+	}
+	assert.Equal(t, skills.ActivateTool, byCall["a1"].ToolName)
+	assert.Equal(t, trace.ResultOK, byCall["r1"].ResultType)
+	assert.Equal(t, trace.ResultError, byCall["r2"].ResultType)
+	assert.Contains(t, byCall["r2"].Result["error"], "outside the skill")
+}
+
+// A sub-agent given a subset sees only those skills.
+func TestSubsetForSubAgent(t *testing.T) {
+	sub := skills.NewTools(validSet(t).Subset("minimal", "release-notes", "absent"))
+	require.NoError(t, call(t, sub, skills.ActivateTool, map[string]any{"name": "minimal"}).Err)
+	res := call(t, sub, skills.ActivateTool, map[string]any{"name": "pdf-processing"})
+	require.ErrorIs(t, res.Err, skills.ErrUnknownSkill)
+	assert.Contains(t, res.Content, "(available: minimal, release-notes)")
+}
