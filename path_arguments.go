@@ -1,6 +1,9 @@
 package llmtoolkit
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // PathArguments is a tool's declaration of its path arguments (see
 // [Tool.Paths]): which arguments name files, and the function that turns
@@ -20,20 +23,26 @@ type PathArguments struct {
 	// path outside its root, directly or through a link). It must be safe
 	// for concurrent use and honour ctx's deadline.
 	Canonical func(ctx context.Context, name, value string) (string, error)
+	// Lists names the top-level arguments whose string values name
+	// several paths (a patch that touches several files).
+	Lists []string
+	// List returns the canonical paths (as Canonical returns them) that a
+	// value of argument name, one of Lists, names: every file the tool
+	// would read, write or remove for it. It returns an error, naming the
+	// argument, for a value the tool would refuse.
+	List func(ctx context.Context, name, value string) ([]string, error)
 }
 
-// Declares reports whether name is one of the path arguments p declares;
-// a nil p declares none.
+// Declares reports whether name is one of the path arguments p declares
+// (in Names or in Lists); a nil p declares none.
 func (p *PathArguments) Declares(name string) bool {
-	if p == nil || p.Canonical == nil {
+	if p == nil {
 		return false
 	}
-	for _, n := range p.Names {
-		if n == name {
-			return true
-		}
+	if p.Canonical != nil && slices.Contains(p.Names, name) {
+		return true
 	}
-	return false
+	return p.List != nil && slices.Contains(p.Lists, name)
 }
 
 type excludedPathsKey struct{}

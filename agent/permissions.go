@@ -16,7 +16,7 @@ var ErrInvalidConfig = errors.New("agent: invalid configuration")
 
 // DefaultEditTools are the tools [Config.EditTools] names when it is nil:
 // the file edits of package codetools.
-var DefaultEditTools = []string{"write_file", "edit_file", "multi_edit", "append_to_file"}
+var DefaultEditTools = []string{"write_file", "edit_file", "multi_edit", "append_to_file", "apply_patch"}
 
 // Kind is what the guard knows a tool does, from its definition.
 type Kind string

@@ -27,7 +27,12 @@ import (
 // codetools' tools do), Glob is matched against the path the tool will
 // open: relative to its root, cleaned, symbolic links inside the root
 // followed; a path the tool would refuse (outside its root) is refused by
-// the guard before any rule. Deny rules with a Glob on a path are also
+// the guard before any rule. A tool argument that names several paths
+// (llmtoolkit.PathArguments.Lists: apply_patch's patch) is matched path by
+// path, under its own name and under "path", so one rule on "path" covers
+// every file a patch touches: a deny rule matches when one path does (a
+// move is its old and its new path), an allow rule only when all do.
+// Deny rules with a Glob on a path are also
 // handed to the tool's walks as exclusions (grep, glob, tree and
 // list_directory leave those paths out and say so).
 type Rule struct {
@@ -125,7 +130,10 @@ type target struct {
 	paths []canonicalPath
 }
 
-type canonicalPath struct{ name, path string }
+type canonicalPath struct {
+	name, path string
+	list       bool // from an argument of PathArguments.Lists
+}
 
 // targetOf reads call for the rules. Each string argument tool declares as
 // a path is turned into the path the tool opens with the tool's own
@@ -133,33 +141,65 @@ type canonicalPath struct{ name, path string }
 // call.
 func targetOf(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool) (target, error) {
 	t := target{call: call}
-	if tool.Paths == nil || tool.Paths.Canonical == nil {
+	if tool.Paths == nil {
 		return t, nil
 	}
-	for _, name := range tool.Paths.Names {
-		v, ok := call.Arguments[name].(string)
-		if !ok {
-			continue
+	deny := func(name string, err error) error {
+		return llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool would refuse argument %s: %v", name, err))
+	}
+	if tool.Paths.Canonical != nil {
+		for _, name := range tool.Paths.Names {
+			v, ok := call.Arguments[name].(string)
+			if !ok {
+				continue
+			}
+			cp, err := tool.Paths.Canonical(ctx, name, v)
+			if err != nil {
+				return t, deny(name, err)
+			}
+			t.paths = append(t.paths, canonicalPath{name: name, path: cp})
 		}
-		cp, err := tool.Paths.Canonical(ctx, name, v)
-		if err != nil {
-			return t, llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool would refuse argument %s: %v", name, err))
+	}
+	if tool.Paths.List != nil {
+		for _, name := range tool.Paths.Lists {
+			v, ok := call.Arguments[name].(string)
+			if !ok {
+				continue
+			}
+			cps, err := tool.Paths.List(ctx, name, v)
+			if err != nil {
+				return t, deny(name, err)
+			}
+			for _, cp := range cps {
+				t.paths = append(t.paths, canonicalPath{name: name, path: cp, list: true})
+			}
 		}
-		t.paths = append(t.paths, canonicalPath{name: name, path: cp})
 	}
 	return t, nil
 }
 
-// canonical returns the canonical path of argument name, if the tool
-// declares it as a path.
-func (t *target) canonical(name string) (string, bool) {
+// canonical returns the canonical paths of argument name (several for an
+// argument that names several, [llmtoolkit.PathArguments.Lists]), and
+// whether the tool declares it as a path.
+//
+// A rule on the argument "path" also sees the paths of every argument the
+// tool declares in Lists (a patch's files): one rule on "path" covers
+// the file tools and apply_patch alike.
+func (t *target) canonical(name string) ([]string, bool) {
+	var out []string
+	found := false
 	for _, p := range t.paths {
-		if p.name == name {
-			return p.path, true
+		if p.name == name || name == pathArgument && p.list {
+			out = append(out, p.path)
+			found = true
 		}
 	}
-	return "", false
+	return out, found
 }
+
+// pathArgument is the argument name under which rules also see the paths
+// of list arguments.
+const pathArgument = "path"
 
 // matches reports whether the rule matches the call t; deny says which
 // list the rule is in. An argument that is not a string is matched by its
@@ -178,17 +218,17 @@ func (r *rule) matches(t *target, deny bool) bool {
 		return true
 	}
 	v, ok := call.Arguments[r.src.Argument]
-	if !ok {
+	canon, isPath := t.canonical(r.src.Argument)
+	if !ok && !isPath {
 		return false
 	}
-	canon, isPath := t.canonical(r.src.Argument)
 	if r.src.Glob != "" {
 		glob := func(s string) bool {
 			ok, _ := doublestar.Match(r.src.Glob, path.Clean(strings.ReplaceAll(s, `\`, "/")))
 			return ok
 		}
 		if isPath {
-			if ok, _ := doublestar.Match(r.src.Glob, canon); !ok {
+			if !quantifyPaths(canon, deny, func(p string) bool { ok, _ := doublestar.Match(r.src.Glob, p); return ok }) {
 				return false
 			}
 		} else if !quantify(v, deny, glob) {
@@ -198,15 +238,35 @@ func (r *rule) matches(t *target, deny bool) bool {
 	if r.re == nil {
 		return true
 	}
+	if !ok { // the paths of a list argument, seen under "path"
+		return quantifyPaths(canon, deny, r.re.MatchString)
+	}
 	ok = quantify(v, deny, r.re.MatchString)
 	if isPath {
 		if deny {
-			ok = ok || r.re.MatchString(canon)
+			ok = ok || quantifyPaths(canon, true, r.re.MatchString)
 		} else {
-			ok = ok && r.re.MatchString(canon)
+			ok = ok && quantifyPaths(canon, false, r.re.MatchString)
 		}
 	}
 	return ok
+}
+
+// quantifyPaths applies match to the canonical paths of one argument: a
+// deny rule matches when one path does, an allow rule only when every path
+// does (and there is one), so a patch that touches a denied file is
+// denied, and an allowed one runs without asking only when every file it
+// touches is allowed.
+func quantifyPaths(paths []string, deny bool, match func(string) bool) bool {
+	if len(paths) == 0 {
+		return false
+	}
+	for _, p := range paths {
+		if match(p) == deny {
+			return deny
+		}
+	}
+	return !deny
 }
 
 // quantify applies match to the text of v: a string as it is, an array

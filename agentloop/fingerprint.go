@@ -34,7 +34,7 @@ func ToolFingerprint(t llmtoolkit.Tool) (string, error) {
 	}{Name: t.Name, Parameters: t.Parameters, Annotations: t.Annotations, Recipe: t.Recipe != nil}
 	p.SensitiveFields = slices.Sorted(slices.Values(t.SensitiveFields))
 	if t.Paths != nil {
-		p.Paths = slices.Sorted(slices.Values(t.Paths.Names))
+		p.Paths = slices.Sorted(slices.Values(append(slices.Clone(t.Paths.Names), t.Paths.Lists...)))
 	}
 	data, err := json.Marshal(p) // map keys sorted: the same schema gives the same text
 	if err != nil {

@@ -107,6 +107,9 @@ func (c *CodeTools) specs() []toolSpec {
 		c.globSpec(),
 		c.httpGetSpec(),
 	}
+	if c.cfg.applyPatch {
+		specs = append(specs, c.applyPatchSpec())
+	}
 	// The path arguments, declared with the function each tool opens them
 	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
@@ -115,6 +118,7 @@ func (c *CodeTools) specs() []toolSpec {
 		"grep": c.readPathFact(true), "glob": c.readPathFact(true),
 		"write_file": c.writePathFact(), "edit_file": c.writePathFact(),
 		"multi_edit": c.writePathFact(), "append_to_file": c.writePathFact(),
+		"apply_patch": c.applyPatchPathFact(),
 	}
 	for i := range specs {
 		specs[i].tool.Paths = paths[specs[i].tool.Name]

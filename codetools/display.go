@@ -38,7 +38,39 @@ const (
 	DisplayFiles = "files"
 	// DisplayWebpage is http_get's Display: a [WebpagePayload].
 	DisplayWebpage = "webpage"
+	// DisplayPatch is apply_patch's Display: a [PatchPayload], one diff
+	// per file.
+	DisplayPatch = "patch"
 )
+
+// PatchPayload is the payload of a "patch" Display: what apply_patch did
+// to each file, in the patch's order.
+type PatchPayload struct {
+	// Files are the files changed, at most 50 (the others are counted in
+	// Omitted).
+	Files []PatchFile `json:"files"`
+	// Omitted is the number of operations past the first 50, not shown.
+	Omitted int `json:"omitted"`
+}
+
+// PatchFile is one file of a [PatchPayload].
+type PatchFile struct {
+	// Operation is "add", "update", "move" (an update that renamed the
+	// file) or "delete".
+	Operation string `json:"operation"`
+	// Path is the file's path relative to the root (the new one for a
+	// move), shown by the package's rule for names.
+	Path string `json:"path"`
+	// MovedFrom is a moved file's old path; "" otherwise.
+	MovedFrom string `json:"movedFrom"`
+	// Diff is the file's unified diff, capped as [DiffPayload.Diff] is.
+	Diff string `json:"diff"`
+	// Truncated reports that Diff was cut.
+	Truncated bool `json:"truncated"`
+	// Added and Removed count the lines added and removed.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+}
 
 // FilePayload is the payload of a "file" Display: the lines read_file
 // showed.
@@ -208,6 +240,8 @@ func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
 		d.Payload, err = decodePayload[FilesPayload](d.Payload)
 	case DisplayWebpage:
 		d.Payload, err = decodePayload[WebpagePayload](d.Payload)
+	case DisplayPatch:
+		d.Payload, err = decodePayload[PatchPayload](d.Payload)
 	}
 	return d, err
 }

@@ -24,6 +24,9 @@ var documentedKeys = map[string][]string{
 	DisplayMatches: {"pattern", "total", "shown", "items"},
 	DisplayFiles:   {"pattern", "total", "shown", "paths"},
 	DisplayWebpage: {"url", "status", "contentType", "truncated"},
+	DisplayPatch:   {"files", "omitted"},
+	// "patch" files
+	"patch.files": {"operation", "path", "movedFrom", "diff", "truncated", "added", "removed"},
 	// "matches" items
 	"matches.items": {"path", "line", "text"},
 }
@@ -36,6 +39,8 @@ var payloadTypes = map[string]reflect.Type{
 	DisplayMatches:  reflect.TypeFor[MatchesPayload](),
 	DisplayFiles:    reflect.TypeFor[FilesPayload](),
 	DisplayWebpage:  reflect.TypeFor[WebpagePayload](),
+	DisplayPatch:    reflect.TypeFor[PatchPayload](),
+	"patch.files":   reflect.TypeFor[PatchFile](),
 	"matches.items": reflect.TypeFor[Match](),
 }
 

@@ -28,6 +28,18 @@
 // renders it with a type switch, and [DecodeDisplay] types one read back
 // from JSON.
 //
+// # apply_patch
+//
+// WithApplyPatch adds a 13th tool, apply_patch, off by default (the default set
+// stays the 12 tools every host has): a patch in the V4A format OpenAI's models
+// write, which adds, deletes, updates and moves several files at once, all or
+// nothing (internal/patch: the whole patch worked out in memory, then written
+// atomically file by file, undone on a failure). Its definition declares every
+// file a patch touches (llmtoolkit.PathArguments.Lists), each path canonical as
+// the tool opens it and a move both its paths, so a permission layer decides on
+// each; the answer lists each file by its real path (A, M, R old -> new, D) with
+// the diffs, and the Display is a PatchPayload with one diff per file.
+//
 // # Display payloads
 //
 // Each kind has one exported payload type, with a doc comment on every
@@ -45,6 +57,8 @@
 //	matches   grep                              MatchesPayload       pattern, total, shown, items (each Match: path, line, text)
 //	files     glob                              FilesPayload         pattern, total, shown, paths
 //	webpage   http_get                          WebpagePayload       url, status, contentType, truncated
+//	patch     apply_patch (WithApplyPatch)      PatchPayload         files (each PatchFile: operation, path, movedFrom, diff,
+//	                                                                 truncated, added, removed), omitted
 //	todos     todo_write (package agent)        agent.TodosPayload   todos (each agent.Todo: id, content, status)
 //	subagent  spawn_agent (package agent)       agent.SubAgentPayload
 //	                                                                 id, description, iterations, toolCalls, durationMs,

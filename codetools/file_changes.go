@@ -81,7 +81,12 @@ func readUpTo(f io.Reader, size, limit int64) ([]byte, error) {
 // writeAtomic writes a whole file atomically, keeping an existing file's
 // mode.
 func (c *CodeTools) writeAtomic(p, rel, content string) error {
-	if err := atomicfile.WriteFile(c.root, rel, []byte(content), newFileMode); err != nil {
+	return c.writeAtomicMode(p, rel, content, newFileMode)
+}
+
+// writeAtomicMode is writeAtomic with the mode of a new file.
+func (c *CodeTools) writeAtomicMode(p, rel, content string, perm fs.FileMode) error {
+	if err := atomicfile.WriteFile(c.root, rel, []byte(content), perm); err != nil {
 		if confine.IsEscape(errors.Unwrap(err)) || confine.IsEscape(err) {
 			return c.conf.OutsideError(p)
 		}

@@ -19,6 +19,8 @@ type config struct {
 	bash         bashConfig // bash and its sandbox: options_bash.go, options_sandbox.go
 	http         httpConfig // http_get: options_http.go
 
+	applyPatch bool // WithApplyPatch: the 13th tool
+
 	mediaMaxBytes  int64 // read_file, http_get: largest image or PDF (read_file_media.go)
 	mediaMaxPixels int64 // read_file, http_get: most pixels an image header may claim
 }
