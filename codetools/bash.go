@@ -29,6 +29,13 @@ func (e *commandError) Unwrap() error { return ErrCommandFailed }
 func (c *CodeTools) bashSpec() toolSpec {
 	maxSec := int(c.cfg.bash.bashMaxTimeout / time.Second)
 	defSec := int(c.cfg.bash.bashTimeout / time.Second)
+	props := map[string]any{
+		"command": map[string]any{"type": "string", "minLength": 1, "description": "The command line to run, as given to bash -c. Chain commands with && or ;."},
+		"timeout": map[string]any{"type": "integer", "minimum": 1, "maximum": maxSec, "description": fmt.Sprintf("Seconds before the command is killed. Default: %d, at most %d.", defSec, maxSec)},
+	}
+	if c.cfg.jobs.background {
+		props["run_in_background"] = map[string]any{"type": "boolean", "description": "Run the command as a background job (a dev server, a watcher, a long build): the answer comes at once with the job's id and its first output; read the rest with job_output, stop it with job_kill. The timeout does not apply."}
+	}
 	return makeSpec("bash",
 		fmt.Sprintf("Run a shell command with bash -c in the working directory and return its output (stdout and stderr merged, in the order written). "+
 			"Standard input is empty, so a command that waits for input ends instead of hanging: pass non-interactive flags (-y, --yes, --no-pager). "+
@@ -36,14 +43,12 @@ func (c *CodeTools) bashSpec() toolSpec {
 			"Only the last %d lines or %d KiB of output are shown, with the path of a file holding the output "+
 			"(at most %s: beyond that the file keeps its beginning and its end, and the answer says so; it is removed after a while"+c.spillReach()+"). "+
 			"A non-zero exit code is reported as an error with the output. "+
-			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files.",
+			"Use bash to build, test, run programs and use git; prefer read_file, grep, glob and the edit tools for reading, searching and changing files."+
+			c.bashJobsNote(),
 			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.bash.spillMaxBytes)),
 		map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"command": map[string]any{"type": "string", "minLength": 1, "description": "The command line to run, as given to bash -c. Chain commands with && or ;."},
-				"timeout": map[string]any{"type": "integer", "minimum": 1, "maximum": maxSec, "description": fmt.Sprintf("Seconds before the command is killed. Default: %d, at most %d.", defSec, maxSec)},
-			},
+			"type":       "object",
+			"properties": props,
 			"required":             []any{"command"},
 			"additionalProperties": false,
 		}, llmtoolkit.Annotations{Destructive: true}, c.bash)
@@ -101,12 +106,18 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if s := intArg(args, "timeout", 0); s > 0 {
 		timeout = min(time.Duration(s)*time.Second, c.cfg.bash.bashMaxTimeout)
 	}
+	if c.cfg.jobs.background && boolArg(args, "run_in_background", false) {
+		return c.bashBackground(ctx, command)
+	}
+	if c.cfg.jobs.autoAfter > 0 {
+		return c.bashAuto(ctx, command, timeout)
+	}
 
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
-	sc, done, err := c.bashCommand(command)
+	sc, done, err := c.bashCommand(command, false)
 	if err != nil {
 		pr.Close()
 		pw.Close()

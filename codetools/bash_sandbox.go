@@ -92,8 +92,10 @@ func (c *CodeTools) sandboxName() string {
 // temporary folder of its own, which done removes once every process of
 // the call is gone), or contained in a PID namespace, or (where neither
 // works) as a plain process that the process guard's scan watches.
-func (c *CodeTools) bashCommand(command string) (cmd *sandbox.Cmd, done func(), err error) {
-	spec := sandbox.Spec{Path: c.shellPath(), Args: []string{"-c", command}, Dir: c.dir}
+// With tty, the command's standard streams will be a terminal
+// (internal/jobs).
+func (c *CodeTools) bashCommand(command string, tty bool) (cmd *sandbox.Cmd, done func(), err error) {
+	spec := sandbox.Spec{Path: c.shellPath(), Args: []string{"-c", command}, Dir: c.dir, TTY: tty}
 	if c.sbx.backend != nil {
 		tmp, err := os.MkdirTemp(c.sbx.tmp, "call-*")
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
+	"github.com/llmtoolkit/llmtoolkit/internal/jobs"
 	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 )
 
@@ -26,6 +27,7 @@ type CodeTools struct {
 	locks    pathLocks       // serialises the write tools per file
 	spills   proc.SpillFiles // bash's spill files, removed by Close
 	sbx      sandboxState
+	jobs     *jobs.Table // background jobs and terminals; nil unless on (options_jobs.go)
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -80,8 +82,9 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 		fsroot.Close()
 		return nil, err
 	}
+	c.setupJobs()
 	for _, spec := range c.specs() {
-		if c.sbx.policy.Mode == SandboxReadOnly && spec.tool.Name != "bash" && !spec.tool.Annotations.ReadOnly {
+		if c.sbx.policy.Mode == SandboxReadOnly && !processTools[spec.tool.Name] && !spec.tool.Annotations.ReadOnly {
 			continue // the file tools write no more than bash may
 		}
 		c.byName[spec.tool.Name] = len(c.tools)
@@ -110,6 +113,7 @@ func (c *CodeTools) specs() []toolSpec {
 	if c.cfg.applyPatch {
 		specs = append(specs, c.applyPatchSpec())
 	}
+	specs = append(specs, c.jobSpecs()...) // opt-in: WithBackgroundJobs, WithTerminals
 	// The path arguments, declared with the function each tool opens them
 	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
@@ -126,14 +130,21 @@ func (c *CodeTools) specs() []toolSpec {
 	return specs
 }
 
+// processTools run or stop commands, which the sandbox confines: they stay
+// under a read-only sandbox.
+var processTools = map[string]bool{"bash": true, "job_kill": true, "exec_command": true, "write_stdin": true}
+
 // Root returns the absolute path of the root folder.
 func (c *CodeTools) Root() string { return c.dir }
 
-// Close releases the root folder's handle and removes the spill files bash
-// made (see [WithBashSpillDir]) and the sandbox's temporary folder; a file whose command is still running is
+// Close kills every background job and terminal (returning once their
+// processes are gone), releases the root folder's handle and removes the
+// spill files bash made (see [WithBashSpillDir]), the jobs' logs and the
+// sandbox's temporary folder; a file whose command is still running is
 // removed when it ends. The error reports every file that could not be
 // removed. Calls after Close fail.
 func (c *CodeTools) Close() error {
+	c.closeJobs()
 	return errors.Join(c.closeSpills(), c.closeSandbox(), c.root.Close())
 }
 

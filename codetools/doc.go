@@ -106,7 +106,28 @@
 // out of the root is refused before any byte is read) and reads it into one
 // buffer of its size: the only copy it makes.
 //
-// # What the tools withstand
+// # Background jobs and terminals
+//
+// Opt-in, so that New gives the 12 tools above unless asked:
+// [WithBackgroundJobs] gives bash a run_in_background argument and adds
+// job_output, job_list and job_kill (crush's names; Claude Code calls them
+// BashOutput/TaskOutput and KillShell/TaskStop); [WithBashAutoBackground]
+// keeps a command still running after a delay as a job instead of killing
+// it at its timeout. A job's command runs as a one-shot bash call's does
+// (same shell, environment, sandbox and containment); the engine is
+// internal/jobs. Its output is kept in a ring in memory
+// ([JobLimits].MemoryPerJob) from which job_output returns what was not
+// read yet (waiting up to wait_seconds for more, or with until_exit for the
+// end), and in a log file, one of bash's spill files (capped by
+// [WithBashSpillLimit], kept under [WithBashSpillRetention]), that the
+// answer names. Jobs belong to the run and agent that started them
+// (llmtoolkit.RunIDFrom, llmtoolkit.AgentIDFrom): another's job id is
+// answered as unknown ([ErrNoJob]). A job ends, with every process it
+// started (a daemon it forked included), when its command ends, on
+// job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], and, where
+// commands are contained, with the host process even when it is SIGKILLed.
+// More than [JobLimits].MaxJobs running is refused ([ErrTooManyJobs]).
+//
 //
 // Each tool validates its own arguments again (it may be called without
 // llmtoolkit.Execute), confines every path to its root with os.Root, and

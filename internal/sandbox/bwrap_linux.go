@@ -98,7 +98,10 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: bubblewrap: the running program's file: %w", ErrUnavailable, err)
 	}
-	args := []string{b.path, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"}
+	args := []string{b.path, "--unshare-all", "--die-with-parent", "--as-pid-1"}
+	if !spec.TTY { // a terminal is the call's own pty, in the session Setsid made
+		args = append(args, "--new-session")
+	}
 	if p.Mode == Off || p.Network {
 		args = append(args, "--share-net")
 	}
@@ -147,7 +150,7 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 		args = append(args, "--chdir", spec.Dir)
 	}
 	// The init inside: the socket filter, every descriptor but 0-2 closed.
-	init := helperConfig{Confine: p.Mode != Off, NoNetwork: p.Mode != Off && !p.Network, AllowUnix: true}
+	init := helperConfig{Confine: p.Mode != Off, NoNetwork: p.Mode != Off && !p.Network, AllowUnix: true, TTY: spec.TTY}
 	var cmd *exec.Cmd
 	if stage.Drop {
 		// Root: the helper's bwrap stage, in a mount namespace of its own,
@@ -164,6 +167,7 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 		}
 		cmd.Args = cmd.Args[:2] // the configuration; bwrap's argv is in it
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWNS}
+		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	} else {
 		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init)
 		if err != nil {
@@ -173,6 +177,7 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 		cmd.Args = append(append(args, "--"), inner.Args...)
 		cmd.Dir, cmd.Env, cmd.ExtraFiles = spec.Dir, inner.Env, inner.ExtraFiles
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	}
 	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), Fallback: setgidNote(stage.Writable), kill: killBwrap}, nil
 }

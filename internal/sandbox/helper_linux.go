@@ -68,6 +68,7 @@ type helperConfig struct {
 	Exec      []string `json:"exec,omitempty"`       // bwrap stage: bwrap's argv
 	Confine   bool     `json:"confine,omitempty"`    // a policy, not only containment: no_new_privs, seccomp, no capability
 	IDMap     []string `json:"idmap,omitempty"`      // with Drop: folders whose owner's files become nobody's (the root, the temporary folder)
+	TTY       bool     `json:"tty,omitempty"`        // fd 0 is the controlling terminal: run the command as its foreground group
 }
 
 func init() {
@@ -135,7 +136,14 @@ func helperMain(config string, argv []string) int {
 	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs)
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	attr := &os.ProcAttr{Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}}
+	if c.TTY {
+		// As a shell does: the command in a group of its own, in the
+		// terminal's foreground, so that the terminal's signals (Ctrl-C)
+		// reach it alone; the helper still forwards its own.
+		attr.Sys = &syscall.SysProcAttr{Foreground: true, Ctty: 0}
+	}
+	proc, err := os.StartProcess(path, argv, attr)
 	if err != nil {
 		return fail(err)
 	}
@@ -340,6 +348,8 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cm
 	c.PIDNS = attr.Cloneflags&unix.CLONE_NEWPID != 0
 	c.Drop = c.Confine && os.Geteuid() == 0
 	c.Dir = spec.Dir
+	c.TTY = spec.TTY
+	ttyAttr(attr, spec.TTY)
 	if c.Confine && !c.MountNS {
 		fallback += "; metadata writes (chmod, touch) outside the writable folders are not refused"
 	}
@@ -372,6 +382,14 @@ func newHelperCmd(path, arg0 string, spec Spec, c helperConfig) (*exec.Cmd, erro
 		cmd.ExtraFiles = []*os.File{pidfd} // parentFD
 	}
 	return cmd, nil
+}
+
+// ttyAttr makes the terminal on the standard streams (fd 0 in the child)
+// the controlling terminal of the new session, when tty.
+func ttyAttr(attr *syscall.SysProcAttr, tty bool) {
+	if tty {
+		attr.Setsid, attr.Setctty, attr.Ctty = true, true, 0
+	}
 }
 
 func killProcess(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGKILL) }

@@ -162,6 +162,14 @@ type Spec struct {
 	Args []string // its arguments, without argv[0]
 	Dir  string
 	Env  []string
+	// TTY says that the standard streams will be a terminal (a pty's
+	// slave, internal/jobs): the command gets it as its controlling
+	// terminal and runs in the foreground process group of it, so that
+	// Ctrl-C written to the terminal interrupts the command (and not
+	// the helper). The caller sets the streams; the backend keeps the
+	// session the terminal belongs to (bubblewrap without --new-session:
+	// the terminal is the call's own, never the host's).
+	TTY bool
 }
 
 // Backend runs commands under a policy. Implementations must make

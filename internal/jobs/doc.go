@@ -1,0 +1,43 @@
+// Package jobs runs processes that outlive the call that started them:
+// codetools' background jobs (bash's run_in_background, job_output,
+// job_list, job_kill) and interactive terminals (exec_command,
+// write_stdin). It is an engine: the tools, their options and their
+// answers stay in codetools; other tools (a persistent shell session)
+// can build on the same [Table] and [Job].
+//
+// A [Table] holds the jobs of one CodeTools. [Table.Start] runs a command
+// prepared by internal/sandbox (so a job is contained, and confined, as a
+// one-shot bash call is) with its output on a pipe, or on a pseudo-terminal
+// (creack/pty) when Spec.TTY is set. Every byte of output goes to three
+// places, all bounded: a ring of the latest [Limits].RingBytes in memory,
+// from which [Job.Read] returns what was not read yet (and how much of it
+// fell out of memory); a log file (a proc.SpillFile capped at
+// Limits.LogBytes: the head as written and a ring of the latest bytes,
+// put in order when the job ends) that the model may read or grep; and,
+// for a terminal, a terminal emulator (charmbracelet/x/vt), so that
+// [Job.Screen] returns what a full-screen program shows, as text.
+//
+// # Ending every process
+//
+// A job's processes are supervised by internal/proc's guard, as bash's
+// are: contained (the init of a PID namespace), killing the job ends every
+// process it started, and a job ends when its command does, taking what it
+// forked with it (a daemon included). A job ends at the latest when
+// [Job.Kill] is called, when it has run Limits.MaxLifetime, when a
+// terminal was neither read nor written for Limits.IdleTimeout, at
+// [Table.Close] (which returns once every process is gone), and with the
+// host: the helper that is the init of its namespace has a parent-death
+// signal (SIGKILL), so a host killed with SIGKILL leaves no job running
+// (TestHostKilledLeavesNoJob). Without a PID namespace (no user namespaces
+// and not root) the /proc scan ends them on Kill and Close, but a
+// SIGKILLed host cannot: the tools' descriptions say what holds.
+//
+// # Bounds
+//
+// MaxJobs jobs at most (ended ones count until forgotten, oldest first,
+// to make room): Start fails with ErrTooManyJobs when all are running.
+// Memory per job: RingBytes plus 32 KiB of read buffer, and for a terminal
+// the emulator's screen (one line of scrollback). Disk: LogBytes per log,
+// whose retention (age, count) is the spill files' (codetools'
+// WithBashSpillRetention), removed by Close.
+package jobs
