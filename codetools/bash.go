@@ -47,8 +47,8 @@ func (c *CodeTools) bashSpec() toolSpec {
 			c.bashJobsNote(),
 			defSec, maxSec, proc.MaxLines, proc.MaxBytes/1024, textutil.HumanSize(c.cfg.bash.spillMaxBytes)),
 		map[string]any{
-			"type":       "object",
-			"properties": props,
+			"type":                 "object",
+			"properties":           props,
 			"required":             []any{"command"},
 			"additionalProperties": false,
 		}, llmtoolkit.Annotations{Destructive: true}, c.bash)

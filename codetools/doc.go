@@ -128,6 +128,7 @@
 // commands are contained, with the host process even when it is SIGKILLed.
 // More than [JobLimits].MaxJobs running is refused ([ErrTooManyJobs]).
 //
+// # What the tools withstand
 //
 // Each tool validates its own arguments again (it may be called without
 // llmtoolkit.Execute), confines every path to its root with os.Root, and

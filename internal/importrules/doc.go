@@ -11,7 +11,7 @@
 //   - internal/* imports only other internal/* packages (and third-party
 //     and standard packages);
 //   - the engines (internal/search, internal/walk, internal/confine,
-//     internal/proc, internal/textedit, internal/patch, internal/web,
+//     internal/proc, internal/jobs, internal/textedit, internal/patch, internal/web,
 //     internal/lsp) are imported only by
 //     codetools, bench/cmd/grepbench and other internal packages;
 //   - each library package imports only the packages of this module its
@@ -70,7 +70,7 @@ var Allowed = map[string]Rule{
 }
 
 // Engines are the internal packages that hold codetools' engines.
-var Engines = []string{"internal/search", "internal/walk", "internal/confine", "internal/proc", "internal/textedit", "internal/patch", "internal/web", "internal/lsp"}
+var Engines = []string{"internal/search", "internal/walk", "internal/confine", "internal/proc", "internal/jobs", "internal/textedit", "internal/patch", "internal/web", "internal/lsp"}
 
 // EngineImporters may import an engine, beside other internal packages.
 var EngineImporters = []string{"codetools", "skills", "bench/cmd/grepbench"}

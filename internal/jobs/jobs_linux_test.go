@@ -111,7 +111,6 @@ func alive(pid int) bool {
 	return i > 0 && i+2 < len(s) && s[i+2] != 'Z'
 }
 
-
 // daemonScript forks a detached daemon (setsid, double fork) that writes
 // its pid, as the host sees it, to file, then runs tail.
 func daemonScript(file, tail string) string {
