@@ -114,7 +114,8 @@ type ContextPolicy struct {
 	// running model steps elsewhere can have the model write it), so a
 	// durable run replays the recorded summary instead of asking again.
 	// A failure (an error or a panic) is logged and leaves the history as
-	// it is. Nil: no compaction.
+	// it is. The summary is kept scrubbed of the run's declared secrets.
+	// Nil: no compaction.
 	Summarize func(ctx context.Context, span []Message) (string, error)
 	// CompactAt is the size, in tokens, past which the history is
 	// compacted (after clearing). 0 means [DefaultCompactAtPercent] of
@@ -125,7 +126,8 @@ type ContextPolicy struct {
 	// means [DefaultKeepRecentPercent] of the budget.
 	KeepRecent int
 	// SpillBytes is the size past which a tool result is spilled: written
-	// whole to a file in SpillDir (inside SpillRoot) while the model gets
+	// whole, scrubbed of the run's declared secrets (as the trace rows
+	// are), to a file in SpillDir (inside SpillRoot) while the model gets
 	// its first and last SpillBytes/2 bytes and a line with the file's
 	// path, relative to SpillRoot, and the lines left out, so that
 	// read_file (offset, limit) and grep page through it. The spill

@@ -60,7 +60,9 @@ func (l *loop) compact(ctx context.Context, n, tokens int) (int, error) {
 	if err != nil {
 		return tokens, err
 	}
-	msg := UserMessage(fmt.Sprintf("%s (%d messages)]\n%s", SummaryHeader, len(span), summary))
+	// The summary is kept (and stored by durable engines) in place of the
+	// span: no declared secret it quotes stays in it.
+	msg := UserMessage(fmt.Sprintf("%s (%d messages)]\n%s", SummaryHeader, len(span), l.scrub(summary)))
 	history := make([]Message, 0, len(l.history)-len(span)+1)
 	history = append(history, l.history[:start]...)
 	history = append(history, msg)

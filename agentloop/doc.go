@@ -31,8 +31,14 @@
 // the history it was given) from the error it returns, logs, gives the
 // Tracer and durable engines store (a breaker's message, a halt's reason, a
 // panic value, any error's text), and from the panic values it logs
-// (TestRunErrorsCarryNoSecretOfAnEarlierTurn). Events and results carry
-// the calls and the tools' words as they are: they are the conversation.
+// (TestRunErrorsCarryNoSecretOfAnEarlierTurn), and from what the context
+// policy stores: spill files (and the head and tail the model gets of a
+// spilled result), compaction summaries, cleared stubs
+// (TestSpillFilesHoldNoDeclaredSecret,
+// TestSpillFilesOfRunToolCallHoldNoDeclaredSecret,
+// TestSummaryHoldsNoDeclaredSecret, TestClearingRedactsSensitiveArguments).
+// Other events and results carry the calls and the tools' words as they
+// are: they are the conversation.
 //
 // # What the loop carries without reading
 //

@@ -221,6 +221,7 @@ func RunToolCall(ctx context.Context, opts Options, iteration int, calls []llmto
 		calls = slices.Clone(calls)
 		calls[i].Arguments = map[string]any{}
 	}
+	l.learnSecrets(calls) // what the worker writes (a spill file) is scrubbed of them
 	res, _ := l.runCall(llmtoolkit.WithIteration(ctx, iteration), iteration, calls, i)
 	return res
 }

@@ -142,7 +142,10 @@ func (l *loop) maybeSpill(ctx context.Context, n, i int, call llmtoolkit.Call, r
 		return
 	}
 	before := res.Content
-	out, err := l.spill(ctx, n, i, call, before)
+	// The file is stored: like the trace rows, it holds no declared
+	// secret of the run (the model's copy, its head and tail, is the same
+	// text, so that the note's counts are the file's).
+	out, err := l.spill(ctx, n, i, call, l.scrub(before))
 	if err != nil {
 		l.opts.Logger.WarnContext(ctx, "agentloop: a tool result could not be spilled to a file; it is kept in the history",
 			slog.Int("iteration", n), slog.String("tool", call.Name), slog.String("error", err.Error()))
