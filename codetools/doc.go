@@ -90,9 +90,11 @@
 // read_file and http_get recognise PNG, JPEG, GIF, WebP and PDF by their
 // first bytes (never by the file's extension or the Content-Type: a .png
 // holding text is read as text, an image named .txt is an image; SVG is
-// text). Such a file is attached to the result whole, with
-// [llmtoolkit.Attach] (an image part, or a file part named after the file
-// for a PDF), and the model reads one line beside it: name, media type,
+// text; any other body is text or binary by its content, as read_file
+// decides, so an HTML page served as image/png is a page:
+// TestHTTPGetTextByContent). Such a file is attached to the result whole,
+// with [llmtoolkit.Attach] (an image part, or a file part named after the
+// file for a PDF), and the model reads one line beside it: name, media type,
 // size and, for an image, its pixel dimensions. No format is turned into
 // pages as images: a PDF goes to the model as the document itself, which
 // every format of package provider carries. Limits ([WithMediaLimits]):

@@ -179,6 +179,12 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 		ctype = http.DetectContentType(body)
 	}
 	mediatype, params, _ := mime.ParseMediaType(ctype)
+	textual := isTextual(body, params["charset"])
+	if textual && !textType(mediatype) {
+		// Text served under another type (an HTML page as image/png): it
+		// is read, and converted, as what its content is.
+		mediatype, params, _ = mime.ParseMediaType(http.DetectContentType(body))
+	}
 	final := resp.Request.URL
 	finalText := textutil.CutUTF8(final.Redacted(), httpMaxURLChars)
 
@@ -207,7 +213,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated || short)
 		start := ""
-		if isTextual(mediatype, body) {
+		if textual {
 			start = toUTF8(body, params["charset"])
 			if isHTML {
 				// Best effort: an error here leaves the text found so far.
@@ -232,7 +238,7 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	if final.String() != u.String() {
 		header += " · from " + finalText
 	}
-	if !isTextual(mediatype, body) {
+	if !textual {
 		showWebpage(ctx, finalText, resp.StatusCode, mediatype, truncated || short)
 		return fmt.Sprintf("%s\nBinary content (%s, %s) is not shown. Download it with bash (curl -o FILE URL) to work with it.", header, orUnknown(mediatype), sizeText), nil
 	}
@@ -364,36 +370,29 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// isTextual tells text from binary content by media type, then by sniffing.
-func isTextual(mediatype string, body []byte) bool {
-	switch {
-	case strings.HasPrefix(mediatype, "text/"),
-		strings.HasSuffix(mediatype, "+json"), strings.HasSuffix(mediatype, "+xml"),
-		strings.HasSuffix(mediatype, "/json"), strings.HasSuffix(mediatype, "/xml"),
-		strings.HasSuffix(mediatype, "/javascript"), strings.HasSuffix(mediatype, "/ecmascript"),
-		mediatype == "application/x-www-form-urlencoded", mediatype == "application/yaml",
-		mediatype == "application/x-yaml", mediatype == "application/toml", mediatype == "application/x-sh":
+// isTextual tells text from binary by the body, as read_file does, never
+// by the media type (images and PDFs are recognised before, by their first
+// bytes): text has no NUL byte in its first [textutil.SniffLen] bytes,
+// unless it starts with a UTF-16 byte-order mark or the response declares
+// a UTF-16 or UTF-32 charset, which decodes it.
+func isTextual(body []byte, charset string) bool {
+	if !textutil.IsBinary(body) {
 		return true
-	case strings.HasPrefix(mediatype, "image/"), strings.HasPrefix(mediatype, "audio/"),
-		strings.HasPrefix(mediatype, "video/"), strings.HasPrefix(mediatype, "font/"):
-		return false
-	case mediatype == "" || mediatype == "application/octet-stream":
-		sniff := body[:min(len(body), 8192)]
-		return bytes.IndexByte(sniff, 0) < 0 && utf8.Valid(trimPartialRune(sniff))
 	}
-	return false
+	cs := strings.ToLower(charset)
+	return strings.HasPrefix(cs, "utf-16") || strings.HasPrefix(cs, "utf-32") ||
+		bytes.HasPrefix(body, []byte{0xfe, 0xff}) || bytes.HasPrefix(body, []byte{0xff, 0xfe})
 }
 
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := 0; i < 3 && len(b) > 0; i++ {
-		r, size := utf8.DecodeLastRune(b)
-		if r != utf8.RuneError || size != 1 {
-			return b
-		}
-		b = b[:len(b)-1]
-	}
-	return b
+// textType reports whether a media type names text, so that a text body
+// served under it keeps it (its charset included).
+func textType(mediatype string) bool {
+	return strings.HasPrefix(mediatype, "text/") ||
+		strings.HasSuffix(mediatype, "+json") || strings.HasSuffix(mediatype, "+xml") ||
+		strings.HasSuffix(mediatype, "/json") || strings.HasSuffix(mediatype, "/xml") ||
+		strings.HasSuffix(mediatype, "/javascript") || strings.HasSuffix(mediatype, "/ecmascript") ||
+		mediatype == "application/x-www-form-urlencoded" || mediatype == "application/yaml" ||
+		mediatype == "application/x-yaml" || mediatype == "application/toml" || mediatype == "application/x-sh"
 }
 
 // toUTF8 decodes body from its declared charset (UTF-8 when unknown).
