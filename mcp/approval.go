@@ -1,13 +1,16 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
@@ -24,7 +27,8 @@ var ErrNotServed = errors.New("mcp: the call is not served over MCP: there is no
 const ApprovalRequestID = "io.llmtoolkit/approval"
 
 // maxApprovalArgumentBytes caps the arguments quoted in an approval's
-// message.
+// message (see approvalMessage: longer ones are shown value by value, cut
+// and marked).
 const maxApprovalArgumentBytes = 2048
 
 // Approval asks the MCP client's user whether call may run, through the
@@ -34,7 +38,9 @@ const maxApprovalArgumentBytes = 2048
 //
 //   - On the call's first round it returns an *[InputRequiredError]
 //     asking the client for an elicitation ([ApprovalRequestID]) whose
-//     message names the tool and quotes its arguments. The callback must
+//     message names the tool and quotes its arguments (past 2 KiB, every
+//     argument is still shown, its long values cut and marked, and the
+//     message says so, with the arguments' size and SHA-256). The callback must
 //     fail the call with that error, without running it (agent.Pending);
 //     the client's user answers and the client calls again.
 //   - On the call that comes back with the answer, it returns true when
@@ -105,12 +111,35 @@ func fingerprint(call llmtoolkit.Call) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// approvalMessage is what the client's user reads.
+// approvalMessage is what the client's user reads: the tool and its
+// arguments as JSON. Arguments longer than maxApprovalArgumentBytes are
+// not cut at the end (an argument after a long one would not be seen):
+// their longest string values are cut one by one, each ending in
+// truncatedMark, so every argument is shown, and the message says so and
+// gives their size in all and their SHA-256. When even that does not fit
+// (too many values), it names the arguments and says they are not shown.
 func approvalMessage(call llmtoolkit.Call) string {
 	args, _ := json.Marshal(call.Arguments)
-	quoted := textutil.CutUTF8(string(args), maxApprovalArgumentBytes)
-	if len(quoted) < len(args) {
-		quoted += "... [truncated]"
+	const ask = "Accept to allow it, decline to refuse it."
+	if len(args) <= maxApprovalArgumentBytes {
+		return fmt.Sprintf("Allow the tool %q to run with the arguments %s? %s", call.Name, args, ask)
 	}
-	return fmt.Sprintf("Allow the tool %q to run with the arguments %s? Accept to allow it, decline to refuse it.", call.Name, quoted)
+	sum := sha256.Sum256(args)
+	shown := ""
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&generic) == nil {
+		if cut := cutStrings(generic, len(args), maxApprovalArgumentBytes); cut != nil {
+			if data, err := json.Marshal(cut); err == nil && len(data) <= maxApprovalArgumentBytes {
+				shown = fmt.Sprintf("each long value cut, ending in %q: %s", truncatedMark, data)
+			}
+		}
+	}
+	if shown == "" {
+		names := slices.Sorted(maps.Keys(call.Arguments))
+		shown = "too many to show; their names: " + textutil.CutUTF8(strings.Join(names, ", "), maxApprovalArgumentBytes) + " " + truncatedMark
+	}
+	return fmt.Sprintf("Allow the tool %q to run with these arguments? They are %s in all (SHA-256 %x) and not shown whole: %s. %s",
+		call.Name, textutil.HumanSize(int64(len(args))), sum, shown, ask)
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
+
+	"github.com/llmtoolkit/llmtoolkit"
 )
 
 // RateLimitMetaKey is the key of an error result's _meta under which a
@@ -44,10 +47,12 @@ type RateLimits struct {
 	Tool Limit
 	// Tools replaces Tool for the tools it names.
 	Tools map[string]Limit
-	// MaxKeys bounds the buckets kept (default [DefaultMaxRateKeys]). A
-	// bucket is forgotten once it is full again (forgetting it changes
-	// nothing); when that is not enough, the longest unused is forgotten,
-	// which is logged.
+	// MaxKeys bounds the buckets kept (default [DefaultMaxRateKeys]): at
+	// the bound the bucket unused the longest is forgotten, in constant
+	// time (forgetting one that is full again changes nothing; one that is
+	// not is logged). A bucket is made per tenant, and per tenant and tool
+	// only for a call its tenant's bucket let through and a tool the server
+	// has: refused calls and unknown names make none.
 	MaxKeys int
 }
 
@@ -65,29 +70,39 @@ func WithRateLimits(l RateLimits) Option {
 	return func(c *config) { c.rateLimits = &l }
 }
 
-// limiter holds the buckets.
+// limiter holds the buckets, least recently used last.
 type limiter struct {
-	cfg RateLimits
-	log *slog.Logger
+	cfg   RateLimits
+	log   *slog.Logger
+	known func(tool string) bool // the server's tools; nil: every name
 
 	mu      sync.Mutex
-	buckets map[rateKey]*bucket
+	buckets map[rateKey]*list.Element // of *bucket
+	lru     list.List                 // most recently used first
 }
 
 type rateKey struct{ tenant, tool string } // tool "" for the tenant's bucket
 
 type bucket struct {
-	lim  *rate.Limiter
-	l    Limit
-	used time.Time
+	key rateKey
+	lim *rate.Limiter
+	l   Limit
 }
 
-// limitRequests adds the rate limits to srv's tools/call.
-func limitRequests(srv *sdk.Server, l *RateLimits, log *slog.Logger) {
+// limitRequests adds the rate limits to srv's tools/call; a name r does
+// not define gets no bucket of its own.
+func limitRequests(srv *sdk.Server, r llmtoolkit.Resolver, l *RateLimits, log *slog.Logger) {
 	if l == nil || (!l.Tenant.enabled() && !l.Tool.enabled() && len(l.Tools) == 0) {
 		return
 	}
 	lim := newLimiter(*l, log)
+	lim.known = func(name string) bool {
+		if r == nil {
+			return false
+		}
+		_, ok := llmtoolkit.FindTool(r, name)
+		return ok
+	}
 	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if method != "tools/call" {
@@ -118,12 +133,14 @@ func newLimiter(cfg RateLimits, log *slog.Logger) *limiter {
 	if cfg.MaxKeys <= 0 {
 		cfg.MaxKeys = DefaultMaxRateKeys
 	}
-	return &limiter{cfg: cfg, log: log, buckets: make(map[rateKey]*bucket)}
+	return &limiter{cfg: cfg, log: log, buckets: make(map[rateKey]*list.Element)}
 }
 
 // allow takes a token from the tenant's bucket and the tenant's bucket
 // for tool, or from neither: it returns 0 when the call may run, else how
-// long to wait and which limit refused it.
+// long to wait and which limit refused it. The tool's bucket is looked at
+// only once the tenant's lets the call through, and only for a tool the
+// server has: a refused call or an unknown name makes no bucket.
 func (l *limiter) allow(tenant, tool string, now time.Time) (time.Duration, string) {
 	toolLimit := l.cfg.Tool
 	if tl, ok := l.cfg.Tools[tool]; ok {
@@ -131,71 +148,54 @@ func (l *limiter) allow(tenant, tool string, now time.Time) (time.Duration, stri
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var rs []*rate.Reservation
-	var whiches []string
-	for _, k := range []struct {
-		key   rateKey
-		limit Limit
-		which string
-	}{
-		{rateKey{tenant: tenant}, l.cfg.Tenant, "per tenant"},
-		{rateKey{tenant: tenant, tool: tool}, toolLimit, "per tenant and tool"},
-	} {
-		if !k.limit.enabled() {
-			continue
-		}
-		b := l.bucket(k.key, k.limit, now)
-		rs = append(rs, b.lim.ReserveN(now, 1))
-		whiches = append(whiches, k.which)
-	}
-	var wait time.Duration
-	which := ""
-	for i, r := range rs {
-		if d := r.DelayFrom(now); d > wait {
-			wait, which = d, whiches[i]
+	var first *rate.Reservation
+	if l.cfg.Tenant.enabled() {
+		first = l.bucket(rateKey{tenant: tenant}, l.cfg.Tenant).lim.ReserveN(now, 1)
+		if d := first.DelayFrom(now); d > 0 {
+			first.CancelAt(now) // the refused call takes no token
+			return d, "per tenant"
 		}
 	}
-	if wait > 0 {
-		for _, r := range rs {
-			r.CancelAt(now) // the refused call takes no token
-		}
+	if !toolLimit.enabled() || (l.known != nil && !l.known(tool)) {
+		return 0, ""
 	}
-	return wait, which
+	r := l.bucket(rateKey{tenant: tenant, tool: tool}, toolLimit).lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		if first != nil {
+			first.CancelAt(now)
+		}
+		return d, "per tenant and tool"
+	}
+	return 0, ""
 }
 
-// bucket returns the bucket of key, made or found; l.mu is held.
-func (l *limiter) bucket(key rateKey, limit Limit, now time.Time) *bucket {
-	if b, ok := l.buckets[key]; ok && b.l == limit {
-		b.used = now
-		return b
+// bucket returns the bucket of key, found or made, as the most recently
+// used; l.mu is held. At MaxKeys the least recently used is forgotten
+// first, in constant time: forgetting a bucket that is full again changes
+// nothing; forgetting one that is not is logged.
+func (l *limiter) bucket(key rateKey, limit Limit) *bucket {
+	if e, ok := l.buckets[key]; ok {
+		b := e.Value.(*bucket)
+		if b.l == limit {
+			l.lru.MoveToFront(e)
+			return b
+		}
+		l.lru.Remove(e)
+		delete(l.buckets, key)
 	}
 	if len(l.buckets) >= l.cfg.MaxKeys {
-		l.evict(now)
+		if e := l.lru.Back(); e != nil {
+			old := e.Value.(*bucket)
+			l.lru.Remove(e)
+			delete(l.buckets, old.key)
+			if old.lim.Tokens() < float64(old.l.burst()) {
+				l.log.Warn("mcp: rate limit bucket forgotten before it was full: raise RateLimits.MaxKeys",
+					slog.String("tenant", old.key.tenant), slog.String("tool", old.key.tool), slog.Int("max_keys", l.cfg.MaxKeys))
+			}
+		}
 	}
-	b := &bucket{lim: rate.NewLimiter(limit.Rate, limit.burst()), l: limit, used: now}
-	l.buckets[key] = b
+	b := &bucket{key: key, lim: rate.NewLimiter(limit.Rate, limit.burst()), l: limit}
+	l.buckets[key] = l.lru.PushFront(b)
 	return b
-}
-
-// evict forgets the buckets that are full again (a new one would be the
-// same), or else the one unused the longest; l.mu is held.
-func (l *limiter) evict(now time.Time) {
-	for k, b := range l.buckets {
-		if b.lim.TokensAt(now) >= float64(b.l.burst()) {
-			delete(l.buckets, k)
-		}
-	}
-	if len(l.buckets) < l.cfg.MaxKeys {
-		return
-	}
-	var oldest rateKey
-	var at time.Time
-	for k, b := range l.buckets {
-		if at.IsZero() || b.used.Before(at) {
-			oldest, at = k, b.used
-		}
-	}
-	delete(l.buckets, oldest)
-	l.log.Warn("mcp: rate limit bucket forgotten before it was full: raise RateLimits.MaxKeys",
-		slog.String("tenant", oldest.tenant), slog.String("tool", oldest.tool), slog.Int("max_keys", l.cfg.MaxKeys))
 }

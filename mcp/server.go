@@ -101,7 +101,7 @@ func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 	extractTraceContext(srv, cfg.propagator)
 	// The last added runs first: the identity is found before the rate is
 	// checked.
-	limitRequests(srv, cfg.rateLimits, cfg.warnLogger())
+	limitRequests(srv, r, cfg.rateLimits, cfg.warnLogger())
 	authorizeRequests(srv, r, cfg.auth, cfg.warnLogger())
 	if r == nil {
 		return srv, nil
