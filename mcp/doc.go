@@ -156,7 +156,10 @@
 // [WithRateLimits] bounds calls per tenant and per tenant and tool with
 // token buckets (golang.org/x/time/rate); a call over a limit is answered
 // with an error result saying when to retry ([RateLimitMetaKey]), never
-// run, and one tenant never slows another. [WithAllowedOrigins] refuses
+// run, and one tenant never slows another. A refused call or a name the
+// server has no tool for makes no per-tool bucket, and at
+// [RateLimits.MaxKeys] the least recently used bucket is forgotten in
+// constant time (TestRateLimiterKeysBounded). [WithAllowedOrigins] refuses
 // browser requests from other origins; the SDK's DNS-rebinding protection
 // is on in Handler.
 //
