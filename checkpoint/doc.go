@@ -21,6 +21,20 @@
 // A Save with a key returns the checkpoint already saved with it, so a
 // turn resumed after a crash (durable runs) has one checkpoint, not two.
 //
+// # Every turn
+//
+// [Resolver] wraps the host's resolver (codetools, a Session, a Compose of
+// them) so that the root is checkpointed before the first call of every
+// turn of agentloop.Run, whichever tool then writes: the next turn's
+// checkpoint holds all of it (bash's writes, a background job's, a
+// sub-agent's under the root). [WithEveryCall] adds one before each call.
+// A turn checkpoint names the turn's first call, so [CutHistory] cuts the
+// conversation at the same turn: rewind the code, the conversation, or
+// both. [Checkpointer.Display] gives a turn's diff as a Display payload
+// (kind [DisplayCheckpoint]); [Tools] offers checkpoint_list and
+// checkpoint_rewind to a remote agent (over MCP: off unless the host
+// serves them), each call confined to its own tenant and conversation.
+//
 // # Rewind
 //
 // [Checkpointer.Rewind] puts the root back exactly: contents, modes,

@@ -1,0 +1,155 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+)
+
+// ResolverOption configures [Resolver].
+type ResolverOption func(*resolver)
+
+// WithEveryCall takes a checkpoint before every call too (kind call), not
+// only before the first call of each turn.
+func WithEveryCall() ResolverOption { return func(r *resolver) { r.everyCall = true } }
+
+// WithRequired refuses a call whose checkpoint could not be saved (its
+// error is the call's); by default the failure is logged at Warn, counted
+// ([Failures]) and the call runs.
+func WithRequired() ResolverOption { return func(r *resolver) { r.required = true } }
+
+// WithLogger sets the logger of checkpoint failures (default slog.Default()).
+func WithLogger(l *slog.Logger) ResolverOption { return func(r *resolver) { r.log = l } }
+
+// Resolver wraps inner so that the root is checkpointed before the first
+// call of every turn (the turn of [llmtoolkit.TurnFrom], as agentloop.Run
+// sets it): what any tool then changes (file tools, bash, a background job
+// or a sub-agent writing under the root) is in the next turn's checkpoint,
+// and a rewind to a turn's checkpoint takes back that turn and every one
+// after it. The other calls of the turn wait for that checkpoint, so none
+// runs before it is taken. The checkpoint is attributed from the call's
+// context ([AttributionFrom]) with the first call's id, and keyed by the
+// run, agent and iteration when the context has a run id
+// ([llmtoolkit.WithRunID], which the durable engines set): a turn resumed
+// after a crash keeps its first checkpoint. Save the state after the last
+// turn with [Checkpointer.Save]. The definitions pass through unchanged.
+func Resolver(inner llmtoolkit.Resolver, c *Checkpointer, opts ...ResolverOption) llmtoolkit.Resolver {
+	r := &resolver{inner: inner, c: c, log: slog.Default()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+type resolver struct {
+	inner     llmtoolkit.Resolver
+	c         *Checkpointer
+	everyCall bool
+	required  bool
+	log       *slog.Logger
+
+	mu       sync.Mutex
+	last     llmtoolkit.Turn
+	lastErr  error
+	failures atomic.Int64
+}
+
+func (r *resolver) Tools() []llmtoolkit.Tool { return r.inner.Tools() }
+
+// LookupTool finds a definition as the inner resolver does.
+func (r *resolver) LookupTool(name string) (llmtoolkit.Tool, bool) {
+	return llmtoolkit.FindTool(r.inner, name)
+}
+
+// Failures returns how many checkpoints a [Resolver] could not save; 0
+// for any other resolver.
+func Failures(r llmtoolkit.Resolver) int64 {
+	if cr, ok := r.(*resolver); ok {
+		return cr.failures.Load()
+	}
+	return 0
+}
+
+func (r *resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	if err := r.before(ctx, call); err != nil && r.required {
+		return "", err
+	}
+	return r.inner.Resolve(ctx, call)
+}
+
+// turnKey keys a turn's checkpoint when the run has an id.
+func turnKey(ctx context.Context, kind Kind, call llmtoolkit.Call) string {
+	run := llmtoolkit.RunIDFrom(ctx)
+	if run == "" {
+		return ""
+	}
+	it, _ := llmtoolkit.IterationFrom(ctx)
+	key := string(kind) + "/" + run + "/" + llmtoolkit.AgentIDFrom(ctx) + "/" + strconv.Itoa(it)
+	if kind == KindCall {
+		key += "/" + call.ID
+	}
+	return key
+}
+
+func (r *resolver) before(ctx context.Context, call llmtoolkit.Call) error {
+	turn, inTurn := llmtoolkit.TurnFrom(ctx)
+	a := AttributionFrom(ctx)
+	a.CallID = call.ID
+	sctx := WithAttribution(ctx, a)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !inTurn || turn != r.last {
+		_, err := r.c.Save(sctx, KindTurn, turnKey(ctx, KindTurn, call))
+		r.last, r.lastErr = turn, err
+		if err != nil {
+			r.fail(call, err)
+		}
+		return err // the turn's checkpoint is also the state before this call
+	}
+	if !r.everyCall {
+		return r.lastErr
+	}
+	_, err := r.c.Save(sctx, KindCall, turnKey(ctx, KindCall, call))
+	if err != nil {
+		r.fail(call, err)
+	}
+	return err
+}
+
+func (r *resolver) fail(call llmtoolkit.Call, err error) {
+	r.failures.Add(1)
+	r.log.Warn("checkpoint: could not save the checkpoint before a call; the call runs without it",
+		slog.String("tool", call.Name), slog.String("call_id", call.ID), slog.String("error", err.Error()))
+}
+
+// CutHistory returns history up to the turn that checkpoint cp begins (a
+// turn checkpoint of [Resolver]): the messages before the assistant
+// message that asked for cp's call, so that a host rewinding code and
+// conversation together runs the loop again from there. ok is false when
+// no message holds the call (a manual checkpoint, or a history from
+// another run).
+func CutHistory(history []agentloop.Message, cp Checkpoint) (cut []agentloop.Message, ok bool) {
+	if cp.CallID == "" {
+		return history, false
+	}
+	for i, m := range history {
+		if m.Role != agentloop.RoleAssistant {
+			continue
+		}
+		for _, c := range m.ToolCalls {
+			if c.ID == cp.CallID {
+				return history[:i:i], true
+			}
+		}
+	}
+	return history, false
+}
+
+// String describes the wrapper in logs.
+func (r *resolver) String() string { return fmt.Sprintf("checkpoint.Resolver(%s)", r.c.name) }

@@ -1,0 +1,154 @@
+//go:build linux
+
+package checkpoint_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/checkpoint"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+)
+
+// TestScriptedRunRewindsEveryTurn drives agentloop with a scripted model
+// whose every turn changes the tree through a different tool: the file
+// tools, and bash's sed -i, rm -r, mv, chmod and ln -s. The independent
+// walker (filepath.WalkDir) digests the tree as each turn begins (when
+// the model is called); rewinding to each turn's checkpoint gives that
+// digest, and rewinding forward gives the end state back. The history is
+// cut at the same turn.
+func TestScriptedRunRewindsEveryTurn(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"src/app.go":     "package app\n\nconst Name = \"old\"\n",
+		"src/util.go":    "package app\n\nfunc helper() int { return 1 }\n",
+		"build/out/a.o":  "object",
+		"build/out/b.o":  "object",
+		"docs/guide.md":  "# Guide\n",
+		"scripts/run.sh": "#!/bin/sh\necho run\n",
+	})
+	tools, err := codetools.New(root)
+	require.NoError(t, err)
+	defer tools.Close()
+	store, err := checkpoint.NewStore(openSQLite(t))
+	require.NoError(t, err)
+	c, err := checkpoint.New(store, root)
+	require.NoError(t, err)
+
+	bash := func(cmd string) llmtoolkit.Call {
+		return llmtoolkittest.Call("bash", map[string]any{"command": cmd})
+	}
+	steps := []llmtoolkit.Call{
+		llmtoolkittest.Call("write_file", map[string]any{"path": "notes.txt", "content": "first\nsecond\n"}),
+		llmtoolkittest.Call("edit_file", map[string]any{"path": "src/app.go", "oldText": `"old"`, "newText": `"new"`}),
+		llmtoolkittest.Call("multi_edit", map[string]any{"path": "notes.txt", "edits": []any{
+			map[string]any{"oldText": "first", "newText": "1st"},
+			map[string]any{"oldText": "second", "newText": "2nd"},
+		}}),
+		bash(`sed -i 's/return 1/return 2/' src/util.go`),
+		bash(`rm -r build`),
+		bash(`mv docs/guide.md docs/manual.md`),
+		bash(`chmod 700 scripts/run.sh`),
+		bash(`ln -s src/app.go app-link`),
+	}
+	var digests []string // digests[i]: as turn i+1 begins
+	var turns []llmtoolkittest.Turn
+	for i, call := range steps {
+		call.ID = fmt.Sprintf("call_%d", i+1)
+		turns = append(turns, llmtoolkittest.Respond(func(context.Context, []agentloop.Message, []llmtoolkit.Tool) (agentloop.Response, error) {
+			digests = append(digests, treeDigest(t, root))
+			return agentloop.Response{ToolCalls: []llmtoolkit.Call{call}, StopReason: "tool_calls"}, nil
+		}))
+	}
+	turns = append(turns, llmtoolkittest.Reply("done"))
+	model := llmtoolkittest.NewScriptedModel(t, turns...)
+	tenant, conv := uuid.NewString(), uuid.NewString()
+	rctx := llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": tenant, "conversation_id": conv})
+	r := checkpoint.Resolver(tools, c)
+	_, history, err := agentloop.Run(rctx, []agentloop.Message{agentloop.UserMessage("change the tree")}, model.Send,
+		agentloop.Options{Resolver: r, MaxParallel: 1})
+	require.NoError(t, err)
+	for _, m := range history {
+		if m.Role == agentloop.RoleTool {
+			assert.False(t, m.IsError, "%s: %s", m.ToolName, m.Content)
+		}
+	}
+	assert.Zero(t, checkpoint.Failures(r))
+	end, err := c.Save(rctx, checkpoint.KindManual, "")
+	require.NoError(t, err)
+	endDigest := treeDigest(t, root)
+
+	list, err := c.List(ctx, checkpoint.Filter{ConversationID: conv})
+	require.NoError(t, err)
+	var byTurn []checkpoint.Checkpoint
+	for _, cp := range list {
+		if cp.Kind == checkpoint.KindTurn {
+			byTurn = append(byTurn, cp)
+		}
+	}
+	sort.Slice(byTurn, func(i, j int) bool { return byTurn[i].Iteration < byTurn[j].Iteration })
+	require.Len(t, byTurn, len(steps))
+	require.Len(t, digests, len(steps))
+	for i, cp := range byTurn {
+		assert.Equal(t, i+1, cp.Iteration)
+		assert.Equal(t, tenant, cp.TenantID)
+		assert.Equal(t, fmt.Sprintf("call_%d", i+1), cp.CallID)
+	}
+	// Back to every turn, newest first, then forward again.
+	for i := len(byTurn) - 1; i >= 0; i-- {
+		res, err := c.Rewind(ctx, byTurn[i].ID, checkpoint.RewindOptions{})
+		require.NoError(t, err)
+		assert.True(t, res.Exact)
+		assert.Equal(t, digests[i], treeDigest(t, root), "rewound to turn %d (%s)", i+1, steps[i].Name)
+	}
+	fwd, err := c.Rewind(ctx, end.ID, checkpoint.RewindOptions{})
+	require.NoError(t, err)
+	assert.True(t, fwd.Exact)
+	assert.Equal(t, endDigest, treeDigest(t, root))
+	info, err := os.Lstat(filepath.Join(root, "app-link"))
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSymlink, info.Mode().Type())
+
+	cut, ok := checkpoint.CutHistory(history, byTurn[2])
+	require.True(t, ok)
+	// The prompt, then two turns of an assistant message and its result.
+	require.Len(t, cut, 5)
+	assert.Equal(t, agentloop.RoleTool, cut[len(cut)-1].Role)
+}
+
+// TestResumedTurnHasOneCheckpoint: the same run id, agent and iteration
+// (a turn replayed by a durable engine after a crash) give one checkpoint.
+func TestResumedTurnHasOneCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"f": "1"})
+	store, err := checkpoint.NewStore(openSQLite(t))
+	require.NoError(t, err)
+	c, err := checkpoint.New(store, root)
+	require.NoError(t, err)
+	inner := llmtoolkit.ResolverFunc(func(context.Context, llmtoolkit.Call) (string, error) {
+		return "ok", os.WriteFile(filepath.Join(root, "f"), []byte(uuid.NewString()), 0o644)
+	})
+	run := llmtoolkit.WithRunID(ctx, "run-1")
+	for range 2 { // the first attempt, then the resumed one
+		r := checkpoint.Resolver(inner, c)
+		_, err := r.Resolve(llmtoolkit.WithIteration(run, 4), llmtoolkit.Call{ID: "c1", Name: "write"})
+		require.NoError(t, err)
+	}
+	list, err := c.List(ctx, checkpoint.Filter{})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, 4, list[0].Iteration)
+}
