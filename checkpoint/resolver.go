@@ -86,10 +86,10 @@ func (r *resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 // turnKey keys a turn's checkpoint when the run has an id.
 func turnKey(ctx context.Context, kind Kind, call llmtoolkit.Call) string {
 	run := llmtoolkit.RunIDFrom(ctx)
-	if run == "" {
-		return ""
+	it, inLoop := llmtoolkit.IterationFrom(ctx)
+	if run == "" || !inLoop {
+		return "" // no turn to resume: each call is its own
 	}
-	it, _ := llmtoolkit.IterationFrom(ctx)
 	key := string(kind) + "/" + run + "/" + llmtoolkit.AgentIDFrom(ctx) + "/" + strconv.Itoa(it)
 	if kind == KindCall {
 		key += "/" + call.ID

@@ -33,6 +33,7 @@ Commands:
   call     run one tool: llmtoolkit call NAME [ARGS_JSON|-]
   mcp      serve the code tools over MCP on stdin/stdout
   traces   show recent tool calls recorded in a trace database
+  checkpoints  list, diff, save and rewind checkpoints of a folder
   version  print the versions of this command and of the llmtoolkit library
 
 Run 'llmtoolkit <command> --help' for a command's flags.
@@ -44,10 +45,11 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"tools":  {runTools},
-	"call":   {runCall},
-	"mcp":    {runMCP},
-	"traces": {runTraces},
+	"tools":       {runTools},
+	"call":        {runCall},
+	"mcp":         {runMCP},
+	"traces":      {runTraces},
+	"checkpoints": {runCheckpoints},
 }
 
 func main() {

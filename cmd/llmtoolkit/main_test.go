@@ -220,7 +220,7 @@ func TestTracesMissingDB(t *testing.T) {
 
 func TestRunHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"--help"}, {"-h"}, {"tools", "--help"}, {"call", "-h"}, {"mcp", "--help"}, {"traces", "-h"},
+		{"--help"}, {"-h"}, {"tools", "--help"}, {"call", "-h"}, {"mcp", "--help"}, {"traces", "-h"}, {"checkpoints", "--help"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/checkpoint"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
 	"github.com/llmtoolkit/llmtoolkit/mcp"
 	"github.com/llmtoolkit/llmtoolkit/trace"
@@ -18,6 +19,7 @@ import (
 
 const mcpUsage = `Usage: llmtoolkit mcp [--root DIR] [--read-only] [--trace-db FILE]
                       [--trace-table NAME] [--tenant UUID] [--conversation UUID]
+                      [--checkpoint-db FILE [--checkpoint-tools]]
                       [--sandbox MODE] [--sandbox-network] [--sandbox-backend NAME]
                       [--http ADDR [--issuer URL] [--resource URL] [--jwks-url URL]
                        [--scopes S] [--write-scope S] [--tenant-claim C]
@@ -33,7 +35,10 @@ the Go SDK's clients), with a note saying so. With --trace-db, every
 call is recorded in the SQLite database FILE (see 'llmtoolkit traces'),
 under the given tenant (default the nil UUID) and conversation (default a
 new UUID for each run, printed in the log), in the table NAME (default
-tool_traces; created if missing).
+tool_traces; created if missing). With --checkpoint-db FILE, the folder
+is checkpointed before every call (see 'llmtoolkit checkpoints'); with
+--checkpoint-tools too, checkpoint_list and checkpoint_rewind are served
+(off by default).
 
 When OTEL_EXPORTER_OTLP_ENDPOINT is set, every call is exported as an
 OpenTelemetry span with OTLP over HTTP (configured by the standard OTEL_*
@@ -48,6 +53,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	readOnly := fs.Bool("read-only", false, "offer only the tools that change nothing")
 	traceDB := fs.String("trace-db", "", "record every call in this SQLite database (e.g. "+defaultDB+")")
 	traceTable := fs.String("trace-table", trace.DefaultTable, "the traces table in the --trace-db database: a name, or schema.name")
+	checkpointDB := fs.String("checkpoint-db", "", "checkpoint the root before every call in this SQLite database (see 'llmtoolkit checkpoints')")
+	checkpointTools := fs.Bool("checkpoint-tools", false, "with --checkpoint-db, also serve checkpoint_list and checkpoint_rewind")
 	tenant := fs.String("tenant", uuid.Nil.String(), "tenant UUID written in the traces")
 	conversation := fs.String("conversation", "", "conversation UUID written in the traces (default: a new one per run)")
 	httpOpts := addHTTPFlags(fs)
@@ -95,6 +102,34 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var r llmtoolkit.Resolver = ct
 	if *readOnly {
 		r = llmtoolkit.ReadOnly(r)
+	}
+	if *checkpointTools && *checkpointDB == "" {
+		return usageError(stderr, fs.Name(), "--checkpoint-tools needs --checkpoint-db")
+	}
+	if *checkpointDB != "" {
+		db, err := checkpoint.OpenSQLite(*checkpointDB)
+		if err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: %v\n", err)
+			return exitError
+		}
+		if sqlDB, err := db.DB(); err == nil {
+			defer sqlDB.Close()
+		}
+		store, err := checkpoint.NewStore(db)
+		if err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: %v\n", err)
+			return exitError
+		}
+		c, err := checkpoint.New(store, *root)
+		if err != nil {
+			fmt.Fprintf(stderr, "llmtoolkit mcp: %v\n", err)
+			return exitError
+		}
+		// An MCP request is no turn of a loop: every call is checkpointed.
+		r = checkpoint.Resolver(r, c, checkpoint.WithLogger(log))
+		if *checkpointTools && !*readOnly {
+			r = llmtoolkit.Compose(r, checkpoint.Tools(c))
+		}
 	}
 	if *traceDB != "" {
 		db, err := trace.OpenSQLite(*traceDB)
