@@ -198,7 +198,7 @@ func TestRewindHonoursDenyRules(t *testing.T) {
 	writeFiles(t, root, map[string]string{"ok": "1", ".env": "SECRET=1"})
 	store, err := checkpoint.NewStore(openSQLite(t))
 	require.NoError(t, err)
-	c, err := checkpoint.New(store, root, checkpoint.WithAllow(func(p string) error {
+	c, err := checkpoint.New(store, root, checkpoint.WithAllow(func(_ context.Context, p string) error {
 		if p == ".env" {
 			return fmt.Errorf("denied by the rule Write(.env)")
 		}

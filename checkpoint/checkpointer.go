@@ -86,7 +86,7 @@ type Checkpointer struct {
 	store  *Store
 	engine *snapshot.Engine
 	name   string
-	allow  func(path string) error
+	allow  func(ctx context.Context, path string) error
 }
 
 // Option configures a [Checkpointer].
@@ -95,7 +95,7 @@ type Option func(*config)
 type config struct {
 	engine snapshot.Options
 	name   string
-	allow  func(path string) error
+	allow  func(ctx context.Context, path string) error
 }
 
 // WithRootName names the root in the store (default: its absolute path).
@@ -120,10 +120,13 @@ func WithExcluded(excluded func(rel string) bool) Option {
 	return func(c *config) { c.engine.Excluded = excluded }
 }
 
-// WithAllow asks allow before a rewind writes the root-relative path
-// (package agent's deny rules plug in here): one error refuses the whole
-// rewind, and nothing is written.
-func WithAllow(allow func(path string) error) Option { return func(c *config) { c.allow = allow } }
+// WithAllow asks allow, with the rewind's context, before a rewind
+// writes the root-relative path (package agent's deny rules plug in here
+// through [AllowThrough]): one error refuses the whole rewind, and
+// nothing is written.
+func WithAllow(allow func(ctx context.Context, path string) error) Option {
+	return func(c *config) { c.allow = allow }
+}
 
 // WithIgnoreFilesRecorded records what .gitignore files ignore too.
 func WithIgnoreFilesRecorded() Option { return func(c *config) { c.engine.NoIgnoreFiles = true } }
@@ -326,7 +329,7 @@ type RewindOptions struct {
 	DryRun bool
 	// Allow, when set, is asked for each path beside the Checkpointer's
 	// own [WithAllow].
-	Allow func(path string) error
+	Allow func(ctx context.Context, path string) error
 }
 
 // Rewound is what a rewind did.
@@ -369,9 +372,9 @@ func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions
 		DryRun:     opts.DryRun,
 		MaxChanges: 0,
 		Allow: func(ch snapshot.Change) error {
-			for _, allow := range []func(string) error{c.allow, opts.Allow} {
+			for _, allow := range []func(context.Context, string) error{c.allow, opts.Allow} {
 				if allow != nil {
-					if err := allow(ch.Path); err != nil {
+					if err := allow(ctx, ch.Path); err != nil {
 						return err
 					}
 				}

@@ -195,7 +195,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // allow refuses a path one of the globs matches.
-func (m multiFlag) allow(p string) error {
+func (m multiFlag) allow(_ context.Context, p string) error {
 	for _, g := range m {
 		if dir, ok := strings.CutSuffix(g, "/**"); ok && (p == dir || strings.HasPrefix(p, dir+"/")) {
 			return fmt.Errorf("denied by --deny %s", g)
