@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
@@ -62,5 +63,19 @@ func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (stri
 	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("append to %s: %w", p, err)
 	}
-	return fmt.Sprintf("Appended %d bytes to %s", len(content), p), nil
+	return fmt.Sprintf("Appended %d bytes to %s", len(content), p) + c.diagnoseAppended(ctx, p, rel), nil
+}
+
+// diagnoseAppended reports the diagnostics of the file append_to_file
+// changed, read back whole (within the edit size), when a language server
+// handles it.
+func (c *CodeTools) diagnoseAppended(ctx context.Context, p, rel string) string {
+	if c.lsp == nil || c.cfg.lsp.off["append_to_file"] || !c.lsp.Handles(filepath.Join(c.dir, rel)) {
+		return ""
+	}
+	text, _, err := c.loadText(ctx, p, rel)
+	if err != nil {
+		return ""
+	}
+	return c.showNewFile(ctx, "append_to_file", rel, text)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/jobs"
+	"github.com/llmtoolkit/llmtoolkit/internal/lsp"
 	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 )
 
@@ -27,7 +28,8 @@ type CodeTools struct {
 	locks    pathLocks       // serialises the write tools per file
 	spills   proc.SpillFiles // bash's spill files, removed by Close
 	sbx      sandboxState
-	jobs     *jobs.Table // background jobs and terminals; nil unless on (options_jobs.go)
+	jobs     *jobs.Table  // background jobs and terminals; nil unless on (options_jobs.go)
+	lsp      *lsp.Manager // language servers; nil unless WithLanguageServers
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -83,6 +85,7 @@ func New(root string, opts ...Option) (*CodeTools, error) {
 		return nil, err
 	}
 	c.setupJobs()
+	c.setupLanguageServers()
 	for _, spec := range c.specs() {
 		if c.sbx.policy.Mode == SandboxReadOnly && !processTools[spec.tool.Name] && !spec.tool.Annotations.ReadOnly {
 			continue // the file tools write no more than bash may
@@ -145,7 +148,7 @@ func (c *CodeTools) Root() string { return c.dir }
 // removed. Calls after Close fail.
 func (c *CodeTools) Close() error {
 	c.closeJobs()
-	return errors.Join(c.closeSpills(), c.closeSandbox(), c.root.Close())
+	return errors.Join(c.closeLanguageServers(), c.closeSpills(), c.closeSandbox(), c.root.Close())
 }
 
 // Tools lists the tools. The slice is shared: do not modify it.

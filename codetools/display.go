@@ -41,6 +41,11 @@ const (
 	// DisplayPatch is apply_patch's Display: a [PatchPayload], one diff
 	// per file.
 	DisplayPatch = "patch"
+	// DisplayDiagnostics is the Display of the diagnostics tool, and of
+	// write_file (creating a file) and append_to_file with language
+	// servers on ([WithLanguageServers]): a [DiagnosticsPayload]. The
+	// edits that show a diff carry it in [DiffPayload.Diagnostics].
+	DisplayDiagnostics = "diagnostics"
 )
 
 // PatchPayload is the payload of a "patch" Display: what apply_patch did
@@ -127,6 +132,54 @@ type DiffPayload struct {
 	// the number of edits applied for multi_edit, 0 for write_file (which
 	// replaces the whole file).
 	Replacements int `json:"replacements"`
+	// Diagnostics are the errors and warnings the file's language server
+	// reported after the change; nil without language servers
+	// ([WithLanguageServers]), for a file no server handles, or for a tool
+	// [WithoutDiagnostics] names.
+	Diagnostics *DiagnosticsPayload `json:"diagnostics"`
+}
+
+// DiagnosticsPayload is the payload of a "diagnostics" Display, and
+// [DiffPayload.Diagnostics]: what language servers reported.
+type DiagnosticsPayload struct {
+	// Path is the file's path relative to the root, shown by the
+	// package's rule for names; "" for the whole workspace.
+	Path string `json:"path"`
+	// Server names the server that answered ("gopls"); "" when none did.
+	Server string `json:"server"`
+	// Errors and Warnings count what the server reported (all of it, not
+	// only the items shown).
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	// Items are the diagnostics the model was shown: errors first, then
+	// warnings, each in line order, at most the limit
+	// ([LanguageServerLimits.MaxShown]).
+	Items []Diagnostic `json:"items"`
+	// Truncated reports that more were reported than Items holds.
+	Truncated bool `json:"truncated"`
+	// Note says why the diagnostics may be stale or missing: the server
+	// is still starting, did not answer within the settle time, or
+	// stopped. "" when they were published for this change.
+	Note string `json:"note"`
+}
+
+// Diagnostic is one error or warning in a [DiagnosticsPayload].
+type Diagnostic struct {
+	// Path is the file's path relative to the root, shown by the
+	// package's rule for names.
+	Path string `json:"path"`
+	// Line and Column are where it starts, 1-based; Column counts bytes,
+	// as compilers do.
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// Severity is "error" or "warning".
+	Severity string `json:"severity"`
+	// Code is the server's code for it ("" when it gives none).
+	Code string `json:"code"`
+	// Source is what produced it ("compiler", "Pyright", "ts").
+	Source string `json:"source"`
+	// Message is the server's message on one line, cut when very long.
+	Message string `json:"message"`
 }
 
 // ProcessPayload is the payload of a "process" Display: a command bash ran.
@@ -242,6 +295,8 @@ func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
 		d.Payload, err = decodePayload[WebpagePayload](d.Payload)
 	case DisplayPatch:
 		d.Payload, err = decodePayload[PatchPayload](d.Payload)
+	case DisplayDiagnostics:
+		d.Payload, err = decodePayload[DiagnosticsPayload](d.Payload)
 	}
 	return d, err
 }

@@ -19,29 +19,34 @@ import (
 // TestDisplayKeysAreDocumented: update the docs with this list.
 var documentedKeys = map[string][]string{
 	DisplayFile:    {"path", "content", "startLine", "endLine", "totalLines", "truncated"},
-	DisplayDiff:    {"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements"},
+	DisplayDiff:    {"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements", "diagnostics"},
 	DisplayProcess: {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut", "sandbox"},
 	DisplayMatches: {"pattern", "total", "shown", "items"},
 	DisplayFiles:   {"pattern", "total", "shown", "paths"},
 	DisplayWebpage: {"url", "status", "contentType", "truncated"},
 	DisplayPatch:   {"files", "omitted"},
 	// "patch" files
-	"patch.files": {"operation", "path", "movedFrom", "diff", "truncated", "added", "removed"},
+	"patch.files":      {"operation", "path", "movedFrom", "diff", "truncated", "added", "removed"},
+	DisplayDiagnostics: {"path", "server", "errors", "warnings", "items", "truncated", "note"},
 	// "matches" items
 	"matches.items": {"path", "line", "text"},
+	// "diagnostics" items
+	"diagnostics.items": {"path", "line", "column", "severity", "code", "source", "message"},
 }
 
 // payloadTypes maps each kind to its payload type.
 var payloadTypes = map[string]reflect.Type{
-	DisplayFile:     reflect.TypeFor[FilePayload](),
-	DisplayDiff:     reflect.TypeFor[DiffPayload](),
-	DisplayProcess:  reflect.TypeFor[ProcessPayload](),
-	DisplayMatches:  reflect.TypeFor[MatchesPayload](),
-	DisplayFiles:    reflect.TypeFor[FilesPayload](),
-	DisplayWebpage:  reflect.TypeFor[WebpagePayload](),
-	DisplayPatch:    reflect.TypeFor[PatchPayload](),
-	"patch.files":   reflect.TypeFor[PatchFile](),
-	"matches.items": reflect.TypeFor[Match](),
+	DisplayFile:         reflect.TypeFor[FilePayload](),
+	DisplayDiff:         reflect.TypeFor[DiffPayload](),
+	DisplayProcess:      reflect.TypeFor[ProcessPayload](),
+	DisplayMatches:      reflect.TypeFor[MatchesPayload](),
+	DisplayFiles:        reflect.TypeFor[FilesPayload](),
+	DisplayWebpage:      reflect.TypeFor[WebpagePayload](),
+	DisplayPatch:        reflect.TypeFor[PatchPayload](),
+	"patch.files":       reflect.TypeFor[PatchFile](),
+	"matches.items":     reflect.TypeFor[Match](),
+	DisplayDiagnostics:  reflect.TypeFor[DiagnosticsPayload](),
+	"diagnostics.items": reflect.TypeFor[Diagnostic](),
 }
 
 // camelCase is a JSON key in the one style: a lower-case ASCII letter,

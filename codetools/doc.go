@@ -51,7 +51,10 @@
 //	kind      tool                              type                 JSON keys
 //	file      read_file                         FilePayload          path, content, startLine, endLine, totalLines, truncated
 //	diff      edit_file, multi_edit,            DiffPayload          path, diff, truncated, added, removed, countsBounded,
-//	          write_file (replacing a file)                          firstChangedLine, replacements
+//	          write_file (replacing a file)                          firstChangedLine, replacements, diagnostics
+//	diagnostics  write_file (a new file),       DiagnosticsPayload   path, server, errors, warnings, items (each Diagnostic:
+//	          append_to_file, with language                          path, line, column, severity, code, source, message),
+//	          servers on                                             truncated, note
 //	process   bash                              ProcessPayload       command, exitCode, output, outputBytes, durationMs,
 //	                                                                 timedOut, outputFile, outputFileCut, sandbox
 //	matches   grep                              MatchesPayload       pattern, total, shown, items (each Match: path, line, text)
@@ -129,6 +132,35 @@
 // job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], and, where
 // commands are contained, with the host process even when it is SIGKILLed.
 // More than [JobLimits].MaxJobs running is refused ([ErrTooManyJobs]).
+//
+// # Language servers
+//
+// [WithLanguageServers] (off by default: without it no answer changes)
+// runs language servers from a catalog ([DefaultLanguageServers]: gopls,
+// pyright, typescript-language-server, rust-analyzer, clangd; a host adds
+// or replaces entries) through internal/lsp: one per language and project
+// root, started when a file of its language is first touched, restarted
+// once after a crash, stopped at Close (killed with its process group
+// when it ignores shutdown). A server whose program is missing is logged
+// once ([WithLanguageServerLogger]) and its files get no diagnostics,
+// never an error.
+//
+// After write_file, edit_file, multi_edit and append_to_file change a
+// file a server handles, the server is told (didOpen, then didChange and
+// didSave) and the tool waits, at most [LanguageServerLimits.Settle]
+// (start included), for the diagnostics published for that change; the
+// file's errors and warnings are appended to the answer, errors first, at
+// most MaxShown, each as PATH:LINE:COLUMN: SEVERITY [CODE]: MESSAGE
+// (columns in bytes), or "SERVER reports no errors or warnings in PATH".
+// When the server is still starting, did not publish in time or stopped,
+// the answer says so in a note and the edit stands. The same diagnostics
+// are the Display's (DiffPayload.Diagnostics, or a "diagnostics" Display)
+// and, being in the answer, in the trace row. [WithoutDiagnostics] turns
+// them off for the tools it names.
+//
+// The servers run as the host's user, outside bash's sandbox (see
+// internal/lsp: they read the whole project and their caches, and outlive
+// every call); a server is only told of files a tool has changed.
 //
 // # What the tools withstand
 //

@@ -46,12 +46,12 @@ func (c *CodeTools) editFile(ctx context.Context, args map[string]any) (string, 
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err
 	}
-	diff := c.showDiff(ctx, rel, before, after, 1)
+	diff, diags := c.showChange(ctx, "edit_file", rel, before, after, 1)
 	msg := fmt.Sprintf("Successfully replaced text in %s.", p)
 	if m.Tolerant {
 		msg += " (oldText matched once Unicode quotes, dashes, spaces and trailing whitespace were normalised.)"
 	}
-	return msg + "\n\n" + diff, nil
+	return msg + "\n\n" + diff + diags, nil
 }
 
 // editError turns an error of the matching engine into the message the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
@@ -104,4 +105,18 @@ func ExampleDecodeDisplay() {
 	// Output:
 	// map[string]interface {}
 	// [files] "*.go": 1 of 12 shown: main.go
+}
+
+// Language servers are opt-in: with them, the change tools append the
+// file's errors and warnings to their answers and Displays.
+func ExampleWithLanguageServers() {
+	tools, err := codetools.New(".",
+		codetools.WithLanguageServers(), // the built-in catalog; a missing server is skipped
+		codetools.WithLanguageServerLimits(codetools.LanguageServerLimits{Settle: 5 * time.Second}),
+		codetools.WithoutDiagnostics("append_to_file"),
+	)
+	if err != nil {
+		panic(err)
+	}
+	defer tools.Close() // stops the servers it started
 }

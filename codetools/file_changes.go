@@ -101,9 +101,33 @@ func (c *CodeTools) writeAtomicMode(p, rel, content string, perm fs.FileMode) er
 // showDiff attaches a "diff" Display (see textDiff.payload), saying how
 // many replacements were made, and returns the compact diff.
 func (c *CodeTools) showDiff(ctx context.Context, rel, before, after string, replacements int) string {
+	return c.showDiffWith(ctx, rel, before, after, replacements, nil)
+}
+
+func (c *CodeTools) showDiffWith(ctx context.Context, rel, before, after string, replacements int, diags *DiagnosticsPayload) string {
 	d := newTextDiff(before, after, c.cfg.diffContext)
 	p := d.payload(shownPath(rel), c.cfg.diffContext)
 	p.Replacements = replacements
+	p.Diagnostics = diags
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayDiff, Payload: p})
 	return d.compact(c.cfg.diffContext, c.cfg.diffMaxLines)
+}
+
+// showChange is showDiff after a change tool made: the file's language
+// server, when one runs (WithLanguageServers), is told of it, and its
+// diagnostics go on the Display; it returns the compact diff and the
+// diagnostics' lines for the answer ("" without).
+func (c *CodeTools) showChange(ctx context.Context, tool, rel, before, after string, replacements int) (string, string) {
+	diags, lines := c.afterChange(ctx, tool, rel, after)
+	return c.showDiffWith(ctx, rel, before, after, replacements, diags), lines
+}
+
+// showNewFile is showChange for a change without a diff (a new file, an
+// append): the diagnostics, when there are, as a "diagnostics" Display.
+func (c *CodeTools) showNewFile(ctx context.Context, tool, rel, after string) string {
+	diags, lines := c.afterChange(ctx, tool, rel, after)
+	if diags != nil {
+		llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayDiagnostics, Payload: *diags})
+	}
+	return lines
 }

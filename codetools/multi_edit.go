@@ -61,12 +61,12 @@ func (c *CodeTools) multiEdit(ctx context.Context, args map[string]any) (string,
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err
 	}
-	diff := c.showDiff(ctx, rel, before, after, len(edits))
+	diff, diags := c.showChange(ctx, "multi_edit", rel, before, after, len(edits))
 	noun := "edits"
 	if len(edits) == 1 {
 		noun = "edit"
 	}
-	return fmt.Sprintf("Successfully applied %d %s to %s.\n\n%s", len(edits), noun, p, diff), nil
+	return fmt.Sprintf("Successfully applied %d %s to %s.\n\n%s%s", len(edits), noun, p, diff, diags), nil
 }
 
 // editsArg reads the edits argument as (oldText, newText) pairs. The schema

@@ -18,6 +18,7 @@ type config struct {
 	grepMaxBytes int        // grep and glob: cap of their answers in bytes
 	bash         bashConfig // bash and its sandbox: options_bash.go, options_sandbox.go
 	http         httpConfig // http_get: options_http.go
+	lsp          lspConfig  // language servers: options_lsp.go
 	jobs         jobsConfig // background jobs and terminals: options_jobs.go
 
 	applyPatch bool // WithApplyPatch: the 13th tool

@@ -45,10 +45,13 @@ func (c *CodeTools) writeFile(ctx context.Context, args map[string]any) (string,
 	if err := c.writeAtomic(p, rel, content); err != nil {
 		return "", err
 	}
+	var diags string
 	if before != nil {
-		c.showDiff(ctx, rel, *before, content, 0)
+		_, diags = c.showChange(ctx, "write_file", rel, *before, content, 0)
+	} else {
+		diags = c.showNewFile(ctx, "write_file", rel, content)
 	}
-	return fmt.Sprintf("Wrote %d bytes to %s", len(content), p), nil
+	return fmt.Sprintf("Wrote %d bytes to %s", len(content), p) + diags, nil
 }
 
 // replacedText returns the text of the file that write_file is about to

@@ -123,7 +123,7 @@ func TestTypedDisplayCutToFit(t *testing.T) {
 	assert.LessOrEqual(t, len(raw), maxDisplayBytes)
 	var back llmtoolkit.Display
 	require.NoError(t, json.Unmarshal(raw, &back))
-	assert.ElementsMatch(t, []string{"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements"},
+	assert.ElementsMatch(t, []string{"path", "diff", "truncated", "added", "removed", "countsBounded", "firstChangedLine", "replacements", "diagnostics"},
 		slices.Collect(maps.Keys(back.Payload.(map[string]any))))
 	typed, err := codetools.DecodeDisplay(back)
 	require.NoError(t, err)
