@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	"github.com/llmtoolkit/llmtoolkit/checkpoint"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
@@ -22,8 +24,9 @@ import (
 )
 
 // TestScriptedRunRewindsEveryTurn drives agentloop with a scripted model
-// whose every turn changes the tree through a different tool: the file
-// tools, and bash's sed -i, rm -r, mv, chmod and ln -s. The independent
+// whose every turn changes the tree through a different tool: write_file,
+// edit_file, multi_edit, apply_patch, bash's sed -i, rm -r, a background
+// job writing a file, mv, chmod, ln -s, and a sub-agent's write_file. The independent
 // walker (filepath.WalkDir) digests the tree as each turn begins (when
 // the model is called); rewinding to each turn's checkpoint gives that
 // digest, and rewinding forward gives the end state back. The history is
@@ -39,7 +42,7 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 		"docs/guide.md":  "# Guide\n",
 		"scripts/run.sh": "#!/bin/sh\necho run\n",
 	})
-	tools, err := codetools.New(root)
+	tools, err := codetools.New(root, codetools.WithApplyPatch(), codetools.WithBackgroundJobs())
 	require.NoError(t, err)
 	defer tools.Close()
 	store, err := checkpoint.NewStore(openSQLite(t))
@@ -57,17 +60,28 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 			map[string]any{"oldText": "first", "newText": "1st"},
 			map[string]any{"oldText": "second", "newText": "2nd"},
 		}}),
+		llmtoolkittest.Call("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: patched.txt\n+patched\n" +
+			"*** Update File: src/util.go\n@@\n-package app\n+package app // patched\n*** End Patch\n"}),
 		bash(`sed -i 's/return 1/return 2/' src/util.go`),
 		bash(`rm -r build`),
+		llmtoolkittest.Call("bash", map[string]any{"command": `printf bg > bg.tmp && mv bg.tmp bg.txt`, "run_in_background": true}),
 		bash(`mv docs/guide.md docs/manual.md`),
 		bash(`chmod 700 scripts/run.sh`),
 		bash(`ln -s src/app.go app-link`),
+		llmtoolkittest.Call("spawn_agent", map[string]any{"task": "write sub.txt"}),
 	}
 	var digests []string // digests[i]: as turn i+1 begins
 	var turns []llmtoolkittest.Turn
 	for i, call := range steps {
 		call.ID = fmt.Sprintf("call_%d", i+1)
 		turns = append(turns, llmtoolkittest.Respond(func(context.Context, []agentloop.Message, []llmtoolkit.Tool) (agentloop.Response, error) {
+			if i > 0 && steps[i-1].Arguments["run_in_background"] == true {
+				// The background job writes after its turn: wait for it.
+				deadline := time.Now().Add(10 * time.Second)
+				for _, err := os.Stat(filepath.Join(root, "bg.txt")); err != nil && time.Now().Before(deadline); _, err = os.Stat(filepath.Join(root, "bg.txt")) {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
 			digests = append(digests, treeDigest(t, root))
 			return agentloop.Response{ToolCalls: []llmtoolkit.Call{call}, StopReason: "tool_calls"}, nil
 		}))
@@ -76,9 +90,14 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 	model := llmtoolkittest.NewScriptedModel(t, turns...)
 	tenant, conv := uuid.NewString(), uuid.NewString()
 	rctx := llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": tenant, "conversation_id": conv})
-	r := checkpoint.Resolver(tools, c)
+	child := llmtoolkittest.NewScriptedModel(t,
+		llmtoolkittest.CallTools(llmtoolkittest.Call("write_file", map[string]any{"path": "sub/sub.txt", "content": "from the sub-agent\n"})),
+		llmtoolkittest.Reply("written"))
+	spawn, err := agent.SpawnAgent(agent.SubAgentConfig{Model: child.Send, Tools: tools, AllowMutating: true})
+	require.NoError(t, err)
+	r := checkpoint.Resolver(llmtoolkit.Compose(tools, spawn), c)
 	_, history, err := agentloop.Run(rctx, []agentloop.Message{agentloop.UserMessage("change the tree")}, model.Send,
-		agentloop.Options{Resolver: r, MaxParallel: 1})
+		agentloop.Options{Resolver: r, MaxParallel: 1, MaxIterations: 20})
 	require.NoError(t, err)
 	for _, m := range history {
 		if m.Role == agentloop.RoleTool {
@@ -94,7 +113,7 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 	require.NoError(t, err)
 	var byTurn []checkpoint.Checkpoint
 	for _, cp := range list {
-		if cp.Kind == checkpoint.KindTurn {
+		if cp.Kind == checkpoint.KindTurn && cp.AgentID == "" {
 			byTurn = append(byTurn, cp)
 		}
 	}
@@ -120,6 +139,9 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 	info, err := os.Lstat(filepath.Join(root, "app-link"))
 	require.NoError(t, err)
 	assert.Equal(t, os.ModeSymlink, info.Mode().Type())
+	data, err := os.ReadFile(filepath.Join(root, "sub/sub.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "from the sub-agent\n", string(data))
 
 	cut, ok := checkpoint.CutHistory(history, byTurn[2])
 	require.True(t, ok)
