@@ -107,7 +107,7 @@ func (c *CodeTools) bashCommand(command string, tty bool) (cmd *sandbox.Cmd, don
 			}
 		}
 		p := c.sbx.policy
-		p.Tmp, spec.Env = tmp, c.bashEnv(tmp)
+		p.Tmp, spec.Env = tmp, ttyEnv(c.bashEnv(tmp), tty)
 		cmd, err := c.sbx.backend.Command(spec, p)
 		if err != nil {
 			done()
@@ -115,7 +115,7 @@ func (c *CodeTools) bashCommand(command string, tty bool) (cmd *sandbox.Cmd, don
 		}
 		return cmd, done, nil
 	}
-	spec.Env = c.bashEnv("")
+	spec.Env = ttyEnv(c.bashEnv(""), tty)
 	if b := sandbox.Contain(); b != nil && !c.cfg.bash.noContain {
 		cmd, err := b.Command(spec, sandbox.Policy{})
 		return cmd, func() {}, err
@@ -123,4 +123,13 @@ func (c *CodeTools) bashCommand(command string, tty bool) (cmd *sandbox.Cmd, don
 	plain := exec.Command(spec.Path, spec.Args...)
 	plain.Dir, plain.Env = spec.Dir, spec.Env
 	return &sandbox.Cmd{Cmd: plain}, func() {}, nil
+}
+
+// ttyEnv names the terminal a command on a pseudo-terminal gets (the
+// emulator of internal/jobs understands xterm's sequences).
+func ttyEnv(env []string, tty bool) []string {
+	if !tty {
+		return env
+	}
+	return append(env, "TERM=xterm-256color")
 }

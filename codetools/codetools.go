@@ -116,7 +116,8 @@ func (c *CodeTools) specs() []toolSpec {
 	if c.cfg.applyPatch {
 		specs = append(specs, c.applyPatchSpec())
 	}
-	specs = append(specs, c.jobSpecs()...) // opt-in: WithBackgroundJobs, WithTerminals
+	specs = append(specs, c.jobSpecs()...)      // opt-in: WithBackgroundJobs
+	specs = append(specs, c.terminalSpecs()...) // opt-in: WithTerminals
 	// The path arguments, declared with the function each tool opens them
 	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{

@@ -133,6 +133,20 @@
 // commands are contained, with the host process even when it is SIGKILLed.
 // More than [JobLimits].MaxJobs running is refused ([ErrTooManyJobs]).
 //
+// [WithTerminals] adds exec_command and write_stdin, named and shaped as
+// Codex's (cmd, workdir, tty, yield_time_ms, max_output_tokens;
+// session_id, chars), so that models trained on them use them unprompted.
+// exec_command answers with the wall time, "Process exited with code N" or
+// "Process running with session ID N", and the output; write_stdin types
+// into the session (Ctrl-C is "\u0003") and answers the same way. A
+// session is a job of the same table, on a pseudo-terminal with tty
+// (creack/pty; the command is its foreground process group, so Ctrl-C
+// reaches it and not the sandbox's init) or on pipes. Output on a terminal
+// reaches the model without escape sequences; a full-screen program (the
+// alternate screen: less, vi, top) is answered with its screen as text,
+// kept by a terminal emulator (charmbracelet/x/vt). A session neither read
+// nor written for [JobLimits].IdleTimeout is ended.
+//
 // # Language servers
 //
 // [WithLanguageServers] (off by default: without it no answer changes)

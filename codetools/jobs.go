@@ -219,7 +219,7 @@ func (c *CodeTools) jobArg(ctx context.Context, tool, name string, args map[stri
 	id := intArg(args, name, 0)
 	j, err := c.jobs.Get(id, jobOwner(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (job_list lists the jobs)", tool, err)
+		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	return j, nil
 }

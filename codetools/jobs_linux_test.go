@@ -111,7 +111,7 @@ func TestJobOutputWaitsForTheEnd(t *testing.T) {
 }
 
 func TestAutoBackgroundKeepsASlowCommand(t *testing.T) {
-	c := newTools(t, WithBashAutoBackground(300*time.Millisecond))
+	c := newTools(t, WithBashAutoBackground(3*time.Second)) // generous: the race pass starts commands slowly
 	fast := mustRun(t, c, "bash", map[string]any{"command": "echo quick"})
 	assert.Equal(t, "quick", fast, "a command that ends in time answers as bash does")
 	_, err := run(t, c, "bash", map[string]any{"command": "echo bad; exit 2"})

@@ -272,3 +272,29 @@ func TestHostKilledLeavesNoJob(t *testing.T) {
 	require.NoError(t, host.Process.Signal(syscall.SIGKILL))
 	assert.Eventually(t, func() bool { return !alive(pid) }, 10*time.Second, 20*time.Millisecond, "a job's daemon outlived its SIGKILLed host")
 }
+
+func TestPlainRemovesEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\n":                          "plain\n",
+		"\x1b[1;31mred\x1b[0m\r\n":         "red\n",
+		"10%\r50%\r100%\r\ndone\n":         "100%\ndone\n",
+		"\x1b]0;title\x07prompt$ ":         "prompt$ ",
+		"a\r\nb\r\n":                       "a\nb\n",
+		"\x1b[?2004h>>> \x1b[?2004l\r\n42": ">>> \n42",
+	} {
+		assert.Equal(t, want, Plain([]byte(in)), "%q", in)
+	}
+}
+
+func TestTerminalJobGetsCtrlCAndShowsItsScreen(t *testing.T) {
+	tb := newTestTable(t, Limits{})
+	j, err := tb.Start(Spec{Cmd: command(t, "trap 'echo got-INT; exit 5' INT; printf '\\033[?1049h\\033[2J\\033[Htop line'; while :; do sleep 0.05; done", true), TTY: true, Cols: 40, Rows: 10})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { s, full := j.Screen(); return full && strings.Contains(s, "top line") }, 10*time.Second, 20*time.Millisecond)
+	require.NoError(t, j.Write([]byte{3}))
+	c := j.Read(context.Background(), ReadOptions{Wait: 10 * time.Second, UntilExit: true})
+	assert.Equal(t, Exited, c.Info.State)
+	assert.Equal(t, 5, c.Info.ExitCode, "Ctrl-C reached the command in the terminal's foreground")
+	s, _ := j.Screen()
+	assert.Contains(t, s, "got-INT")
+}
