@@ -109,10 +109,9 @@ func TestPythonREPLThroughTheTerminal(t *testing.T) {
 	typeUntil(t, c, id, "Ada\n", ">>> ")
 	typeUntil(t, c, id, "print('hello', name)\n", "hello Ada")
 	typeUntil(t, c, id, "import time; time.sleep(100)\n", "time.sleep(100)")
-	out = typeUntil(t, c, id, "\x03", "KeyboardInterrupt")
+	typeUntil(t, c, id, "\x03", "KeyboardInterrupt")
 	typeUntil(t, c, id, "print('still here')\n", "still here")
-	out = typeUntil(t, c, id, "\x04", "Process exited with code 0")
-	_ = out
+	typeUntil(t, c, id, "\x04", "Process exited with code 0")
 }
 
 // TestBashThroughTheTerminal: bash itself as the REPL; Ctrl-C interrupts
