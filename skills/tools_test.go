@@ -192,3 +192,31 @@ func TestSubsetForSubAgent(t *testing.T) {
 	require.ErrorIs(t, res.Err, skills.ErrUnknownSkill)
 	assert.Contains(t, res.Content, "(available: minimal, release-notes)")
 }
+
+// Concurrent activations, reads, narrowing and reloads share the state
+// safely (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"one", "two", "three"} {
+		writeSkill(t, dir, n, skillText(n, "Skill "+n+".", "allowed-tools: bash"))
+	}
+	l := skills.NewLoader([]skills.Source{skills.Dir(dir)}, skills.WithReloadInterval(0))
+	ts := skills.NewTools(l, skills.WithAllowedTools())
+	r := ts.Narrow(llmtoolkit.Compose(lt.NewFake(map[string]string{"bash": "ok", "write_file": "ok"}), ts))
+	done := make(chan struct{})
+	for i := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			name := []string{"one", "two", "three"}[i%3]
+			for range 20 {
+				assert.NoError(t, call(t, r, skills.ActivateTool, map[string]any{"name": name}).Err)
+				_ = r.Tools()
+				ts.Deactivate(name)
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	assert.Empty(t, ts.Active())
+}
