@@ -275,10 +275,7 @@ func (b *bearerAuth) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	info, status, challenge, msg := b.authenticate(req)
 	if status != 0 {
-		if challenge != "" {
-			w.Header().Set("WWW-Authenticate", challenge)
-		}
-		http.Error(w, msg, status)
+		refuseRequest(w, req, b.log, status, challenge, msg)
 		return
 	}
 	b.next.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), verifiedKey{}, info)))
@@ -462,8 +459,10 @@ func authorizeRequests(srv *sdk.Server, r llmtoolkit.Resolver, a *AuthConfig, lo
 				if cr == nil {
 					log.WarnContext(ctx, "mcp: tool call refused: the tool is not available to the caller",
 						slog.String("tool", name), slog.String("tenant", id.Tenant), slog.String("subject", id.Subject))
-					return textResult(fmt.Sprintf("tool %q is not available to this caller: its token's scopes (%s) do not grant it",
-						name, strings.Join(id.Scopes, " ")), true), nil
+					msg := fmt.Sprintf("tool %q is not available to this caller: its token's scopes (%s) do not grant it",
+						name, strings.Join(id.Scopes, " "))
+					tellRefused(ctx, r, req, log, msg, ErrToolNotAllowed)
+					return textResult(msg, true), nil
 				}
 				ctx = context.WithValue(ctx, callerResolverKey{}, cr)
 			}

@@ -151,7 +151,14 @@
 // call, checked on every tools/call. The token table of TestBearerTokenTable
 // shows each refusal (status, challenge, no tool run, no row) and that a
 // valid token's calls land in its tenant's table only, on SQLite and
-// PostgreSQL.
+// PostgreSQL. Every refusal is logged as a warning, never with the token;
+// a refused token's reason reaches the client in the challenge's
+// error_description (RFC 6750) and in a JSON-RPC error body, which the
+// official SDK's client reports (TestBearerRefusalsAreExplained). A call
+// refused by the ToolPolicy or a rate limit is told to its tool's
+// observers as Execute tells its own refusals, so a trace.Recorder records
+// it as a refused row in the caller's tenant table, with [ErrToolNotAllowed]
+// or [ErrRateLimited] (TestRefusedCallsAreRecordedAndLogged).
 //
 // [WithRateLimits] bounds calls per tenant and per tenant and tool with
 // token buckets (golang.org/x/time/rate); a call over a limit is answered

@@ -120,7 +120,9 @@ func limitRequests(srv *sdk.Server, r llmtoolkit.Resolver, l *RateLimits, log *s
 				secs := int(math.Ceil(wait.Seconds()))
 				log.WarnContext(ctx, "mcp: tool call refused: over its rate limit",
 					slog.String("tenant", tenant), slog.String("tool", name), slog.String("limit", which), slog.Int("retry_after_s", secs))
-				res := textResult(fmt.Sprintf("rate limit: too many calls (%s); retry tool %q in %d s", which, name, secs), true)
+				msg := fmt.Sprintf("rate limit: too many calls (%s); retry tool %q in %d s", which, name, secs)
+				tellRefused(ctx, r, req, log, msg, ErrRateLimited)
+				res := textResult(msg, true)
 				res.Meta = sdk.Meta{RateLimitMetaKey: secs}
 				return res, nil
 			}

@@ -57,7 +57,7 @@ func TestRateLimitPerTenant(t *testing.T) {
 
 	assert.Len(t, s.fake.CallsTo("poke"), 2)
 	assert.Len(t, s.fake.CallsTo("peek"), 4)
-	assert.Len(t, s.rows(t, a), 3, "refused calls did not run")
+	assert.Len(t, s.rows(t, a), 5, "refused calls did not run, and have their refused rows")
 	assert.Len(t, s.rows(t, b), 3)
 }
 

@@ -45,8 +45,9 @@
 // agentloop; SQLite and PostgreSQL):
 //
 //   - every call that reaches a Recorder leaves exactly one row: resolved
-//     calls, calls Execute refused, recipe calls (their steps' rows carry
-//     parent_id, the recipe row's ID);
+//     calls, calls Execute refused, calls an MCP server refused before
+//     they ran (mcp's ToolPolicy and rate limits), recipe calls (their
+//     steps' rows carry parent_id, the recipe row's ID);
 //   - the iteration comes from the context (agentloop's count winning over
 //     one given with the conversation); a sub-agent's id goes in the nullable
 //     agent_id column, the model's call id in the nullable call_id column
