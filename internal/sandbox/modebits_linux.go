@@ -28,6 +28,15 @@ import (
 // capability (no CAP_FSETID to keep them, no CAP_SETFCAP for file
 // capabilities).
 //
+// What else the idmapped root lets nobody do, checked on both backends:
+// it owns the root owner's files there, so it may write, chmod (without
+// the bits), utime and remove them, as the owner could; a write to a
+// setuid file the host left there clears the bits (the kernel's rule for
+// a writer without CAP_FSETID); chown to another user fails; a hard link
+// to a setuid program of the system folders fails with EXDEV (the root is
+// a mount of its own); file capabilities (security.capability) fail with
+// EPERM; files of other owners are not its own (they are unmapped).
+//
 // What is left: a folder made inside a folder the host already made
 // setgid inherits the bit (the kernel's rule; no filter can refuse it).
 // It carries the group the host gave the parent, nothing more, and
