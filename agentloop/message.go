@@ -70,10 +70,24 @@ func ToolMessage(res llmtoolkit.Result) Message {
 }
 
 // Usage counts the tokens of one model call, as the provider reports them.
+//
+// The cache and reasoning counts are parts of the prompt and of the
+// output, never added to them: CacheReadTokens and CacheWriteTokens are
+// part of the whole prompt ([Usage.Prompt]: ContextTokens, else
+// InputTokens), ReasoningTokens part of OutputTokens. Package provider's
+// parsers set them from every format and stream: OpenAI Chat's
+// prompt_tokens_details.cached_tokens and
+// completion_tokens_details.reasoning_tokens, Responses'
+// input_tokens_details.cached_tokens and
+// output_tokens_details.reasoning_tokens, Anthropic's
+// cache_read_input_tokens and cache_creation_input_tokens (its thinking
+// is billed as output and not counted apart), Gemini's
+// cachedContentTokenCount and thoughtsTokenCount. No format but
+// Anthropic's reports cache writes.
 type Usage struct {
 	// InputTokens is the number of prompt tokens.
 	InputTokens int `json:"input_tokens"`
-	// OutputTokens is the number of generated tokens.
+	// OutputTokens is the number of generated tokens, reasoning included.
 	OutputTokens int `json:"output_tokens"`
 	// ContextTokens is the size of the whole prompt, cached parts
 	// included, where InputTokens leaves them out (Anthropic's
@@ -81,11 +95,41 @@ type Usage struct {
 	// cache_read_input_tokens); package provider's parsers set it for
 	// every format. 0: not reported (InputTokens is then the size).
 	ContextTokens int `json:"context_tokens,omitempty"`
+	// CacheReadTokens is how many tokens of the prompt were read from the
+	// provider's prompt cache (billed at its cache-read price).
+	CacheReadTokens int `json:"cache_read_tokens,omitempty"`
+	// CacheWriteTokens is how many tokens of the prompt were written to
+	// the provider's prompt cache (billed at its cache-write price).
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens is how many of OutputTokens the model spent
+	// reasoning (thinking), where the provider counts them apart.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CostUSD is the call's cost in US dollars as the provider reported it
+	// in its answer (OpenRouter's usage.cost, in the OpenAI formats); nil
+	// when it did not. [Prices.Cost] takes it as the call's cost.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
-// Add returns the sum of u and v.
+// Prompt returns the size of the whole prompt: ContextTokens, else
+// InputTokens.
+func (u Usage) Prompt() int {
+	if u.ContextTokens > 0 {
+		return u.ContextTokens
+	}
+	return u.InputTokens
+}
+
+// Add returns the sum of u and v. Their reported costs add up when both
+// have one; when only one has, the sum has none (a partial sum would pass
+// for the whole).
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, ContextTokens: u.ContextTokens + v.ContextTokens}
+	s := Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens, ContextTokens: u.ContextTokens + v.ContextTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens}
+	if u.CostUSD != nil && v.CostUSD != nil {
+		c := *u.CostUSD + *v.CostUSD
+		s.CostUSD = &c
+	}
+	return s
 }
 
 // Response is one answer of the model.
@@ -96,6 +140,11 @@ type Response struct {
 	ToolCalls []llmtoolkit.Call `json:"tool_calls,omitempty"`
 	// Usage counts the tokens of this call.
 	Usage Usage `json:"usage"`
+	// Model is the model that answered, as the provider names it in its
+	// answer (package provider's parsers set it; Gemini's modelVersion).
+	// The loop prices the call by it ([Options.Prices]), else by
+	// [Options.Model].
+	Model string `json:"model,omitempty"`
 	// StopReason is the provider's reason for stopping ("stop", "end_turn",
 	// "tool_calls", "tool_use", "STOP", ...), passed through as is.
 	StopReason string `json:"stop_reason,omitempty"`

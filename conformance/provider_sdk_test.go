@@ -175,7 +175,7 @@ func TestGeminiReadsSDKBuiltResponse(t *testing.T) {
 	require.Len(t, resp.ToolCalls, 2)
 	assert.Equal(t, "fc1", resp.ToolCalls[0].ID)
 	assert.Equal(t, "STOP", resp.StopReason)
-	assert.Equal(t, agentloop.Usage{InputTokens: 10, OutputTokens: 12, ContextTokens: 10}, resp.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 10, OutputTokens: 12, ContextTokens: 10, ReasoningTokens: 7}, resp.Usage)
 
 	// Replayed through the fallback (the message was rebuilt from its calls
 	// alone), the signature still lands on its own functionCall part.

@@ -157,22 +157,7 @@ type anthropicResponse struct {
 	Content    json.RawMessage `json:"content"`
 	StopReason string          `json:"stop_reason"`
 	Usage      *anthropicUsage `json:"usage"`
-}
-
-// anthropicUsage is a Messages usage object. input_tokens leaves out the
-// prompt's cached parts, which the two cache counts hold.
-type anthropicUsage struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-}
-
-// usage returns u as an agentloop.Usage: ContextTokens counts the whole
-// prompt, cached parts included.
-func (u anthropicUsage) usage() agentloop.Usage {
-	return agentloop.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		ContextTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens}
+	Model      string          `json:"model"`
 }
 
 // anthropicState is the value of [StateAnthropic] on an assistant message.
@@ -394,7 +379,7 @@ func AnthropicResponse(body json.RawMessage) (agentloop.Response, error) {
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: resp.StopReason, Provider: turn.state}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: resp.StopReason, Provider: turn.state, Model: resp.Model}
 	if resp.Usage != nil {
 		out.Usage = resp.Usage.usage()
 	}

@@ -109,6 +109,7 @@ func TestAnthropicResponse(t *testing.T) {
 		ToolCalls:  anthropicCalls,
 		StopReason: "tool_use",
 		Usage:      agentloop.Usage{InputTokens: 472, OutputTokens: 91, ContextTokens: 472},
+		Model:      "claude-sonnet-4-5",
 	}, resp)
 }
 

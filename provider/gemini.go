@@ -141,11 +141,8 @@ type geminiResponse struct {
 	PromptFeedback *struct {
 		BlockReason string `json:"blockReason"`
 	} `json:"promptFeedback"`
-	UsageMetadata *struct {
-		PromptTokenCount     int `json:"promptTokenCount"`
-		CandidatesTokenCount int `json:"candidatesTokenCount"`
-		ThoughtsTokenCount   int `json:"thoughtsTokenCount"`
-	} `json:"usageMetadata"`
+	UsageMetadata *geminiUsage `json:"usageMetadata"`
+	ModelVersion  string       `json:"modelVersion"`
 	// Parts is set when the payload is a Content rather than a response.
 	Parts json.RawMessage `json:"parts"`
 }
@@ -448,12 +445,12 @@ func GeminiResponse(body json.RawMessage) (agentloop.Response, error) {
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, Provider: turn.state}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, Provider: turn.state, Model: resp.ModelVersion}
 	if len(resp.Candidates) > 0 {
 		out.StopReason = resp.Candidates[0].FinishReason
 	}
 	if u := resp.UsageMetadata; u != nil {
-		out.Usage = agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount, ContextTokens: u.PromptTokenCount}
+		out.Usage = u.usage()
 	}
 	return out, nil
 }

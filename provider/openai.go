@@ -98,10 +98,8 @@ type openAIResponse struct {
 		Message      json.RawMessage `json:"message"`
 		FinishReason string          `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
+	Usage *openAIChatUsage `json:"usage"`
+	Model string           `json:"model"`
 }
 
 type openAIAssistant struct {
@@ -259,9 +257,9 @@ func OpenAIResponse(body json.RawMessage) (agentloop.Response, error) {
 		out.Content = *msg.Content
 	}
 	if resp != nil {
-		out.StopReason = resp.Choices[0].FinishReason
+		out.StopReason, out.Model = resp.Choices[0].FinishReason, resp.Model
 		if resp.Usage != nil {
-			out.Usage = agentloop.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, ContextTokens: resp.Usage.PromptTokens}
+			out.Usage = resp.Usage.usage()
 		}
 	}
 	return out, nil

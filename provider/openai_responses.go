@@ -145,10 +145,8 @@ type openAIResponsesBody struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
-	Usage *struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
-	} `json:"usage"`
+	Usage *openAIResponsesUsage `json:"usage"`
+	Model string                `json:"model"`
 }
 
 type openAIResponsesItemIn struct {
@@ -423,12 +421,12 @@ func OpenAIResponsesResponse(body json.RawMessage) (agentloop.Response, error) {
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: resp.Status, Provider: turn.state}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: resp.Status, Provider: turn.state, Model: resp.Model}
 	if resp.IncompleteDetails != nil && resp.IncompleteDetails.Reason != "" {
 		out.StopReason = resp.IncompleteDetails.Reason
 	}
 	if resp.Usage != nil {
-		out.Usage = agentloop.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, ContextTokens: resp.Usage.InputTokens}
+		out.Usage = resp.Usage.usage()
 	}
 	return out, nil
 }

@@ -123,7 +123,7 @@ func TestOpenAIResponse(t *testing.T) {
 
 	resp, err = provider.OpenAIResponse(testdata(t, "openai_response_text.json"))
 	require.NoError(t, err)
-	assert.Equal(t, agentloop.Response{Content: "It is 22 degrees in Boston.", StopReason: "stop", Usage: agentloop.Usage{InputTokens: 120, OutputTokens: 9, ContextTokens: 120}}, resp)
+	assert.Equal(t, agentloop.Response{Content: "It is 22 degrees in Boston.", StopReason: "stop", Usage: agentloop.Usage{InputTokens: 120, OutputTokens: 9, ContextTokens: 120}, Model: "gpt-4o-mini"}, resp)
 }
 
 func FuzzOpenAIToolCalls(f *testing.F) {

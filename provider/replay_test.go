@@ -104,7 +104,7 @@ func TestOpenAIResponsesToolOutput(t *testing.T) {
 func TestOpenAIResponsesResponse(t *testing.T) {
 	resp, err := provider.OpenAIResponsesResponse(testdata(t, "openai_responses_function_call.json"))
 	require.NoError(t, err)
-	assert.Equal(t, agentloop.Usage{InputTokens: 81, OutputTokens: 149, ContextTokens: 81}, resp.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 81, OutputTokens: 149, ContextTokens: 81, ReasoningTokens: 128}, resp.Usage)
 	require.Len(t, resp.ToolCalls, 1)
 	c := resp.ToolCalls[0]
 	assert.Equal(t, "call_Vr8ltxfbeaySrWoRrsjhzSlV", c.ID, "the call ID is call_id, which the output echoes")

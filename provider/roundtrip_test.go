@@ -262,7 +262,7 @@ func TestRoundTripGeminiThoughtSignatures(t *testing.T) {
 	assert.JSONEq(t, string(second), string(field(t, reqs[2], "contents.3.parts")), "parallel calls: the signature stays on the first")
 	assert.Equal(t, "c0m8ws2e", jsonString(t, field(t, reqs[2], "contents.4.parts.1.functionResponse.id")))
 	assert.Equal(t, "It is 18°C and cloudy in Paris, and 22°C in Tokyo where it is 9 pm.", resp.Content)
-	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60, ContextTokens: 220}, resp.Usage, "thought tokens are output")
+	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60, ContextTokens: 220, ReasoningTokens: 36}, resp.Usage, "thought tokens are output")
 	require.NotNil(t, resp.Provider, "a text signature is kept too")
 }
 

@@ -22,6 +22,7 @@ type AnthropicStream struct {
 	blocks  map[int]*anthropicStreamBlock
 	stop    string
 	usage   agentloop.Usage
+	model   string
 	total   int
 }
 
@@ -39,6 +40,7 @@ type anthropicEvent struct {
 	Index   int    `json:"index"`
 	Message *struct {
 		Usage *anthropicUsage `json:"usage"`
+		Model string          `json:"model"`
 	} `json:"message"`
 	ContentBlock map[string]json.RawMessage `json:"content_block"`
 	Delta        *struct {
@@ -74,6 +76,9 @@ func (s *AnthropicStream) Add(event []byte) error {
 		s.started = true
 		if e.Message != nil && e.Message.Usage != nil {
 			s.usage = e.Message.Usage.usage()
+		}
+		if e.Message != nil {
+			s.model = e.Message.Model
 		}
 	case "content_block_start":
 		if e.ContentBlock == nil {
@@ -121,6 +126,7 @@ func (s *AnthropicStream) Add(event []byte) error {
 				}
 				if u.CacheCreationInputTokens != nil || u.CacheReadInputTokens != nil {
 					cached = deref(u.CacheCreationInputTokens) + deref(u.CacheReadInputTokens)
+					s.usage.CacheWriteTokens, s.usage.CacheReadTokens = deref(u.CacheCreationInputTokens), deref(u.CacheReadInputTokens)
 				}
 				s.usage.ContextTokens = s.usage.InputTokens + cached
 			}
@@ -186,7 +192,7 @@ func (s *AnthropicStream) Response() (agentloop.Response, error) {
 		}
 	}
 	distinctCallIDs(turn.calls, GeneratedCallIDPrefix)
-	return agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: s.stop, Usage: s.usage, Provider: turn.state}, nil
+	return agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: s.stop, Usage: s.usage, Provider: turn.state, Model: s.model}, nil
 }
 
 // mustMarshal encodes v, which is built from decoded JSON and strings and

@@ -19,6 +19,7 @@ type GeminiStream struct {
 	parts  []map[string]json.RawMessage
 	finish string
 	usage  *agentloop.Usage
+	model  string
 	chunks int
 	total  int
 }
@@ -45,7 +46,11 @@ func (s *GeminiStream) Add(chunk []byte) error {
 	}
 	s.chunks++
 	if u := c.UsageMetadata; u != nil {
-		s.usage = &agentloop.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount, ContextTokens: u.PromptTokenCount}
+		v := u.usage()
+		s.usage = &v
+	}
+	if c.ModelVersion != "" {
+		s.model = c.ModelVersion
 	}
 	if len(c.Candidates) == 0 {
 		return nil
@@ -107,7 +112,7 @@ func (s *GeminiStream) Response() (agentloop.Response, error) {
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: s.finish, Provider: turn.state}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, StopReason: s.finish, Provider: turn.state, Model: s.model}
 	if s.usage != nil {
 		out.Usage = *s.usage
 	}

@@ -23,6 +23,7 @@ type OpenAIStream struct {
 	calls  map[int]*openAIStreamCall
 	finish string
 	usage  *agentloop.Usage
+	model  string
 	total  int
 	chunks int
 }
@@ -50,10 +51,8 @@ type openAIChunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
+	Usage *openAIChatUsage `json:"usage"`
+	Model string           `json:"model"`
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
@@ -76,7 +75,11 @@ func (s *OpenAIStream) Add(chunk []byte) error {
 	}
 	s.chunks++
 	if c.Usage != nil {
-		s.usage = &agentloop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens, ContextTokens: c.Usage.PromptTokens}
+		u := c.Usage.usage()
+		s.usage = &u
+	}
+	if c.Model != "" {
+		s.model = c.Model
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
@@ -125,7 +128,7 @@ func (s *OpenAIStream) Response() (agentloop.Response, error) {
 	if s.chunks == 0 {
 		return agentloop.Response{}, fmt.Errorf("%w: OpenAI stream: no chunk was read", ErrInvalidPayload)
 	}
-	out := agentloop.Response{Content: s.text.String(), StopReason: s.finish}
+	out := agentloop.Response{Content: s.text.String(), StopReason: s.finish, Model: s.model}
 	if s.usage != nil {
 		out.Usage = *s.usage
 	}

@@ -20,6 +20,7 @@ import (
 type OpenAIResponsesStream struct {
 	items  map[int]*openAIStreamItem
 	final  *openAIResponsesBody
+	model  string // of any event's response (response.created names it first)
 	events int
 	total  int
 }
@@ -63,6 +64,9 @@ func (s *OpenAIResponsesStream) Add(event []byte) error {
 	}
 	if err := growth("OpenAI Responses stream", &s.total, len(e.Delta)+len(e.Item)); err != nil {
 		return err
+	}
+	if e.Response != nil && e.Response.Model != "" {
+		s.model = e.Response.Model
 	}
 	switch e.Type {
 	case "response.output_item.added":
@@ -108,14 +112,14 @@ func (s *OpenAIResponsesStream) Response() (agentloop.Response, error) {
 	if err != nil {
 		return agentloop.Response{}, err
 	}
-	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, Provider: turn.state}
+	out := agentloop.Response{Content: turn.text, ToolCalls: turn.calls, Provider: turn.state, Model: s.model}
 	if f := s.final; f != nil {
 		out.StopReason = f.Status
 		if f.IncompleteDetails != nil && f.IncompleteDetails.Reason != "" {
 			out.StopReason = f.IncompleteDetails.Reason
 		}
 		if f.Usage != nil {
-			out.Usage = agentloop.Usage{InputTokens: f.Usage.InputTokens, OutputTokens: f.Usage.OutputTokens, ContextTokens: f.Usage.InputTokens}
+			out.Usage = f.Usage.usage()
 		}
 	}
 	return out, nil

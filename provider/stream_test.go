@@ -47,6 +47,7 @@ func assertSameAnswer(t *testing.T, want, got agentloop.Response, replay func(ag
 	assert.Equal(t, want.Content, got.Content)
 	assert.Equal(t, want.StopReason, got.StopReason)
 	assert.Equal(t, want.Usage, got.Usage)
+	assert.Equal(t, want.Model, got.Model)
 	require.Len(t, got.ToolCalls, len(want.ToolCalls))
 	for i := range want.ToolCalls {
 		w, g := want.ToolCalls[i], got.ToolCalls[i]
@@ -195,7 +196,7 @@ func TestGeminiStream(t *testing.T) {
 	require.True(t, ok)
 	assert.JSONEq(t, `[{"text":"It is 18°C and cloudy in Paris, and 22°C in Tokyo where it is 9 pm."},{"text":"","thoughtSignature":"CiQBjz1rZmluYWwtdGV4dC1zaWduYXR1cmUtdGhyZWU="}]`,
 		string(mustJSON(t, c.Parts)))
-	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60, ContextTokens: 220}, got.Usage)
+	assert.Equal(t, agentloop.Usage{InputTokens: 220, OutputTokens: 60, ContextTokens: 220, ReasoningTokens: 36}, got.Usage)
 
 	var s provider.GeminiStream
 	require.ErrorIs(t, s.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`)), provider.ErrInvalidPayload)
