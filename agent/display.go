@@ -32,6 +32,16 @@ type SubAgentPayload struct {
 	DurationMS int64 `json:"durationMs"`
 	// Usage is the tokens its model calls used, summed.
 	Usage SubAgentUsage `json:"usage"`
+	// CostUSD is what its model calls cost, in US dollars, its own
+	// sub-agents' included (agentloop.Options.Prices; the parent run's
+	// price table unless SubAgentConfig.Prices is set). It leaves out
+	// the calls counted in UnpricedCalls.
+	CostUSD float64 `json:"costUsd"`
+	// UnpricedCalls is how many of its model calls could not be priced
+	// (their model, or a kind of token they used, has no price).
+	UnpricedCalls int `json:"unpricedCalls"`
+	// MissingPrices names what had no price (agentloop.Cost.Missing).
+	MissingPrices []string `json:"missingPrices"`
 	// Error is why it stopped without a final answer (iteration limit,
 	// deadline, cancellation, a model error); empty when it answered.
 	Error string `json:"error"`
@@ -41,6 +51,13 @@ type SubAgentPayload struct {
 type SubAgentUsage struct {
 	// InputTokens is the number of prompt tokens.
 	InputTokens int `json:"inputTokens"`
-	// OutputTokens is the number of generated tokens.
+	// OutputTokens is the number of generated tokens, reasoning included.
 	OutputTokens int `json:"outputTokens"`
+	// CacheReadTokens is how many prompt tokens were read from the
+	// provider's cache (see agentloop.Usage).
+	CacheReadTokens int `json:"cacheReadTokens"`
+	// CacheWriteTokens is how many prompt tokens were written to it.
+	CacheWriteTokens int `json:"cacheWriteTokens"`
+	// ReasoningTokens is how many of OutputTokens were reasoning.
+	ReasoningTokens int `json:"reasoningTokens"`
 }

@@ -21,8 +21,8 @@ func TestDisplayKeys(t *testing.T) {
 	}{
 		{"todos", agent.TodosPayload{}, []string{"todos"}},
 		{"todo item", agent.Todo{}, []string{"id", "content", "status"}},
-		{"subagent", agent.SubAgentPayload{}, []string{"id", "description", "iterations", "toolCalls", "durationMs", "usage", "error"}},
-		{"subagent usage", agent.SubAgentUsage{}, []string{"inputTokens", "outputTokens"}},
+		{"subagent", agent.SubAgentPayload{}, []string{"id", "description", "iterations", "toolCalls", "durationMs", "usage", "costUsd", "unpricedCalls", "missingPrices", "error"}},
+		{"subagent usage", agent.SubAgentUsage{}, []string{"inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

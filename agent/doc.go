@@ -185,7 +185,10 @@
 // returns at the deadline even when a child tool ignores its context; the
 // stuck call keeps its goroutine (and its budget place) until the tool
 // returns, and its result is dropped. A panic in SubAgentConfig.OnEvent, on
-// whatever goroutine, fails the call.
+// whatever goroutine, fails the call. Its model calls are priced with the
+// parent run's table (or SubAgentConfig.Prices) and count in the parent's
+// cost and money budget (agentloop.Options.MaxCostUSD): the payload's
+// costUsd is the sub-agent's share.
 //
 // # What the permission layer promises, and what it does not
 //

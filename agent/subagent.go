@@ -62,6 +62,18 @@ type SubAgentConfig struct {
 	// MaxIterations bounds the sub-agent's model calls; 0 means
 	// [DefaultSubAgentIterations].
 	MaxIterations int
+	// Prices prices the sub-agent's model calls (agentloop.Options.Prices);
+	// nil means the parent run's table.
+	Prices agentloop.Prices
+	// ModelName names the sub-agent's model for pricing when its answers
+	// name none (agentloop.Options.Model).
+	ModelName string
+	// MaxCostUSD, when positive, is each sub-agent's money budget
+	// (agentloop.Options.MaxCostUSD); the parent run's budget holds
+	// beside it, whatever it is: the sub-agent stops, with an error
+	// wrapping agentloop.ErrCostBudget, before a call that would pass
+	// either.
+	MaxCostUSD float64
 	// Timeout is the sub-agent's deadline; 0 means [DefaultSubAgentTimeout].
 	Timeout time.Duration
 	// MaxDepth is how deep sub-agents may nest; 0 means [DefaultMaxDepth]
@@ -147,7 +159,7 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	switch {
 	case cfg.Model == nil:
 		return nil, fmt.Errorf("%w: SubAgentConfig.Model is nil; pass the SendFunc the sub-agents talk to", ErrInvalidConfig)
-	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0 || cfg.MaxSubAgents < 0 || cfg.MaxConcurrentSubAgents < 0:
+	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0 || cfg.MaxSubAgents < 0 || cfg.MaxConcurrentSubAgents < 0 || !(cfg.MaxCostUSD >= 0):
 		return nil, fmt.Errorf("%w: SubAgentConfig limits must not be negative", ErrInvalidConfig)
 	}
 	if cfg.MaxIterations == 0 {
@@ -256,10 +268,15 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	msgs = append(msgs, agentloop.UserMessage(task))
 	var mu sync.Mutex // payload's counters: the run may outlive this call (see below)
 	var hostPanic atomic.Pointer[llmtoolkit.PanicError]
+	meter := &agentloop.Meter{}
 	opts := agentloop.Options{
 		Resolver:      tools,
 		Tools:         []llmtoolkit.Tool{},
 		MaxIterations: s.cfg.MaxIterations,
+		Prices:        s.cfg.Prices,
+		Model:         s.cfg.ModelName,
+		MaxCostUSD:    s.cfg.MaxCostUSD,
+		Meter:         meter,
 		Logger:        s.cfg.Logger.With(slog.String("agent_id", id)),
 		Tracer:        s.cfg.Tracer,
 		OnIteration: func(it agentloop.Iteration) {
@@ -267,8 +284,12 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 			defer mu.Unlock()
 			payload.Iterations++
 			payload.ToolCalls += len(it.Calls)
-			payload.Usage.InputTokens += it.Response.Usage.InputTokens
-			payload.Usage.OutputTokens += it.Response.Usage.OutputTokens
+			u := it.Response.Usage
+			payload.Usage.InputTokens += u.InputTokens
+			payload.Usage.OutputTokens += u.OutputTokens
+			payload.Usage.CacheReadTokens += u.CacheReadTokens
+			payload.Usage.CacheWriteTokens += u.CacheWriteTokens
+			payload.Usage.ReasoningTokens += u.ReasoningTokens
 		},
 	}
 	if tools != nil {
@@ -325,6 +346,11 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	err = out.err
 	mu.Lock()
 	payload.DurationMS = time.Since(start).Milliseconds()
+	cost := meter.Cost()
+	payload.CostUSD, payload.UnpricedCalls, payload.MissingPrices = cost.USD, cost.Unpriced, cost.Missing
+	if payload.MissingPrices == nil {
+		payload.MissingPrices = []string{}
+	}
 	if pe := hostPanic.Load(); pe != nil {
 		err = fmt.Errorf("sub-agent %s failed: %w", id, pe)
 	} else if err != nil {
@@ -349,6 +375,8 @@ func (s *spawner) failure(parent, sub context.Context, id string, err error) err
 		return fmt.Errorf("sub-agent %s was cancelled with its parent: %w", id, parent.Err())
 	case errors.Is(sub.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("sub-agent %s did not finish within its deadline (%v): %w", id, s.cfg.Timeout, context.DeadlineExceeded)
+	case errors.Is(err, agentloop.ErrCostBudget):
+		return fmt.Errorf("sub-agent %s stopped before a model call that would pass the money budget: %w", id, err)
 	case errors.Is(err, agentloop.ErrMaxIterations):
 		return fmt.Errorf("sub-agent %s reached its limit of %d iterations without a final answer: %w", id, s.cfg.MaxIterations, err)
 	}

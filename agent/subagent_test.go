@@ -50,7 +50,7 @@ func TestSpawnAgentAnswers(t *testing.T) {
 	})
 	sub := lt.NewScriptedModel(t,
 		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{Name: "grep", Arguments: map[string]any{"pattern": "bug"}}}, Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 2}}},
-		lt.Turn{Response: agentloop.Response{Content: "The bug is in a.go line 3.", Usage: agentloop.Usage{InputTokens: 20, OutputTokens: 8}}},
+		lt.Turn{Response: agentloop.Response{Content: "The bug is in a.go line 3.", Usage: agentloop.Usage{InputTokens: 20, OutputTokens: 8, CacheReadTokens: 15, CacheWriteTokens: 4, ReasoningTokens: 6}}},
 	)
 	var events []agentloop.EventKind
 	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: ws, Instructions: "You search code.", NewID: fixedID("sub-1"),
@@ -79,7 +79,7 @@ func TestSpawnAgentAnswers(t *testing.T) {
 	assert.Equal(t, "find the bug", p.Description)
 	assert.Equal(t, 2, p.Iterations)
 	assert.Equal(t, 1, p.ToolCalls)
-	assert.Equal(t, agent.SubAgentUsage{InputTokens: 30, OutputTokens: 10}, p.Usage)
+	assert.Equal(t, agent.SubAgentUsage{InputTokens: 30, OutputTokens: 10, CacheReadTokens: 15, CacheWriteTokens: 4, ReasoningTokens: 6}, p.Usage)
 	assert.GreaterOrEqual(t, p.DurationMS, int64(0))
 	assert.Empty(t, p.Error)
 	assert.Equal(t, []agentloop.EventKind{agentloop.EventResponse, agentloop.EventToolCall, agentloop.EventToolResult, agentloop.EventResponse}, events)

@@ -80,6 +80,21 @@
 // under a 100k budget, checking every request against every provider
 // format's rules.
 //
+// # What a run costs
+//
+// [Usage] counts each call's tokens as the provider reports them, cache
+// reads and writes and reasoning included. With a host's price table
+// ([Options.Prices]: per model, USD per million input, output, cache-read,
+// cache-write and reasoning tokens), each call is priced by the model its
+// answer names ([Prices.Cost]), or taken at the provider's own figure
+// ([Usage.CostUSD]); [Iteration.Cost] has each call's, [RunEnd.Cost] and
+// [Options.Meter] the run's, sub-agents included (a sub-agent's run finds
+// its parent's meters and table on its context). A call that cannot be
+// priced is counted and named ([Cost.Unpriced], [Cost.Missing]), never
+// taken as free. [Options.MaxCostUSD] is a money budget beside
+// MaxIterations: the run stops with a [*CostBudgetError] before a model
+// call whose estimate would pass it (the estimate is documented there).
+//
 // # Durable runs
 //
 // Run keeps a run in one process's memory. To make a run survive a crash,

@@ -118,6 +118,46 @@ type Options struct {
 	// files. 0 (the default): no budget, the history grows as the run
 	// goes, exactly as without these fields.
 	ContextBudget int
+	// Prices is the host's price table: each model call is priced by the
+	// model its answer names ([Response.Model], else Model), or by the
+	// provider's own figure when the answer has one ([Usage.CostUSD]);
+	// see [Prices.Cost]. The run's cost, its sub-agents' included, is in
+	// [RunEnd.Cost], each call's in [Iteration.Cost], and both go to
+	// Meter when it is set. A call it cannot price is counted in
+	// [Cost.Unpriced] and named in [Cost.Missing] (and logged at Warn),
+	// never taken as free. Nil: the price table of the run this one is a
+	// sub-agent of (through the tool call's context), else none (every
+	// call is unpriced, unless the provider reports its cost).
+	Prices Prices
+	// Model names the model for pricing when an answer names none
+	// (package provider's parsers set [Response.Model]).
+	Model string
+	// MaxCostUSD, when positive, is the run's money budget, in US
+	// dollars, its sub-agents' spending included: before each model call
+	// the loop estimates the call's cost and, when what was spent plus
+	// the estimate would pass the budget, ends the run without making it,
+	// with a [*CostBudgetError] (wrapping [ErrCostBudget]); the history
+	// returned is paired. The estimate is the request's prompt as the
+	// loop counts it (the provider's count of the last request plus the
+	// estimate of what was added since, see [BytesPerToken]) at the
+	// model's Input price, as if nothing were cached (an upper bound on
+	// the prompt's cost), plus the most output tokens one answer of this
+	// run had so far (0 before the first) at the Output (or higher
+	// Reasoning) price; the model is the last answer's, else Model; a
+	// model with no price is estimated at 0 (the check is then what was
+	// spent). A call's estimate is set aside while it is in flight, so
+	// parallel sub-agents under one budget cannot pass it together by
+	// more than the estimates' error. A sub-agent's run checks its own
+	// budget and every budget of the runs it is nested in. With a budget,
+	// a call that could not be priced ends the run before the next call,
+	// with an error wrapping [ErrNoPrice]. The output of a single call
+	// can still pass the estimate: bound it with the provider's max
+	// tokens.
+	MaxCostUSD float64
+	// Meter, when set, sums the run's cost, its sub-agents' included, as
+	// the calls are priced: a host passes the same Meter to every turn
+	// of a conversation.
+	Meter *Meter
 	// ContextPolicy is how the history is kept under ContextBudget, and
 	// when big results are spilled to files; its zero value uses the
 	// defaults it documents (see [ContextPolicy]).
@@ -141,6 +181,9 @@ type Iteration struct {
 	ModelDuration time.Duration
 	// ToolsDuration is how long the tool calls took together (wall clock).
 	ToolsDuration time.Duration
+	// Cost is what this iteration's model call cost ([Options.Prices]):
+	// Calls 1, or Unpriced 1 with what was missing.
+	Cost Cost
 	// ContextTokens is the size, in tokens, of the request of this
 	// iteration's model call as the loop counted it (see
 	// [BytesPerToken]), when [Options.ContextBudget] is set; else 0.
@@ -208,6 +251,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: MaxToolCalls is %d; use a positive number, or 0 for the default (%d)", ErrInvalidOptions, o.MaxToolCalls, DefaultMaxToolCalls)
 	case o.MaxTurnResultBytes < 0:
 		return o, fmt.Errorf("%w: MaxTurnResultBytes is %d; use a positive number, or 0 for the default (%d)", ErrInvalidOptions, o.MaxTurnResultBytes, DefaultMaxTurnResultBytes)
+	case !(o.MaxCostUSD >= 0) || o.MaxCostUSD > 1e15:
+		return o, fmt.Errorf("%w: MaxCostUSD is %v; use a positive number of US dollars, or 0 for no money budget", ErrInvalidOptions, o.MaxCostUSD)
 	case o.MaxParallel < 0:
 		return o, fmt.Errorf("%w: MaxParallel is %d; use a positive number, 1 for one call at a time, or 0 for the default (%d)", ErrInvalidOptions, o.MaxParallel, DefaultMaxParallel)
 	}

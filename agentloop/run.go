@@ -57,12 +57,13 @@ func Run(ctx context.Context, messages []Message, send SendFunc, opts Options) (
 	if opts.Tracer != nil {
 		ctx, endRun = opts.Tracer.StartRun(ctx)
 	}
+	ctx = l.initCosts(ctx)
 	resp, err := l.run(ctx, send)
 	l.removeSpills(ctx)
 	err = l.scrubRunError(err) // before it is logged, traced or returned
 	l.log(ctx, l.now().Sub(start), err)
 	if endRun != nil {
-		endRun(RunEnd{Response: resp, Iterations: l.iteration, ToolCalls: l.toolCalls, Err: err})
+		endRun(RunEnd{Response: resp, Iterations: l.iteration, ToolCalls: l.toolCalls, Cost: l.runCost(), Err: err})
 	}
 	return resp, l.history, err
 }
@@ -81,6 +82,7 @@ type loop struct {
 	secretsMu sync.Mutex
 	secrets   []string // the declared secrets of every turn's calls, and of the history's (secrets.go)
 
+	costs       costs
 	acct        accounting // with Options.ContextBudget
 	spiller     *spiller   // with ContextPolicy.SpillBytes
 	cleared     int        // tool results cleared
@@ -114,6 +116,19 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 				return last, err
 			}
 		}
+		var est float64
+		if l.costs.chain.budgeted() {
+			prompt := ctxTokens
+			if l.opts.ContextBudget <= 0 {
+				l.acct.offer(tools)
+				prompt = l.acct.tokens(l.history)
+				l.acct.sent()
+			}
+			var err error
+			if est, err = l.checkCost(n, prompt); err != nil {
+				return last, err
+			}
+		}
 		t0 := l.now()
 		var resp Response
 		var err error
@@ -124,6 +139,12 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		}
 		modelDur := l.now().Sub(t0)
 		l.acct.observe(resp.Usage)
+		var cost Cost
+		if err != nil {
+			l.costs.chain.settle(len(l.costs.chain.meters), est, Cost{}) // no answer: what was set aside goes back
+		} else {
+			cost = l.priceCall(ctx, n, resp, est)
+		}
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return last, fmt.Errorf("agentloop: stopped in iteration %d: %w (model call: %w)", n, ctxErr, err)
@@ -139,7 +160,7 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 		if err := l.failure(n); err != nil {
 			return resp, err // before running its calls
 		}
-		it := Iteration{N: n, Response: resp, Calls: resp.ToolCalls, ModelDuration: modelDur, ContextTokens: ctxTokens}
+		it := Iteration{N: n, Response: resp, Calls: resp.ToolCalls, ModelDuration: modelDur, ContextTokens: ctxTokens, Cost: cost}
 		if len(resp.ToolCalls) == 0 {
 			l.history = append(l.history, resp.Message())
 			l.iterationDone(it)
@@ -430,6 +451,12 @@ func (l *loop) log(ctx context.Context, d time.Duration, err error) {
 	}
 	if l.opts.ContextBudget > 0 || l.spiller != nil {
 		attrs = append(attrs, slog.Int("context_tokens", l.acct.tokens(l.history)), slog.Int("results_cleared", l.cleared), slog.Int("compactions", l.compactions))
+	}
+	if c := l.runCost(); c.Calls > 0 || c.Unpriced > 0 {
+		attrs = append(attrs, slog.Float64("cost_usd", c.USD))
+		if c.Unpriced > 0 {
+			attrs = append(attrs, slog.Int("unpriced_calls", c.Unpriced), slog.Any("missing_prices", c.Missing))
+		}
 	}
 	level := slog.LevelDebug // quiet by default: a run that ends well is not news
 	if err != nil {

@@ -39,6 +39,9 @@ type RunEnd struct {
 	Iterations int
 	// ToolCalls is the number of tool calls executed.
 	ToolCalls int
+	// Cost is what the run's model calls cost, its sub-agents' included
+	// (see [Options.Prices]).
+	Cost Cost
 	// Err is the error Run returns, or nil.
 	Err error
 }
