@@ -4,14 +4,10 @@ package checkpoint_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +22,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/checkpoint"
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 )
 
 const postgresDSNVar = "LLMTOOLKIT_TEST_POSTGRES_DSN"
@@ -76,55 +73,12 @@ func openPostgres(tb testing.TB) *gorm.DB {
 	return db
 }
 
-// treeDigest is the independent walker: filepath.WalkDir over everything
-// but .git, one line per entry (kind, mode, content hash or link target).
-func treeDigest(t testing.TB, root string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		line := fmt.Sprintf("%q %s %o", rel, info.Mode().Type(), info.Mode().Perm())
-		switch {
-		case info.Mode().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			s := sha256.Sum256(data)
-			line += " " + hex.EncodeToString(s[:])
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			line += " -> " + target
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	require.NoError(t, err)
-	sort.Strings(lines)
-	s := sha256.Sum256([]byte(strings.Join(lines, "\n")))
-	return hex.EncodeToString(s[:])
-}
+// treeDigest is the independent walker (filepath.WalkDir, see
+// testkit.TreeLines) the rewound trees are compared with.
+func treeDigest(t testing.TB, root string) string { return testkit.TreeDigest(t, root) }
 
 func writeFiles(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
+	testkit.WriteFiles(t, root, files)
 }
 
 func TestSaveListDiffRewind(t *testing.T) {

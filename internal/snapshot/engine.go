@@ -119,14 +119,13 @@ type Engine struct {
 	now   func() time.Time
 }
 
-// statEntry is what the stat index holds of a file or a link.
+// statEntry is what the stat index holds of a file.
 type statEntry struct {
 	size, mtime, ctime int64
 	ino, dev           uint64
 	mode               uint32
 	hash               Hash
 	huge               bool
-	target             string
 }
 
 // New returns the engine of the folder root (made absolute and cleaned).

@@ -4,13 +4,10 @@ package snapshot_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/snapshot"
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 )
 
 // memBlobs is a map of blobs.
@@ -60,59 +58,11 @@ func (b *memBlobs) Get(_ context.Context, h snapshot.Hash) ([]byte, error) {
 	return d, nil
 }
 
-// digest is the independent walker: filepath.WalkDir, plainly, over
-// everything but .git, giving one line per entry (kind, mode, content hash
-// or link target). Two trees are the same when their digests are.
-func digest(t testing.TB, root string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		line := fmt.Sprintf("%q %s %o", rel, info.Mode().Type(), info.Mode().Perm()|info.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
-		switch {
-		case info.Mode().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			s := sha256.Sum256(data)
-			line += " " + hex.EncodeToString(s[:])
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			line += " -> " + target
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	require.NoError(t, err)
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
+// digest is the independent walker (filepath.WalkDir, see
+// testkit.TreeLines): two trees are the same when their digests are.
+func digest(t testing.TB, root string) string { return testkit.TreeLines(t, root) }
 
-func write(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
-}
+func write(t testing.TB, root string, files map[string]string) { testkit.WriteFiles(t, root, files) }
 
 // settle waits out the racy margin, so that a scan trusts the stat of
 // what was written before it.
