@@ -152,7 +152,7 @@ func sameDefinition(a, b Tool) bool {
 		samePointer(&a.Parameters, &b.Parameters) && samePointer(&a.Metadata, &b.Metadata) &&
 		samePointer(&a.Recipe, &b.Recipe) && a.Paths == b.Paths &&
 		sameSlice(a.SensitiveFields, b.SensitiveFields) && sameSlice(a.Observers, b.Observers) &&
-		sameSlice(a.Gates, b.Gates) && a.Deferred == b.Deferred
+		sameSlice(a.Gates, b.Gates) && a.Deferred == b.Deferred && a.Native == b.Native
 }
 
 // samePointer reports whether the maps or functions a and b point to are

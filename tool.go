@@ -94,6 +94,14 @@ type Tool struct {
 	// as "defer_loading" where the provider has a tool search). Mark every
 	// tool of a resolver with [Defer].
 	Deferred bool `json:"-"`
+	// Native names a provider-defined tool whose input this tool takes as
+	// the provider documents it, as "provider/type": for example
+	// "anthropic/text_editor_20250728" (codetools' str_replace_based_edit_tool).
+	// Package provider writes such a tool in that provider's request as its
+	// built-in declaration (the model knows its commands), and as an
+	// ordinary function tool for every other provider; its calls run through
+	// Execute like any other, under the same name.
+	Native string `json:"-"`
 
 	schema *schemaCache
 }

@@ -118,6 +118,9 @@ func (c *CodeTools) specs() []toolSpec {
 	}
 	specs = append(specs, c.jobSpecs()...)      // opt-in: WithBackgroundJobs
 	specs = append(specs, c.terminalSpecs()...) // opt-in: WithTerminals
+	if c.cfg.textEditor {
+		specs = append(specs, c.textEditorSpec())
+	}
 	// The path arguments, declared with the function each tool opens them
 	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
@@ -126,7 +129,7 @@ func (c *CodeTools) specs() []toolSpec {
 		"grep": c.readPathFact(true), "glob": c.readPathFact(true),
 		"write_file": c.writePathFact(), "edit_file": c.writePathFact(),
 		"multi_edit": c.writePathFact(), "append_to_file": c.writePathFact(),
-		"apply_patch": c.applyPatchPathFact(),
+		"apply_patch": c.applyPatchPathFact(), TextEditorName: c.readPathFact(false),
 	}
 	for i := range specs {
 		specs[i].tool.Paths = paths[specs[i].tool.Name]

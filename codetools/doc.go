@@ -40,6 +40,18 @@
 // each; the answer lists each file by its real path (A, M, R old -> new, D) with
 // the diffs, and the Display is a PatchPayload with one diff per file.
 //
+// WithTextEditor adds Anthropic's text editor under its own name,
+// str_replace_based_edit_tool, taking its documented input (command view,
+// str_replace, create, insert) over the same engines: view numbers a file's
+// lines ("N: ") within view_range and lists a folder two levels deep (tree),
+// str_replace is edit_file's match refused with Anthropic's texts ("Error:
+// Found N matches for replacement text. Please provide more context to make a
+// unique match."), create is write_file, insert keeps the line endings. Its
+// definition's Native ("anthropic/text_editor_20250728", NativeTextEditor)
+// makes package provider declare it to Anthropic as the built-in tool; other
+// providers see an ordinary function under the same name, so the audit trail
+// has one name whatever shape the model saw.
+//
 // # Display payloads
 //
 // Each kind has one exported payload type, with a doc comment on every

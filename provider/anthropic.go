@@ -132,13 +132,23 @@ type AnthropicMessage struct {
 	Content []AnthropicContentBlock `json:"content"`
 }
 
-// AnthropicTools converts tools to the Messages "tools" array.
+// AnthropicTools converts tools to the Messages "tools" array. A tool
+// whose [llmtoolkit.Tool.Native] is "anthropic/TYPE" (codetools'
+// str_replace_based_edit_tool: "anthropic/text_editor_20250728") is
+// written as Anthropic's own client tool, {"type": TYPE, "name": NAME},
+// without a schema: the model knows its input. Its calls come back as
+// tool_use blocks and its results go as tool_result blocks, as any tool's.
 func AnthropicTools(tools []llmtoolkit.Tool) []AnthropicTool {
 	out := make([]AnthropicTool, len(tools))
 	for i, t := range tools {
 		schema := t.Parameters
 		if schema == nil {
 			schema = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		if typ, ok := strings.CutPrefix(t.Native, "anthropic/"); ok {
+			// Anthropic's own client tool: the model knows its input.
+			out[i] = AnthropicTool{Type: typ, Name: t.Name}
+			continue
 		}
 		out[i] = AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema}
 	}
