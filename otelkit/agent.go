@@ -30,6 +30,7 @@ type AgentTracer struct {
 	chatAttrs []attribute.KeyValue
 	opHist    metric.Float64Histogram // gen_ai.client.operation.duration
 	tokenHist metric.Int64Histogram   // gen_ai.client.token.usage
+	costHist  metric.Float64Histogram // llmtoolkit.agent.cost
 }
 
 // Agent returns the tracer of the runs of an agent called name, following
@@ -61,7 +62,13 @@ type AgentTracer struct {
 //     (the agent invocation, "invoke_agent"), with the provider, the model
 //     and error.type on failure; gen_ai.client.token.usage gets each model
 //     call's reported tokens, by gen_ai.token.type "input" and "output".
-//     Both follow the conventions' advised buckets.
+//     Both follow the conventions' advised buckets. llmtoolkit.agent.cost
+//     (USD, llmtoolkit's own) gets each run's cost (agentloop.RunEnd.Cost,
+//     sub-agents included) when a call was priced, with the agent's name,
+//     the provider and the model.
+//   - With a price table (agentloop.Options.Prices), the run's span gets
+//     llmtoolkit.cost.usd and, when a call could not be priced,
+//     llmtoolkit.cost.unpriced_calls and llmtoolkit.cost.missing_prices.
 //
 // gen_ai.provider.name is required by the conventions on both spans and
 // both metrics: set it with [WithProviderName]. Unset, it is inferred from
@@ -79,6 +86,7 @@ func Agent(name string, opts ...Option) *AgentTracer {
 	a.tr = newTracing(a.cfg.tp)
 	a.opHist = newHistogram(a.cfg.mp, metricOperationDuration, metricOperationDurationUnit, metricOperationDurationDesc, toolDurationBuckets)
 	a.tokenHist = newIntHistogram(a.cfg.mp, metricTokenUsage, metricTokenUsageUnit, metricTokenUsageDesc, tokenUsageBuckets)
+	a.costHist = newHistogram(a.cfg.mp, metricRunCost, metricRunCostUnit, metricRunCostDesc, runCostBuckets)
 	a.runName = spanName(opInvokeAgent, name)
 	a.chatName = spanName(opChat, a.cfg.model)
 	common := func(op string) []attribute.KeyValue {
@@ -186,9 +194,16 @@ func (a *AgentTracer) StartRun(ctx context.Context) (context.Context, func(agent
 		}
 		if metering {
 			a.recordOperation(ctx, opInvokeAgent, state.providerName(a.cfg.provider), class, time.Since(start))
+			a.recordCost(ctx, state.providerName(a.cfg.provider), e.Cost)
 		}
 		if span == nil {
 			return
+		}
+		if c := e.Cost; c.Calls > 0 || c.Unpriced > 0 {
+			span.SetAttributes(keyCostUSD.Float64(c.USD))
+			if c.Unpriced > 0 {
+				span.SetAttributes(keyCostUnpriced.Int(c.Unpriced), keyCostMissing.StringSlice(c.Missing))
+			}
 		}
 		state.mu.Lock()
 		if state.usage {
@@ -248,6 +263,24 @@ func (a *AgentTracer) recordOperation(ctx context.Context, op, provider, class s
 		attrs = append(attrs, keyErrorType.String(class))
 	}
 	a.opHist.Record(ctx, d.Seconds(), metric.WithAttributes(attrs...))
+}
+
+// recordCost measures what a run cost, when any of its calls was priced.
+func (a *AgentTracer) recordCost(ctx context.Context, provider string, c agentloop.Cost) {
+	if c.Calls == 0 || !a.costHist.Enabled(ctx) {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 3)
+	if a.name != "" {
+		attrs = append(attrs, keyAgentName.String(a.name))
+	}
+	if provider != "" {
+		attrs = append(attrs, keyProviderName.String(provider))
+	}
+	if a.cfg.model != "" {
+		attrs = append(attrs, keyRequestModel.String(a.cfg.model))
+	}
+	a.costHist.Record(ctx, c.USD, metric.WithAttributes(attrs...))
 }
 
 // recordTokens measures one chat's reported tokens.

@@ -193,3 +193,30 @@ func TestSubAgentRunNestsUnderItsTool(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentCost: the run's cost, priced by agentloop's table, is on the
+// invoke_agent span and in llmtoolkit.agent.cost; an unpriced call is
+// named there.
+func TestAgentCost(t *testing.T) {
+	tel := newTelemetry(t)
+	model := lt.NewScriptedModel(t,
+		lt.Turn{Response: agentloop.Response{Model: "gpt-x", ToolCalls: []llmtoolkit.Call{{ID: "c1", Name: "a"}}, Usage: agentloop.Usage{InputTokens: 1000000, OutputTokens: 100000}}},
+		lt.Turn{Response: agentloop.Response{Model: "other", Content: "done", Usage: agentloop.Usage{InputTokens: 10}}},
+	)
+	tracer := otelkit.Agent("helper", tel.opts(otelkit.WithProviderName("openai"))...)
+	_, _, err := agentloop.Run(testContext(t), prompt(), model.Send, agentloop.Options{
+		Resolver: lt.NewFake(map[string]string{"a": "ok"}), Tracer: tracer, Logger: quiet,
+		Prices: agentloop.Prices{"gpt-x": {Input: 2, Output: 8}}})
+	require.NoError(t, err)
+
+	run := attrs(tel.span(t, "invoke_agent helper"))
+	assert.InDelta(t, 2.8, run["llmtoolkit.cost.usd"], 1e-12, "$2 input + $0.80 output")
+	assert.Equal(t, int64(1), run["llmtoolkit.cost.unpriced_calls"])
+	assert.Equal(t, []string{"other"}, run["llmtoolkit.cost.missing_prices"])
+
+	points, _ := tel.metricPoints(t, "llmtoolkit.agent.cost")
+	require.Len(t, points, 1)
+	assert.InDelta(t, 2.8, points[0].sum, 1e-12)
+	assert.Equal(t, "helper", points[0].attrs["gen_ai.agent.name"])
+	assert.Equal(t, uint64(1), points[0].count)
+}

@@ -94,9 +94,20 @@ const (
 	metricTokenUsageUnit        = "{token}"
 	metricTokenUsageDesc        = "Number of input and output tokens used."
 	keyTokenType                = attribute.Key("gen_ai.token.type")
-	tokenTypeInput              = "input"
-	tokenTypeOutput             = "output"
+	// llmtoolkit's own: what a run cost (agentloop.RunEnd.Cost), on the
+	// invoke_agent span and in a histogram, by provider and model.
+	metricRunCost     = "llmtoolkit.agent.cost"
+	metricRunCostUnit = "USD"
+	metricRunCostDesc = "What an agent run's priced model calls cost, its sub-agents' included."
+	keyCostUSD        = attribute.Key("llmtoolkit.cost.usd")
+	keyCostUnpriced   = attribute.Key("llmtoolkit.cost.unpriced_calls")
+	keyCostMissing    = attribute.Key("llmtoolkit.cost.missing_prices")
+	tokenTypeInput    = "input"
+	tokenTypeOutput   = "output"
 )
+
+// runCostBuckets are the bounds of llmtoolkit.agent.cost, in US dollars.
+var runCostBuckets = []float64{0.0001, 0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50, 100}
 
 // tokenUsageBuckets are the conventions' advice for gen_ai.client.token.usage.
 var tokenUsageBuckets = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
