@@ -2,6 +2,7 @@ package skills_test
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -274,4 +275,18 @@ func TestReloadInterval(t *testing.T) {
 	set, err := l.Load(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 2, set.Len(), "Load scans on demand")
+}
+
+// WithLogger logs each problem once, at Warn, however many scans see it.
+func TestProblemsLoggedOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, dir, "bad", "---\nname: bad\n---\n")
+	var buf strings.Builder
+	l := skills.NewLoader([]skills.Source{skills.Dir(dir)}, skills.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
+	for range 3 {
+		_, err := l.Load(t.Context())
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 1, strings.Count(buf.String(), "level=WARN msg=\"skill refused\""), buf.String())
+	assert.Contains(t, buf.String(), `field \"description\": is required`)
 }
