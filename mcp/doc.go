@@ -203,7 +203,11 @@
 // tasks/* requests are not counted by [WithRateLimits].
 //
 // Tasks live in a [TaskStore] ([WithTaskStore]): by default a
-// [MemoryTaskStore], bounded (a cap, a TTL) but of one process only.
+// [MemoryTaskStore], bounded (a cap, a TTL, a share per tenant or session,
+// a grace period for finished tasks) but of one process only. A task
+// call's arguments are validated against its tool's schema before the
+// task is stored: bad ones are answered at once with the error result
+// ([llmtoolkit.ValidateCall]).
 // Replicas share one, durable: package durable/dbos's TaskStore keeps
 // tasks in the DBOS database and runs each round as a DBOS workflow, so
 // any replica answers for any task and a task whose replica died is run

@@ -94,6 +94,10 @@ type Task struct {
 	// Owner is who may see and cancel the task: the caller's identity
 	// under [WithBearerAuth], nil otherwise.
 	Owner *Identity `json:"owner,omitempty"`
+	// Session is the ID of the MCP session that created the task, when it
+	// has no Owner and was created in a session: a [MemoryTaskStore]
+	// gives each owner (tenant, or session) its own share.
+	Session string `json:"session,omitempty"`
 	// InputRequests are the input requests still unanswered, by ID, while
 	// the status is input_required (each the JSON of {"method", "params"}).
 	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`

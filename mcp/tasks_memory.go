@@ -28,7 +28,13 @@ const DefaultMaxTaskBytes = 256 << 20
 // creation (its run cancelled if it still runs), and a Create beyond its
 // caps (a number of tasks, a number of bytes) first forgets the oldest
 // finished tasks, or fails with [ErrTaskStoreFull] when every task it keeps
-// is still live. A result that would take the store over its bytes with
+// is still live. One owner (the caller's tenant under [WithBearerAuth],
+// else the MCP session that created the task) holds at most a share of
+// each cap ([DefaultTaskOwnerShare]: a quarter) and makes room by
+// forgetting its own finished tasks; another owner's finished task is
+// forgotten for it only once [DefaultTaskGrace] has passed since it
+// finished, so that one tenant can neither evict another's results before
+// they are read nor starve it of room (TestTaskStoreOwnerShares). A result that would take the store over its bytes with
 // no finished task left to forget fails its task instead (a -32603 error
 // saying so). Each run is a
 // goroutine that recovers its panics; it is cancelled when its task becomes
@@ -46,6 +52,8 @@ type MemoryTaskStore struct {
 	closed  bool
 	sizes   map[string]int64
 	bytes   int64
+	shares  map[string]share // by owner (see ownerKey)
+	grace   time.Duration    // see DefaultTaskGrace
 }
 
 // memoryRun is a run in progress.
@@ -62,7 +70,7 @@ func NewMemoryTaskStore(maxTasks int, maxBytes int64) *MemoryTaskStore {
 		maxBytes = DefaultMaxTaskBytes
 	}
 	return &MemoryTaskStore{max: maxTasks, maxBytes: maxBytes, now: time.Now, tasks: map[string]*Task{},
-		cancels: map[string]*memoryRun{}, sizes: map[string]int64{}}
+		cancels: map[string]*memoryRun{}, sizes: map[string]int64{}, shares: map[string]share{}, grace: DefaultTaskGrace}
 }
 
 // taskSize is what t weighs in memory, roughly: its JSON parts.
@@ -80,11 +88,19 @@ func taskSize(t *Task) int64 {
 	return n
 }
 
-// makeRoomLocked forgets the oldest finished tasks but keep until n more
-// bytes fit, reporting whether they do.
-func (s *MemoryTaskStore) makeRoomLocked(n int64, keep string) bool {
+// makeRoomLocked forgets finished tasks but keep until n more bytes of
+// owner fit, in the store and in owner's share, reporting whether they
+// do: owner's own oldest first, then, for the store's cap, other owners'
+// whose grace has passed.
+func (s *MemoryTaskStore) makeRoomLocked(n int64, keep, owner string) bool {
+	_, shareBytes := s.ownerCaps(owner)
+	for s.shares[owner].bytes+n > shareBytes {
+		if !s.evictLocked(keep, owner, true) {
+			return false
+		}
+	}
 	for s.bytes+n > s.maxBytes {
-		if !s.evictLocked(keep) {
+		if !s.evictLocked(keep, owner, false) {
 			return false
 		}
 	}
@@ -106,17 +122,24 @@ func (s *MemoryTaskStore) Create(_ context.Context, t *Task) error {
 	if _, ok := s.tasks[t.ID]; ok {
 		return fmt.Errorf("mcp: task %q exists already", t.ID)
 	}
-	if len(s.tasks) >= s.max && !s.evictLocked("") {
-		return fmt.Errorf("%w: %d live tasks", ErrTaskStoreFull, len(s.tasks))
+	owner := ownerKey(t)
+	shareTasks, _ := s.ownerCaps(owner)
+	if s.shares[owner].tasks >= shareTasks && !s.evictLocked("", owner, true) {
+		return fmt.Errorf("%w: this owner's share (%d tasks) holds only live tasks", ErrTaskStoreFull, shareTasks)
+	}
+	if len(s.tasks) >= s.max && !s.evictLocked("", owner, false) {
+		return fmt.Errorf("%w: %d tasks, live or finished too recently to forget", ErrTaskStoreFull, len(s.tasks))
 	}
 	size := taskSize(t)
-	if !s.makeRoomLocked(size, "") {
-		return fmt.Errorf("%w: %d bytes of live tasks", ErrTaskStoreFull, s.bytes)
+	if !s.makeRoomLocked(size, "", owner) {
+		return fmt.Errorf("%w: %d bytes of tasks, live or finished too recently to forget", ErrTaskStoreFull, s.bytes)
 	}
-	s.tasks[t.ID] = cloneTask(t)
+	c := cloneTask(t)
+	s.tasks[t.ID] = c
 	s.order = append(s.order, t.ID)
 	s.sizes[t.ID] = size
 	s.bytes += size
+	s.account(c, 1, size)
 	return nil
 }
 
@@ -147,13 +170,15 @@ func (s *MemoryTaskStore) Update(_ context.Context, id string, fn func(*Task) er
 		return nil, err
 	}
 	size := taskSize(c)
-	if grow := size - s.sizes[id]; grow > 0 && !s.makeRoomLocked(grow, id) {
+	if grow := size - s.sizes[id]; grow > 0 && !s.makeRoomLocked(grow, id, ownerKey(t)) {
 		c.Result, c.InputRequests, c.Call.Responses = nil, nil, nil
 		c.Status, c.Error = TaskFailed, &TaskError{Code: -32603, Message: "the task's result does not fit in the server's task store"}
 		size = taskSize(c)
 	}
 	s.bytes += size - s.sizes[id]
+	s.account(t, 0, size-s.sizes[id])
 	s.sizes[id] = size
+	c.Owner, c.Session = t.Owner, t.Session // the share it counts in stays
 	s.tasks[id] = c
 	if c.Status.Terminal() {
 		if r := s.cancels[id]; r != nil {
@@ -226,11 +251,17 @@ func (s *MemoryTaskStore) expireLocked() {
 	s.order = kept
 }
 
-// evictLocked forgets the oldest terminal task but keep, reporting
+// evictLocked forgets the oldest finished task but keep that may make
+// room for owner (its own only, with own; see evictableLocked), reporting
 // whether there was one.
-func (s *MemoryTaskStore) evictLocked(keep string) bool {
+func (s *MemoryTaskStore) evictLocked(keep, owner string, own bool) bool {
+	now := s.now()
 	for i, id := range s.order {
-		if t := s.tasks[id]; t != nil && id != keep && t.Status.Terminal() {
+		t := s.tasks[id]
+		if t == nil || id == keep || (own && ownerKey(t) != owner) {
+			continue
+		}
+		if s.evictableLocked(id, owner, now) {
 			s.forgetLocked(id)
 			s.order = append(s.order[:i], s.order[i+1:]...)
 			return true
@@ -240,6 +271,9 @@ func (s *MemoryTaskStore) evictLocked(keep string) bool {
 }
 
 func (s *MemoryTaskStore) forgetLocked(id string) {
+	if t := s.tasks[id]; t != nil {
+		s.account(t, -1, -s.sizes[id])
+	}
 	delete(s.tasks, id)
 	s.bytes -= s.sizes[id]
 	delete(s.sizes, id)

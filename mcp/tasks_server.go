@@ -109,6 +109,9 @@ func (ts *taskServer) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 // create records the task of ctr and starts its first round.
 func (ts *taskServer) create(ctx context.Context, ctr *sdk.CallToolRequest) (sdk.Result, error) {
 	p := ctr.Params
+	if res, refused := ts.validate(ctx, ctr); refused {
+		return res, nil // nothing stored: the model reads what is wrong
+	}
 	if p.RequestState != "" {
 		if _, err := ts.signer.open(p.RequestState); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
@@ -139,6 +142,8 @@ func (ts *taskServer) create(ctx context.Context, ctr *sdk.CallToolRequest) (sdk
 	t := &Task{ID: newTaskID(), Status: TaskWorking, CreatedAt: now, UpdatedAt: now, TTL: ts.ttl, Call: call}
 	if id, ok := IdentityFrom(ctx); ok {
 		t.Owner = &id
+	} else if ctr.Session != nil {
+		t.Session = ctr.Session.ID()
 	}
 	if err := ts.store.Create(ctx, t); err != nil {
 		ts.log.ErrorContext(ctx, "mcp: task not created", slog.String("tool", p.Name), slog.Any("error", err))
