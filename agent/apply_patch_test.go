@@ -77,3 +77,31 @@ func readFile(t *testing.T, p string) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// TestTextEditorHoldsPathRules: Anthropic's text editor shape is one path
+// decision per call, on the path it opens: a deny rule on "path" holds for
+// each command, through a link too.
+func TestTextEditorHoldsPathRules(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "secrets"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "secrets", "key"), []byte("KEY\n"), 0o644))
+	require.NoError(t, os.Symlink("secrets", filepath.Join(dir, "alias")))
+	code, err := codetools.New(dir, codetools.WithTextEditor(0))
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+	p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "*", Argument: "path", Glob: "secrets/**"}}})
+	for _, args := range []map[string]any{
+		{"command": "view", "path": "secrets/key"},
+		{"command": "view", "path": "alias"},
+		{"command": "str_replace", "path": "alias/key", "old_str": "KEY", "new_str": "X"},
+		{"command": "create", "path": "secrets/new", "file_text": "x"},
+		{"command": "insert", "path": "./secrets/key", "insert_line": 0, "insert_text": "x"},
+	} {
+		res := llmtoolkit.Execute(t.Context(), p.Guard(code), llmtoolkit.Call{ID: "1", Name: codetools.TextEditorName, Arguments: args})
+		require.True(t, res.IsError, "%v: %s", args, res.Content)
+		assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+		assert.NotContains(t, res.Content, "KEY")
+	}
+	assert.Equal(t, "KEY\n", readFile(t, filepath.Join(dir, "secrets", "key")))
+	assert.NoFileExists(t, filepath.Join(dir, "secrets", "new"))
+}

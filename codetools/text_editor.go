@@ -144,18 +144,11 @@ func (c *CodeTools) editorView(ctx context.Context, p string, viewRange any) (st
 // editorReplace replaces the one occurrence of oldStr, with Anthropic's
 // texts for none and several.
 func (c *CodeTools) editorReplace(ctx context.Context, p, oldStr, newStr string) (string, error) {
-	rel, err := c.writeTarget(ctx, p)
+	rel, before, unlock, err := c.editorLoad(ctx, p)
 	if err != nil {
 		return "", err
 	}
-	defer c.locks.lock(rel)()
-	before, _, err := c.loadText(ctx, p, rel)
-	if err != nil {
-		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
-			return "", fmt.Errorf("Error: File not found: %s", p)
-		}
-		return "", err
-	}
+	defer unlock()
 	after, _, err := textedit.Apply(before, oldStr, newStr)
 	var ae *textedit.AmbiguousError
 	switch {
@@ -178,18 +171,11 @@ func (c *CodeTools) editorReplace(ctx context.Context, p, oldStr, newStr string)
 // editorInsert inserts text after line n (0: at the top), in the file's
 // line endings.
 func (c *CodeTools) editorInsert(ctx context.Context, p string, n int, text string) (string, error) {
-	rel, err := c.writeTarget(ctx, p)
+	rel, before, unlock, err := c.editorLoad(ctx, p)
 	if err != nil {
 		return "", err
 	}
-	defer c.locks.lock(rel)()
-	before, _, err := c.loadText(ctx, p, rel)
-	if err != nil {
-		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
-			return "", fmt.Errorf("Error: File not found: %s", p)
-		}
-		return "", err
-	}
+	defer unlock()
 	bom := ""
 	body := before
 	if strings.HasPrefix(body, "\uFEFF") {
@@ -219,4 +205,23 @@ func (c *CodeTools) editorInsert(ctx context.Context, p string, n int, text stri
 	}
 	diff := c.showDiff(ctx, rel, before, after, 1)
 	return fmt.Sprintf("Text inserted at line %d of %s.\n\n%s", n, p, diff), nil
+}
+
+// editorLoad locks and loads the file a text editor edit changes; a
+// missing file is Anthropic's "Error: File not found".
+func (c *CodeTools) editorLoad(ctx context.Context, p string) (rel, content string, unlock func(), err error) {
+	rel, err = c.writeTarget(ctx, p)
+	if err != nil {
+		return "", "", nil, err
+	}
+	unlock = c.locks.lock(rel)
+	content, _, err = c.loadText(ctx, p, rel)
+	if err != nil {
+		unlock()
+		if _, serr := c.root.Lstat(rel); errors.Is(serr, fs.ErrNotExist) {
+			return "", "", nil, fmt.Errorf("Error: File not found: %s", p)
+		}
+		return "", "", nil, err
+	}
+	return rel, content, unlock, nil
 }
