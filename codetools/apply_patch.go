@@ -98,7 +98,30 @@ func (c *CodeTools) applyPatch(ctx context.Context, args map[string]any) (string
 	if err != nil {
 		return "", fmt.Errorf("the patch was not applied, no file changed: %w", err)
 	}
-	return c.reportPatch(ctx, changes), nil
+	return c.reportPatch(ctx, changes) + c.diagnosePatch(ctx, changes), nil
+}
+
+// diagnosePatch reports the diagnostics of the files a patch added or
+// changed (WithLanguageServers), within one settle time for all of them.
+func (c *CodeTools) diagnosePatch(ctx context.Context, changes []patch.Change) string {
+	if c.lsp == nil || c.cfg.lsp.off["apply_patch"] {
+		return ""
+	}
+	sctx, cancel := context.WithTimeout(ctx, c.cfg.lsp.limits.Settle)
+	defer cancel()
+	var b strings.Builder
+	for _, ch := range changes {
+		if ch.Kind == patch.Delete {
+			continue
+		}
+		rel := ch.Path
+		if ch.MoveTo != "" {
+			rel = ch.MoveTo
+		}
+		_, lines := c.afterChange(sctx, "apply_patch", rel, ch.After)
+		b.WriteString(lines)
+	}
+	return b.String()
 }
 
 // runPatch applies ops, all or nothing, holding the lock of every path they

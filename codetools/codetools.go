@@ -121,6 +121,7 @@ func (c *CodeTools) specs() []toolSpec {
 	if c.cfg.textEditor {
 		specs = append(specs, c.textEditorSpec())
 	}
+	specs = append(specs, c.navigationSpecs()...) // opt-in: WithLanguageServers
 	// The path arguments, declared with the function each tool opens them
 	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
@@ -132,7 +133,9 @@ func (c *CodeTools) specs() []toolSpec {
 		"apply_patch": c.applyPatchPathFact(), TextEditorName: c.readPathFact(false),
 	}
 	for i := range specs {
-		specs[i].tool.Paths = paths[specs[i].tool.Name]
+		if f, ok := paths[specs[i].tool.Name]; ok {
+			specs[i].tool.Paths = f
+		}
 	}
 	return specs
 }

@@ -171,8 +171,8 @@
 // once ([WithLanguageServerLogger]) and its files get no diagnostics,
 // never an error.
 //
-// After write_file, edit_file, multi_edit and append_to_file change a
-// file a server handles, the server is told (didOpen, then didChange and
+// After write_file, edit_file, multi_edit, append_to_file and
+// apply_patch change a file a server handles, the server is told (didOpen, then didChange and
 // didSave) and the tool waits, at most [LanguageServerLimits.Settle]
 // (start included), for the diagnostics published for that change; the
 // file's errors and warnings are appended to the answer, errors first, at
@@ -184,9 +184,29 @@
 // and, being in the answer, in the trace row. [WithoutDiagnostics] turns
 // them off for the tools it names.
 //
+// The option also adds six tools: diagnostics (a file, or everything the
+// running servers reported), definition, references, hover, symbols (a
+// file's, or the workspace's matching a query) and rename. A position is
+// a line and either the symbol's name on it or a byte column. Locations
+// outside the root (the standard library, a module cache) are listed as
+// read-only references, never opened; those in paths the host excludes
+// (llmtoolkit.WithExcludedPaths, as agent's deny rules set them) are left
+// out and counted. rename is one all-or-nothing edit: every file the
+// server's edit names must be inside the root, not excluded, and a text
+// file within the edit size, each confined, locked (in path order) and
+// loaded as multi_edit does, its new text computed, before any is written;
+// a failed write puts back those already written. It is annotated
+// destructive (plan mode refuses it; the others are read-only). A
+// permission layer checks its path argument; the other files it changes
+// are known only from the server's answer, so deny rules reach them
+// through the excluded paths.
+//
 // The servers run as the host's user, outside bash's sandbox (see
 // internal/lsp: they read the whole project and their caches, and outlive
-// every call); a server is only told of files a tool has changed.
+// every call); a server is told only of files a tool has changed or a
+// navigation tool names, never of one in an excluded path, but it reads
+// the project's other files itself: a host that hides files from the
+// model by deny rules should not run servers over them.
 //
 // # What the tools withstand
 //

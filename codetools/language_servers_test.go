@@ -202,3 +202,10 @@ func TestRealServersReportTypeErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestApplyPatchReportsDiagnostics(t *testing.T) {
+	c := newTools(t, WithApplyPatch(), WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}))
+	res := execute(c, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: p.fake\n+ok\n+BAD\n*** Add File: q.txt\n+BAD\n*** End Patch"})
+	require.False(t, res.IsError, res.Content)
+	assert.True(t, strings.HasSuffix(res.Content, "\n\nfake reports 1 error and 0 warnings in p.fake:\np.fake:2:1: error [bad]: BAD is not allowed"), res.Content)
+}

@@ -26,6 +26,9 @@ const FakeLanguageServerEnv = "LLMTOOLKIT_FAKE_LSP"
 //	flood     publishes 2,000 diagnostics for the file and 2,000 other files
 //	stderr    writes 1 GiB to stderr, then behaves as ok
 //	stubborn  like ok, ignores shutdown and exit, and has a child (sleep)
+//
+// Every mode answers definition (the file's first line, columns 2-3) and
+// rename (see the code).
 func FakeLanguageServer() {
 	mode := os.Getenv(FakeLanguageServerEnv)
 	if mode == "" {
@@ -140,6 +143,27 @@ func fakeServer(mode string) {
 		case "textDocument/definition":
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": []any{map[string]any{"uri": m.Params.TextDocument.URI,
 				"range": map[string]any{"start": map[string]any{"line": 0, "character": 2}, "end": map[string]any{"line": 0, "character": 3}}}}})
+		case "textDocument/rename":
+			// Renames the first three bytes of the file; newName "outside"
+			// also edits a file outside the workspace, "sibling" also b.fake
+			// beside it.
+			var rp struct {
+				Params struct {
+					NewName string `json:"newName"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(body, &rp)
+			edit := []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0},
+				"end": map[string]any{"line": 0, "character": 3}}, "newText": rp.Params.NewName}}
+			uri := m.Params.TextDocument.URI
+			changes := map[string]any{uri: edit}
+			switch rp.Params.NewName {
+			case "outside":
+				changes["file:///llmtoolkit-elsewhere/x.fake"] = edit
+			case "sibling":
+				changes[uri[:strings.LastIndex(uri, "/")+1]+"b.fake"] = edit
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"changes": changes}})
 		case "shutdown":
 			if mode == "stubborn" {
 				continue
