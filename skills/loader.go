@@ -33,6 +33,8 @@ func Dir(path string) Source { return Source{name: path, dir: path} }
 // FS is an fs.FS holding skill folders at its top (an embed.FS's
 // fs.Sub), named name in locations and errors. Its skills are not on
 // disk: they have no [Skill.Dir], so no script of theirs runs in bash.
+// The fs.FS decides what its links lead to (os.DirFS follows them out of
+// its folder): for a folder on disk use [Dir], which refuses links out.
 func FS(name string, fsys fs.FS) Source { return Source{name: name, fsys: fsys} }
 
 // DefaultMaxSkills bounds the skills a [Loader] loads from all its sources.
