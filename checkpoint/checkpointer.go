@@ -87,6 +87,7 @@ type Checkpointer struct {
 	engine *snapshot.Engine
 	name   string
 	allow  func(ctx context.Context, path string) error
+	tracer Tracer
 }
 
 // Option configures a [Checkpointer].
@@ -96,6 +97,7 @@ type config struct {
 	engine snapshot.Options
 	name   string
 	allow  func(ctx context.Context, path string) error
+	tracer Tracer
 }
 
 // WithRootName names the root in the store (default: its absolute path).
@@ -148,7 +150,7 @@ func New(s *Store, root string, opts ...Option) (*Checkpointer, error) {
 	if name == "" {
 		name = e.Root()
 	}
-	return &Checkpointer{store: s, engine: e, name: name, allow: c.allow}, nil
+	return &Checkpointer{store: s, engine: e, name: name, allow: c.allow, tracer: c.tracer}, nil
 }
 
 // Root returns the folder recorded.
@@ -160,7 +162,12 @@ func (c *Checkpointer) Root() string { return c.engine.Root() }
 // nothing. The blobs are written before the row, so a process killed in
 // between leaves at worst blobs no checkpoint names, which [Store.Collect]
 // removes.
-func (c *Checkpointer) Save(ctx context.Context, k Kind, key string) (Checkpoint, error) {
+func (c *Checkpointer) Save(ctx context.Context, k Kind, key string) (cp Checkpoint, err error) {
+	ctx, end := c.start(ctx, "save")
+	var snap snapshot.Snapshot
+	defer func() {
+		end(Outcome{ID: cp.ID, Kind: k, Entries: cp.Entries, Hashed: snap.Hashed, StoredBytes: snap.StoredBytes, Err: err})
+	}()
 	c.store.gc.RLock()
 	defer c.store.gc.RUnlock()
 	if key != "" {
@@ -170,7 +177,7 @@ func (c *Checkpointer) Save(ctx context.Context, k Kind, key string) (Checkpoint
 			return Checkpoint{}, err
 		}
 	}
-	snap, err := c.engine.Scan(ctx, blobs{c.store})
+	snap, err = c.engine.Scan(ctx, blobs{c.store})
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -356,7 +363,11 @@ type Rewound struct {
 // rewind) and the state it leaves after (kind rewind). Every change is
 // asked of the host's Allow before anything is written; a dry run lists
 // the changes and writes nothing.
-func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions) (Rewound, error) {
+func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions) (res Rewound, err error) {
+	ctx, end := c.start(ctx, "rewind")
+	defer func() {
+		end(Outcome{ID: to, Kind: res.To.Kind, Entries: res.To.Entries, Changes: len(res.Changes), Skipped: len(res.Skipped), DryRun: opts.DryRun, Err: err})
+	}()
 	c.store.gc.RLock()
 	defer c.store.gc.RUnlock()
 	target, err := c.Get(ctx, to)
@@ -367,7 +378,7 @@ func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions
 	if err != nil {
 		return Rewound{}, err
 	}
-	res := Rewound{To: target}
+	res = Rewound{To: target}
 	r, err := c.engine.Restore(ctx, blobs{c.store}, th, snapshot.RestoreOptions{
 		DryRun:     opts.DryRun,
 		MaxChanges: 0,

@@ -71,6 +71,21 @@ const (
 	keyPartsOmitted  = attribute.Key("llmtoolkit.parts.omitted")
 )
 
+// The spans of [Checkpoints]: "checkpoint save" and "checkpoint rewind",
+// llmtoolkit's own names, not the conventions'.
+const (
+	spanCheckpointPrefix = "checkpoint "
+	keyCheckpointRoot    = attribute.Key("llmtoolkit.checkpoint.root")
+	keyCheckpointID      = attribute.Key("llmtoolkit.checkpoint.id")
+	keyCheckpointKind    = attribute.Key("llmtoolkit.checkpoint.kind")
+	keyCheckpointEntries = attribute.Key("llmtoolkit.checkpoint.entries")
+	keyCheckpointHashed  = attribute.Key("llmtoolkit.checkpoint.hashed_files")
+	keyCheckpointStored  = attribute.Key("llmtoolkit.checkpoint.stored_bytes")
+	keyCheckpointChanges = attribute.Key("llmtoolkit.checkpoint.changes")
+	keyCheckpointSkipped = attribute.Key("llmtoolkit.checkpoint.skipped")
+	keyCheckpointDryRun  = attribute.Key("llmtoolkit.checkpoint.dry_run")
+)
+
 // The execute_tool duration histogram.
 const (
 	metricToolDuration     = "gen_ai.execute_tool.duration"

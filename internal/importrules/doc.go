@@ -57,7 +57,7 @@ var Allowed = map[string]Rule{
 	"toolsearch":      {Imports: []string{""}, Internal: true},
 	"checkpoint":      {Imports: []string{"", "agentloop"}, Internal: true},
 	"skills":          {Imports: []string{""}, Internal: true},
-	"otelkit":         {Imports: []string{"", "agentloop"}, Internal: true},
+	"otelkit":         {Imports: []string{"", "agentloop", "checkpoint"}, Internal: true},
 	"adapters/eino":   {Imports: []string{""}, Internal: true},
 	"adapters/genkit": {Imports: []string{""}, Internal: true},
 	"adapters/mcpgo":  {Imports: []string{"", "mcp"}, Internal: true},
