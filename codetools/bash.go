@@ -71,7 +71,10 @@ func (c *CodeTools) bashScope() string {
 	if c.sbx.backend != nil {
 		scope += " $TMPDIR is new for each call and removed after it. Setting a setuid or setgid bit fails (EPERM)."
 	}
-	if c.sbx.backend != nil && !c.sbx.policy.Network {
+	switch {
+	case c.sbx.backend != nil && !c.sbx.policy.Network && c.sbx.policy.Loopback != nil:
+		scope += " It has no network but a loopback (localhost) shared by every command of these tools: a server a background job starts is reached by later commands."
+	case c.sbx.backend != nil && !c.sbx.policy.Network:
 		scope += " It has no network."
 	}
 	return scope

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 )
@@ -31,7 +32,11 @@ func (c *CodeTools) setupSandbox() error {
 		}
 		return nil
 	}
-	b, err := sandbox.ByName(p.sandbox.Backend)
+	name := p.sandbox.Backend
+	if p.session && !p.sandbox.Network && (name == "" || strings.EqualFold(name, "auto")) {
+		name = "landlock" // the backend that joins a shared network
+	}
+	b, err := sandbox.ByName(name)
 	if err != nil {
 		if p.requireSandbox || errors.Is(err, sandbox.ErrBadPolicy) {
 			return fmt.Errorf("codetools: WithSandbox: %w", err)
@@ -50,11 +55,28 @@ func (c *CodeTools) setupSandbox() error {
 	if p.spillDir == "" {
 		c.cfg.bash.spillDir = tmp // next to the calls' folders, where no command sees them
 	}
+	if p.session && !p.sandbox.Network {
+		lo, err := sandbox.NewLoopbackNetwork()
+		if err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+		}
+		if _, err := b.Command(sandbox.Spec{Path: "/bin/true"}, sandbox.Policy{Mode: c.sbx.policy.Mode, Root: c.dir, Tmp: tmp, Loopback: lo}); err != nil {
+			lo.Close()
+			os.RemoveAll(tmp)
+			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+		}
+		c.sbx.policy.Loopback = lo
+	}
 	return nil
 }
 
-// closeSandbox removes the private temporary folder.
+// closeSandbox removes the private temporary folder and lets the shared
+// network go.
 func (c *CodeTools) closeSandbox() error {
+	if c.sbx.policy.Loopback != nil {
+		c.sbx.policy.Loopback.Close()
+	}
 	if c.sbx.tmp == "" {
 		return nil
 	}
@@ -75,8 +97,11 @@ func (c *CodeTools) sandboxName() string {
 	switch {
 	case c.sbx.backend != nil:
 		net := "no network"
-		if c.sbx.policy.Network {
+		switch {
+		case c.sbx.policy.Network:
 			net = "network"
+		case c.sbx.policy.Loopback != nil:
+			net = "no network, shared loopback"
 		}
 		if os.Geteuid() == 0 { // the backends drop to nobody
 			net += ", as nobody"

@@ -10,6 +10,7 @@ type bashConfig struct {
 	inheritEnv     []string      // names of host variables passed on
 	inheritAll     bool          // pass the host's environment, less its secrets
 	sandbox        SandboxPolicy // the OS sandbox of the commands
+	session        bool          // WithSessionSandbox: one loopback network for every command
 	requireSandbox bool          // New fails when the sandbox cannot run
 	noContain      bool          // tests and benchmarks: no PID namespace, the scan alone
 	bashTimeout    time.Duration // default timeout

@@ -101,3 +101,16 @@ var ErrTooManyJobs = jobs.ErrTooManyJobs
 // ErrNoJob is wrapped by the error for a job id or session id that names
 // no job of the caller's (another agent's jobs are not named).
 var ErrNoJob = jobs.ErrNoJob
+
+// WithSessionSandbox makes the commands of these tools share one sandbox
+// network: with [SandboxPolicy].Network off, every command (one-shot,
+// background job or terminal) joins one network namespace made by New,
+// holding only a loopback, instead of a new one of its own; so a server a
+// background job starts answers a later command's curl localhost, and
+// nothing outside is reached. Each command keeps its own PID namespace
+// (its processes still end with it), mount tree and TMPDIR. It needs root
+// and the Landlock backend (picked by "auto" with this option); New fails
+// otherwise, saying why. Closed by [CodeTools.Close].
+func WithSessionSandbox() Option {
+	return func(c *config) { c.bash.session = true }
+}

@@ -94,6 +94,9 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
+	if p.Loopback != nil && !p.Network {
+		return nil, fmt.Errorf("%w: bubblewrap: %w", ErrBadPolicy, errNoSharedNetwork)
+	}
 	exe, err := hostExe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: bubblewrap: the running program's file: %w", ErrUnavailable, err)

@@ -69,6 +69,7 @@ type helperConfig struct {
 	Confine   bool     `json:"confine,omitempty"`    // a policy, not only containment: no_new_privs, seccomp, no capability
 	IDMap     []string `json:"idmap,omitempty"`      // with Drop: folders whose owner's files become nobody's (the root, the temporary folder)
 	TTY       bool     `json:"tty,omitempty"`        // fd 0 is the controlling terminal: run the command as its foreground group
+	NetFD     int      `json:"net_fd,omitempty"`     // a network namespace to join first (Policy.Loopback); 0: none
 }
 
 func init() {
@@ -89,6 +90,11 @@ func helperMain(config string, argv []string) int {
 	var c helperConfig
 	if err := json.Unmarshal([]byte(config), &c); err != nil {
 		return fail(fmt.Errorf("bad configuration: %w", err))
+	}
+	if c.NetFD > 0 {
+		if err := joinNetwork(c.NetFD); err != nil {
+			return fail(err)
+		}
 	}
 	keep := -1
 	if c.Parent {
@@ -332,7 +338,7 @@ func nsAttr(noNet, asRoot bool) (*syscall.SysProcAttr, string) {
 
 // helperCommand prepares the helper to run spec with configuration c, in
 // new namespaces where it can (see nsAttr); Fallback says when it cannot.
-func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cmd, error) {
+func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, netns ...*os.File) (*Cmd, error) {
 	attr, fallback := nsAttr(noNetNS, c.Confine)
 	switch {
 	case !c.Confine: // nothing to mount: the host's /proc shows the namespace's processes too
@@ -353,7 +359,7 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cm
 	if c.Confine && !c.MountNS {
 		fallback += "; metadata writes (chmod, touch) outside the writable folders are not refused"
 	}
-	cmd, err := newHelperCmd("/proc/self/exe", helperArg0, spec, c) // the running program, even if its file was replaced
+	cmd, err := newHelperCmd("/proc/self/exe", helperArg0, spec, c, netns...) // the running program, even if its file was replaced
 	if err != nil {
 		return nil, err
 	}
@@ -362,11 +368,20 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string) (*Cm
 }
 
 // newHelperCmd returns the command that runs the helper at path (argv[0]
-// arg0) with configuration c on spec, passing it the host's pidfd.
-func newHelperCmd(path, arg0 string, spec Spec, c helperConfig) (*exec.Cmd, error) {
+// arg0) with configuration c on spec, passing it the host's pidfd and, when
+// set, the network namespace to join.
+func newHelperCmd(path, arg0 string, spec Spec, c helperConfig, netns ...*os.File) (*exec.Cmd, error) {
 	pidfd, err := hostPidfd()
 	if err == nil {
 		c.Parent = true
+	}
+	var extra []*os.File
+	if c.Parent {
+		extra = append(extra, pidfd) // parentFD
+	}
+	if len(netns) > 0 && netns[0] != nil {
+		c.NetFD = 3 + len(extra)
+		extra = append(extra, netns[0])
 	}
 	cfg, err := json.Marshal(c)
 	if err != nil {
@@ -378,9 +393,7 @@ func newHelperCmd(path, arg0 string, spec Spec, c helperConfig) (*exec.Cmd, erro
 		Dir:  spec.Dir,
 		Env:  append(append([]string(nil), spec.Env...), helperEnv+"=1"),
 	}
-	if c.Parent {
-		cmd.ExtraFiles = []*os.File{pidfd} // parentFD
-	}
+	cmd.ExtraFiles = extra
 	return cmd, nil
 }
 

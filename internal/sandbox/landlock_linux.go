@@ -189,7 +189,15 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 	if p.Mode == WorkspaceWrite {
 		c.Writable = append(c.Writable, root)
 	}
-	cmd, err := helperCommand(spec, c, !p.Network, l.Name())
+	var cmd *Cmd
+	if p.Loopback != nil && !p.Network {
+		// The shared namespace holds only a loopback: it is the boundary,
+		// so TCP and Internet sockets are allowed inside it.
+		c.NoNetwork = false
+		cmd, err = helperCommand(spec, c, false, l.Name(), p.Loopback)
+	} else {
+		cmd, err = helperCommand(spec, c, !p.Network, l.Name())
+	}
 	if err != nil {
 		return nil, err
 	}

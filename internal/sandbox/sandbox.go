@@ -46,6 +46,14 @@
 // Cmd.Fallback says that metadata writes are not refused and System V IPC
 // is shared.
 //
+// One network per session: [NewLoopbackNetwork] makes (as root) a network
+// namespace holding only a loopback that commands join through
+// [Policy].Loopback instead of a new one each (Landlock only; the helper
+// enters it before anything else), so a server one command starts answers
+// the next on localhost and nothing outside is reached; inside it the
+// seccomp filter and Landlock allow TCP, the namespace being the boundary.
+// Each command still gets its own PID namespace and mount tree.
+//
 // Known limits: no host allow-list; under Landlock with a host that is not
 // root the command sees itself as uid 0 of its user namespace (the host's
 // user outside, without any capability: the helper needs to be that root
@@ -67,6 +75,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -136,6 +145,12 @@ type Policy struct {
 	// Readable lists more folders or files the command may read (a
 	// toolchain or module cache outside the system folders).
 	Readable []string
+	// Loopback, when set with Network off, is a network namespace from
+	// [NewLoopbackNetwork] the command joins instead of a new one of its
+	// own: the commands given the same one reach each other on localhost
+	// (a server started by one answers the next) and nothing else. Only
+	// the Landlock backend joins one; bubblewrap refuses the policy.
+	Loopback *os.File
 }
 
 // SystemFolders are the folders every sandboxed command may read (those

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 )
 
@@ -40,3 +41,8 @@ func Contain() Backend { return nil }
 
 // Contains reports false: no containment on this system.
 func Contains() (bool, string) { return false, "no PID namespaces on " + runtime.GOOS }
+
+// NewLoopbackNetwork fails: no network namespaces on this system.
+func NewLoopbackNetwork() (*os.File, error) {
+	return nil, fmt.Errorf("%w: no network namespaces on %s", ErrUnavailable, runtime.GOOS)
+}

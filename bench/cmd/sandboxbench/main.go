@@ -1,0 +1,113 @@
+// Command sandboxbench times `echo hi` through codetools' bash in each
+// way it can run a command here (contained only, each sandbox backend
+// with a sandbox per call, Landlock inside the session's shared network),
+// beside bare bwrap and unshare started the same way, and prints the
+// medians (bench/sandbox.sh runs it).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
+)
+
+func main() {
+	runs := flag.Int("runs", 50, "calls per case")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "sandboxbench-*")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	cases := []struct {
+		name string
+		opts []codetools.Option
+	}{
+		{"bash, contained (no sandbox)", nil},
+		{"bash, landlock, a sandbox per call", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock"})}},
+		{"bash, landlock, the session's sandbox", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock"}), codetools.WithSessionSandbox()}},
+		{"bash, bubblewrap, a sandbox per call", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap"})}},
+	}
+	fmt.Printf("%-42s %10s %10s\n", "case", "median", "p90")
+	for _, tc := range cases {
+		opts := tc.opts
+		if opts != nil {
+			opts = append(opts, codetools.WithSandboxRequired())
+		}
+		c, err := codetools.New(dir, opts...)
+		if err != nil {
+			fmt.Printf("%-42s skipped: %v\n", tc.name, err)
+			continue
+		}
+		ds := timeRuns(*runs, func() error {
+			out, err := c.Resolve(context.Background(), llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo hi"}})
+			if err == nil && out != "hi" {
+				err = fmt.Errorf("answer %q", out)
+			}
+			return err
+		})
+		c.Close()
+		report(tc.name, ds)
+	}
+	bare := []struct {
+		name string
+		argv []string
+	}{
+		{"bare bash -c 'echo hi'", []string{"bash", "-c", "echo hi"}},
+		{"bare unshare -pfnm --mount-proc bash", []string{"unshare", "-p", "-f", "-n", "-m", "--mount-proc", "bash", "-c", "echo hi"}},
+		{"bare bwrap --unshare-all (ro /) bash", []string{"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "bash", "-c", "echo hi"}},
+	}
+	for _, b := range bare {
+		if _, err := exec.LookPath(b.argv[0]); err != nil {
+			fmt.Printf("%-42s skipped: %v\n", b.name, err)
+			continue
+		}
+		report(b.name, timeRuns(*runs, func() error {
+			out, err := exec.Command(b.argv[0], b.argv[1:]...).CombinedOutput()
+			if err == nil && string(out) != "hi\n" {
+				err = fmt.Errorf("output %q", out)
+			}
+			return err
+		}))
+	}
+}
+
+// timeRuns times n calls of f after one warm-up; nil when one fails.
+func timeRuns(n int, f func() error) []time.Duration {
+	if err := f(); err != nil {
+		fmt.Fprintln(os.Stderr, "warm-up:", err)
+		return nil
+	}
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		t := time.Now()
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return nil
+		}
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	return ds
+}
+
+func report(name string, ds []time.Duration) {
+	if len(ds) == 0 {
+		fmt.Printf("%-42s failed\n", name)
+		return
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+	fmt.Printf("%-42s %10s %10s\n", name, ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]))
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "sandboxbench:", err)
+	os.Exit(1)
+}
