@@ -171,8 +171,8 @@
 // once ([WithLanguageServerLogger]) and its files get no diagnostics,
 // never an error.
 //
-// After write_file, edit_file, multi_edit, append_to_file and
-// apply_patch change a file a server handles, the server is told (didOpen, then didChange and
+// After write_file, edit_file, multi_edit, append_to_file, apply_patch
+// and str_replace_based_edit_tool change a file a server handles, the server is told (didOpen, then didChange and
 // didSave) and the tool waits, at most [LanguageServerLimits.Settle]
 // (start included), for the diagnostics published for that change; the
 // file's errors and warnings are appended to the answer, errors first, at

@@ -209,3 +209,18 @@ func TestApplyPatchReportsDiagnostics(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.True(t, strings.HasSuffix(res.Content, "\n\nfake reports 1 error and 0 warnings in p.fake:\np.fake:2:1: error [bad]: BAD is not allowed"), res.Content)
 }
+
+func TestTextEditorReportsDiagnostics(t *testing.T) {
+	c := newTools(t, WithTextEditor(0), WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}))
+	edit := func(args map[string]any) string {
+		res := execute(c, "str_replace_based_edit_tool", args)
+		require.False(t, res.IsError, res.Content)
+		return res.Content
+	}
+	out := edit(map[string]any{"command": "create", "path": "e.fake", "file_text": "BAD\n"})
+	assert.Equal(t, "File created successfully at: e.fake\n\nfake reports 1 error and 0 warnings in e.fake:\ne.fake:1:1: error [bad]: BAD is not allowed", out)
+	out = edit(map[string]any{"command": "str_replace", "path": "e.fake", "old_str": "BAD", "new_str": "ok"})
+	assert.True(t, strings.HasSuffix(out, "\n\nfake reports no errors or warnings in e.fake."), out)
+	out = edit(map[string]any{"command": "insert", "path": "e.fake", "insert_line": 1, "insert_text": "MEH\n"})
+	assert.Contains(t, out, "e.fake:2:1: warning [7]: MEH is discouraged")
+}

@@ -62,10 +62,14 @@ func (c *CodeTools) textEditor(ctx context.Context, args map[string]any) (string
 		if _, ok := args["file_text"].(string); !ok {
 			return "", errors.New("Error: create needs file_text")
 		}
-		if _, err := c.writeFile(ctx, map[string]any{"path": p, "content": args["file_text"]}); err != nil {
+		out, err := c.writeFile(ctx, map[string]any{"path": p, "content": args["file_text"]})
+		if err != nil {
 			return "", err
 		}
-		return "File created successfully at: " + p, nil
+		// write_file's answer less its first sentence: the diagnostics,
+		// with language servers on.
+		diags := strings.TrimPrefix(out, fmt.Sprintf("Wrote %d bytes to %s", len(args["file_text"].(string)), p))
+		return "File created successfully at: " + p + diags, nil
 	case "insert":
 		text, ok := args["insert_text"].(string)
 		if !ok { // the text editor's earlier versions named it new_str
@@ -164,8 +168,8 @@ func (c *CodeTools) editorReplace(ctx context.Context, p, oldStr, newStr string)
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err
 	}
-	diff := c.showDiff(ctx, rel, before, after, 1)
-	return "Successfully replaced text at exactly one location.\n\n" + diff, nil
+	diff, diags := c.showChange(ctx, "str_replace_based_edit_tool", rel, before, after, 1)
+	return "Successfully replaced text at exactly one location.\n\n" + diff + diags, nil
 }
 
 // editorInsert inserts text after line n (0: at the top), in the file's
@@ -203,8 +207,8 @@ func (c *CodeTools) editorInsert(ctx context.Context, p string, n int, text stri
 	if err := c.writeAtomic(p, rel, after); err != nil {
 		return "", err
 	}
-	diff := c.showDiff(ctx, rel, before, after, 1)
-	return fmt.Sprintf("Text inserted at line %d of %s.\n\n%s", n, p, diff), nil
+	diff, diags := c.showChange(ctx, "str_replace_based_edit_tool", rel, before, after, 1)
+	return fmt.Sprintf("Text inserted at line %d of %s.\n\n%s%s", n, p, diff, diags), nil
 }
 
 // editorLoad locks and loads the file a text editor edit changes; a
