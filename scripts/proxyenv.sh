@@ -29,4 +29,5 @@ printf 'export GOWORK=off\n'
 printf 'export GOPROXY=%q\n' "file://$dir/proxy,file://$cache,$upstream"
 printf 'export GOMODCACHE=%q\n' "$dir/modcache"
 printf 'export GONOSUMDB=%q\n' "github.com/llmtoolkit/llmtoolkit"
-printf 'export GOFLAGS=%q\n' "-mod=mod"
+# The caller's flags are kept (.ci/run's -trimpath, say).
+printf 'export GOFLAGS=%q\n' "${GOFLAGS:+$GOFLAGS }-mod=mod"
