@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,5 +42,32 @@ func TestBashGrepGlobHTTPGetDefinitions(t *testing.T) {
 			assert.NotEmpty(t, schema.(map[string]any)["description"], "%s.%s has a description", tt.name, prop)
 		}
 		assert.Error(t, tool.ValidateArguments(map[string]any{}), "%s: %s is required", tt.name, tt.required)
+	}
+}
+
+// TestDescriptionsSayWhatComesBack: the first sentence of a tool's
+// description is all many models weigh when they pick a tool, so it names
+// every kind of answer the tool gives (read_file's images and PDFs were
+// once only in its fifth sentence, after "Read a text file.").
+func TestDescriptionsSayWhatComesBack(t *testing.T) {
+	t.Parallel()
+	ct := newTools(t)
+	tests := []struct {
+		tool  string
+		words []string
+	}{
+		{"read_file", []string{"return", "text", "image", "PDF"}},
+		{"http_get", []string{"return", "web page or file"}},
+		{"grep", []string{"return the matching lines"}},
+		{"glob", []string{"list their paths"}},
+		{"bash", []string{"return its output"}},
+	}
+	for _, tt := range tests {
+		tool, ok := ct.LookupTool(tt.tool)
+		require.True(t, ok, tt.tool)
+		first, _, _ := strings.Cut(tool.Description, ". ")
+		for _, w := range tt.words {
+			assert.Contains(t, first, w, "%s: the first sentence says what comes back: %q", tt.tool, first)
+		}
 	}
 }

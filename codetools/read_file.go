@@ -20,13 +20,13 @@ const readBufSize = 64 << 10
 
 func (c *CodeTools) readFileSpec() toolSpec {
 	maxLines, maxBytes := c.cfg.readMaxLines, textutil.HumanSize(int64(c.cfg.readMaxBytes))
-	desc := fmt.Sprintf(`Read a text file. Returns its text as it is, without line numbers. `+
-		`One call returns at most %d lines or %s, whichever comes first, and never cuts a line in half; `+
+	desc := fmt.Sprintf(`Read a file and return what it holds: a text file's text as it is, without line numbers, `+
+		`or an image (PNG, JPEG, GIF, WebP) or a PDF document of up to %s as it is, for you to look at. `+
+		`One call returns at most %d lines or %s of text, whichever comes first, and never cuts a line in half; `+
 		`when more remains, a notice at the end says which offset to use to continue. `+
 		`Use offset (1-based line) and limit to read a part of a large file. `+
-		`Images (PNG, JPEG, GIF, WebP) and PDF documents up to %s are returned as they are, for you to look at; `+
-		`other binary files are refused (use file_info to see their type); for a folder use list_directory or tree; `+
-		`to find where something is in many files use grep first.`, maxLines, maxBytes, textutil.HumanSize(c.cfg.mediaMaxBytes))
+		`Other binary files are refused (use file_info to see their type); for a folder use list_directory or tree; `+
+		`to find where something is in many files use grep first.`, textutil.HumanSize(c.cfg.mediaMaxBytes), maxLines, maxBytes)
 	return makeSpec("read_file", desc, schemaObject(map[string]any{
 		"path":   pathProperty("File to read, relative to the working directory (an absolute path inside it works too)."),
 		"offset": map[string]any{"type": "integer", "minimum": 1, "description": "Line number to start reading from, 1-based (default 1)."},
