@@ -148,7 +148,7 @@
 // # Bounded schema validation
 //
 // Every subschema of the full validator's compiled copy counts its
-// applications (schema_bounds.go: a jsonschema extension on every schema
+// applications (internal/schema: a jsonschema extension on every schema
 // object; one copy per running validation, idle copies kept per tool); past
 // [ValidationSteps] (10,000) plus [ValidationStepsPerValue] (32) per value of
 // the arguments the call is refused with [ErrSchemaTooComplex], and

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/schema"
 )
 
 // Execute runs one call on r and always returns a Result: it never panics
@@ -108,7 +110,7 @@ func Execute(ctx context.Context, r Resolver, call Call) Result {
 // arguments satisfy the tool's schema. It returns the call to run: a null
 // for an optional property whose schema does not accept null means the
 // property was left out (as a provider's strict mode sends it), so the
-// call goes on without it (withoutOptionalNulls). A panic while validating
+// call goes on without it (schema.DropOptionalNulls). A panic while validating
 // refuses the call too.
 func admit(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
 	if err := ctx.Err(); err != nil {
@@ -132,15 +134,15 @@ func admit(ctx context.Context, tool Tool, call Call) (Call, Result, bool) {
 	return call, Result{}, false
 }
 
-// guardedDropNulls is withoutOptionalNulls, turning a panic into a
+// guardedDropNulls is schema.DropOptionalNulls, turning a panic into a
 // *PanicError.
-func guardedDropNulls(schema, args map[string]any) (out map[string]any, err *PanicError) {
+func guardedDropNulls(params, args map[string]any) (out map[string]any, err *PanicError) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return withoutOptionalNulls(schema, args), nil
+	return schema.DropOptionalNulls(params, args), nil
 }
 
 // guardedLookup finds a tool's definition through r, turning a panic of r's

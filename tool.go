@@ -1,23 +1,17 @@
 package llmtoolkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"math"
-	"math/big"
 	"reflect"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/llmtoolkit/llmtoolkit/internal/schema"
 )
 
 // ErrInvalidTool is wrapped by every error that reports a malformed tool
@@ -124,9 +118,7 @@ type Annotations struct {
 type schemaCache struct {
 	mu       sync.Mutex
 	source   map[string]any // the Parameters map the schema was compiled from
-	compiled *jsonschema.Schema
-	fast     *fastSchema      // nil when the schema is outside the fast subset
-	idle     []*meteredSchema // metered copies of source for the full validator, idle
+	compiled *schema.Schema
 }
 
 // NewTool returns a validated Tool. A schema without "properties" gets an
@@ -294,65 +286,34 @@ func (t Tool) Validate() error {
 
 // compiledSchema returns the tool's compiled schema, compiling it at most once
 // per Parameters map for tools built by a constructor.
-func (t Tool) compiledSchema() (*jsonschema.Schema, error) {
-	s, _, err := t.schemas()
-	return s, err
-}
-
-// schemas returns the full compiled schema and its fast form (nil when the
-// schema is outside the fast subset).
-func (t Tool) schemas() (*jsonschema.Schema, *fastSchema, error) {
+func (t Tool) compiledSchema() (*schema.Schema, error) {
 	c := t.schema
 	if c == nil {
-		s, err := compileSchema(t.Name, t.Parameters)
-		return s, nil, err
+		return t.compile()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.compiled != nil && sameMap(c.source, t.Parameters) {
-		return c.compiled, c.fast, nil
+		return c.compiled, nil
 	}
-	s, err := compileSchema(t.Name, t.Parameters)
+	s, err := t.compile()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	c.compiled, c.source, c.fast, c.idle = s, t.Parameters, compileFast(t.Parameters), nil
-	return s, c.fast, nil
+	c.compiled, c.source = s, t.Parameters
+	return s, nil
+}
+
+func (t Tool) compile() (*schema.Schema, error) {
+	s, err := schema.Compile(t.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrInvalidTool, t.Name, err)
+	}
+	return s, nil
 }
 
 func sameMap(a, b map[string]any) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
-
-func compileSchema(name string, params map[string]any) (*jsonschema.Schema, error) {
-	return compileSchemaWith(name, params, nil)
-}
-
-// compileSchemaWith compiles params, with m counting the validation's
-// steps on every subschema when it is not nil.
-func compileSchemaWith(name string, params map[string]any, m *meter) (*jsonschema.Schema, error) {
-	data, err := json.Marshal(params)
-	if err != nil {
-		return nil, fmt.Errorf("%w %q: parameters cannot be encoded as JSON: %w", ErrInvalidTool, name, err)
-	}
-	c := jsonschema.NewCompiler()
-	// Never load remote or local documents named by a "$ref": a tool schema
-	// is self-contained.
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("external schema references are not allowed (%s); inline the definition", s)
-	}
-	if m != nil {
-		c.RegisterExtension("llmtoolkit-meter", nil, meterCompiler{m})
-	}
-	const url = "mem://tool/parameters.json"
-	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%w %q: parameters is not valid JSON Schema: %w", ErrInvalidTool, name, err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("%w %q: parameters is not valid JSON Schema: %w", ErrInvalidTool, name, err)
-	}
-	return s, nil
 }
 
 // ValidateArguments checks args against the tool's parameter schema. The
@@ -373,19 +334,17 @@ func (t Tool) ValidateArguments(args map[string]any) error {
 // validation still running stops within a few hundred steps. A panic of
 // the validator is returned as a [*PanicError].
 func (t Tool) ValidateArgumentsContext(ctx context.Context, args map[string]any) error {
-	_, fast, err := t.schemas()
+	s, err := t.compiledSchema()
 	if err != nil {
 		return err
 	}
-	if fast != nil && args != nil {
-		if valid, ok := fast.valid(args); valid && ok {
-			return nil
-		}
+	if s.FastValid(args) {
+		return nil
 	}
 	var v any = args
 	if args == nil {
 		v = map[string]any{}
-	} else if !isJSONValue(args) {
+	} else if !schema.IsJSONValue(args) {
 		// Arguments built in Go may hold []string, structs, int16, ...:
 		// bring them to their JSON form first.
 		data, err := json.Marshal(args)
@@ -398,18 +357,18 @@ func (t Tool) ValidateArgumentsContext(ctx context.Context, args map[string]any)
 		}
 		v = m
 	}
-	if bad := nonJSONNumbers(v, "", nil); len(bad) > 0 {
+	if bad := schema.NonJSONNumbers(v); len(bad) > 0 {
 		// The validator cannot judge them (and panics on some).
 		return &ArgumentsError{Tool: t.Name, Violations: bad}
 	}
-	if err := t.fullValidate(ctx, v); err != nil {
-		var ve *jsonschema.ValidationError
-		var pe *PanicError
+	if err := s.Validate(ctx, v); err != nil {
+		var bad schema.Violations
+		var pe *schema.PanicError
 		switch {
-		case errors.As(err, &ve):
-			return &ArgumentsError{Tool: t.Name, Violations: violations(ve)}
+		case errors.As(err, &bad):
+			return &ArgumentsError{Tool: t.Name, Violations: bad}
 		case errors.As(err, &pe):
-			return pe
+			return &PanicError{Value: pe.Value, Stack: pe.Stack}
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return fmt.Errorf("validating the arguments of tool %q did not finish: %w", t.Name, err)
 		case errors.Is(err, ErrSchemaTooComplex):
@@ -437,123 +396,61 @@ func (e *ArgumentsError) Error() string {
 // Unwrap returns [ErrInvalidArguments].
 func (e *ArgumentsError) Unwrap() error { return ErrInvalidArguments }
 
-// violations flattens a validation error tree into its leaves.
-func violations(ve *jsonschema.ValidationError) []string {
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := e.InstanceLocation
-			if loc == "" {
-				loc = "/"
-			}
-			out = append(out, loc+": "+withFix(e.Message))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+// ErrSchemaTooComplex is wrapped by the error of a schema refused for its
+// complexity: one above a bound on [Tool.SchemaNodes] (mcp.Connect's, for
+// a server's tools), and the arguments whose validation took more than
+// [ValidationSteps] steps.
+var ErrSchemaTooComplex = schema.ErrTooComplex
+
+// DefaultMaxSchemaNodes is the bound on [Tool.SchemaNodes] that schemas
+// from outside the host (an MCP server's tools) must keep to by default.
+// Hand-written tool schemas stay far below it; a schema whose references
+// multiply (each level of $defs naming the one below twice, say) passes it
+// within a few levels.
+const DefaultMaxSchemaNodes = 20_000
+
+// The work of validating one call's arguments with the full validator is
+// bounded: the number of times a (sub)schema is applied to a part of the
+// arguments may not pass ValidationSteps plus ValidationStepsPerValue for
+// each JSON value in the arguments (each key's value, each element, the
+// object itself). Past it the call is refused with an error wrapping
+// [ErrSchemaTooComplex] and [ErrInvalidArguments]. Ordinary arguments take
+// a few steps per value; a schema whose oneOf/anyOf/$ref branches multiply
+// takes exponentially many, and is stopped here.
+const (
+	ValidationSteps         = schema.Steps
+	ValidationStepsPerValue = schema.StepsPerValue
+)
+
+// SchemaNodes measures the complexity of the tool's parameter schema: the
+// number of (sub)schemas it would have with every reference ($ref,
+// $recursiveRef, $dynamicRef) replaced by the schema it names, a reference
+// that recurses into itself counted once. A plain schema's count is the
+// number of its schema objects; a schema whose levels each name the level
+// below twice doubles per level. The count saturates at 1<<30. The error
+// is the schema's, when it does not compile.
+func (t Tool) SchemaNodes() (int, error) {
+	s, err := t.compiledSchema()
+	if err != nil {
+		return 0, err
 	}
-	walk(ve)
-	slices.Sort(out)
-	return slices.Compact(out)
+	return s.Nodes(), nil
 }
 
-// withFix adds a hint to the messages whose fix is not obvious from the text.
-func withFix(msg string) string {
-	switch {
-	case strings.HasPrefix(msg, "missing properties: "):
-		// Sorted, so that the same call always reads the same.
-		names := strings.Split(strings.TrimPrefix(msg, "missing properties: "), ", ")
-		slices.Sort(names)
-		return "missing properties: " + strings.Join(names, ", ") + " (add them)"
-	case strings.HasPrefix(msg, "missing properties"):
-		return msg + " (add them)"
-	case strings.HasPrefix(msg, "additionalProperties"):
-		return msg + " (remove them)"
+// CheckSchemaNodes returns an error wrapping [ErrSchemaTooComplex] and
+// [ErrInvalidTool], naming the tool, its [Tool.SchemaNodes] and max, when
+// the schema is above max, and the schema's error when it does not
+// compile.
+func (t Tool) CheckSchemaNodes(max int) error {
+	n, err := t.SchemaNodes()
+	if err != nil {
+		return err
 	}
-	return msg
-}
-
-// nonJSONNumbers lists, as violations, the numbers in v that JSON cannot
-// hold: NaN, ±Inf and json.Number values that are not numbers.
-func nonJSONNumbers(v any, at string, out []string) []string {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			out = append(out, pointer(at)+": "+fmt.Sprint(x)+" is not a number JSON can hold; send a finite number")
-		}
-	case json.Number:
-		switch {
-		case !isJSONNumber(string(x)):
-			out = append(out, pointer(at)+": "+strconv.Quote(string(x))+" is not a valid JSON number")
-		case !ratNumber(string(x)):
-			out = append(out, pointer(at)+": "+strconv.Quote(string(x))+" has an exponent too large to judge; send a number a float64 can hold")
-		}
-	case map[string]any:
-		for k, e := range x {
-			out = nonJSONNumbers(e, at+"/"+escapePointer(k), out)
-		}
-	case []any:
-		for i, e := range x {
-			out = nonJSONNumbers(e, at+"/"+strconv.Itoa(i), out)
-		}
+	if n > max {
+		return fmt.Errorf("%w %q: %w: its parameter schema expands to %d subschemas once its references are followed, above the bound of %d; inline fewer references or use fewer oneOf/anyOf branches",
+			ErrInvalidTool, t.Name, ErrSchemaTooComplex, n, max)
 	}
-	return out
-}
-
-// isJSONNumber reports whether s is a number in JSON's grammar.
-func isJSONNumber(s string) bool {
-	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
-		return false
-	}
-	var n json.Number
-	return json.Unmarshal([]byte(s), &n) == nil
-}
-
-// ratNumber reports whether the validator, which reads numbers as
-// big.Rat, can read s (it cannot when the exponent is beyond big.Rat's
-// limit, and then dereferences nil).
-func ratNumber(s string) bool {
-	_, ok := new(big.Rat).SetString(s)
-	return ok
-}
-
-// pointer shows a JSON pointer, "/" for the root.
-func pointer(at string) string {
-	if at == "" {
-		return "/"
-	}
-	return at
-}
-
-// escapePointer escapes a key for a JSON pointer (RFC 6901).
-func escapePointer(k string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
-}
-
-// isJSONValue reports whether v holds only the types encoding/json decodes
-// into (and that the validator accepts).
-func isJSONValue(v any) bool {
-	switch x := v.(type) {
-	case nil, bool, string, float64, json.Number, int, int64:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if !isJSONValue(e) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, e := range x {
-			if !isJSONValue(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return nil
 }
 
 // jsonTypeName names the JSON type of a decoded value, for error messages.

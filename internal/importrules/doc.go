@@ -7,7 +7,8 @@
 // The rules:
 //   - the root package imports no other package of this module but
 //     internal/redact, the one scrubber of secrets (Execute's panic logs),
-//     and internal/jsonptr, the one resolver of a schema's local $refs;
+//     internal/jsonptr, the one resolver of a schema's local $refs, and
+//     internal/schema, the validation engine;
 //   - internal/* imports only other internal/* packages (and third-party
 //     and standard packages);
 //   - the engines (internal/search, internal/walk, internal/confine,
@@ -45,7 +46,7 @@ type Rule struct {
 // (grepbench excepted); conformance holds tests and the MCP conformance
 // suite's server and client.
 var Allowed = map[string]Rule{
-	"":                {InternalOnly: []string{"internal/redact", "internal/jsonptr"}},
+	"":                {InternalOnly: []string{"internal/redact", "internal/jsonptr", "internal/schema"}},
 	"agentloop":       {Imports: []string{""}, Internal: true},
 	"agent":           {Imports: []string{"", "agentloop"}, Internal: true},
 	"agentresolver":   {Imports: []string{""}, Internal: true},

@@ -1,4 +1,4 @@
-package llmtoolkit
+package schema
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package llmtoolkit
+package schema
 
 import (
 	"encoding/json"
@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestWithoutOptionalNullsBounded: a schema of 15 definitions, each an
+// TestDropOptionalNullsBounded: a schema of 15 definitions, each an
 // anyOf of two references to the next, the last a string (2^15 paths,
 // none accepting null), and 5,000 nulls to judge against it: each
 // definition is decided once, and every null is dropped.
-func TestWithoutOptionalNullsBounded(t *testing.T) {
+func TestDropOptionalNullsBounded(t *testing.T) {
 	const n = 15
 	defs := map[string]any{fmt.Sprint("d", n): map[string]any{"type": "string"}}
 	for i := range n {
@@ -40,12 +40,12 @@ func TestWithoutOptionalNullsBounded(t *testing.T) {
 		want[i] = map[string]any{}
 	}
 	done := make(chan map[string]any, 1)
-	go func() { done <- withoutOptionalNulls(schema, map[string]any{"rows": rows}) }()
+	go func() { done <- DropOptionalNulls(schema, map[string]any{"rows": rows}) }()
 	select {
 	case got := <-done:
 		assert.Equal(t, map[string]any{"rows": want}, got)
 	case <-time.After(5 * time.Second):
-		t.Fatal("withoutOptionalNulls did not finish within 5 s")
+		t.Fatal("DropOptionalNulls did not finish within 5 s")
 	}
 }
 
@@ -62,7 +62,7 @@ func FuzzWithoutOptionalNulls(f *testing.F) {
 		}
 		before, err := json.Marshal(args)
 		require.NoError(t, err)
-		out := withoutOptionalNulls(schema, args)
+		out := DropOptionalNulls(schema, args)
 		after, err := json.Marshal(args)
 		require.NoError(t, err)
 		require.JSONEq(t, string(before), string(after), "the input is not modified")
@@ -107,17 +107,17 @@ func onlyNullsRemoved(in, out any) bool {
 	return reflect.DeepEqual(in, out)
 }
 
-// BenchmarkWithoutOptionalNulls is the rule's cost on the call of
+// BenchmarkDropOptionalNulls is the rule's cost on the call of
 // BenchmarkValidateArguments: without nulls (every call pays it), and
 // with one optional null to drop.
-func BenchmarkWithoutOptionalNulls(b *testing.B) {
-	schema := objectSchema(map[string]any{
+func BenchmarkDropOptionalNulls(b *testing.B) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
 		"pattern":    map[string]any{"type": "string", "minLength": 1},
 		"path":       map[string]any{"type": "string"},
 		"ignoreCase": map[string]any{"type": "boolean"},
 		"limit":      map[string]any{"type": "integer", "minimum": 1, "maximum": 1000},
 		"format":     map[string]any{"type": "string", "enum": []any{"text", "json"}},
-	}, "pattern")
+	}, "required": []any{"pattern"}}
 	for _, bc := range []struct {
 		name string
 		args map[string]any
@@ -128,7 +128,7 @@ func BenchmarkWithoutOptionalNulls(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = withoutOptionalNulls(schema, bc.args)
+				_ = DropOptionalNulls(schema, bc.args)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package llmtoolkit
+package schema
 
 import (
 	"reflect"
@@ -7,11 +7,11 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/internal/jsonptr"
 )
 
-// maxNullDepth bounds the walk of withoutOptionalNulls through nested and
+// maxNullDepth bounds the walk of DropOptionalNulls through nested and
 // referenced schemas.
 const maxNullDepth = 32
 
-// withoutOptionalNulls returns args without the null values of the
+// DropOptionalNulls returns args without the null values of the
 // properties the schema declares optional and whose own schema does not
 // accept null, at any depth reached through "properties", "items" and
 // local "$ref"s: for such a property, null and absent mean the same (a
@@ -20,7 +20,7 @@ const maxNullDepth = 32
 // null for a required property, or for one whose schema accepts null, is
 // kept, and so validated as it is. args is never modified: a new map is
 // returned when something was dropped, args itself otherwise.
-func withoutOptionalNulls(schema, args map[string]any) map[string]any {
+func DropOptionalNulls(schema, args map[string]any) map[string]any {
 	if len(args) == 0 || len(schema) == 0 || !hasNull(args, 0) {
 		return args
 	}
@@ -33,7 +33,7 @@ func withoutOptionalNulls(schema, args map[string]any) map[string]any {
 	return m
 }
 
-// nullWalk is one walk of withoutOptionalNulls: the schema's root (for
+// nullWalk is one walk of DropOptionalNulls: the schema's root (for
 // "$ref"s), and what acceptsNull decided for each schema object met, so
 // that the walk costs the size of the schema once, not once per path: a
 // schema (a remote server's) whose anyOf branches refer to the same
@@ -43,7 +43,7 @@ type nullWalk struct {
 	accepts map[uintptr]bool
 }
 
-// drop is withoutOptionalNulls on one value v of schema s, reporting
+// drop is DropOptionalNulls on one value v of schema s, reporting
 // whether it returned a changed copy of v.
 func (w *nullWalk) drop(s map[string]any, v any, depth int) (any, bool) {
 	if s == nil || depth > maxNullDepth {
@@ -110,7 +110,7 @@ func (w *nullWalk) drop(s map[string]any, v any, depth int) (any, bool) {
 }
 
 // hasNull reports whether v holds a null object member within the depth
-// withoutOptionalNulls walks: most calls have none, and pay only this.
+// DropOptionalNulls walks: most calls have none, and pay only this.
 func hasNull(v any, depth int) bool {
 	if depth > maxNullDepth {
 		return false

@@ -1,6 +1,7 @@
-package llmtoolkit
+package schema
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -59,16 +60,17 @@ func FuzzFastSchemaAgreesWithFull(f *testing.F) {
 		f.Add(seed)
 	}
 	type pair struct {
-		tool Tool
-		fast *fastSchema
+		name   string
+		schema *Schema
+		fast   *fastSchema
 	}
 	var pairs []pair
 	for i, src := range fastTestSchemas {
 		var m map[string]any
 		require.NoError(f, json.Unmarshal([]byte(src), &m))
-		tool, err := NewTool("t"+string(rune('a'+i)), "d", m)
+		s, err := Compile(m)
 		require.NoError(f, err)
-		pairs = append(pairs, pair{tool, compileFast(m)})
+		pairs = append(pairs, pair{"t" + string(rune('a'+i)), s, compileFast(m)})
 	}
 	f.Fuzz(func(t *testing.T, args string) {
 		var v map[string]any
@@ -76,17 +78,19 @@ func FuzzFastSchemaAgreesWithFull(f *testing.F) {
 			return
 		}
 		for _, p := range pairs {
-			// Through the public entry point too: both paths, one answer.
-			fullOnly, _, _ := p.tool.schemas()
-			assert.Equal(t, fullOnly.Validate(v) == nil, p.tool.ValidateArguments(v) == nil, "schema %s, args %s", p.tool.Name, args)
+			fullErr := p.schema.full.Validate(v)
+			// Through the entry point too: both paths, one answer.
+			proven := p.schema.FastValid(v)
+			bounded := p.schema.Validate(context.Background(), v)
+			assert.Equal(t, fullErr == nil, proven || bounded == nil, "schema %s, args %s", p.name, args)
+			if proven {
+				assert.NoError(t, fullErr, "schema %s, args %s: the fast path proved valid what the full validator refuses", p.name, args)
+			}
 			valid, ok := p.fast.valid(v)
 			if !ok {
 				continue
 			}
-			full, err := p.tool.compiledSchema()
-			require.NoError(t, err)
-			fullErr := full.Validate(v)
-			assert.Equal(t, fullErr == nil, valid, "schema %s, args %s: full validator says %v", p.tool.Name, args, fullErr)
+			assert.Equal(t, fullErr == nil, valid, "schema %s, args %s: full validator says %v", p.name, args, fullErr)
 		}
 	})
 }
@@ -115,11 +119,10 @@ func TestFormatOneBehaviour(t *testing.T) {
 			valid, ok := fast.valid(args)
 			require.True(t, ok)
 			assert.Equal(t, tc.valid, valid, "fast path")
-			tool := MustTool("t", "d", schema)
-			full, err := tool.compiledSchema()
+			compiled, err := Compile(schema)
 			require.NoError(t, err)
-			assert.Equal(t, tc.valid, full.Validate(args) == nil, "full validator")
-			assert.Equal(t, tc.valid, tool.ValidateArguments(args) == nil, "ValidateArguments")
+			assert.Equal(t, tc.valid, compiled.full.Validate(args) == nil, "full validator")
+			assert.Equal(t, tc.valid, compiled.FastValid(args) || compiled.Validate(context.Background(), args) == nil, "FastValid, then Validate")
 		})
 	}
 }
