@@ -34,8 +34,8 @@ func TestDeniedCallIsAnErrorResultThatSaysWhy(t *testing.T) {
 
 func TestAgentIDTravelsOnTheContext(t *testing.T) {
 	ctx := t.Context()
-	assert.Empty(t, AgentIDFrom(ctx))
-	sub := WithAgentID(WithSession(ctx, map[string]any{"k": "v"}), "sub-1")
-	assert.Equal(t, "sub-1", AgentIDFrom(sub))
-	assert.Equal(t, "v", SessionFrom(sub)["k"], "the parent's session goes on")
+	assert.Empty(t, ScopeFrom(ctx).AgentID)
+	sub := WithScope(WithScope(ctx, func(sc *Scope) { sc.Session = map[string]any{"k": "v"} }), func(sc *Scope) { sc.AgentID = "sub-1" })
+	assert.Equal(t, "sub-1", ScopeFrom(sub).AgentID)
+	assert.Equal(t, "v", ScopeFrom(sub).Session["k"], "the parent's session goes on")
 }

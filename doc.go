@@ -93,7 +93,7 @@
 //
 // One definition is not listed above the resolver that runs it: an undeclared
 // step of a recipe a Session declares. The Session tells it, before the step
-// runs, to the sinks bound in the context ([WithDefinitionSink],
+// runs, to the sinks bound in the context ([Listeners].Definition,
 // [TellDefinition]); a trace.Recorder or an otelkit.Resolver that cannot find
 // a call's definition binds one with [CatchDefinition], so it redacts that
 // step's sensitive fields even from outside the Session, whatever wraps it.
@@ -141,8 +141,8 @@
 //     that wrapper too: the agent guard, Filter, Session, trace and otelkit
 //     call it first, so every one of them sees the steps on both paths.
 //  5. The iteration is known. agentloop puts the iteration on every call's
-//     context ([WithIteration]); trace records it. A sub-agent's calls carry
-//     its id ([WithAgentID], set by agent's spawn_agent).
+//     context ([Scope].Iteration); trace records it. A sub-agent's calls carry
+//     its id ([Scope].AgentID, set by agent's spawn_agent).
 //  6. The audit promise: see package trace.
 //
 // # Bounded schema validation

@@ -91,7 +91,7 @@ func ExampleCompose() {
 
 func ExamplePrepareSession() {
 	fake := llmtoolkittest.NewFake(nil).Handle("whoami", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
-		return fmt.Sprint(llmtoolkit.SessionFrom(ctx)["user"]), nil
+		return fmt.Sprint(llmtoolkit.ScopeFrom(ctx).Session["user"]), nil
 	}).Returns("delete_all", "deleted")
 
 	tools, resolve := llmtoolkit.PrepareSession(fake, []string{"whoami"}, map[string]any{"user": "ada"})
@@ -120,15 +120,15 @@ func ExampleHalt() {
 type telling struct{ llmtoolkit.Resolver }
 
 func (w telling) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
-	ctx = llmtoolkit.WithDefinitionSink(ctx, func(t llmtoolkit.Tool) {
+	ctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Definition: func(t llmtoolkit.Tool) {
 		fmt.Println("told:", t.Name, t.SensitiveFields)
-	})
+	}})
 	return w.Resolver.Resolve(ctx, call)
 }
 
 // A wrapper above a Session learns the definition of a recipe step that
 // the Session does not list, with its per-tool facts.
-func ExampleWithDefinitionSink() {
+func ExampleListeners_definition() {
 	login := llmtoolkit.MustTool("login", "Logs in.", nil)
 	login.SensitiveFields = []string{"password"}
 	twice := llmtoolkit.MustTool("login_twice", "Logs in twice.", nil)

@@ -57,7 +57,7 @@ func TestRecipeGates(t *testing.T) {
 			return c, nil
 		}, wantRan: []any{2}},
 		{name: "a Session binds its session", gate: func(ctx context.Context, c Call) (Call, error) {
-			if SessionFrom(ctx)["user"] != "ada" {
+			if ScopeFrom(ctx).Session["user"] != "ada" {
 				return c, errors.New("no session")
 			}
 			return c, nil

@@ -6,26 +6,9 @@ import (
 	"strconv"
 )
 
-type runIDKey struct{}
-
-// WithRunID returns a context saying that the calls made with it belong to
-// the run id: a durable run, whose engine (agentloop.Executor) sets the
-// run's identity here (its workflow ID), the same on every attempt of the
-// run, so that [IdempotencyKey] is unique across runs.
-func WithRunID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, runIDKey{}, id)
-}
-
-// RunIDFrom returns the run id set by [WithRunID], or "".
-func RunIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(runIDKey{}).(string)
-	return id
-}
-
 // IdempotencyKey returns the key a tool with side effects uses to do them
-// once for call, the call its resolver received with ctx: the run
-// ([RunIDFrom]), the agent ([AgentIDFrom]), the iteration
-// ([IterationFrom]) and the call's [Call.ID], each escaped and joined with
+// once for call, the call its resolver received with ctx: the run, the
+// agent and the iteration of ctx's [Scope], and the call's [Call.ID], each escaped and joined with
 // "/". Under a durable engine a call whose process died before its
 // outcome was recorded runs again with the same key, so a tool that
 // records the keys it has acted on (an email's Message-ID, a payment's
@@ -39,7 +22,7 @@ func RunIDFrom(ctx context.Context) string {
 //	call, _ := llmtoolkit.CallFrom(ctx)
 //	key := llmtoolkit.IdempotencyKey(ctx, call)
 func IdempotencyKey(ctx context.Context, call Call) string {
-	n, _ := IterationFrom(ctx)
-	return url.PathEscape(RunIDFrom(ctx)) + "/" + url.PathEscape(AgentIDFrom(ctx)) + "/" +
-		strconv.Itoa(n) + "/" + url.PathEscape(call.ID)
+	s := ScopeFrom(ctx)
+	return url.PathEscape(s.RunID) + "/" + url.PathEscape(s.AgentID) + "/" +
+		strconv.Itoa(s.Iteration) + "/" + url.PathEscape(call.ID)
 }

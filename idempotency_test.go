@@ -10,7 +10,7 @@ import (
 )
 
 func TestIdempotencyKey(t *testing.T) {
-	base := llmtoolkit.WithIteration(llmtoolkit.WithRunID(context.Background(), "run-1"), 2)
+	base := llmtoolkit.WithScope(llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.RunID = "run-1" }), func(sc *llmtoolkit.Scope) { sc.StartTurn(2) })
 	call := llmtoolkit.Call{ID: "llmtoolkit-call-1", Name: "send"}
 	tests := []struct {
 		name string
@@ -19,11 +19,11 @@ func TestIdempotencyKey(t *testing.T) {
 		want string
 	}{
 		{"run, iteration, call", base, call, "run-1//2/llmtoolkit-call-1"},
-		{"another turn", llmtoolkit.WithIteration(base, 3), call, "run-1//3/llmtoolkit-call-1"},
-		{"another run", llmtoolkit.WithRunID(base, "run-2"), call, "run-2//2/llmtoolkit-call-1"},
-		{"a sub-agent", llmtoolkit.WithAgentID(base, "agent-7"), call, "run-1/agent-7/2/llmtoolkit-call-1"},
-		{"no run", llmtoolkit.WithIteration(context.Background(), 1), call, "//1/llmtoolkit-call-1"},
-		{"separators escaped", llmtoolkit.WithRunID(base, "a/b"), llmtoolkit.Call{ID: "c/d"}, "a%2Fb//2/c%2Fd"},
+		{"another turn", llmtoolkit.WithScope(base, func(sc *llmtoolkit.Scope) { sc.StartTurn(3) }), call, "run-1//3/llmtoolkit-call-1"},
+		{"another run", llmtoolkit.WithScope(base, func(sc *llmtoolkit.Scope) { sc.RunID = "run-2" }), call, "run-2//2/llmtoolkit-call-1"},
+		{"a sub-agent", llmtoolkit.WithScope(base, func(sc *llmtoolkit.Scope) { sc.AgentID = "agent-7" }), call, "run-1/agent-7/2/llmtoolkit-call-1"},
+		{"no run", llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.StartTurn(1) }), call, "//1/llmtoolkit-call-1"},
+		{"separators escaped", llmtoolkit.WithScope(base, func(sc *llmtoolkit.Scope) { sc.RunID = "a/b" }), llmtoolkit.Call{ID: "c/d"}, "a%2Fb//2/c%2Fd"},
 	}
 	keys := map[string]string{}
 	for _, tc := range tests {
@@ -37,5 +37,5 @@ func TestIdempotencyKey(t *testing.T) {
 			keys[got] = tc.name
 		})
 	}
-	assert.Empty(t, llmtoolkit.RunIDFrom(context.Background()))
+	assert.Empty(t, llmtoolkit.ScopeFrom(context.Background()).RunID)
 }

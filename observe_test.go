@@ -163,7 +163,7 @@ func TestSessionRunsDeclaredRecipes(t *testing.T) {
 	var mu sync.Mutex
 	r.fns["echo"] = func(ctx context.Context, _ Call) (string, error) {
 		mu.Lock()
-		sessions = append(sessions, SessionFrom(ctx)["user"])
+		sessions = append(sessions, ScopeFrom(ctx).Session["user"])
 		mu.Unlock()
 		return "echoed", nil
 	}

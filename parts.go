@@ -104,7 +104,7 @@ func PartsSize(parts []Part) int {
 
 // partSink is one link of the chain of functions [Attach] tells: the
 // running Execute's slot, and the wrappers between it and the tool that
-// bound one with [WithPartSink].
+// installed a Parts listener ([Listeners]).
 type partSink struct {
 	fn   func([]Part)
 	next *partSink
@@ -124,7 +124,7 @@ type partSinkKey struct{}
 // Parts attached by a call that fails stay on its error result. A
 // wrapper that runs a call itself with [Execute] (an adapter, a recipe)
 // attaches the inner result's parts to its own context. Outside Execute,
-// Attach tells only the sinks bound with [WithPartSink]. The parts' Data
+// Attach tells only the Parts listeners of ctx ([Listeners]). The parts' Data
 // is not copied.
 func Attach(ctx context.Context, parts ...Part) {
 	if len(parts) == 0 {
@@ -138,7 +138,7 @@ func Attach(ctx context.Context, parts ...Part) {
 }
 
 // PartsKept reports whether parts attached with ctx reach anyone: a
-// running [Execute] or a sink bound with [WithPartSink]. A resolver that
+// running [Execute] or a Parts listener ([Listeners]). A resolver that
 // receives content it can only pass as parts (mcp.Client, an adapter)
 // describes it in its text instead when they would be dropped.
 func PartsKept(ctx context.Context) bool {
@@ -148,22 +148,6 @@ func PartsKept(ctx context.Context) bool {
 		}
 	}
 	return false
-}
-
-// WithPartSink returns a context in which every [Attach] also calls fn
-// with the parts attached, before the running [Execute] keeps them.
-// Wrappers that observe results (trace.Recorder, otelkit.Resolver) bind
-// one around the call they pass on, to record what the tool attached. fn
-// may be called from the goroutine that runs the call; it must not keep
-// or change the parts' Data. A nil fn leaves ctx as it is. Each Execute
-// starts its own chain: sinks bound outside an Execute are not told of
-// its call's parts (its caller reads [Result.Parts]).
-func WithPartSink(ctx context.Context, fn func([]Part)) context.Context {
-	if fn == nil {
-		return ctx
-	}
-	next, _ := ctx.Value(partSinkKey{}).(*partSink)
-	return context.WithValue(ctx, partSinkKey{}, &partSink{fn: fn, next: next})
 }
 
 // partSlot collects the parts attached during one execution. After take,

@@ -70,7 +70,7 @@ func TestAttachThroughWrappers(t *testing.T) {
 
 	var seen []Part
 	var seenMu sync.Mutex
-	ctx := WithPartSink(context.Background(), func(p []Part) { seenMu.Lock(); seen = append(seen, p...); seenMu.Unlock() })
+	ctx := WithListeners(context.Background(), Listeners{Parts: func(p []Part) { seenMu.Lock(); seen = append(seen, p...); seenMu.Unlock() }})
 
 	res := Execute(ctx, stack, Call{ID: "1", Name: "look"})
 	require.False(t, res.IsError, res.Content)
@@ -110,11 +110,11 @@ func (s sinkResolver) Resolve(ctx context.Context, call Call) (string, error) {
 	sinkSeen.Lock()
 	sinkSeen.parts = nil
 	sinkSeen.Unlock()
-	return s.r.Resolve(WithPartSink(ctx, func(p []Part) {
+	return s.r.Resolve(WithListeners(ctx, Listeners{Parts: func(p []Part) {
 		sinkSeen.Lock()
 		sinkSeen.parts = append(sinkSeen.parts, p...)
 		sinkSeen.Unlock()
-	}), call)
+	}}), call)
 }
 func (s sinkResolver) seen() []Part {
 	sinkSeen.Lock()

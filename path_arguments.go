@@ -44,29 +44,3 @@ func (p *PathArguments) Declares(name string) bool {
 	}
 	return p.List != nil && slices.Contains(p.Lists, name)
 }
-
-type excludedPathsKey struct{}
-
-// WithExcludedPaths returns a context that tells a recursive tool (one
-// that walks folders: grep, glob, tree, list_directory) to leave out every
-// path matching one of globs: doublestar patterns on canonical paths (see
-// [PathArguments.Canonical]), "secrets/**" leaving out the folder secrets
-// and all it holds. A permission layer sets it from its deny rules so that
-// a walk never returns what a direct call would be refused; the tool's
-// answer says what it left out. Globs add to those ctx already carries.
-func WithExcludedPaths(ctx context.Context, globs ...string) context.Context {
-	if len(globs) == 0 {
-		return ctx
-	}
-	prev := ExcludedPathsFrom(ctx)
-	all := make([]string, 0, len(prev)+len(globs))
-	all = append(append(all, prev...), globs...)
-	return context.WithValue(ctx, excludedPathsKey{}, all)
-}
-
-// ExcludedPathsFrom returns the globs bound by [WithExcludedPaths], or nil.
-// The caller must not modify the slice.
-func ExcludedPathsFrom(ctx context.Context) []string {
-	g, _ := ctx.Value(excludedPathsKey{}).([]string)
-	return g
-}

@@ -76,12 +76,11 @@ func TestObservedToolsSeeANewPathFact(t *testing.T) {
 
 func TestExcludedPathsAddUp(t *testing.T) {
 	ctx := context.Background()
-	assert.Nil(t, ExcludedPathsFrom(ctx))
-	assert.Equal(t, ctx, WithExcludedPaths(ctx), "no globs, no new context")
-	ctx = WithExcludedPaths(ctx, "secrets/**")
-	ctx2 := WithExcludedPaths(ctx, ".git/**")
-	assert.Equal(t, []string{"secrets/**"}, ExcludedPathsFrom(ctx))
-	assert.Equal(t, []string{"secrets/**", ".git/**"}, ExcludedPathsFrom(ctx2), "a sub-agent's guard adds to its parent's")
+	assert.Nil(t, ScopeFrom(ctx).ExcludedPaths)
+	ctx = WithScope(ctx, func(sc *Scope) { sc.ExcludedPaths = append(sc.ExcludedPaths, "secrets/**") })
+	ctx2 := WithScope(ctx, func(sc *Scope) { sc.ExcludedPaths = append(sc.ExcludedPaths, ".git/**") })
+	assert.Equal(t, []string{"secrets/**"}, ScopeFrom(ctx).ExcludedPaths)
+	assert.Equal(t, []string{"secrets/**", ".git/**"}, ScopeFrom(ctx2).ExcludedPaths, "a sub-agent's guard adds to its parent's")
 	var nilPaths *PathArguments
 	assert.False(t, nilPaths.Declares("path"))
 }

@@ -24,18 +24,3 @@ func ReportProgress(ctx context.Context, p Progress) {
 		fn(p)
 	}
 }
-
-// ProgressFuncFrom returns the function [ReportProgress] calls in ctx, or
-// nil when no one listens: for a tool that forwards progress it receives
-// from elsewhere (the MCP client of package mcp asks a server for progress
-// only when it is non-nil).
-func ProgressFuncFrom(ctx context.Context) func(Progress) {
-	fn, _ := ctx.Value(progressFuncKey{}).(func(Progress))
-	return fn
-}
-
-// WithProgressFunc returns a context in which every [ReportProgress] calls
-// fn, as it happens.
-func WithProgressFunc(ctx context.Context, fn func(Progress)) context.Context {
-	return context.WithValue(ctx, progressFuncKey{}, fn)
-}

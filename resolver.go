@@ -105,7 +105,7 @@ func CallFrom(ctx context.Context) (Call, bool) {
 // Show attaches a structured payload for hosts to the running tool call, the
 // way grpc.SetHeader attaches a header: [Execute] puts it on
 // [Result.Display]. The last call wins. Outside [Execute] it does nothing
-// but notify a function bound with [WithShowFunc].
+// but notify the Show listener of ctx ([Listeners]).
 func Show(ctx context.Context, d Display) {
 	if slot, ok := ctx.Value(displayKey{}).(*displaySlot); ok && slot != nil {
 		slot.mu.Lock()
@@ -124,12 +124,6 @@ func Show(ctx context.Context, d Display) {
 }
 
 type showFuncKey struct{}
-
-// WithShowFunc returns a context in which every [Show] also calls fn as it
-// happens (for example to stream a Display to a UI before the tool ends).
-func WithShowFunc(ctx context.Context, fn func(Display)) context.Context {
-	return context.WithValue(ctx, showFuncKey{}, fn)
-}
 
 // Indexed returns r itself when it implements [ToolLookup], or r with a
 // name index over tools (the list r gave when the caller read it), so that

@@ -138,11 +138,11 @@ func TestShowAttachesDisplay(t *testing.T) {
 		},
 	}, simpleTool("show"), simpleTool("showfail"))
 
-	ctx := WithShowFunc(context.Background(), func(d Display) {
+	ctx := WithListeners(context.Background(), Listeners{Show: func(d Display) {
 		mu.Lock()
 		defer mu.Unlock()
 		streamed = append(streamed, d)
-	})
+	}})
 	res := Execute(ctx, r, Call{Name: "show"})
 	require.NotNil(t, res.Display)
 	assert.Equal(t, "diff", res.Display.Kind, "the last Show wins")
@@ -160,9 +160,9 @@ func TestShowAttachesDisplay(t *testing.T) {
 }
 
 func TestSessionContext(t *testing.T) {
-	assert.Nil(t, SessionFrom(context.Background()))
+	assert.Nil(t, ScopeFrom(context.Background()).Session)
 	s := map[string]any{"user": "ada"}
-	assert.Equal(t, s, SessionFrom(WithSession(context.Background(), s)))
+	assert.Equal(t, s, ScopeFrom(WithScope(context.Background(), func(sc *Scope) { sc.Session = s })).Session)
 }
 
 func TestHalt(t *testing.T) {

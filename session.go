@@ -31,7 +31,7 @@ type Session struct {
 
 // PrepareSession prepares one turn: it returns the declared tools that r
 // has, in declared order, and a [Session] that resolves calls for them with
-// session bound in the context (read it with [SessionFrom]).
+// session bound in the context (read it as [ScopeFrom]'s Session).
 //
 // The Session refuses any tool that was not declared (unless it is a step
 // of a declared recipe), with an error wrapping [ErrUnknownTool] that says
@@ -72,7 +72,7 @@ func (s *Session) bound(t Tool) Tool {
 		gates := make([]Gate, len(t.Gates))
 		for i, g := range t.Gates {
 			if g != nil {
-				gates[i] = func(ctx context.Context, call Call) (Call, error) { return g(WithSession(ctx, s.values), call) }
+				gates[i] = func(ctx context.Context, call Call) (Call, error) { return g(withSession(ctx, s.values), call) }
 			}
 		}
 		t.Gates = gates
@@ -99,7 +99,7 @@ type sessionObserver struct {
 
 // ObserveCall calls the wrapped observer with the session bound in ctx.
 func (o sessionObserver) ObserveCall(ctx context.Context, obs Observation) {
-	o.ob.ObserveCall(WithSession(ctx, o.values), obs)
+	o.ob.ObserveCall(withSession(ctx, o.values), obs)
 }
 
 // Tools lists the declared tools that exist, in declared order. The slice
@@ -126,13 +126,13 @@ func (s *Session) Resolve(ctx context.Context, call Call) (string, error) {
 			return "", err
 		}
 	}
-	return s.r.Resolve(WithSession(ctx, s.values), call)
+	return s.r.Resolve(withSession(ctx, s.values), call)
 }
 
 // admitStep lets through an undeclared call that is a step of a declared
 // recipe's run, once its arguments satisfy its own definition (a refusal is
 // told to that definition's observers, as Execute would). It first tells
-// the definition to the sinks of [WithDefinitionSink].
+// the definition to the Definition listeners of ctx ([Listeners]).
 func (s *Session) admitStep(ctx context.Context, call Call) error {
 	run, inRecipe := RecipeRunFrom(ctx)
 	parent, declared := s.LookupTool(run.Tool)
@@ -151,7 +151,7 @@ func (s *Session) admitStep(ctx context.Context, call Call) error {
 		call.Arguments = map[string]any{}
 	}
 	if call, res, refused := admit(ctx, tool, call); refused {
-		TellObservers(WithSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
+		TellObservers(withSession(ctx, s.values), Observation{Kind: ObservedRefused, Call: call, Tool: tool, Result: res})
 		return res.Err
 	}
 	return nil
@@ -229,4 +229,9 @@ func toolNames(tools []Tool) string {
 		names[i] = t.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// withSession returns ctx with values as its scope's Session.
+func withSession(ctx context.Context, values map[string]any) context.Context {
+	return WithScope(ctx, func(s *Scope) { s.Session = values })
 }

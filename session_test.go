@@ -12,7 +12,7 @@ import (
 
 func sessionResolver() *stubResolver {
 	whoami := func(ctx context.Context, _ Call) (string, error) {
-		return fmt.Sprint(SessionFrom(ctx)["user"]), nil
+		return fmt.Sprint(ScopeFrom(ctx).Session["user"]), nil
 	}
 	ro := MustTool("read", "Reads.", nil)
 	ro.Annotations = &Annotations{ReadOnly: true}
@@ -108,7 +108,7 @@ type sessionSeer struct {
 func (o *sessionSeer) ObserveCall(ctx context.Context, ob Observation) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.seen = append(o.seen, fmt.Sprintf("%s %s user=%v", ob.Kind, ob.Call.Name, SessionFrom(ctx)["user"]))
+	o.seen = append(o.seen, fmt.Sprintf("%s %s user=%v", ob.Kind, ob.Call.Name, ScopeFrom(ctx).Session["user"]))
 }
 
 // TestSessionObserversSeeTheSession: calls Execute answers itself through a
@@ -126,7 +126,7 @@ func TestSessionObserversSeeTheSession(t *testing.T) {
 	r.tools = append(r.tools, bad)
 	_, s := PrepareSession(r, []string{"count", "both", "bad"}, map[string]any{"user": "ada"})
 	wrapped := Compose(Filter(s, func(Tool) bool { return true }))
-	ctx := WithSession(context.Background(), map[string]any{"user": "outer"})
+	ctx := WithScope(context.Background(), func(sc *Scope) { sc.Session = map[string]any{"user": "outer"} })
 	assert.True(t, Execute(ctx, wrapped, Call{Name: "count", Arguments: map[string]any{"n": 11.0}}).IsError)
 	res := Execute(ctx, wrapped, Call{Name: "both", Arguments: map[string]any{"n": 1.0}})
 	assert.False(t, res.IsError, res.Content)
@@ -206,13 +206,13 @@ type sinkBinder struct {
 
 func (b *sinkBinder) Tools() []Tool { return b.r.Tools() }
 func (b *sinkBinder) Resolve(ctx context.Context, call Call) (string, error) {
-	ctx = WithDefinitionSink(ctx, func(t Tool) {
+	ctx = WithListeners(ctx, Listeners{Definition: func(t Tool) {
 		s := t.Name
 		if len(t.SensitiveFields) > 0 {
 			s += fmt.Sprint(" ", t.SensitiveFields)
 		}
 		*b.into = append(*b.into, s)
-	})
+	}})
 	return b.r.Resolve(ctx, call)
 }
 
@@ -220,9 +220,9 @@ func (b *sinkBinder) Resolve(ctx context.Context, call Call) (string, error) {
 // the chain as it was.
 func TestDefinitionSinksChain(t *testing.T) {
 	var told []string
-	ctx := WithDefinitionSink(context.Background(), func(t Tool) { told = append(told, "outer "+t.Name) })
-	ctx = WithDefinitionSink(ctx, nil)
-	ctx = WithDefinitionSink(ctx, func(t Tool) { told = append(told, "inner "+t.Name) })
+	ctx := WithListeners(context.Background(), Listeners{Definition: func(t Tool) { told = append(told, "outer "+t.Name) }})
+	ctx = WithListeners(ctx, Listeners{}) // no listener: the chain as it was
+	ctx = WithListeners(ctx, Listeners{Definition: func(t Tool) { told = append(told, "inner "+t.Name) }})
 	require.NotPanics(t, func() { TellDefinition(ctx, Tool{Name: "x"}) })
 	assert.Equal(t, []string{"inner x", "outer x"}, told)
 }

@@ -22,11 +22,11 @@ func TestWrapForSubAgentNestsAsTheParentsStack(t *testing.T) {
 	}
 	base := llmtoolkittest.NewFake(map[string]string{"t": "ok"})
 	assert.Same(t, base, llmtoolkit.WrapForSubAgent(context.Background(), base), "no wrappers: r itself")
-	assert.Nil(t, llmtoolkit.WrapForSubAgent(llmtoolkit.WithSubAgentWrapper(context.Background(), wrap("x")), nil))
+	assert.Nil(t, llmtoolkit.WrapForSubAgent(llmtoolkit.WithListeners(context.Background(), llmtoolkit.Listeners{SubAgent: wrap("x")}), nil))
 
-	outer := llmtoolkit.WithSubAgentWrapper(context.Background(), wrap("outer"))
-	inner := llmtoolkit.WithSubAgentWrapper(outer, wrap("inner"))
-	sibling := llmtoolkit.WithSubAgentWrapper(outer, wrap("sibling"))
+	outer := llmtoolkit.WithListeners(context.Background(), llmtoolkit.Listeners{SubAgent: wrap("outer")})
+	inner := llmtoolkit.WithListeners(outer, llmtoolkit.Listeners{SubAgent: wrap("inner")})
+	sibling := llmtoolkit.WithListeners(outer, llmtoolkit.Listeners{SubAgent: wrap("sibling")})
 
 	got := llmtoolkit.WrapForSubAgent(inner, base).(named)
 	assert.Equal(t, "outer", got.name, "the first put on the context is outermost")

@@ -364,7 +364,7 @@ func TestModeSwitchesByVersion(t *testing.T) {
 		var p *agent.Permissions
 		var childModes []agent.Mode
 		p = newPerms(t, agent.Config{Mode: agent.ModePlan, CanUseTool: func(ctx context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
-			if llmtoolkit.AgentIDFrom(ctx) != "" {
+			if llmtoolkit.ScopeFrom(ctx).AgentID != "" {
 				childModes = append(childModes, p.ModeAt(ctx))
 			}
 			return agent.Allow()
@@ -441,7 +441,7 @@ func TestSubAgentBudget(t *testing.T) {
 					peak = max(peak, running)
 				}
 				mu.Unlock()
-				if first && tc.deep && llmtoolkit.AgentIDFrom(ctx) != "" && !strings.HasPrefix(msgs[0].Content, "grand") {
+				if first && tc.deep && llmtoolkit.ScopeFrom(ctx).AgentID != "" && !strings.HasPrefix(msgs[0].Content, "grand") {
 					return agentloop.Response{ToolCalls: []llmtoolkit.Call{spawnCall("grandchild")}}, nil
 				}
 				time.Sleep(20 * time.Millisecond)

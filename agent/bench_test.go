@@ -52,7 +52,7 @@ func BenchmarkGuard(b *testing.B) {
 			if bc.cfg != nil {
 				res = newPerms(b, *bc.cfg).Guard(r)
 			}
-			ctx := llmtoolkit.WithIteration(context.Background(), 1)
+			ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.StartTurn(1) })
 			b.ReportAllocs()
 			for b.Loop() {
 				if out := llmtoolkit.Execute(ctx, res, call); out.IsError {
@@ -90,7 +90,7 @@ func BenchmarkGuardPaths(b *testing.B) {
 			if bc.cfg != nil {
 				res = newPerms(b, *bc.cfg).Guard(r)
 			}
-			ctx := llmtoolkit.WithIteration(context.Background(), 1)
+			ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.StartTurn(1) })
 			b.ReportAllocs()
 			for b.Loop() {
 				if out := llmtoolkit.Execute(ctx, res, call); out.IsError {

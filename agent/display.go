@@ -20,7 +20,7 @@ type TodosPayload struct {
 // spawn_agent call's sub-agent did.
 type SubAgentPayload struct {
 	// ID is the sub-agent's id, also recorded with each of its calls
-	// (llmtoolkit.AgentIDFrom, trace's agent_id column).
+	// (llmtoolkit.Scope.AgentID, trace's agent_id column).
 	ID string `json:"id"`
 	// Description is the short label the model gave the task, if any.
 	Description string `json:"description"`

@@ -74,8 +74,8 @@
 // the PostToolUse hooks may replace the content the model sees, and the
 // PostToolUseFailure hooks see failures. A panic in a hook or the callback
 // is a failure of that call, never of the host. Hooks and the callback
-// receive the call's context: [llmtoolkit.SessionFrom] and
-// [llmtoolkit.IterationFrom] work on it.
+// receive the call's context: [llmtoolkit.Scope].Session and
+// [llmtoolkit.Scope].Iteration work on it.
 //
 // # Phases
 //
@@ -86,7 +86,7 @@
 // from the next iteration) or rejects it (the model reads why). Each switch
 // is a new version of the mode ([Permissions.Version]); it applies to every
 // call but the other calls of the turn that made it
-// ([llmtoolkit.TurnFrom]), so a sub-agent spawned later, or a second run
+// ([llmtoolkit.Scope].Turn), so a sub-agent spawned later, or a second run
 // sharing the permissions, is checked in the current mode.
 //
 // # Todo list and sub-agents
@@ -95,7 +95,7 @@
 // [SpawnAgent] is the spawn_agent tool: a synchronous sub-agent run on
 // agentloop with its own instructions, tools, iteration limit and deadline,
 // in the parent's session, its calls marked with its id
-// ([llmtoolkit.WithAgentID]). A sub-agent runs under its parent's
+// ([llmtoolkit.Scope].AgentID). A sub-agent runs under its parent's
 // permissions: its tools are wrapped in the guard of every [Permissions]
 // the spawn_agent call went through (their mode, rules, hooks and
 // callback), then in [SubAgentConfig.Permissions], which can only refuse
@@ -110,7 +110,7 @@
 // canonical path, and a path the tool would refuse (outside the root,
 // directly or through a link) is refused by the guard first. Deny globs that
 // cover a tool's path argument are handed to it
-// (llmtoolkit.WithExcludedPaths): codetools' grep, glob, tree and
+// (llmtoolkit.Scope.ExcludedPaths): codetools' grep, glob, tree and
 // list_directory leave those folders out, never open them, and end their
 // answer with what they left out. Other arguments are matched by their text
 // (numbers and booleans by their JSON text, arrays element by element: any
@@ -122,7 +122,7 @@
 // os.Root's own confinement to the root. A hard link is a second name no
 // path rule can see: while deny rules with a Glob on a path argument are in
 // force for the tool (the guard hands their globs to it,
-// llmtoolkit.WithExcludedPaths), codetools' tools that read or write contents (read_file, grep, edit_file,
+// llmtoolkit.Scope.ExcludedPaths), codetools' tools that read or write contents (read_file, grep, edit_file,
 // multi_edit, append_to_file) refuse a regular file with more than one
 // name, counted on the opened descriptor (grep over a folder leaves it out
 // with a note, file_info shows "links: N" and skips its contents;
@@ -168,7 +168,7 @@
 //
 // spawn_agent runs agentloop.Run synchronously on a context derived from the
 // parent call's: the session and trace attribution carry over, cancelling
-// the parent cancels the child, llmtoolkit.WithAgentID marks its calls, and
+// the parent cancels the child, llmtoolkit.Scope.AgentID marks its calls, and
 // the parent's show function is cleared so the child's Displays do not land
 // on the parent's call. Its tools are ReadOnly of the host's set unless
 // AllowMutating; depth is counted on the context (MaxDepth, default 1: a

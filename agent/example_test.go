@@ -71,7 +71,7 @@ func ExampleNewTodos() {
 			fmt.Printf("%s: [%s] %s %s\n", key, it.ID, it.Status, it.Content)
 		}
 	}})
-	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"conversation_id": "conv-1"})
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"conversation_id": "conv-1"} })
 	res := llmtoolkit.Execute(ctx, todos, llmtoolkit.Call{Name: agent.TodoToolName, Arguments: map[string]any{"todos": []any{
 		map[string]any{"content": "find the bug", "status": "in_progress"},
 		map[string]any{"content": "fix it", "status": "pending"},

@@ -105,7 +105,7 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 	if globs := excludedPaths(g.p.deny, call.Name, tool); len(globs) > 0 {
 		// What the deny rules forbid a direct call, the tool's walks
 		// leave out (grep, glob, tree and list_directory of codetools).
-		ctx = llmtoolkit.WithExcludedPaths(ctx, globs...)
+		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.ExcludedPaths = append(sc.ExcludedPaths, globs...) })
 	}
 	content, err := g.r.Resolve(ctx, call)
 	if err != nil {

@@ -135,18 +135,18 @@ func TestHooksReceiveSessionAndIteration(t *testing.T) {
 	var pre, post []got
 	p := newPerms(t, agent.Config{Mode: agent.ModeBypass, Hooks: agent.Hooks{
 		PreToolUse: []agent.PreToolUseHook{func(ctx context.Context, _ llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
-			n, _ := llmtoolkit.IterationFrom(ctx)
-			pre = append(pre, got{llmtoolkit.SessionFrom(ctx)["user"], n})
+			n := llmtoolkit.ScopeFrom(ctx).Iteration
+			pre = append(pre, got{llmtoolkit.ScopeFrom(ctx).Session["user"], n})
 			return agent.Allow()
 		}},
 		PostToolUse: []agent.PostToolUseHook{func(ctx context.Context, _ llmtoolkit.Call, content string) string {
-			n, _ := llmtoolkit.IterationFrom(ctx)
-			post = append(post, got{llmtoolkit.SessionFrom(ctx)["user"], n})
+			n := llmtoolkit.ScopeFrom(ctx).Iteration
+			post = append(post, got{llmtoolkit.ScopeFrom(ctx).Session["user"], n})
 			return content
 		}},
 	}})
 	model := lt.NewScriptedModel(t, lt.CallTools(kindCalls[agent.KindReadOnly]), lt.CallTools(kindCalls[agent.KindReadOnly]), lt.Reply("done"))
-	ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"user": "ada"})
+	ctx := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"user": "ada"} })
 	_, _, err := agentloop.Run(ctx, nil, model.Send, agentloop.Options{Resolver: p.Guard(workspace()), Logger: quiet})
 	require.NoError(t, err)
 	assert.Equal(t, []got{{"ada", 1}, {"ada", 2}}, pre)
@@ -157,7 +157,7 @@ func TestStopHooks(t *testing.T) {
 	var iters []int
 	p := newPerms(t, agent.Config{Hooks: agent.Hooks{Stop: []agent.StopHook{
 		func(ctx context.Context, resp agentloop.Response) (string, bool) {
-			n, _ := llmtoolkit.IterationFrom(ctx)
+			n := llmtoolkit.ScopeFrom(ctx).Iteration
 			iters = append(iters, n)
 			return "run the tests first", resp.Content == "done?"
 		},

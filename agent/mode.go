@@ -66,7 +66,7 @@ type turnsKey struct{}
 // with ctx: the turns of its ancestors travel with it, so that a switch
 // made in one of them does not apply to the sub-agent either.
 func withParentTurn(ctx context.Context) context.Context {
-	t, ok := llmtoolkit.TurnFrom(ctx)
+	t, ok := llmtoolkit.ScopeFrom(ctx).Turn, llmtoolkit.ScopeFrom(ctx).Turn != (llmtoolkit.Turn{})
 	if !ok {
 		return ctx
 	}
@@ -77,7 +77,7 @@ func withParentTurn(ctx context.Context) context.Context {
 // inTurn reports whether a call made with ctx belongs to turn t, or was
 // made by a sub-agent that a call of turn t started.
 func inTurn(ctx context.Context, t llmtoolkit.Turn) bool {
-	if own, ok := llmtoolkit.TurnFrom(ctx); ok && own == t {
+	if own, ok := llmtoolkit.ScopeFrom(ctx).Turn, llmtoolkit.ScopeFrom(ctx).Turn != (llmtoolkit.Turn{}); ok && own == t {
 		return true
 	}
 	parents, _ := ctx.Value(turnsKey{}).([]llmtoolkit.Turn)
@@ -93,7 +93,7 @@ func (p *Permissions) Mode() Mode { return p.mode.Load().mode }
 func (p *Permissions) Version() uint64 { return p.mode.Load().version }
 
 // ModeAt returns the mode that applies to a call made with ctx: the newest
-// version but those made during the call's own turn ([llmtoolkit.TurnFrom])
+// version but those made during the call's own turn ([llmtoolkit.Scope].Turn)
 // or a turn that started its sub-agent. So the other calls of the turn
 // that approved a plan are still checked in the old mode, and every call of
 // a later turn, of a sub-agent spawned later, or of another run sharing
@@ -111,7 +111,7 @@ func (p *Permissions) ModeAt(ctx context.Context) Mode {
 }
 
 // SetMode switches the run to m, as a new version of its mode. With a ctx
-// made during a turn of an agent loop ([llmtoolkit.WithIteration]), the
+// made during a turn of an agent loop ([llmtoolkit.Scope].Iteration), the
 // switch applies to every call but the other calls of that turn (see
 // [Permissions.ModeAt]); otherwise at once. The guard's tool list changes
 // at once, so the model is offered the new mode's tools in its next turn.
@@ -119,7 +119,7 @@ func (p *Permissions) SetMode(ctx context.Context, m Mode) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	turn, _ := llmtoolkit.TurnFrom(ctx)
+	turn := llmtoolkit.ScopeFrom(ctx).Turn
 	for {
 		old := p.mode.Load()
 		st := &modeState{mode: m, before: old.mode, version: old.version + 1, turn: turn, prev: old, depth: old.depth + 1}

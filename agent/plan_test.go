@@ -116,10 +116,10 @@ func TestSetModeOutsideALoopAppliesAtOnce(t *testing.T) {
 	p := newPerms(t, agent.Config{Mode: agent.ModePlan})
 	require.NoError(t, p.SetMode(t.Context(), agent.ModeBypass))
 	assert.Equal(t, agent.ModeBypass, p.ModeAt(t.Context()))
-	ctx := llmtoolkit.WithIteration(t.Context(), 3)
+	ctx := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.StartTurn(3) })
 	require.NoError(t, p.SetMode(ctx, agent.ModeDefault))
 	assert.Equal(t, agent.ModeBypass, p.ModeAt(ctx), "the rest of iteration 3 keeps the old mode")
-	assert.Equal(t, agent.ModeDefault, p.ModeAt(llmtoolkit.WithIteration(t.Context(), 4)))
+	assert.Equal(t, agent.ModeDefault, p.ModeAt(llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.StartTurn(4) })))
 	assert.Equal(t, agent.ModeDefault, p.Mode())
 	assert.ErrorIs(t, p.SetMode(ctx, "nope"), agent.ErrInvalidConfig)
 }

@@ -308,7 +308,7 @@ func firstMatch(rules []rule, t *target, deny bool) *rule {
 }
 
 // excludedPaths returns the globs of the deny rules that cover the paths of
-// tool, for the tool's walks to leave out (llmtoolkit.WithExcludedPaths):
+// tool, for the tool's walks to leave out (llmtoolkit.Scope.ExcludedPaths):
 // the rules for name, with a Glob on an argument tool declares as a path.
 func excludedPaths(rules []rule, name string, tool llmtoolkit.Tool) []string {
 	if tool.Paths == nil {

@@ -88,7 +88,7 @@ type SubAgentConfig struct {
 	// its Timeout. 0 means [DefaultMaxConcurrentSubAgents].
 	MaxConcurrentSubAgents int
 	// NewID names each sub-agent. Nil means a 16-hex-digit id: in a durable
-	// run (a run id on the call's context, llmtoolkit.WithRunID) derived
+	// run (a run id on the call's context, llmtoolkit.Scope.RunID) derived
 	// from the call's llmtoolkit.IdempotencyKey, so a sub-agent that runs
 	// again after a crash keeps its id (its trace rows and spans stay
 	// attributable to it); otherwise random.
@@ -121,7 +121,7 @@ func depthFrom(ctx context.Context) int {
 // and deadline, and the parent call's context: its session, its trace
 // attribution, its cancellation (cancelling the parent cancels the child).
 // Each sub-agent gets an id, put on its calls' contexts with
-// [llmtoolkit.WithAgentID] (trace records it as agent_id). The call's
+// [llmtoolkit.Scope].AgentID (trace records it as agent_id). The call's
 // result is the sub-agent's final answer; it shows a "subagent" Display
 // ([SubAgentPayload]) whether it answered or not. A sub-agent that stops
 // without an answer (iteration limit, deadline, cancellation, model error)
@@ -252,8 +252,8 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 		b = &parents[0].subAgents
 	}
 
-	sctx := context.WithValue(llmtoolkit.WithAgentID(withParentTurn(ctx), id), depthKey{}, depth+1)
-	sctx = llmtoolkit.WithShowFunc(sctx, nil) // the sub-agent's tools do not show on the parent's call
+	sctx := context.WithValue(llmtoolkit.WithScope(withParentTurn(ctx), func(sc *llmtoolkit.Scope) { sc.AgentID = id }), depthKey{}, depth+1)
+	sctx = llmtoolkit.WithListeners(sctx, llmtoolkit.Listeners{Show: func(llmtoolkit.Display) {}}) // the sub-agent's tools do not show on the parent's call
 	sctx, cancel := context.WithTimeout(sctx, s.cfg.Timeout)
 	defer cancel()
 	release, err := b.acquire(sctx, depth, s.cfg.MaxSubAgents, s.cfg.MaxConcurrentSubAgents)
@@ -391,7 +391,7 @@ func (s *spawner) newID(ctx context.Context, call llmtoolkit.Call) string {
 	if s.cfg.NewID != nil {
 		return s.cfg.NewID()
 	}
-	if llmtoolkit.RunIDFrom(ctx) != "" {
+	if llmtoolkit.ScopeFrom(ctx).RunID != "" {
 		sum := sha256.Sum256([]byte(llmtoolkit.IdempotencyKey(ctx, call)))
 		return hex.EncodeToString(sum[:8])
 	}

@@ -44,7 +44,7 @@ func TestSpawnAgentAnswers(t *testing.T) {
 	grep.Annotations = &llmtoolkit.Annotations{ReadOnly: true}
 	ws.Add(grep, func(ctx context.Context, call llmtoolkit.Call) (string, error) {
 		mu.Lock()
-		calls = append(calls, seen{llmtoolkit.AgentIDFrom(ctx), llmtoolkit.SessionFrom(ctx)["user"].(string)})
+		calls = append(calls, seen{llmtoolkit.ScopeFrom(ctx).AgentID, llmtoolkit.ScopeFrom(ctx).Session["user"].(string)})
 		mu.Unlock()
 		return "a.go:3: bug", nil
 	})
@@ -61,7 +61,7 @@ func TestSpawnAgentAnswers(t *testing.T) {
 	def := spawn.Tools()[0]
 	assert.True(t, def.Annotations.ReadOnly, "only read-only tools below: the plan mode may spawn")
 
-	ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"user": "ada"})
+	ctx := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"user": "ada"} })
 	res := llmtoolkit.Execute(ctx, spawn, spawnCall("Find where the bug is."))
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, "The bug is in a.go line 3.", res.Content)
@@ -213,14 +213,14 @@ type recordingTracer struct {
 
 func (r *recordingTracer) StartRun(ctx context.Context) (context.Context, func(agentloop.RunEnd)) {
 	r.mu.Lock()
-	r.runs = append(r.runs, llmtoolkit.AgentIDFrom(ctx))
+	r.runs = append(r.runs, llmtoolkit.ScopeFrom(ctx).AgentID)
 	r.mu.Unlock()
 	return ctx, func(agentloop.RunEnd) {}
 }
 
 func (r *recordingTracer) StartModelCall(ctx context.Context, _ int) (context.Context, func(agentloop.Response, error)) {
 	r.mu.Lock()
-	r.calls = append(r.calls, llmtoolkit.AgentIDFrom(ctx))
+	r.calls = append(r.calls, llmtoolkit.ScopeFrom(ctx).AgentID)
 	r.mu.Unlock()
 	return ctx, func(agentloop.Response, error) {}
 }
@@ -248,16 +248,16 @@ func TestSubAgentIDInDurableRun(t *testing.T) {
 		spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Tools: workspace()})
 		call := spawnCall("look")
 		call.ID = callID
-		res := llmtoolkit.Execute(llmtoolkit.WithIteration(ctx, 2), spawn, call)
+		res := llmtoolkit.Execute(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(2) }), spawn, call)
 		require.False(t, res.IsError, res.Content)
 		return res.Display.Payload.(agent.SubAgentPayload).ID
 	}
-	run := llmtoolkit.WithRunID(t.Context(), "run-1")
+	run := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.RunID = "run-1" })
 	first := idOf(run, "c1")
 	assert.Regexp(t, `^[0-9a-f]{16}$`, first)
 	assert.Equal(t, first, idOf(run, "c1"), "the same call of the same run: the same id on every attempt")
 	assert.NotEqual(t, first, idOf(run, "c2"), "another call")
-	assert.NotEqual(t, first, idOf(llmtoolkit.WithRunID(t.Context(), "run-2"), "c1"), "another run")
+	assert.NotEqual(t, first, idOf(llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.RunID = "run-2" }), "c1"), "another run")
 	assert.NotEqual(t, idOf(t.Context(), "c1"), idOf(t.Context(), "c1"), "no durable run: random ids")
 }
 

@@ -52,7 +52,7 @@ var ErrNoSession = errors.New("agent: no session to keep the todo list in")
 type TodoConfig struct {
 	// Key names the session a call belongs to: one list is kept per key.
 	// Nil means the "conversation_id" string of the session map
-	// ([llmtoolkit.SessionFrom], as trace reads it); a call without one is
+	// ([llmtoolkit.Scope].Session, as trace reads it); a call without one is
 	// refused with [ErrNoSession] rather than mixed with another session's.
 	Key func(ctx context.Context) (string, bool)
 	// OnChange, when set, is told of each new list (the seed's
@@ -147,7 +147,7 @@ func (t *Todos) key(ctx context.Context) (string, bool) {
 	if t.cfg.Key != nil {
 		return t.cfg.Key(ctx)
 	}
-	id, ok := llmtoolkit.SessionFrom(ctx)["conversation_id"].(string)
+	id, ok := llmtoolkit.ScopeFrom(ctx).Session["conversation_id"].(string)
 	return id, ok && id != ""
 }
 

@@ -27,7 +27,7 @@ func item(content, status string) map[string]any {
 }
 
 func session(id string) context.Context {
-	return llmtoolkit.WithSession(context.Background(), map[string]any{"conversation_id": id})
+	return llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"conversation_id": id} })
 }
 
 func TestTodoWrite(t *testing.T) {
@@ -114,7 +114,7 @@ func TestTodoListsOf32ConcurrentSessions(t *testing.T) {
 	var mu sync.Mutex
 	notified := map[string]int{}
 	todos := agent.NewTodos(agent.TodoConfig{OnChange: func(ctx context.Context, key string, list []agent.Todo) {
-		assert.Equal(t, llmtoolkit.SessionFrom(ctx)["conversation_id"], key)
+		assert.Equal(t, llmtoolkit.ScopeFrom(ctx).Session["conversation_id"], key)
 		for _, it := range list {
 			assert.Contains(t, it.Content, key+" ", "a notification carries only its session's items")
 		}

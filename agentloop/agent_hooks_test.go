@@ -83,7 +83,7 @@ func TestRunStopCanContinueTheLoop(t *testing.T) {
 	model := lt.NewScriptedModel(t, lt.Reply("first"), lt.Reply("second"), lt.Reply("third"))
 	var seen []int
 	stop := func(ctx context.Context, resp agentloop.Response) (string, bool) {
-		n, ok := llmtoolkit.IterationFrom(ctx)
+		n, ok := llmtoolkit.ScopeFrom(ctx).Iteration, llmtoolkit.ScopeFrom(ctx).Iteration > 0
 		require.True(t, ok)
 		seen = append(seen, n)
 		if resp.Content == "third" {

@@ -140,7 +140,7 @@ type ContextPolicy struct {
 	SpillRoot string
 	// SpillDir is the folder, relative to SpillRoot and inside it, that
 	// holds the spill files: each run writes into its own subfolder
-	// (named after the run's ID, [llmtoolkit.RunIDFrom], when it has one).
+	// (named after the run's ID, [llmtoolkit.Scope].RunID, when it has one).
 	// Files are opened through an [os.Root] on SpillRoot, so no link can
 	// send them elsewhere. The folder gets a .gitignore that ignores it
 	// all, which keeps the files out of git and out of codetools' walks

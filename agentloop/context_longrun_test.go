@@ -57,7 +57,7 @@ func codingWorkspace(t testing.TB) (string, []string) {
 func runTestsTool() *lt.Fake {
 	f := &lt.Fake{}
 	f.Handle("run_tests", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
-		n, _ := llmtoolkit.IterationFrom(ctx)
+		n := llmtoolkit.ScopeFrom(ctx).Iteration
 		var b strings.Builder
 		for i := 0; b.Len() < 15<<10; i++ {
 			fmt.Fprintf(&b, "=== RUN   TestCase%d\n--- PASS: TestCase%d (0.00s)\n", i, i)

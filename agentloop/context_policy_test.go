@@ -462,7 +462,7 @@ func TestClearingAndCompactionReplayIdentically(t *testing.T) {
 		return agentloop.Options{Resolver: bigTool(3000), Logger: quiet, MaxIterations: turns, Executor: x, ContextBudget: 9000,
 			ContextPolicy: agentloop.ContextPolicy{Summarize: sum, KeepToolResults: 2, SpillBytes: 2048, SpillRoot: root}}
 	}
-	ctx := llmtoolkit.WithRunID(t.Context(), "run-1")
+	ctx := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.RunID = "run-1" })
 	whole := &stepJournal{t: t}
 	_, want, err := agentloop.Run(ctx, prompt(), turnsModel(turns, readCall), opts(whole))
 	require.NoError(t, err)

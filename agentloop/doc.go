@@ -45,7 +45,7 @@
 // The loop knows no provider: the model is a function. It carries provider
 // state ([Response.Provider], [Message.Provider], llmtoolkit.Call.Provider)
 // without reading it; only package provider reads or writes it. It puts the
-// iteration on every call's context (llmtoolkit.WithIteration).
+// iteration on every call's context (llmtoolkit.Scope.Iteration).
 //
 // # Tracing
 //
@@ -117,7 +117,7 @@
 // when the run resumes: at least once. A tool with side effects makes them
 // idempotent with the call ID ([llmtoolkit.Call.ID], in the Call its
 // resolver receives), the same on every attempt of the same call; with
-// the run (set by the engine with [llmtoolkit.WithRunID]) and the
+// the run (set by the engine with [llmtoolkit.Scope].RunID) and the
 // iteration it is [llmtoolkit.IdempotencyKey], unique across turns and
 // runs, which the call ID alone is not (the IDs a parser makes up for
 // Gemini repeat from turn to turn). If the engine

@@ -85,7 +85,7 @@ func ExampleExecutor() {
 	engine := &memoryEngine{journal: map[string][]byte{}}
 	opts := agentloop.Options{Resolver: tools, Executor: engine, Logger: slog.New(slog.DiscardHandler)}
 	prompt := []agentloop.Message{agentloop.UserMessage("please send it")}
-	ctx := llmtoolkit.WithRunID(context.Background(), "order-42") // the run's identity, the same when it resumes
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.RunID = "order-42" }) // the run's identity, the same when it resumes
 
 	resp, _, err := agentloop.Run(ctx, prompt, model, opts)
 	if err != nil {

@@ -27,7 +27,7 @@ import (
 // the call. The same call of the same run has the same ID on every
 // attempt, since the model's answer that holds it is itself a recorded
 // step; the engine puts the run's identity on the context Run gets with
-// [llmtoolkit.WithRunID]. A tool that sends an email, say, records the
+// [llmtoolkit.Scope].RunID. A tool that sends an email, say, records the
 // keys it has sent and skips one it has seen.
 //
 // To store outcomes, encode them with [EncodeModel] and [EncodeResult]:
@@ -135,8 +135,8 @@ func (l *loop) dispatchVia(ctx context.Context, cancel context.CancelFunc, n int
 		if i < 0 || i >= len(calls) {
 			return badIndex(calls, i)
 		}
-		if _, ok := llmtoolkit.IterationFrom(rctx); !ok {
-			rctx = llmtoolkit.WithIteration(rctx, n)
+		if ok := llmtoolkit.ScopeFrom(rctx).Iteration > 0; !ok {
+			rctx = llmtoolkit.WithScope(rctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(n) })
 		}
 		res, d := l.runCall(rctx, n, calls, i)
 		durs[i] = d
@@ -222,6 +222,6 @@ func RunToolCall(ctx context.Context, opts Options, iteration int, calls []llmto
 		calls[i].Arguments = map[string]any{}
 	}
 	l.learnSecrets(calls) // what the worker writes (a spill file) is scrubbed of them
-	res, _ := l.runCall(llmtoolkit.WithIteration(ctx, iteration), iteration, calls, i)
+	res, _ := l.runCall(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(iteration) }), iteration, calls, i)
 	return res
 }

@@ -396,7 +396,7 @@ func (countless) Tools(context.Context, agentloop.ToolsStep, func(context.Contex
 func TestRunToolCall(t *testing.T) {
 	fake := &lt.Fake{}
 	fake.Handle("iter", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
-		n, _ := llmtoolkit.IterationFrom(ctx)
+		n := llmtoolkit.ScopeFrom(ctx).Iteration
 		return fmt.Sprint("iteration ", n), nil
 	})
 	fake.Handle("big", func(context.Context, llmtoolkit.Call) (string, error) {
@@ -508,7 +508,7 @@ func (d detached) Tools(_ context.Context, step agentloop.ToolsStep, run func(co
 func TestExecutorRunDefends(t *testing.T) {
 	fake := &lt.Fake{}
 	fake.Handle("iter", func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
-		n, ok := llmtoolkit.IterationFrom(ctx)
+		n, ok := llmtoolkit.ScopeFrom(ctx).Iteration, llmtoolkit.ScopeFrom(ctx).Iteration > 0
 		return fmt.Sprint(n, ok), nil
 	})
 	model := lt.NewScriptedModel(t, lt.Reply("first"), lt.CallTools(lt.Call("iter", nil)), lt.Reply("done"))

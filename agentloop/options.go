@@ -84,7 +84,7 @@ type Options struct {
 	// run with a [*CallbackPanicError], never the host.
 	OnEvent func(Event)
 	// Stop, when set, is called when the model answers without tool calls,
-	// with a context carrying the iteration ([llmtoolkit.IterationFrom]).
+	// with a context carrying the iteration ([llmtoolkit.Scope].Iteration).
 	// Returning ok asks the loop to go on: the answer is kept in the
 	// history, followed by a user message with the returned text, and the
 	// next iteration starts (still bounded by MaxIterations). Returning

@@ -37,7 +37,7 @@ import (
 // [*CallbackPanicError] (OnEvent, OnIteration or Stop panicked),
 // [*ExecutorError] (the [Options.Executor] failed), an error wrapping
 // ctx's error, and [ErrInvalidOptions]. Every tool call's
-// context says its iteration ([llmtoolkit.IterationFrom]).
+// context says its iteration ([llmtoolkit.Scope].Iteration).
 //
 // Run does not modify messages. When it finishes it writes one log record
 // with the iteration count, the tool call count and the duration. With
@@ -167,7 +167,9 @@ func (l *loop) run(ctx context.Context, send SendFunc) (Response, error) {
 			if l.opts.Stop != nil {
 				var msg string
 				var ok bool
-				l.rescue("Stop", func() { msg, ok = l.opts.Stop(llmtoolkit.WithIteration(ctx, n), resp) })
+				l.rescue("Stop", func() {
+					msg, ok = l.opts.Stop(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(n) }), resp)
+				})
 				if err := l.failure(n); err != nil {
 					return resp, err
 				}
@@ -255,7 +257,7 @@ func (l *loop) send(ctx context.Context, send SendFunc, tools []llmtoolkit.Tool)
 // Executor, the calls run through its Tools; the error is then an
 // *ExecutorError when it failed (the results still answer every call).
 func (l *loop) dispatch(ctx context.Context, n int, calls []llmtoolkit.Call) ([]llmtoolkit.Result, []time.Duration, error) {
-	ctx, cancel := context.WithCancel(llmtoolkit.WithIteration(ctx, n))
+	ctx, cancel := context.WithCancel(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(n) }))
 	defer cancel()
 	durs := make([]time.Duration, len(calls))
 	if l.opts.Executor != nil {
@@ -312,12 +314,12 @@ func (l *loop) runCall(ctx context.Context, n int, calls []llmtoolkit.Call, i in
 	} else {
 		cctx := ctx
 		if l.opts.OnEvent != nil {
-			cctx = llmtoolkit.WithShowFunc(ctx, func(d llmtoolkit.Display) {
+			cctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Show: func(d llmtoolkit.Display) {
 				l.emit(Event{Kind: EventDisplay, Iteration: n, Index: i, Call: call, Display: &d})
-			})
-			cctx = llmtoolkit.WithProgressFunc(cctx, func(p llmtoolkit.Progress) {
+			}})
+			cctx = llmtoolkit.WithListeners(cctx, llmtoolkit.Listeners{Progress: func(p llmtoolkit.Progress) {
 				l.emit(Event{Kind: EventProgress, Iteration: n, Index: i, Call: call, Progress: &p})
-			})
+			}})
 		}
 		res = llmtoolkit.Execute(cctx, l.resolver, call)
 		l.maybeSpill(ctx, n, i, call, &res)

@@ -435,7 +435,7 @@ func TestRunSessionResolverFuncValidatesAgainstTools(t *testing.T) {
 		"required":   []any{"name"},
 	})
 	fake := (&lt.Fake{}).Add(greet, func(ctx context.Context, call llmtoolkit.Call) (string, error) {
-		return fmt.Sprintf("hello %s from %v", call.Arguments["name"], llmtoolkit.SessionFrom(ctx)["user"]), nil
+		return fmt.Sprintf("hello %s from %v", call.Arguments["name"], llmtoolkit.ScopeFrom(ctx).Session["user"]), nil
 	}).Returns("secret", "s3cr3t")
 	tools, fn := llmtoolkit.PrepareSession(fake, []string{"greet"}, map[string]any{"user": "ann"})
 	model := lt.NewScriptedModel(t,
@@ -466,7 +466,7 @@ func TestRunToolsSeeTheirIteration(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	fake := lt.NewFake(nil).Handle("probe", func(ctx context.Context, call llmtoolkit.Call) (string, error) {
-		n, ok := llmtoolkit.IterationFrom(ctx)
+		n, ok := llmtoolkit.ScopeFrom(ctx).Iteration, llmtoolkit.ScopeFrom(ctx).Iteration > 0
 		if !ok {
 			return "", errors.New("no iteration in the context")
 		}

@@ -45,7 +45,7 @@ func newSpiller(p ContextPolicy) *spiller {
 // files, else after this loop.
 func (s *spiller) folder(ctx context.Context) string {
 	name := s.own
-	if id := llmtoolkit.RunIDFrom(ctx); id != "" {
+	if id := llmtoolkit.ScopeFrom(ctx).RunID; id != "" {
 		sum := sha256.Sum256([]byte(id))
 		name = "run-" + hex.EncodeToString(sum[:8])
 	}
@@ -121,7 +121,7 @@ func (s *spiller) removeAll() error {
 }
 
 // RemoveSpillFiles removes the spill files of the run whose ID is runID
-// ([llmtoolkit.RunIDFrom] of its context), for a durable run (whose Run
+// ([llmtoolkit.Scope].RunID of its context), for a durable run (whose Run
 // leaves them, see [ContextPolicy.KeepSpillFiles]) once it is over.
 func (p ContextPolicy) RemoveSpillFiles(runID string) error {
 	if p.SpillRoot == "" || runID == "" {
@@ -131,7 +131,7 @@ func (p ContextPolicy) RemoveSpillFiles(runID string) error {
 		p.SpillDir = DefaultSpillDir
 	}
 	s := &spiller{root: p.SpillRoot, dir: p.SpillDir, used: map[string]bool{}}
-	s.used[s.folder(llmtoolkit.WithRunID(context.Background(), runID))] = true
+	s.used[s.folder(llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.RunID = runID }))] = true
 	return s.removeAll()
 }
 

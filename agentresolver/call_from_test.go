@@ -28,7 +28,7 @@ func TestFuncHandlerReachesItsCall(t *testing.T) {
 	}))
 	require.NoError(t, err)
 
-	ctx := llmtoolkit.WithIteration(llmtoolkit.WithRunID(t.Context(), "run-7"), 3)
+	ctx := llmtoolkit.WithScope(llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.RunID = "run-7" }), func(sc *llmtoolkit.Scope) { sc.StartTurn(3) })
 	call := llmtoolkit.Call{ID: "call_1", Name: "send", Arguments: map[string]any{"to": "ana"}}
 	res := llmtoolkit.Execute(ctx, r, call)
 	require.False(t, res.IsError, res.Content)

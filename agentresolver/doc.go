@@ -21,7 +21,7 @@
 // [New] checks every definition once and refuses duplicates. [Resolver.Resolve]
 // validates a call's arguments against the tool's schema before the handler
 // runs (an *llmtoolkit.ArgumentsError names each bad argument), passes the
-// session bound in the context ([llmtoolkit.SessionFrom]; or use
+// session bound in the context ([llmtoolkit.Scope].Session; or use
 // [Resolver.ResolveWith]), rescues a handler's panic into an
 // *llmtoolkit.PanicError and logs it with its stack through log/slog, and
 // answers an unknown name with an error wrapping [llmtoolkit.ErrUnknownTool],

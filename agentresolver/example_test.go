@@ -27,7 +27,7 @@ func (greeter) Definition() llmtoolkit.Tool {
 
 func (greeter) Execute(ctx context.Context, args map[string]any) (string, error) {
 	greeting := "Hello"
-	if s := llmtoolkit.SessionFrom(ctx); s != nil && s["lang"] == "fr" {
+	if s := llmtoolkit.ScopeFrom(ctx).Session; s != nil && s["lang"] == "fr" {
 		greeting = "Bonjour"
 	}
 	return fmt.Sprintf("%s, %s!", greeting, args["name"]), nil

@@ -11,7 +11,7 @@ import (
 //
 // Execute receives the arguments already validated against the
 // definition's schema (when called through a [Resolver]) and the session,
-// if any, in ctx (read it with [llmtoolkit.SessionFrom]). A handler that
+// if any, in ctx (read it with [llmtoolkit.Scope].Session). A handler that
 // keeps state between calls holds it in its own value, behind a mutex:
 // calls may run concurrently.
 type Handler interface {

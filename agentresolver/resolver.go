@@ -89,7 +89,7 @@ func (r *Resolver) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // Resolve runs call: it checks the arguments against the tool's schema
 // (an *llmtoolkit.ArgumentsError naming each bad argument; the handler is
 // not called), then runs the handler with ctx, which carries the session if
-// one was bound ([llmtoolkit.SessionFrom]). A handler that panics is
+// one was bound ([llmtoolkit.Scope].Session). A handler that panics is
 // rescued: the panic and its stack are logged through log/slog and the
 // error is an *llmtoolkit.PanicError ("tool execution failed: VALUE",
 // wrapping [llmtoolkit.ErrToolPanic]). An unknown name is an error wrapping
@@ -118,7 +118,7 @@ func (r *Resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 // ResolveWith is [Resolver.Resolve] with session bound in ctx, for hosts
 // that do not use [llmtoolkit.PrepareSession].
 func (r *Resolver) ResolveWith(ctx context.Context, call llmtoolkit.Call, session map[string]any) (string, error) {
-	return r.Resolve(llmtoolkit.WithSession(ctx, session), call)
+	return r.Resolve(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.Session = session }), call)
 }
 
 // run calls the handler and turns a panic into an *llmtoolkit.PanicError,

@@ -159,7 +159,7 @@ func TestResolveSession(t *testing.T) {
 	record := func(ctx context.Context) {
 		mu.Lock()
 		defer mu.Unlock()
-		seen = append(seen, llmtoolkit.SessionFrom(ctx))
+		seen = append(seen, llmtoolkit.ScopeFrom(ctx).Session)
 	}
 	h := echo("who")
 	h.fn = func(ctx context.Context, _ map[string]any) (string, error) { record(ctx); return "", nil }

@@ -224,7 +224,7 @@
 //     refuses a file with more than one link, checked on the opened
 //     descriptor; the other write tools replace the name
 //     (TestAppendToFileRefusesHardLinks). While a host's deny rules are in
-//     force (llmtoolkit.WithExcludedPaths, as agent's guard sets them),
+//     force (llmtoolkit.Scope.ExcludedPaths, as agent's guard sets them),
 //     no read either: read_file, grep, edit_file and multi_edit refuse a
 //     file with more than one name, one check on the opened descriptor
 //     (its other names may be denied), grep over a folder leaves it out
@@ -270,7 +270,7 @@
 //     (TestGrepAnswerAndDisplayAgree, TestGlobAnswerIsCapped).
 //   - Every goroutine a tool starts recovers its panics into the call's
 //     error.
-//   - Deny globs handed to a tool (agent's guard, llmtoolkit.WithExcludedPaths) are
+//   - Deny globs handed to a tool (agent's guard, llmtoolkit.Scope.ExcludedPaths) are
 //     folders grep, glob, tree and list_directory leave out, never open, and
 //     name at the end of their answer. They are matched on canonical paths:
 //     a folder reached through a link inside the root, in a path argument

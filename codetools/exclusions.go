@@ -20,7 +20,7 @@ import (
 
 // exclusions are the paths a permission layer asked the recursive tools
 // (grep, glob, tree, list_directory) to leave out, with
-// [llmtoolkit.WithExcludedPaths]: doublestar globs on canonical,
+// [llmtoolkit.Scope].ExcludedPaths: doublestar globs on canonical,
 // root-relative paths, as the deny rules that set them match a direct call.
 // A folder that matches is left out with all it holds; a walk never opens
 // it. The answer names the globs that left something out.
@@ -36,7 +36,7 @@ type exclusionsKey struct{}
 // exclusions) when there are none, else the exclusions and a context that
 // hands them to the walk.
 func bindExclusions(ctx context.Context) (context.Context, *exclusions) {
-	globs := llmtoolkit.ExcludedPathsFrom(ctx)
+	globs := llmtoolkit.ScopeFrom(ctx).ExcludedPaths
 	if len(globs) == 0 {
 		return ctx, nil
 	}
@@ -122,12 +122,12 @@ func (e *exclusions) openWalked(f walk.File) (io.ReadCloser, error) {
 // checkOneName is the one check of every tool that reads or writes a
 // file's contents, made on the opened descriptor's facts (fstat, never a
 // second lookup): while the host's deny rules cover the call's paths
-// (llmtoolkit.WithExcludedPaths, as agent's guard sets them), a regular
+// (llmtoolkit.Scope.ExcludedPaths, as agent's guard sets them), a regular
 // file with more than one name (hard links) is refused, since the rules
 // see one of its names only and another may be in a denied folder, or
 // outside the root. Without rules, nothing is refused.
 func checkOneName(ctx context.Context, p string, info fs.FileInfo) error {
-	if len(llmtoolkit.ExcludedPathsFrom(ctx)) == 0 {
+	if len(llmtoolkit.ScopeFrom(ctx).ExcludedPaths) == 0 {
 		return nil
 	}
 	return confine.CheckLinksOf(p, info)

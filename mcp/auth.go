@@ -63,7 +63,7 @@ type Identity struct {
 	// when recorded). Required.
 	Conversation string
 	// Agent, when not empty, is the agent making the calls
-	// ([llmtoolkit.WithAgentID]).
+	// ([llmtoolkit.Scope].AgentID).
 	Agent string
 	// Subject is the token's subject (its UserID), for logs and policies.
 	Subject string
@@ -148,9 +148,9 @@ type AuthConfig struct {
 //     the identity that opened it, is the subject, tenant and conversation
 //     together, so no other caller can use the session.
 //   - Each call runs with the caller's [Identity] in its context
-//     ([IdentityFrom]), and with the session map ([llmtoolkit.WithSession])
+//     ([IdentityFrom]), and with the session map ([llmtoolkit.Scope].Session)
 //     holding only "tenant_id" and "conversation_id" (the keys package trace
-//     and agent read) plus the agent ([llmtoolkit.WithAgentID]) when the
+//     and agent read) plus the agent ([llmtoolkit.Scope].AgentID) when the
 //     identity names one; nothing of the client's (its _meta included)
 //     reaches them.
 //   - tools/list lists, and tools/call runs, only the tools
@@ -489,9 +489,11 @@ func requestIdentity(req sdk.Request) (Identity, bool) {
 // (only the tenant and the conversation) and the agent.
 func withIdentity(ctx context.Context, id Identity) context.Context {
 	ctx = context.WithValue(ctx, identityKey{}, id)
-	ctx = llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": id.Tenant, "conversation_id": id.Conversation})
+	ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) {
+		sc.Session = map[string]any{"tenant_id": id.Tenant, "conversation_id": id.Conversation}
+	})
 	if id.Agent != "" {
-		ctx = llmtoolkit.WithAgentID(ctx, id.Agent)
+		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.AgentID = id.Agent })
 	}
 	return ctx
 }

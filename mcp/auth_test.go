@@ -119,7 +119,7 @@ func (is *issuer) verifier(t testing.TB) *JWTVerifier {
 // the call's session map (what WithBearerAuth sets from the token).
 func tenantTable(suffix string) func(ctx context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		tenant, _ := llmtoolkit.SessionFrom(ctx)["tenant_id"].(string)
+		tenant, _ := llmtoolkit.ScopeFrom(ctx).Session["tenant_id"].(string)
 		if tenant == "" {
 			return "", fmt.Errorf("no tenant")
 		}
@@ -173,7 +173,7 @@ func newAuthServer(t testing.TB, db *gorm.DB, opts ...Option) *authServer {
 // migrate creates the trace table of tenant.
 func (s *authServer) migrate(t testing.TB, tenant string) string {
 	t.Helper()
-	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"tenant_id": tenant})
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": tenant} })
 	name, err := tenantTable(s.suffix)(ctx)
 	require.NoError(t, err)
 	require.NoError(t, trace.Migrate(s.db, trace.WithTable(name)))
@@ -184,7 +184,7 @@ func (s *authServer) migrate(t testing.TB, tenant string) string {
 // rows returns the tool names recorded in tenant's table.
 func (s *authServer) rows(t testing.TB, tenant string) []string {
 	t.Helper()
-	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"tenant_id": tenant})
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": tenant} })
 	got, err := trace.List(ctx, s.db, trace.Filter{}, trace.WithTableFrom(tenantTable(s.suffix)))
 	require.NoError(t, err)
 	var names []string
@@ -298,7 +298,7 @@ func TestBearerTokenTable(t *testing.T) {
 			is := s.is
 			good := is.sign(t, is.claims(tenantA, convA, scopeTools, scopeWrite))
 			sid := s.open(t, good)
-			tableB, err := tenantTable(s.suffix)(llmtoolkit.WithSession(context.Background(), map[string]any{"tenant_id": tenantB}))
+			tableB, err := tenantTable(s.suffix)(llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": tenantB} }))
 			require.NoError(t, err)
 
 			edit := func(f func(c jwt.MapClaims)) string {

@@ -49,7 +49,7 @@ func TestCallIDFromMeta(t *testing.T) {
 		c, err := Connect(testContext(t), HTTPTransport(srv.URL, nil))
 		require.NoError(t, err)
 		defer c.Close()
-		ctx := llmtoolkit.WithRunID(testContext(t), "run-1")
+		ctx := llmtoolkit.WithScope(testContext(t), func(sc *llmtoolkit.Scope) { sc.RunID = "run-1" })
 		call := llmtoolkit.Call{ID: "toolu_1", Name: "id", Arguments: map[string]any{}}
 		out, err := c.Resolve(ctx, call)
 		require.NoError(t, err)

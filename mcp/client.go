@@ -257,7 +257,7 @@ func (c *Client) Resolve(ctx context.Context, call llmtoolkit.Call) (string, err
 		// The same on each retry of the call, unlike the request's id.
 		params.Meta = sdk.Meta{CallIDMetaKey: llmtoolkit.IdempotencyKey(ctx, call)}
 	}
-	if fn := llmtoolkit.ProgressFuncFrom(ctx); fn != nil {
+	if fn := llmtoolkit.ListenersFrom(ctx).Progress; fn != nil {
 		token, end := c.progress.add(fn)
 		defer end()
 		params.SetProgressToken(token)

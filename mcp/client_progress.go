@@ -16,7 +16,7 @@ import (
 // progressRouter forwards the notifications/progress a server sends to the
 // caller of the call that carried their token: [Client.Resolve] registers
 // a token when its context has a progress function
-// ([llmtoolkit.ProgressFuncFrom]) and removes it when the call returns.
+// ([llmtoolkit.Listeners].Progress) and removes it when the call returns.
 // A notification for no live call (a late one, or a token this client did
 // not send) is dropped: a progress function is never called after its
 // call has returned.

@@ -131,7 +131,7 @@ func TestClientForwardsSDKServerProgress(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 
-	ctx := llmtoolkit.WithProgressFunc(testContext(t), catcher.report)
+	ctx := llmtoolkit.WithListeners(testContext(t), llmtoolkit.Listeners{Progress: catcher.report})
 	out, err := c.Resolve(ctx, llmtoolkit.Call{Name: "steps"})
 	require.NoError(t, err)
 	assert.Equal(t, "finished", out)
@@ -176,10 +176,10 @@ func TestProgressThroughServeAndConnect(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 
 	var ended atomic.Bool
-	out, err := c.Resolve(llmtoolkit.WithProgressFunc(testContext(t), func(p llmtoolkit.Progress) {
+	out, err := c.Resolve(llmtoolkit.WithListeners(testContext(t), llmtoolkit.Listeners{Progress: func(p llmtoolkit.Progress) {
 		assert.False(t, ended.Load(), "progress forwarded after the call returned: %+v", p)
 		catcher.report(p)
-	}), llmtoolkit.Call{Name: "slow"})
+	}}), llmtoolkit.Call{Name: "slow"})
 	ended.Store(true)
 	require.NoError(t, err)
 	assert.Equal(t, "finished", out)

@@ -250,13 +250,13 @@ func toolHandler(r llmtoolkit.Resolver, name string, signer stateSigner, log *sl
 		call.ID = boundCallID(callID(ctx, req, log), call.Arguments)
 		if req != nil && req.Params != nil && req.Session != nil && req.Params.GetProgressToken() != nil {
 			token := req.Params.GetProgressToken()
-			ctx = llmtoolkit.WithProgressFunc(ctx, func(p llmtoolkit.Progress) {
+			ctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Progress: func(p llmtoolkit.Progress) {
 				err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 					ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
 				if err != nil {
 					log.WarnContext(ctx, "mcp: progress not sent", slog.String("tool", name), slog.Any("error", err))
 				}
-			})
+			}})
 		}
 		ctx = withSession(ctx, req)
 		if ctx, err = signer.withCallInput(ctx, req); err != nil {

@@ -55,7 +55,7 @@ type AgentTracer struct {
 //   - Tool calls are made with the run's context: a Resolver wrapped with
 //     [Instrument] makes their spans children of the run's, in parallel
 //     dispatch too, and tags their duration with gen_ai.agent.name (not a
-//     sub-agent's calls, which carry another [llmtoolkit.AgentIDFrom]:
+//     sub-agent's calls, which carry another [llmtoolkit.Scope].AgentID:
 //     give the sub-agent a tracer of its own, agent.SubAgentConfig.Tracer).
 //   - The gen_ai.client.operation.duration histogram (seconds) gets each
 //     model call's duration (gen_ai.operation.name "chat") and each run's
@@ -142,7 +142,7 @@ type runKey struct{}
 // runState is what a run's span gathers from its model calls.
 type runState struct {
 	agent   string
-	agentID string // llmtoolkit.AgentIDFrom of the run's context
+	agentID string // llmtoolkit.Scope.AgentID of the run's context
 
 	mu       sync.Mutex
 	usage    bool // a model call reported its usage
@@ -154,7 +154,7 @@ type runState struct {
 // sub-agent's call (another agent id than its run's) is not the run's
 // agent's.
 func agentName(ctx context.Context) string {
-	if s, ok := ctx.Value(runKey{}).(*runState); ok && s.agentID == llmtoolkit.AgentIDFrom(ctx) {
+	if s, ok := ctx.Value(runKey{}).(*runState); ok && s.agentID == llmtoolkit.ScopeFrom(ctx).AgentID {
 		return s.agent
 	}
 	return ""
@@ -175,13 +175,13 @@ func (a *AgentTracer) StartRun(ctx context.Context) (context.Context, func(agent
 			return ctx, noRunEnd
 		}
 		// The tool duration metric may still want the agent's name.
-		if id := llmtoolkit.AgentIDFrom(ctx); id != "" {
+		if id := llmtoolkit.ScopeFrom(ctx).AgentID; id != "" {
 			return context.WithValue(ctx, runKey{}, &runState{agent: a.name, agentID: id}), noRunEnd
 		}
 		return context.WithValue(ctx, runKey{}, a.idle), noRunEnd
 	}
 	start := time.Now()
-	state := &runState{agent: a.name, agentID: llmtoolkit.AgentIDFrom(ctx)}
+	state := &runState{agent: a.name, agentID: llmtoolkit.ScopeFrom(ctx).AgentID}
 	ctx = context.WithValue(ctx, runKey{}, state)
 	var span trace.Span
 	if tracing {

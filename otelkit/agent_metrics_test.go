@@ -127,7 +127,7 @@ func TestSubAgentCallsNotTaggedWithTheParent(t *testing.T) {
 	r := otelkit.Instrument(lt.NewFake(map[string]string{"a": "ok"}), tel.opts()...)
 	ctx, end := otelkit.Agent("parent", tel.opts()...).StartRun(testContext(t))
 	llmtoolkit.Execute(ctx, r, llmtoolkit.Call{Name: "a"})
-	llmtoolkit.Execute(llmtoolkit.WithAgentID(ctx, "sub-1"), r, llmtoolkit.Call{Name: "a"})
+	llmtoolkit.Execute(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.AgentID = "sub-1" }), r, llmtoolkit.Call{Name: "a"})
 	end(agentloop.RunEnd{})
 	points := tel.toolPoints(t)
 	require.Len(t, points, 2)

@@ -59,7 +59,7 @@
 // 81.92 s). gen_ai.provider.name (required) comes from [WithProviderName],
 // else from an answer's provider state. A sub-agent traces its runs with
 // agent.SubAgentConfig.Tracer, nested under its spawn_agent span; a call
-// whose llmtoolkit.AgentIDFrom is not its run's is not tagged with the run's
+// whose llmtoolkit.Scope.AgentID is not its run's is not tagged with the run's
 // agent name.
 //
 // [Resolver] keeps the promise of trace.Recorder in span form: every call

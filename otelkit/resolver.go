@@ -145,7 +145,7 @@ func (res *Resolver) resolveTraced(ctx context.Context, call llmtoolkit.Call, tr
 	}()
 	if cs.span != nil {
 		cs.parts = &spanParts{}
-		cs.ctx = llmtoolkit.WithPartSink(cs.ctx, cs.parts.add)
+		cs.ctx = llmtoolkit.WithListeners(cs.ctx, llmtoolkit.Listeners{Parts: cs.parts.add})
 	}
 	content, err = res.r.Resolve(cs.ctx, call)
 	finished = true
@@ -211,7 +211,7 @@ func (res *Resolver) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(start),
 		trace.WithAttributes(res.toolAttributes(call.Name, call.ID, def)...))
-	if s := llmtoolkit.SessionFrom(ctx); s != nil {
+	if s := llmtoolkit.ScopeFrom(ctx).Session; s != nil {
 		if id, ok := s["conversation_id"].(string); ok && id != "" {
 			cs.span.SetAttributes(keyConversationID.String(res.cfg.capText(id)))
 		}

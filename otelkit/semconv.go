@@ -167,7 +167,7 @@ const (
 	ClassModelError = "model_error"
 )
 
-// Attribute keys read from the session map ([llmtoolkit.SessionFrom]), as
+// Attribute keys read from the session map ([llmtoolkit.Scope].Session), as
 // package trace reads it and an MCP server under mcp.WithBearerAuth sets it
 // from the caller's token.
 const (

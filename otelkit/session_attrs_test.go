@@ -16,7 +16,7 @@ import (
 func TestToolSpanCarriesSessionIDs(t *testing.T) {
 	tel := newTelemetry(t)
 	r := otelkit.Instrument(echoFake(), tel.opts()...)
-	ctx := llmtoolkit.WithSession(testContext(t), map[string]any{"tenant_id": "t-1", "conversation_id": "c-1"})
+	ctx := llmtoolkit.WithScope(testContext(t), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": "t-1", "conversation_id": "c-1"} })
 	res := llmtoolkit.Execute(ctx, r, llmtoolkit.Call{ID: "call_1", Name: "echo", Arguments: map[string]any{"text": "hi"}})
 	require.False(t, res.IsError, res.Content)
 	a := attrs(tel.span(t, "execute_tool echo"))

@@ -28,6 +28,16 @@ done < versions.txt
 set_requires() {
   local f i
   for i in "${!paths[@]}"; do
+    # Every replace of the module goes, whatever version it names (a
+    # bumped version leaves the old one's behind otherwise).
+    local old
+    for old in $(go work edit -json | awk -v p="\"${paths[$i]}\"," '
+        /"Old": \{/ { inold = 1; path = ""; next }
+        inold && /"Path":/ { path = $2 }
+        inold && /"Version":/ { if (path == p) { v = $2; gsub(/[",]/, "", v); print v } }
+        inold && /\}/ { inold = 0 }'); do
+      go work edit -dropreplace="${paths[$i]}@$old"
+    done
     go work edit -dropreplace="${paths[$i]}" -replace="${paths[$i]}@${versions[$i]}=./${folders[$i]#.}"
   done
   for f in "${folders[@]}"; do

@@ -19,7 +19,7 @@ func TestRecordSubAgentID(t *testing.T) {
 		ctx := convCtx(t, 1)
 		res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "grep"})
 		require.False(t, res.IsError, res.Content)
-		res = llmtoolkit.Execute(llmtoolkit.WithAgentID(ctx, "sub-7"), rec, llmtoolkit.Call{Name: "grep"})
+		res = llmtoolkit.Execute(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.AgentID = "sub-7" }), rec, llmtoolkit.Call{Name: "grep"})
 		require.False(t, res.IsError, res.Content)
 
 		got, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})

@@ -60,7 +60,7 @@ func TestHostileStringsInEveryColumn(t *testing.T) {
 					case "tool_name":
 						call.Name = s
 					case "agent_id":
-						ctx = llmtoolkit.WithAgentID(ctx, s)
+						ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.AgentID = s })
 					case "argument key":
 						call.Arguments = map[string]any{s: "v"}
 					case "argument value", "content":

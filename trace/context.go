@@ -33,7 +33,7 @@ const (
 )
 
 // conversationFrom finds the IDs of a call: from [WithConversation], else
-// from the session map ([llmtoolkit.SessionFrom]). A field it cannot read
+// from the session map ([llmtoolkit.Scope].Session). A field it cannot read
 // is reported as a FieldError.
 func conversationFrom(ctx context.Context) (conversation, []FieldError) {
 	if c, ok := ctx.Value(conversationKey{}).(conversation); ok {
@@ -41,7 +41,7 @@ func conversationFrom(ctx context.Context) (conversation, []FieldError) {
 	}
 	var c conversation
 	var fe []FieldError
-	s := llmtoolkit.SessionFrom(ctx)
+	s := llmtoolkit.ScopeFrom(ctx).Session
 	if s == nil {
 		return c, nil // New reports the missing IDs
 	}
@@ -120,7 +120,7 @@ func (rec *Recorder) CheckSession(values map[string]any) error {
 	if !hasTenant && !hasConversation && !hasIteration {
 		return nil
 	}
-	c, fe := conversationFrom(llmtoolkit.WithSession(context.Background(), values))
+	c, fe := conversationFrom(llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = values }))
 	if !hasTenant && !hasConversation && len(fe) == 0 {
 		return nil
 	}

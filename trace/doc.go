@@ -19,7 +19,7 @@
 // the context ([WithConversation], or the session map's tenant_id,
 // conversation_id and iteration keys); a sub-agent's calls keep the
 // parent's conversation and add the sub-agent's id
-// ([llmtoolkit.AgentIDFrom]) in the agent_id column. The model's id of the
+// ([llmtoolkit.Scope].AgentID) in the agent_id column. The model's id of the
 // call ([llmtoolkit.Call.ID]) goes in the call_id column, indexed with the
 // tenant and conversation, so a row can be matched to the tool call in the
 // model's conversation ([Filter.CallID]); with [WithIdempotentCalls] a

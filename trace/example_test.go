@@ -81,7 +81,7 @@ func ExampleWithTableFrom() {
 		}
 	}
 	byTenant := trace.WithTableFrom(func(ctx context.Context) (string, error) {
-		tenant, _ := llmtoolkit.SessionFrom(ctx)[trace.SessionTenantID].(string)
+		tenant, _ := llmtoolkit.ScopeFrom(ctx).Session[trace.SessionTenantID].(string)
 		if table, ok := tables[tenant]; ok {
 			return table, nil
 		}
@@ -91,8 +91,10 @@ func ExampleWithTableFrom() {
 	defer rec.Close()
 
 	for tenant := range tables {
-		ctx := llmtoolkit.WithSession(context.Background(), map[string]any{
-			trace.SessionTenantID: tenant, trace.SessionConversationID: "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718",
+		ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) {
+			sc.Session = map[string]any{
+				trace.SessionTenantID: tenant, trace.SessionConversationID: "5f0c2a9e-8d7b-4e6f-a1b2-c3d4e5f60718",
+			}
 		})
 		llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{Name: "ping"})
 	}

@@ -24,7 +24,7 @@ func TestFastInsertIsCreate(t *testing.T) {
 				opts = append(opts, trace.WithAsync())
 			}
 			rec := trace.Record(echo(), db, opts...)
-			ctx := llmtoolkit.WithAgentID(convCtx(t, 7), "sub-\x00agent")
+			ctx := llmtoolkit.WithScope(convCtx(t, 7), func(sc *llmtoolkit.Scope) { sc.AgentID = "sub-\x00agent" })
 			_, err := rec.Resolve(ctx, llmtoolkit.Call{ID: "call_\xffx", Name: "echo", Arguments: args})
 			require.NoError(t, err)
 			require.NoError(t, rec.Close())

@@ -198,7 +198,7 @@ func matrixCalls() []llmtoolkit.Call {
 }
 
 func executeMatrixCalls(ctx context.Context, r llmtoolkit.Resolver) []llmtoolkit.Result {
-	ctx = llmtoolkit.WithIteration(ctx, 3) // as the loop would say
+	ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(3) }) // as the loop would say
 	var out []llmtoolkit.Result
 	for _, c := range matrixCalls() {
 		out = append(out, llmtoolkit.Execute(ctx, r, c))

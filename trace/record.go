@@ -88,10 +88,10 @@ type Recorder struct {
 //     scrubbed from the stored arguments, result content and error text.
 //     The tool's definition is the wrapped resolver's, or, for a call it
 //     does not list (a Session's undeclared recipe step), the one told
-//     through [llmtoolkit.WithDefinitionSink].
+//     through [llmtoolkit.Listeners].Definition.
 //   - Arguments and results are capped ([WithMaxArgumentBytes],
 //     [WithMaxResultBytes]) and marked when cut.
-//   - The iteration is the agent loop's ([llmtoolkit.IterationFrom]), else
+//   - The iteration is the agent loop's ([llmtoolkit.Scope].Iteration), else
 //     the one given with the conversation.
 //   - The row goes to [DefaultTable], to the table named by [WithTable], or
 //     to the one [WithTableFrom] picks for the call; a call whose table cannot
@@ -175,7 +175,7 @@ func (s *subAgentRecorder) Resolve(ctx context.Context, call llmtoolkit.Call) (s
 	if content, ok, err := llmtoolkit.ResolveRecipe(ctx, s, call); ok {
 		return content, err
 	}
-	return s.rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, s.rec.subWrap), s.r, s.tools, call)
+	return s.rec.resolve(llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{SubAgent: s.rec.subWrap}), s.r, s.tools, call)
 }
 
 // Stats counts what a Recorder did with the calls it saw.
@@ -213,7 +213,7 @@ func (rec *Recorder) Stats() Stats {
 // rescues it).
 //
 // The call's context carries the Recorder as a sub-agent wrapper
-// ([llmtoolkit.WithSubAgentWrapper]): a sub-agent the call starts
+// ([llmtoolkit.Listeners].SubAgent): a sub-agent the call starts
 // (agent's spawn_agent) has its calls recorded by this Recorder too, with
 // its agent id, unless its resolver is already recorded.
 func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content string, err error) {
@@ -223,7 +223,7 @@ func (rec *Recorder) Resolve(ctx context.Context, call llmtoolkit.Call) (content
 	if content, ok, err := llmtoolkit.ResolveRecipe(ctx, rec, call); ok {
 		return content, err // a recipe reached by Resolve: one row for it, one per step
 	}
-	return rec.resolve(llmtoolkit.WithSubAgentWrapper(ctx, rec.subWrap), rec.r, rec.tools, call)
+	return rec.resolve(llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{SubAgent: rec.subWrap}), rec.r, rec.tools, call)
 }
 
 // resolve runs the call on r, whose tools as this Recorder lists them are
@@ -252,7 +252,7 @@ func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *
 			row.args, row.secrets = rec.arguments(call, t)
 		}
 	}
-	ctx = llmtoolkit.WithPartSink(ctx, row.parts.add)
+	ctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Parts: row.parts.add})
 	start := time.Now()
 	finished := false
 	defer func() {
@@ -343,13 +343,13 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
 		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
 	}
-	if n, ok := llmtoolkit.IterationFrom(ctx); ok {
+	if n, ok := llmtoolkit.ScopeFrom(ctx).Iteration, llmtoolkit.ScopeFrom(ctx).Iteration > 0; ok {
 		p.conv.iteration = n // the loop's count wins
 	}
 	if run, ok := llmtoolkit.RecipeRunFrom(ctx); ok {
 		p.parent = run.ID
 	}
-	p.agent = llmtoolkit.AgentIDFrom(ctx)
+	p.agent = llmtoolkit.ScopeFrom(ctx).AgentID
 	if err := checkConversation(p.conv, p.fe); err != nil {
 		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.WithDefaultConversation to trace.Record, or opt into trace.WithBestEffort", ErrUnattributed, err)
 	} else if rec.cfg.tableFrom == nil && rec.tableErr == nil {

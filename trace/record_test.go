@@ -151,7 +151,7 @@ func TestRecordSessionFallback(t *testing.T) {
 	db := openSQLite(t)
 	rec := trace.Record(newSecretive(), db)
 	session := map[string]any{"tenant_id": tenant2, "conversation_id": convB, "iteration": float64(7)}
-	ctx := llmtoolkit.WithSession(t.Context(), session)
+	ctx := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.Session = session })
 	_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
 	require.NoError(t, err)
 	// WithConversation wins over the session.
@@ -326,7 +326,9 @@ func TestRecordFailurePolicy(t *testing.T) {
 	t.Run("a call with malformed IDs is not made", func(t *testing.T) {
 		fake := newSecretive()
 		rec := trace.Record(fake, openSQLite(t), trace.WithLogger(discardLogger()))
-		ctx := llmtoolkit.WithSession(t.Context(), map[string]any{"tenant_id": tenant, "conversation_id": "nope", "iteration": "x"})
+		ctx := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) {
+			sc.Session = map[string]any{"tenant_id": tenant, "conversation_id": "nope", "iteration": "x"}
+		})
 		_, err := rec.Resolve(ctx, llmtoolkit.Call{Name: "read_file"})
 		require.ErrorIs(t, err, trace.ErrUnattributed)
 		require.ErrorIs(t, err, trace.ErrInvalid)

@@ -189,7 +189,7 @@ func postgresSchemas(tb testing.TB, n int) (*gorm.DB, []string) {
 // tenantTable picks the table of the session's tenant.
 func tenantTable(tables map[string]string) func(ctx context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		id, _ := llmtoolkit.SessionFrom(ctx)[trace.SessionTenantID].(string)
+		id, _ := llmtoolkit.ScopeFrom(ctx).Session[trace.SessionTenantID].(string)
 		if tbl, ok := tables[id]; ok {
 			return tbl, nil
 		}
@@ -199,8 +199,10 @@ func tenantTable(tables map[string]string) func(ctx context.Context) (string, er
 
 // sessionOf is the context of a call in a tenant's session.
 func sessionOf(ctx context.Context, tenantID string) context.Context {
-	return llmtoolkit.WithSession(ctx, map[string]any{
-		trace.SessionTenantID: tenantID, trace.SessionConversationID: convA,
+	return llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) {
+		sc.Session = map[string]any{
+			trace.SessionTenantID: tenantID, trace.SessionConversationID: convA,
+		}
 	})
 }
 

@@ -56,7 +56,7 @@ type Trace struct {
 	// trace (written when the recipe ends); nil otherwise.
 	ParentID *string `gorm:"column:parent_id" json:"parent_id,omitempty"`
 	// AgentID is, for a call made by a sub-agent, the sub-agent's id
-	// ([llmtoolkit.AgentIDFrom]); nil for the top-level agent. The row keeps
+	// ([llmtoolkit.Scope].AgentID); nil for the top-level agent. The row keeps
 	// the parent's tenant and conversation.
 	AgentID *string `gorm:"column:agent_id" json:"agent_id,omitempty"`
 	// CallID is the model's id of the tool call ([llmtoolkit.Call.ID]), which

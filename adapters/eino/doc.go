@@ -31,8 +31,8 @@
 // Session and iteration: the call's id is eino's tool call id
 // ([compose.GetToolCallID]), echoed as [llmtoolkit.Call.ID] and so in the
 // trace. eino hands the context given to Generate or Stream down to each
-// tool, so a session or iteration bound there with [llmtoolkit.WithSession]
-// or [llmtoolkit.WithIteration] reaches every call; [WithCallContext]
+// tool, so a session or iteration bound there with [llmtoolkit.Scope].Session
+// or [llmtoolkit.Scope].Iteration reaches every call; [WithCallContext]
 // derives them per call from the tool call id (eino has no iteration
 // counter of its own).
 //

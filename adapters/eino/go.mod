@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/eino-contrib/jsonschema v1.0.3
-	github.com/llmtoolkit/llmtoolkit v0.1.0
+	github.com/llmtoolkit/llmtoolkit v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

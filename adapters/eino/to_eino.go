@@ -33,7 +33,7 @@ func WithDisplay(fn func(ctx context.Context, callID string, d llmtoolkit.Displa
 
 // WithCallContext derives each call's context from eino's tool call id
 // before the call runs: the place to bind a session or iteration that eino
-// does not carry (llmtoolkit.WithSession, llmtoolkit.WithIteration).
+// does not carry (llmtoolkit.Scope.Session, llmtoolkit.Scope.Iteration).
 func WithCallContext(fn func(ctx context.Context, callID string) context.Context) Option {
 	return func(c *config) { c.callContext = fn }
 }

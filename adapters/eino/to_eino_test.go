@@ -32,8 +32,8 @@ type seen struct {
 func (s *seen) add(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sessions = append(s.sessions, llmtoolkit.SessionFrom(ctx)["conversation"])
-	n, _ := llmtoolkit.IterationFrom(ctx)
+	s.sessions = append(s.sessions, llmtoolkit.ScopeFrom(ctx).Session["conversation"])
+	n := llmtoolkit.ScopeFrom(ctx).Iteration
 	s.iters = append(s.iters, n)
 }
 
@@ -120,7 +120,7 @@ func TestHaltEndsTheRunUnlessAsked(t *testing.T) {
 }
 
 func TestCallIDSessionIterationAndDisplay(t *testing.T) {
-	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"conversation": "conv-1"})
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"conversation": "conv-1"} })
 	s := &seen{}
 	r := domain(t, s)
 
@@ -137,7 +137,7 @@ func TestCallIDSessionIterationAndDisplay(t *testing.T) {
 			s.mu.Lock()
 			s.ids = append(s.ids, id)
 			s.mu.Unlock()
-			return llmtoolkit.WithIteration(ctx, 7)
+			return llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(7) })
 		}))
 	require.NoError(t, err)
 	node, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{Tools: tools})

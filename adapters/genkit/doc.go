@@ -29,7 +29,7 @@
 //     tools run a genkit action without an input schema, so llmtoolkit
 //     validates instead and the model reads the message.
 //   - Session and iteration: genkit's ai.ToolContext is the context given
-//     to Generate, so [llmtoolkit.WithSession] set there reaches every
+//     to Generate, so [llmtoolkit.Scope].Session set there reaches every
 //     call; [CountTurns] adds the iteration (genkit does not number turns
 //     for tools).
 //   - Call id: genkit does not hand a tool its request's ref, so

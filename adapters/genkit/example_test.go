@@ -67,7 +67,7 @@ func Example() {
 		return &ai.ModelResponse{Message: turns[turn], FinishReason: ai.FinishReasonStop}, nil
 	})
 
-	ctx = llmtoolkit.WithSession(ctx, map[string]any{"user": "ada"})
+	ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"user": "ada"} })
 	resp, err := genkit.Generate(ctx, g,
 		ai.WithModel(model),
 		ai.WithPrompt("Greet gophers in greet.go."),

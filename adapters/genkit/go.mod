@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/firebase/genkit/go v1.4.0
-	github.com/llmtoolkit/llmtoolkit v0.1.0
+	github.com/llmtoolkit/llmtoolkit v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

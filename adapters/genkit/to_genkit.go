@@ -52,7 +52,7 @@ func WithOnResult(fn func(ctx context.Context, res llmtoolkit.Result)) Option {
 //
 // The session and iteration travel in the context: genkit hands the
 // tool (its ai.ToolContext) the context given to Generate, so a session
-// bound there with [llmtoolkit.WithSession] reaches the tools, and
+// bound there with [llmtoolkit.Scope].Session reaches the tools, and
 // [CountTurns] numbers the model's turns. Calls are resolved by name on r
 // at run time, so r's resolution changes are seen at once, but genkit reads
 // the list of tools (and their schemas) once per Generate: a tool list that

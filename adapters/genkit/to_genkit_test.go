@@ -187,11 +187,11 @@ func TestSessionAndTurnsTravel(t *testing.T) {
 		tools: []llmtoolkit.Tool{llmtoolkit.MustTool("note", "Notes.", objectSchema("id"))},
 		run: map[string]func(context.Context, llmtoolkit.Call) (string, error){
 			"note": func(ctx context.Context, c llmtoolkit.Call) (string, error) {
-				n, _ := llmtoolkit.IterationFrom(ctx)
-				turn, _ := llmtoolkit.TurnFrom(ctx)
+				n := llmtoolkit.ScopeFrom(ctx).Iteration
+				turn := llmtoolkit.ScopeFrom(ctx).Turn
 				mu.Lock()
 				defer mu.Unlock()
-				calls[c.Arguments["id"].(string)] = seen{llmtoolkit.SessionFrom(ctx), n, turn}
+				calls[c.Arguments["id"].(string)] = seen{llmtoolkit.ScopeFrom(ctx).Session, n, turn}
 				return "noted", nil
 			},
 		},
@@ -203,7 +203,7 @@ func TestSessionAndTurnsTravel(t *testing.T) {
 		echoToolOutputs,
 	}}
 	g, m := newGenkit(t, s)
-	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"user": "ada"})
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"user": "ada"} })
 	ctx, turns := genkitadapter.CountTurns(ctx)
 	_, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt("go"), ai.WithMiddleware(turns),
 		ai.WithTools(genkitadapter.ToolRefs(r)...))

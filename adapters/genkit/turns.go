@@ -13,7 +13,7 @@ import (
 type turnCounterKey struct{}
 
 // turnCounter numbers one generation's model calls. turn is a context made
-// by [llmtoolkit.WithIteration] at the current model call, so that every
+// by [llmtoolkit.Scope].Iteration at the current model call, so that every
 // tool call of one turn shares one [llmtoolkit.Turn].
 type turnCounter struct {
 	mu   sync.Mutex
@@ -24,7 +24,7 @@ type turnCounter struct {
 // CountTurns returns a context for genkit's Generate that numbers its model
 // turns, and the middleware that advances the count (pass it with
 // ai.WithMiddleware). Each tool call the adapted tools ([Tools]) run after
-// the model's n-th answer sees iteration n ([llmtoolkit.IterationFrom]),
+// the model's n-th answer sees iteration n ([llmtoolkit.Scope].Iteration),
 // and the calls of one answer share one [llmtoolkit.Turn], as in
 // agentloop. genkit itself tells a tool nothing of the turn it belongs to.
 //
@@ -37,7 +37,7 @@ func CountTurns(ctx context.Context) (context.Context, ai.ModelMiddleware) {
 			resp, err := next(ctx, req, cb)
 			c.mu.Lock()
 			c.n++
-			c.turn = llmtoolkit.WithIteration(context.Background(), c.n)
+			c.turn = llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.StartTurn(c.n) })
 			c.mu.Unlock()
 			return resp, err
 		}

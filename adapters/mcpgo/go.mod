@@ -3,7 +3,7 @@ module github.com/llmtoolkit/llmtoolkit/adapters/mcpgo
 go 1.26.0
 
 require (
-	github.com/llmtoolkit/llmtoolkit v0.1.0
+	github.com/llmtoolkit/llmtoolkit v0.2.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/stretchr/testify v1.12.1
 )

@@ -71,7 +71,7 @@ func WithMaxTools(n int) Option { return func(c *config) { c.maxTools = n } }
 func WithMaxSchemaNodes(n int) Option { return func(c *config) { c.maxSchemaNodes = n } }
 
 // WithSession makes every call run with the session map fn returns
-// ([llmtoolkit.WithSession]), read by audit (trace) and the agent layer; fn
+// ([llmtoolkit.Scope].Session), read by audit (trace) and the agent layer; fn
 // sees the call's context (where [server.ClientSessionFromContext] gives
 // the mcp-go client session) and its request (its _meta, its HTTP
 // headers). A nil map leaves the context as it is. fn must not block.
@@ -166,7 +166,7 @@ func toolHandler(r llmtoolkit.Resolver, name string, cfg config) server.ToolHand
 		call := callOf(name, req.Params.Arguments)
 		if cfg.session != nil {
 			if s := cfg.session(ctx, req); s != nil {
-				ctx = llmtoolkit.WithSession(ctx, s)
+				ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.Session = s })
 			}
 		}
 		if token := progressToken(req); token != nil {
@@ -241,7 +241,7 @@ func withProgress(ctx context.Context, token mcp.ProgressToken, name string, log
 	if srv == nil {
 		return ctx
 	}
-	return llmtoolkit.WithProgressFunc(ctx, func(p llmtoolkit.Progress) {
+	return llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Progress: func(p llmtoolkit.Progress) {
 		params := map[string]any{"progressToken": token, "progress": p.Progress}
 		if p.Total > 0 {
 			params["total"] = p.Total
@@ -252,7 +252,7 @@ func withProgress(ctx context.Context, token mcp.ProgressToken, name string, log
 		if err := srv.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
 			log.WarnContext(ctx, "mcpgo: progress not sent", slog.String("tool", name), slog.Any("error", err))
 		}
-	})
+	}})
 }
 
 // Registration is the set of a resolver's tools added to an mcp-go server

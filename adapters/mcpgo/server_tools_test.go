@@ -135,7 +135,7 @@ func TestCodeToolsDisplay(t *testing.T) {
 func TestWithSession(t *testing.T) {
 	r := echoTools()
 	r.run["echo"] = func(ctx context.Context, _ map[string]any) (string, error) {
-		id, _ := llmtoolkit.SessionFrom(ctx)["conversation_id"].(string)
+		id, _ := llmtoolkit.ScopeFrom(ctx).Session["conversation_id"].(string)
 		return "session " + id, nil
 	}
 	_, _, c := serve(t, r, mcpgo.WithSession(func(_ context.Context, req mcp.CallToolRequest) map[string]any {

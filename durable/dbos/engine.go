@@ -353,7 +353,7 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 	run := Run{ID: id, ConversationID: ConversationID(id), Input: in}
 	// The run's ID keys every tool's side effects (llmtoolkit.IdempotencyKey)
 	// and its conversation attributes every trace row, in every attempt.
-	ctx := llmtoolkit.WithRunID(trace.WithConversation(wf, in.TenantID, run.ConversationID, 0), id)
+	ctx := llmtoolkit.WithScope(trace.WithConversation(wf, in.TenantID, run.ConversationID, 0), func(sc *llmtoolkit.Scope) { sc.RunID = id })
 	send, opts, err := e.buildAgent(ctx, run)
 	if err != nil {
 		return Result{}, fmt.Errorf("durable/dbos: building the agent of run %q: %w", id, err)

@@ -122,7 +122,7 @@ func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (ModelResult,
 		return ModelResult{}, err
 	}
 	in.Messages = msgs
-	resp, prints, err := a.send(llmtoolkit.WithIteration(runContext(hctx, in.Session), in.Iteration), in)
+	resp, prints, err := a.send(llmtoolkit.WithScope(runContext(hctx, in.Session), func(sc *llmtoolkit.Scope) { sc.StartTurn(in.Iteration) }), in)
 	if err != nil {
 		if ferr := attemptFailure(ctx, hctx, err); ferr != nil {
 			return ModelResult{}, ferr
@@ -307,15 +307,15 @@ func (a *Activities) heartbeats(ctx context.Context) (context.Context, func()) {
 }
 
 // runContext puts the run's identity on the activity's ctx: its workflow
-// ID as the run ID (llmtoolkit.WithRunID, so that
+// ID as the run ID (llmtoolkit.Scope.RunID, so that
 // llmtoolkit.IdempotencyKey is unique across runs and the same on every
 // attempt), and the run's session map, when it has one.
 func runContext(ctx context.Context, s map[string]any) context.Context {
 	if id := activity.GetInfo(ctx).WorkflowExecution.ID; id != "" {
-		ctx = llmtoolkit.WithRunID(ctx, id)
+		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.RunID = id })
 	}
 	if s != nil {
-		ctx = llmtoolkit.WithSession(ctx, s)
+		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.Session = s })
 	}
 	return ctx
 }

@@ -33,7 +33,7 @@ func TestToolActivityFailingMidCallIsRetriedAndItsEffectHappensOnce(t *testing.T
 		attempt := activity.GetInfo(ctx).Attempt
 		mu.Lock()
 		attempts = append(attempts, attempt)
-		sessions = append(sessions, llmtoolkit.SessionFrom(ctx))
+		sessions = append(sessions, llmtoolkit.ScopeFrom(ctx).Session)
 		mu.Unlock()
 		key := llmtoolkit.IdempotencyKey(ctx, call)
 		mu.Lock()

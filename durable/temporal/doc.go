@@ -46,7 +46,7 @@
 //     result, and a model call ends the run with an agentloop.LLMError.
 //   - So a tool with side effects must be idempotent, and its key is
 //     llmtoolkit.IdempotencyKey(ctx, call): the run (the tool activity puts
-//     the workflow ID on its context with llmtoolkit.WithRunID), the
+//     the workflow ID on its context with llmtoolkit.Scope.RunID), the
 //     iteration and the call ID (llmtoolkit.Call.ID). The same call of the
 //     same run has the same key on every attempt and every worker, since the
 //     model's answer that holds it is itself a recorded step; the call ID

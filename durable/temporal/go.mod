@@ -3,7 +3,7 @@ module github.com/llmtoolkit/llmtoolkit/durable/temporal
 go 1.26.0
 
 require (
-	github.com/llmtoolkit/llmtoolkit v0.1.0
+	github.com/llmtoolkit/llmtoolkit v0.2.0
 	github.com/stretchr/testify v1.12.1
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0

@@ -59,7 +59,7 @@ type RunInput struct {
 	// 0: none. (A model call reports no progress: ModelTimeout bounds it.)
 	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
 	// Session is the session map the tools and the SendFunc get on their
-	// contexts (llmtoolkit.WithSession), the same on every attempt and on
+	// contexts (llmtoolkit.Scope.Session), the same on every attempt and on
 	// every worker. Put the run's tenant and conversation IDs there
 	// (trace.SessionTenantID, trace.SessionConversationID) and the rows a
 	// trace.Recorder writes on the worker, and the spans, stay attributable

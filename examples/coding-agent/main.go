@@ -189,7 +189,9 @@ func run(ctx context.Context, out io.Writer) error {
 		lt.Reply("Done: Greeting now returns \"Hello, NAME!\"; its one caller (Welcome) needs no change. I would check it with `go vet ./...`."),
 	)
 
-	ctx = llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": tenantID, "conversation_id": conversationID})
+	ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) {
+		sc.Session = map[string]any{"tenant_id": tenantID, "conversation_id": conversationID}
+	})
 	fmt.Fprintln(out, "user> Make the greeting say \"Hello, NAME!\".")
 	final, _, err := agentloop.Run(ctx, []agentloop.Message{
 		agentloop.SystemMessage("You are a careful coding agent. Plan first."),
@@ -200,7 +202,7 @@ func run(ctx context.Context, out io.Writer) error {
 		Logger:      quiet,
 		OnEvent: func(e agentloop.Event) {
 			if e.Kind == agentloop.EventResponse && len(e.Response.ToolCalls) > 0 {
-				fmt.Fprintf(out, "\n[%d] mode %s, offered: %s\n", e.Iteration, perms.ModeAt(llmtoolkit.WithIteration(ctx, e.Iteration)), names(model.LastRequest().Tools))
+				fmt.Fprintf(out, "\n[%d] mode %s, offered: %s\n", e.Iteration, perms.ModeAt(llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.StartTurn(e.Iteration) })), names(model.LastRequest().Tools))
 			}
 			printEvent(out, "    ", e, false)
 		},

@@ -71,7 +71,9 @@ func run() error {
 			}
 			return res.Content, nil
 		}, ai.WithInputSchema(def.Parameters))
-	ctx = llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": "123e4567-e89b-12d3-a456-426614174000", "conversation_id": "123e4567-e89b-12d3-a456-426614174001"})
+	ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) {
+		sc.Session = map[string]any{"tenant_id": "123e4567-e89b-12d3-a456-426614174000", "conversation_id": "123e4567-e89b-12d3-a456-426614174001"}
+	})
 	out, err := tool.RunRaw(ctx, map[string]any{"city": "Lisbon"})
 	if err != nil {
 		return err
