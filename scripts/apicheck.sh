@@ -2,7 +2,7 @@
 # apicheck: compares the exported API of every module of versions.txt with
 # its last release (RELEASED) using apidiff (pinned in tools/go.mod), and
 # fails on an incompatible change unless VERSION is a new major, or a new
-# minor before v1, above RELEASED.
+# minor before v1, above RELEASED; then it lists the changes.
 #
 # The release's tree: its tag (FOLDER/RELEASED, the core's RELEASED) when
 # the clone has it, else LLMTOOLKIT_API_BASE (a git revision), else the
@@ -33,9 +33,8 @@ while read -r folder version released _; do
     [[ -f "$work/proxy/env" ]] || { mkdir -p "$work/proxy" && bash scripts/proxyenv.sh "$work/proxy" >"$work/proxy/env.new" && mv "$work/proxy/env.new" "$work/proxy/env"; }
     run=(env LLMTOOLKIT_PROXYENV="$work/proxy/env" bash "$repo/scripts/asuser.sh" .)
   fi
-  if bumped "$released" "$version"; then
-    echo "ok    $path: $version after $released may change its API"; continue
-  fi
+  major=""
+  bumped "$released" "$version" && major=1
   tag=$released; [[ "$folder" != . ]] && tag=$folder/$released
   base=$(git rev-parse -q --verify "refs/tags/$tag^{commit}" 2>/dev/null ||
     { [[ -n "${LLMTOOLKIT_API_BASE:-}" ]] && git rev-parse "$LLMTOOLKIT_API_BASE^{commit}"; } ||
@@ -51,7 +50,12 @@ while read -r folder version released _; do
      ! (cd "$repo/$folder" && "${run[@]}" "$work/apidiff" -m -incompatible "$api" "$path") >"$api.diff" 2>>"$api.log"; then
     echo "FAIL  $path: apidiff failed"; cat "$api.log" "$api.diff" 2>/dev/null | grep -v '^Ignoring internal' | sed 's/^/      /' | tail -10; status=1; continue
   fi
-  if grep -q . "$api.diff"; then
+  if grep -q . "$api.diff" && [[ -n "$major" ]]; then
+    # A new major (minor before v1) may change the API: what changed is
+    # said, for CHANGELOG.md to record.
+    echo "ok    $path: $version after $released changes its API ($(grep -c . "$api.diff") incompatible changes since $(git rev-parse --short "$base")):"
+    sed 's/^/      /' "$api.diff"
+  elif grep -q . "$api.diff"; then
     echo "FAIL  $path: incompatible with $released ($base); name a new major (a new minor before v1) in versions.txt"
     sed 's/^/      /' "$api.diff"; status=1
   else
