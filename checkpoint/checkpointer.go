@@ -50,24 +50,24 @@ func WithAttribution(ctx context.Context, a Attribution) context.Context {
 
 // AttributionFrom reads a checkpoint's attribution from ctx: the one set by
 // [WithAttribution], else the tenant and conversation of the session map
-// (the keys trace reads), the iteration ([llmtoolkit.IterationFrom], else
-// the session's) and the agent ([llmtoolkit.AgentIDFrom]).
+// (the keys trace reads), the iteration ([llmtoolkit.Scope].Iteration, else
+// the session's) and the agent ([llmtoolkit.Scope].AgentID).
 func AttributionFrom(ctx context.Context) Attribution {
 	if a, ok := ctx.Value(attributionKey{}).(Attribution); ok {
 		return a
 	}
 	var a Attribution
-	if s := llmtoolkit.SessionFrom(ctx); s != nil {
+	if s := llmtoolkit.ScopeFrom(ctx).Session; s != nil {
 		a.TenantID = text(s[SessionTenantID])
 		a.ConversationID = text(s[SessionConversationID])
 		if n, ok := s[SessionIteration].(int); ok {
 			a.Iteration = n
 		}
 	}
-	if n, ok := llmtoolkit.IterationFrom(ctx); ok {
+	if n, ok := llmtoolkit.ScopeFrom(ctx).Iteration, llmtoolkit.ScopeFrom(ctx).Iteration > 0; ok {
 		a.Iteration = n
 	}
-	a.AgentID = llmtoolkit.AgentIDFrom(ctx)
+	a.AgentID = llmtoolkit.ScopeFrom(ctx).AgentID
 	return a
 }
 

@@ -221,7 +221,7 @@ func (c *Client) LookupTool(name string) (llmtoolkit.Tool, bool) {
 // contents joined by newlines. Image, audio and blob contents are
 // attached as parts ([llmtoolkit.Attach]: [llmtoolkit.Execute] puts them
 // on the result's Parts); where nothing would keep them (Resolve called
-// outside Execute with no [llmtoolkit.WithPartSink]), each is described
+// outside Execute with no [llmtoolkit.Listeners].Parts), each is described
 // in the text in its place instead, in brackets, such as
 // "[image: image/png, 1024 bytes]"; a resource link is always such a line.
 //

@@ -27,7 +27,7 @@ func TestClientResolveDescribesDroppedParts(t *testing.T) {
 		{"Resolve alone", func(*[]llmtoolkit.Part) context.Context { return testContext(t) },
 			"here it is\n[image: image/png, 15 bytes]\na caption\n[audio: audio/wav, 15 bytes]\n[resource: llmtoolkit:part/4/report%20final.pdf, application/pdf, 13 bytes]", 0},
 		{"Resolve with a part sink", func(got *[]llmtoolkit.Part) context.Context {
-			return llmtoolkit.WithPartSink(testContext(t), func(p []llmtoolkit.Part) { *got = append(*got, p...) })
+			return llmtoolkit.WithListeners(testContext(t), llmtoolkit.Listeners{Parts: func(p []llmtoolkit.Part) { *got = append(*got, p...) }})
 		}, "here it is\na caption", 3},
 	}
 	for _, tc := range tests {
