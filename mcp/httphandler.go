@@ -70,6 +70,9 @@ type HTTPHandler struct {
 	// ownTasks is the default task store, this handler's own: Shutdown
 	// closes it.
 	ownTasks *MemoryTaskStore
+
+	// metaPath is where WithBearerAuth's metadata is served, "" without it.
+	metaPath string
 }
 
 func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
@@ -88,7 +91,14 @@ func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
 		statefulNext = &taskRoutes{next: stateful, ts: ts, srv: srv, log: cfg.warnLogger()}
 		statelessNext = &taskRoutes{next: stateless, ts: ts, srv: srv, log: cfg.warnLogger()}
 	}
+	var metaPath string
+	if cfg.auth != nil {
+		if u, err := metadataURL(cfg.auth.Resource); err == nil {
+			metaPath = u.Path
+		}
+	}
 	return &HTTPHandler{
+		metaPath:  metaPath,
 		stopped:   stopped,
 		stopCalls: stopCalls,
 		// Authorization and the Origin check (protect) come first on both.
@@ -101,6 +111,19 @@ func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
 		log:             cfg.warnLogger(),
 	}
 }
+
+// MetadataPath is the path at which the handler answers its protected
+// resource metadata (RFC 9728) under [WithBearerAuth], "" without it. A
+// handler mounted under a path must be routed this path too, at the root
+// of the host, where clients look for it: with Resource
+// "https://mcp.example.com/mcp", mount the handler at "/mcp" and at
+// "/.well-known/oauth-protected-resource/mcp":
+//
+//	mux.Handle("/mcp", h)
+//	if p := h.MetadataPath(); p != "" {
+//		mux.Handle(p, h)
+//	}
+func (h *HTTPHandler) MetadataPath() string { return h.metaPath }
 
 // ServeHTTP answers one HTTP request of MCP's streamable HTTP transport.
 // While the handler shuts down ([HTTPHandler.Shutdown]) it answers every

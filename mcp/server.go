@@ -85,6 +85,11 @@ func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 		// it): say so, as the current protocol asks of a server that does.
 		caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
 	}
+	if caps.Logging == nil {
+		// Any served tool may send log messages ([Log]); a server that
+		// sends notifications/message must declare logging.
+		caps.Logging = &sdk.LoggingCapabilities{}
+	}
 	var ts *taskServer
 	signer := newStateSigner(cfg.requestStateKey)
 	if r != nil && len(cfg.taskTools) > 0 {

@@ -22,6 +22,11 @@ func TestServerListsToolsWithSchemasAndAnnotations(t *testing.T) {
 	info := cs.InitializeResult().ServerInfo
 	assert.Equal(t, "fixture-server", info.Name)
 	assert.Equal(t, "v1.2.3", info.Version)
+	caps := cs.InitializeResult().Capabilities
+	require.NotNil(t, caps)
+	assert.NotNil(t, caps.Tools, "tools declared")
+	assert.NotNil(t, caps.Prompts, "prompts declared (the SDK answers prompts/list)")
+	assert.NotNil(t, caps.Logging, "logging declared: any served tool may send notifications/message with Log")
 
 	byName := map[string]*sdk.Tool{}
 	for tool, err := range cs.Tools(ctx, nil) {
