@@ -28,7 +28,7 @@ func WithRequired() ResolverOption { return func(r *resolver) { r.required = tru
 func WithLogger(l *slog.Logger) ResolverOption { return func(r *resolver) { r.log = l } }
 
 // Resolver wraps inner so that the root is checkpointed before the first
-// call of every turn (the turn of [llmtoolkit.TurnFrom], as agentloop.Run
+// call of every turn (the turn of [llmtoolkit.Scope].Turn, as agentloop.Run
 // sets it): what any tool then changes (file tools, bash, a background job
 // or a sub-agent writing under the root) is in the next turn's checkpoint,
 // and a rewind to a turn's checkpoint takes back that turn and every one
@@ -36,7 +36,7 @@ func WithLogger(l *slog.Logger) ResolverOption { return func(r *resolver) { r.lo
 // runs before it is taken. The checkpoint is attributed from the call's
 // context ([AttributionFrom]) with the first call's id, and keyed by the
 // run, agent and iteration when the context has a run id
-// ([llmtoolkit.WithRunID], which the durable engines set): a turn resumed
+// ([llmtoolkit.Scope].RunID, which the durable engines set): a turn resumed
 // after a crash keeps its first checkpoint. Save the state after the last
 // turn with [Checkpointer.Save]. The definitions pass through unchanged.
 func Resolver(inner llmtoolkit.Resolver, c *Checkpointer, opts ...ResolverOption) llmtoolkit.Resolver {
@@ -85,12 +85,12 @@ func (r *resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 
 // turnKey keys a turn's checkpoint when the run has an id.
 func turnKey(ctx context.Context, kind Kind, call llmtoolkit.Call) string {
-	run := llmtoolkit.RunIDFrom(ctx)
-	it, inLoop := llmtoolkit.IterationFrom(ctx)
+	run := llmtoolkit.ScopeFrom(ctx).RunID
+	it, inLoop := llmtoolkit.ScopeFrom(ctx).Iteration, llmtoolkit.ScopeFrom(ctx).Iteration > 0
 	if run == "" || !inLoop {
 		return "" // no turn to resume: each call is its own
 	}
-	key := string(kind) + "/" + run + "/" + llmtoolkit.AgentIDFrom(ctx) + "/" + strconv.Itoa(it)
+	key := string(kind) + "/" + run + "/" + llmtoolkit.ScopeFrom(ctx).AgentID + "/" + strconv.Itoa(it)
 	if kind == KindCall {
 		key += "/" + call.ID
 	}
@@ -98,7 +98,7 @@ func turnKey(ctx context.Context, kind Kind, call llmtoolkit.Call) string {
 }
 
 func (r *resolver) before(ctx context.Context, call llmtoolkit.Call) error {
-	turn, inTurn := llmtoolkit.TurnFrom(ctx)
+	turn, inTurn := llmtoolkit.ScopeFrom(ctx).Turn, llmtoolkit.ScopeFrom(ctx).Turn != (llmtoolkit.Turn{})
 	a := AttributionFrom(ctx)
 	a.CallID = call.ID
 	sctx := WithAttribution(ctx, a)

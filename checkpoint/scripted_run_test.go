@@ -89,7 +89,7 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 	turns = append(turns, llmtoolkittest.Reply("done"))
 	model := llmtoolkittest.NewScriptedModel(t, turns...)
 	tenant, conv := uuid.NewString(), uuid.NewString()
-	rctx := llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": tenant, "conversation_id": conv})
+	rctx := llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": tenant, "conversation_id": conv} })
 	child := llmtoolkittest.NewScriptedModel(t,
 		llmtoolkittest.CallTools(llmtoolkittest.Call("write_file", map[string]any{"path": "sub/sub.txt", "content": "from the sub-agent\n"})),
 		llmtoolkittest.Reply("written"))
@@ -163,10 +163,10 @@ func TestResumedTurnHasOneCheckpoint(t *testing.T) {
 	inner := llmtoolkit.ResolverFunc(func(context.Context, llmtoolkit.Call) (string, error) {
 		return "ok", os.WriteFile(filepath.Join(root, "f"), []byte(uuid.NewString()), 0o644)
 	})
-	run := llmtoolkit.WithRunID(ctx, "run-1")
+	run := llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.RunID = "run-1" })
 	for range 2 { // the first attempt, then the resumed one
 		r := checkpoint.Resolver(inner, c)
-		_, err := r.Resolve(llmtoolkit.WithIteration(run, 4), llmtoolkit.Call{ID: "c1", Name: "write"})
+		_, err := r.Resolve(llmtoolkit.WithScope(run, func(sc *llmtoolkit.Scope) { sc.StartTurn(4) }), llmtoolkit.Call{ID: "c1", Name: "write"})
 		require.NoError(t, err)
 	}
 	list, err := c.List(ctx, checkpoint.Filter{})

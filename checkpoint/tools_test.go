@@ -28,7 +28,7 @@ func TestToolsSeeOnlyTheirConversation(t *testing.T) {
 	require.NoError(t, err)
 	tenant := uuid.NewString()
 	conv := func(id string) context.Context {
-		return llmtoolkit.WithSession(ctx, map[string]any{"tenant_id": tenant, "conversation_id": id})
+		return llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": tenant, "conversation_id": id} })
 	}
 	mine, theirs := conv(uuid.NewString()), conv(uuid.NewString())
 	cpMine, err := c.Save(mine, checkpoint.KindTurn, "")

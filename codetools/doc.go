@@ -138,7 +138,7 @@
 // end), and in a log file, one of bash's spill files (capped by
 // [WithBashSpillLimit], kept under [WithBashSpillRetention]), that the
 // answer names. Jobs belong to the run and agent that started them
-// (llmtoolkit.RunIDFrom, llmtoolkit.AgentIDFrom): another's job id is
+// (llmtoolkit.Scope.RunID, llmtoolkit.Scope.AgentID): another's job id is
 // answered as unknown ([ErrNoJob]). A job ends, with every process it
 // started (a daemon it forked included), when its command ends, on
 // job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], and, where

@@ -51,7 +51,7 @@ func (c *CodeTools) closeJobs() {
 // jobOwner is whose a job is: the run and the agent of the call, so that
 // a sub-agent's jobs are its own and another run's are out of reach.
 func jobOwner(ctx context.Context) string {
-	return llmtoolkit.RunIDFrom(ctx) + "\x00" + llmtoolkit.AgentIDFrom(ctx)
+	return llmtoolkit.ScopeFrom(ctx).RunID + "\x00" + llmtoolkit.ScopeFrom(ctx).AgentID
 }
 
 // jobSpecs lists the job tools, when on.

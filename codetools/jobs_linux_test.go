@@ -132,7 +132,7 @@ func NewOrFail(t *testing.T, opts ...Option) *CodeTools { return newTools(t, opt
 
 func TestAnotherAgentsJobIsOutOfReach(t *testing.T) {
 	c := newTools(t, WithBackgroundJobs())
-	sub := llmtoolkit.WithAgentID(context.Background(), "sub-1")
+	sub := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.AgentID = "sub-1" })
 	out, err := c.Resolve(sub, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "sleep 1000", "run_in_background": true}})
 	require.NoError(t, err)
 	id := jobID(t, out)
