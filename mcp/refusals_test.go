@@ -41,7 +41,7 @@ func (b *logBuffer) String() string {
 // tenantRows lists tenant's rows as "tool result_type content".
 func (s *authServer) tenantRows(t *testing.T, tenant string) []string {
 	t.Helper()
-	ctx := llmtoolkit.WithSession(context.Background(), map[string]any{"tenant_id": tenant})
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.Session = map[string]any{"tenant_id": tenant} })
 	got, err := trace.List(ctx, s.db, trace.Filter{}, trace.WithTableFrom(tenantTable(s.suffix)))
 	require.NoError(t, err)
 	var out []string
