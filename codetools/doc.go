@@ -190,7 +190,7 @@
 // a line and either the symbol's name on it or a byte column. Locations
 // outside the root (the standard library, a module cache) are listed as
 // read-only references, never opened; those in paths the host excludes
-// (llmtoolkit.WithExcludedPaths, as agent's deny rules set them) are left
+// (llmtoolkit.Scope.ExcludedPaths, as agent's deny rules set them) are left
 // out and counted. rename is one all-or-nothing edit: every file the
 // server's edit names must be inside the root, not excluded, and a text
 // file within the edit size, each confined, locked (in path order) and

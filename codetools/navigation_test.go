@@ -49,7 +49,7 @@ func TestRenameIsAllOrNothing(t *testing.T) {
 	assert.Contains(t, res.Content, "outside the working directory; nothing was changed")
 	assert.Equal(t, "old a\n", readTestFile(t, c.Root(), "a.fake"))
 
-	ctx := llmtoolkit.WithExcludedPaths(context.Background(), "secret/**")
+	ctx := llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.ExcludedPaths = append(sc.ExcludedPaths, "secret/**") })
 	res = rename(ctx, "secret/b.fake", "new")
 	require.True(t, res.IsError)
 	assert.Contains(t, res.Content, "excludes")
