@@ -3,8 +3,10 @@
 package checkpoint_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,8 +231,28 @@ func TestKilledMidSave(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run", "^TestKilledMidSave$")
 			cmd.Env = append(os.Environ(), "CHECKPOINT_CHILD=1", "CHECKPOINT_ROOT="+root, "CHECKPOINT_DB="+dbArg)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			out, err := cmd.StdoutPipe()
+			require.NoError(t, err)
 			require.NoError(t, cmd.Start())
-			time.Sleep(time.Duration(300+150*round) * time.Millisecond)
+			// The kill lands mid-save, after the first one: the child says
+			// when it has saved (a loaded machine takes seconds to start it).
+			saved := make(chan struct{})
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					if sc.Text() == "saved" {
+						close(saved)
+						break
+					}
+				}
+				_, _ = io.Copy(io.Discard, out)
+			}()
+			select {
+			case <-saved:
+			case <-time.After(60 * time.Second):
+				t.Fatal("the child saved nothing within 60 s")
+			}
+			time.Sleep(time.Duration(50+100*round) * time.Millisecond)
 			require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL))
 			_ = cmd.Wait()
 		}
@@ -280,6 +302,9 @@ func child() {
 		}
 		if _, err := c.Save(context.Background(), checkpoint.KindTurn, ""); err != nil {
 			panic(err)
+		}
+		if i == 0 {
+			fmt.Println("saved")
 		}
 	}
 }
