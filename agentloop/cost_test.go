@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,6 +61,11 @@ func TestCostAdd(t *testing.T) {
 	assert.Equal(t, agentloop.Cost{USD: 1.5, Calls: 3, Unpriced: 2, Missing: []string{"a", "m"}}, c)
 }
 
+// noopTool resolves one tool, noop, that answers "ok".
+func noopTool() *lt.Fake {
+	return (&lt.Fake{}).Add(llmtoolkit.MustTool("noop", "Does nothing.", map[string]any{"type": "object"}), func(context.Context, llmtoolkit.Call) (string, error) { return "ok", nil })
+}
+
 // costTracer keeps what RunEnd says.
 type costTracer struct{ end agentloop.RunEnd }
 
@@ -77,7 +80,7 @@ func (c *costTracer) StartModelCall(ctx context.Context, _ int) (context.Context
 // TestRunCost: a run's cost, call by call and in all, is the hand
 // computation; a call it cannot price is counted and named.
 func TestRunCost(t *testing.T) {
-	noop := (&lt.Fake{}).Add(llmtoolkit.MustTool("noop", "Does nothing.", map[string]any{"type": "object"}), func(context.Context, llmtoolkit.Call) (string, error) { return "ok", nil })
+	noop := noopTool()
 	model := lt.NewScriptedModel(t,
 		lt.Turn{Response: agentloop.Response{Model: "gpt-a", ToolCalls: []llmtoolkit.Call{{Name: "noop"}},
 			Usage: agentloop.Usage{InputTokens: 10000, ContextTokens: 10000, CacheReadTokens: 8000, OutputTokens: 1000, ReasoningTokens: 600}}},
@@ -89,7 +92,7 @@ func TestRunCost(t *testing.T) {
 	meter := &agentloop.Meter{}
 	_, _, err := agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, model.Send, agentloop.Options{
 		Resolver: noop, Prices: testPrices, Model: "claude-b", Meter: meter, Tracer: tr,
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:      quiet,
 		OnIteration: func(it agentloop.Iteration) { its = append(its, it.Cost) },
 	})
 	require.NoError(t, err)
@@ -125,12 +128,12 @@ func TestMoneyBudgetStopsAtTheRightCall(t *testing.T) {
 		{10, 5, 0.8},   // never reached: the last answer has no output, the run ends well
 	} {
 		t.Run(fmt.Sprint(tt.budget), func(t *testing.T) {
-			noop := (&lt.Fake{}).Add(llmtoolkit.MustTool("noop", "Does nothing.", map[string]any{"type": "object"}), func(context.Context, llmtoolkit.Call) (string, error) { return "ok", nil })
+			noop := noopTool()
 			call := lt.Turn{Response: agentloop.Response{Model: "m", ToolCalls: []llmtoolkit.Call{{Name: "noop"}}, Usage: agentloop.Usage{InputTokens: 100000, ContextTokens: 100000, OutputTokens: 10000}}}
 			model := lt.NewScriptedModel(nil, call, call, call, call, lt.Turn{Response: agentloop.Response{Model: "m", Content: "done"}})
 			tr := &costTracer{}
 			_, history, err := agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, model.Send, agentloop.Options{
-				Resolver: noop, Prices: prices, MaxCostUSD: tt.budget, Tracer: tr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Resolver: noop, Prices: prices, MaxCostUSD: tt.budget, Tracer: tr, Logger: quiet,
 			})
 			assert.Len(t, model.Requests(), tt.calls)
 			assert.InDelta(t, tt.spent, tr.end.Cost.USD, 1e-9)
@@ -153,10 +156,10 @@ func TestMoneyBudgetStopsAtTheRightCall(t *testing.T) {
 // TestMoneyBudgetNeedsPrices: under a budget, a call that cannot be priced
 // ends the run before the next call.
 func TestMoneyBudgetNeedsPrices(t *testing.T) {
-	noop := (&lt.Fake{}).Add(llmtoolkit.MustTool("noop", "Does nothing.", map[string]any{"type": "object"}), func(context.Context, llmtoolkit.Call) (string, error) { return "ok", nil })
+	noop := noopTool()
 	model := lt.NewScriptedModel(nil, lt.Turn{Response: agentloop.Response{Model: "other", ToolCalls: []llmtoolkit.Call{{Name: "noop"}}, Usage: agentloop.Usage{InputTokens: 10}}}, lt.Reply("done"))
 	_, _, err := agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, model.Send, agentloop.Options{
-		Resolver: noop, Prices: testPrices, MaxCostUSD: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Resolver: noop, Prices: testPrices, MaxCostUSD: 1, Logger: quiet,
 	})
 	require.ErrorIs(t, err, agentloop.ErrNoPrice)
 	assert.Contains(t, err.Error(), "other")
@@ -169,12 +172,12 @@ func TestMoneyBudgetNeedsPrices(t *testing.T) {
 // TestMoneyBudgetWithoutTable: a budget without a price table stops the
 // run after the first call that reports no cost, never runs free.
 func TestMoneyBudgetWithoutTable(t *testing.T) {
-	noop := (&lt.Fake{}).Add(llmtoolkit.MustTool("noop", "Does nothing.", map[string]any{"type": "object"}), func(context.Context, llmtoolkit.Call) (string, error) { return "ok", nil })
+	noop := noopTool()
 	call := lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{Name: "noop"}}, Usage: agentloop.Usage{InputTokens: 10, CostUSD: usd(0.3)}}}
 	model := lt.NewScriptedModel(nil, call, call, lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{Name: "noop"}}, Usage: agentloop.Usage{InputTokens: 10}}}, lt.Reply("done"))
 	tr := &costTracer{}
 	_, _, err := agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, model.Send, agentloop.Options{
-		Resolver: noop, MaxCostUSD: 5, Tracer: tr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Resolver: noop, MaxCostUSD: 5, Tracer: tr, Logger: quiet,
 	})
 	require.ErrorIs(t, err, agentloop.ErrNoPrice)
 	assert.Len(t, model.Requests(), 3)
