@@ -122,6 +122,9 @@ func (c *CodeTools) specs() []toolSpec {
 		specs = append(specs, c.textEditorSpec())
 	}
 	specs = append(specs, c.navigationSpecs()...) // opt-in: WithLanguageServers
+	if c.cfg.memoryDir != "" {
+		specs = append(specs, c.memorySpec())
+	}
 	// The path arguments, declared with the function each tool opens them
 	// with (paths.go), for permission checks.
 	paths := map[string]*llmtoolkit.PathArguments{
@@ -131,6 +134,7 @@ func (c *CodeTools) specs() []toolSpec {
 		"write_file": c.writePathFact(), "edit_file": c.writePathFact(),
 		"multi_edit": c.writePathFact(), "append_to_file": c.writePathFact(),
 		"apply_patch": c.applyPatchPathFact(), TextEditorName: c.readPathFact(false),
+		"memory": c.memoryPathFact(),
 	}
 	for i := range specs {
 		if f, ok := paths[specs[i].tool.Name]; ok {

@@ -50,7 +50,10 @@
 // definition's Native ("anthropic/text_editor_20250728", NativeTextEditor)
 // makes package provider declare it to Anthropic as the built-in tool; other
 // providers see an ordinary function under the same name, so the audit trail
-// has one name whatever shape the model saw.
+// has one name whatever shape the model saw. WithMemory adds Anthropic's
+// memory tool (memory, Native "anthropic/memory_20250818") over the same
+// commands plus delete and rename, every path under /memories mapped into
+// one folder of the root and refused when its canonical path leaves it.
 //
 // # Display payloads
 //

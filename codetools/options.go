@@ -21,9 +21,10 @@ type config struct {
 	lsp          lspConfig  // language servers: options_lsp.go
 	jobs         jobsConfig // background jobs and terminals: options_jobs.go
 
-	applyPatch    bool // WithApplyPatch: the 13th tool
-	textEditor    bool // WithTextEditor: Anthropic's text editor
-	textEditorMax int  // its view's cap in bytes
+	applyPatch    bool   // WithApplyPatch: the 13th tool
+	textEditor    bool   // WithTextEditor: Anthropic's text editor
+	textEditorMax int    // its view's cap in bytes
+	memoryDir     string // WithMemory: the memory tool's folder, relative to the root
 
 	mediaMaxBytes  int64 // read_file, http_get: largest image or PDF (read_file_media.go)
 	mediaMaxPixels int64 // read_file, http_get: most pixels an image header may claim

@@ -1,0 +1,65 @@
+package codetools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMemoryTool(t *testing.T) {
+	root, c := newTestTools(t, WithMemory(".memories"))
+	tool, ok := c.LookupTool("memory")
+	require.True(t, ok)
+	assert.Equal(t, NativeMemory, tool.Native)
+	writeTestFiles(t, root, map[string]string{"project.txt": "not a memory\n"})
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".memories"), 0o755))
+	require.NoError(t, symlink("..", root, ".memories/up"))
+	mem := func(args map[string]any) (string, error) { return run(t, c, "memory", args) }
+
+	_, err := mem(map[string]any{"command": "create", "path": "/memories/notes.md", "file_text": "- likes Go\n"})
+	require.NoError(t, err)
+	assert.Equal(t, "- likes Go\n", readTestFile(t, root, ".memories/notes.md"))
+	out, err := mem(map[string]any{"command": "view", "path": "/memories/notes.md"})
+	require.NoError(t, err)
+	assert.Equal(t, "1: - likes Go", out)
+	_, err = mem(map[string]any{"command": "str_replace", "path": "/memories/notes.md", "old_str": "Go", "new_str": "Go and Rust"})
+	require.NoError(t, err)
+	_, err = mem(map[string]any{"command": "insert", "path": "/memories/notes.md", "insert_line": 1.0, "insert_text": "- tabs"})
+	require.NoError(t, err)
+	assert.Equal(t, "- likes Go and Rust\n- tabs\n", readTestFile(t, root, ".memories/notes.md"))
+	out, err = mem(map[string]any{"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/people/me.md"})
+	require.NoError(t, err)
+	assert.Equal(t, "Renamed /memories/notes.md to /memories/people/me.md", out)
+	_, err = mem(map[string]any{"command": "delete", "path": "/memories/people"})
+	require.NoError(t, err)
+	assert.NoDirExists(t, filepath.Join(root, ".memories/people"))
+
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"command": "view", "path": "/etc/passwd"}, "is not under /memories"},
+		{map[string]any{"command": "view", "path": "/memoriesX/a"}, "is not under /memories"},
+		{map[string]any{"command": "create", "path": "/memories/../project.txt", "file_text": "x"}, ""},
+		{map[string]any{"command": "view", "path": "/memories/up/project.txt"}, "leads out of /memories"},
+		{map[string]any{"command": "delete", "path": "/memories"}, "cannot be deleted"},
+		{map[string]any{"command": "rename", "old_path": "/memories/up/project.txt", "new_path": "/memories/p.txt"}, "leads out of /memories"},
+	} {
+		_, err := mem(tc.args)
+		if tc.want == "" { // ".." stops at /memories: the file lands inside it
+			require.NoError(t, err)
+			assert.Equal(t, "x", readTestFile(t, root, ".memories/project.txt"))
+			continue
+		}
+		require.Error(t, err, "%v", tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	assert.Equal(t, "not a memory\n", readTestFile(t, root, "project.txt"))
+	canon, err := tool.Paths.Canonical(context.Background(), "path", "/memories/a/../b.md")
+	require.NoError(t, err)
+	assert.Equal(t, ".memories/b.md", canon)
+}
