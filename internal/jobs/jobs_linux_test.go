@@ -56,7 +56,7 @@ func TestRingKeepsTheLatestBytes(t *testing.T) {
 
 // command prepares script under the containment backend, as codetools
 // does without a sandbox.
-func command(t *testing.T, script string, tty bool) *sandbox.Cmd {
+func command(t testing.TB, script string, tty bool) *sandbox.Cmd {
 	t.Helper()
 	b := sandbox.Contain()
 	if ok, why := sandbox.Contains(); !ok || b == nil {
