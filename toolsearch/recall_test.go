@@ -28,9 +28,12 @@ type need struct {
 }
 
 // loadCatalog reads testdata/catalog.json.
-func loadCatalog(t testing.TB) []catalogTool {
+func loadCatalog(t testing.TB) []catalogTool { return loadCatalogFile(t, "catalog.json") }
+
+// loadCatalogFile reads a catalog of testdata.
+func loadCatalogFile(t testing.TB, file string) []catalogTool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "catalog.json"))
+	data, err := os.ReadFile(filepath.Join("testdata", file))
 	require.NoError(t, err)
 	var out []catalogTool
 	require.NoError(t, json.Unmarshal(data, &out))
@@ -38,10 +41,13 @@ func loadCatalog(t testing.TB) []catalogTool {
 }
 
 // catalogTools is the catalog as definitions, each deferred.
-func catalogTools(t testing.TB) []llmtoolkit.Tool {
+func catalogTools(t testing.TB) []llmtoolkit.Tool { return catalogFileTools(t, "catalog.json") }
+
+// catalogFileTools is a catalog of testdata as definitions, each deferred.
+func catalogFileTools(t testing.TB, file string) []llmtoolkit.Tool {
 	t.Helper()
 	var out []llmtoolkit.Tool
-	for _, c := range loadCatalog(t) {
+	for _, c := range loadCatalogFile(t, file) {
 		tool, err := llmtoolkit.NewTool(c.Name, c.Description, c.Parameters)
 		require.NoError(t, err)
 		tool.Deferred = true
@@ -50,9 +56,12 @@ func catalogTools(t testing.TB) []llmtoolkit.Tool {
 	return out
 }
 
-func loadNeeds(t testing.TB) []need {
+func loadNeeds(t testing.TB) []need { return loadNeedsFile(t, "needs.jsonl") }
+
+// loadNeedsFile reads needs of testdata, one JSON object a line.
+func loadNeedsFile(t testing.TB, file string) []need {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "needs.jsonl"))
+	f, err := os.Open(filepath.Join("testdata", file))
 	require.NoError(t, err)
 	defer f.Close()
 	var out []need
@@ -149,6 +158,84 @@ func TestRecallAt5(t *testing.T) {
 			r, misses := recallAt(t, ix, needs, c.mode, 5)
 			t.Logf("recall@5 %s: %.3f over %d needs, %d tools; misses: %q", c.mode, r, len(needs), len(tools), misses)
 			assert.GreaterOrEqual(t, r, c.floor)
+		})
+	}
+}
+
+// quality is how well a mode finds the needs' tools: the share found
+// among the first five (recall@5) and first (top-1), and the mean
+// reciprocal rank of the right tool among the first ten (MRR@10).
+type quality struct {
+	recall5, top1, mrr float64
+	misses             []string
+}
+
+// measure runs every need in BM25 mode over ix.
+func measure(t *testing.T, ix *toolsearch.Index, needs []need) quality {
+	t.Helper()
+	var q quality
+	for _, n := range needs {
+		got, err := ix.Search(context.Background(), n.Need, toolsearch.BM25, 10)
+		require.NoError(t, err, n.Need)
+		rank := 0
+		for i, m := range got {
+			if m.Tool.Name == n.Tool {
+				rank = i + 1
+				break
+			}
+		}
+		switch {
+		case rank == 0:
+			q.misses = append(q.misses, n.Tool+" <- "+n.Need)
+		case rank > 5:
+			q.misses = append(q.misses, n.Tool+" <- "+n.Need)
+			q.mrr += 1 / float64(rank)
+		default:
+			q.recall5++
+			q.mrr += 1 / float64(rank)
+			if rank == 1 {
+				q.top1++
+			}
+		}
+	}
+	total := float64(len(needs))
+	q.recall5, q.top1, q.mrr = q.recall5/total, q.top1/total, q.mrr/total
+	return q
+}
+
+// TestLexicalQuality: over the fixture catalog and over a second,
+// independent one (testdata/catalog2.json: tools modelled on GitHub,
+// GitLab, Jira, Linear, Slack, Notion, Google Workspace, databases,
+// Kubernetes, clouds, payments and monitoring servers, with needs in
+// people's wording, testdata/needs2.jsonl), BM25's recall@5, top-1 and
+// MRR reach at least the floors measured when they were set.
+func TestLexicalQuality(t *testing.T) {
+	for _, c := range []struct {
+		catalog, needs     string
+		minTools, minNeeds int
+		recall5, top1, mrr float64
+	}{
+		{"catalog.json", "needs.jsonl", 400, 100, 0.96, 0.87, 0.91},
+		{"catalog2.json", "needs2.jsonl", 150, 80, 0.80, 0.52, 0.63},
+	} {
+		t.Run(c.catalog, func(t *testing.T) {
+			tools := catalogFileTools(t, c.catalog)
+			needs := loadNeedsFile(t, c.needs)
+			require.GreaterOrEqual(t, len(tools), c.minTools)
+			require.GreaterOrEqual(t, len(needs), c.minNeeds)
+			names := map[string]bool{}
+			for _, tool := range tools {
+				names[tool.Name] = true
+			}
+			for _, n := range needs {
+				require.True(t, names[n.Tool], "need names an unknown tool %s", n.Tool)
+			}
+			q := measure(t, toolsearch.NewIndex(tools), needs)
+			t.Logf("%s: recall@5 %.3f, top-1 %.3f, MRR %.3f over %d needs, %d tools; misses: %q",
+				c.catalog, q.recall5, q.top1, q.mrr, len(needs), len(tools), q.misses)
+			assert.GreaterOrEqual(t, q.recall5, c.recall5, "recall@5")
+			assert.GreaterOrEqual(t, q.top1, c.top1, "top-1")
+			assert.GreaterOrEqual(t, q.mrr, c.mrr, "MRR")
 		})
 	}
 }
