@@ -23,10 +23,13 @@ import (
 var jobIDRe = regexp.MustCompile(`job (\d+)`)
 
 // jobID reads the job id from bash's answer.
-func jobID(t *testing.T, answer string) int {
+func jobID(t *testing.T, answer string) int { return idIn(t, jobIDRe, answer) }
+
+// idIn reads the number re's first group matches in answer.
+func idIn(t *testing.T, re *regexp.Regexp, answer string) int {
 	t.Helper()
-	m := jobIDRe.FindStringSubmatch(answer)
-	require.NotNil(t, m, "no job id in %q", answer)
+	m := re.FindStringSubmatch(answer)
+	require.NotNil(t, m, "no %s in %q", re, answer)
 	id, err := strconv.Atoi(m[1])
 	require.NoError(t, err)
 	return id

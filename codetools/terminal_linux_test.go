@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,14 +17,7 @@ import (
 var sessionRe = regexp.MustCompile(`Process running with session ID (\d+)`)
 
 // session reads the session id from exec_command's answer.
-func session(t *testing.T, answer string) int {
-	t.Helper()
-	m := sessionRe.FindStringSubmatch(answer)
-	require.NotNil(t, m, "no session in %q", answer)
-	id, err := strconv.Atoi(m[1])
-	require.NoError(t, err)
-	return id
-}
+func session(t *testing.T, answer string) int { return idIn(t, sessionRe, answer) }
 
 // typeUntil writes chars (once) then reads until the answer holds want.
 func typeUntil(t *testing.T, c *CodeTools, id int, chars, want string) string {
