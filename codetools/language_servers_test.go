@@ -136,7 +136,7 @@ func goModule(t *testing.T) string {
 	return dir
 }
 
-func goplsServer(t *testing.T) LanguageServer {
+func goplsServer(t testing.TB) LanguageServer {
 	bin := testkit.LanguageServer(t, "LLMTOOLKIT_GOPLS", "gopls")
 	s := DefaultLanguageServers()[0]
 	require.Equal(t, "gopls", s.Name)
@@ -158,7 +158,7 @@ func TestRealServersReportTypeErrors(t *testing.T) {
 		t.Skip("real language servers: not in -short")
 	}
 	cases := []realServerCase{
-		{name: "gopls", file: "b/b.go", good: "var X int = a.N()", bad: `var X string = a.N()`, want: "cannot use a.N()", server: goplsServer},
+		{name: "gopls", file: "b/b.go", good: "var X int = a.N()", bad: `var X string = a.N()`, want: "cannot use a.N()", server: func(t *testing.T) LanguageServer { return goplsServer(t) }},
 		{name: "pyright", file: "m.py", good: "x: int = 1", bad: `x: int = "one"`, want: `"Literal['one']" is not assignable`,
 			server: func(t *testing.T) LanguageServer {
 				s := DefaultLanguageServers()[1]
