@@ -2,7 +2,7 @@
 // way it can run a command here (contained only, each sandbox backend
 // with a sandbox per call, Landlock inside the session's shared network),
 // beside bare bwrap and unshare started the same way, and prints the
-// medians (bench/sandbox.sh runs it).
+// medians (bench/session_sandbox.sh runs it).
 package main
 
 import (
