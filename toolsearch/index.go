@@ -10,8 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/llmtoolkit/llmtoolkit"
 )
@@ -59,10 +57,29 @@ type Match struct {
 type Index struct {
 	tools []llmtoolkit.Tool
 	docs  []document
-	// BM25 statistics.
+	// BM25F statistics.
 	postings map[string][]posting
-	avgLen   float64
+	avgLen   [numFields]float64
+	equiv    *equivalents
 }
+
+// IndexOption configures [NewIndexWith].
+type IndexOption func(*indexConfig)
+
+type indexConfig struct {
+	groups [][]string
+}
+
+// WithEquivalents adds groups of equivalent words to [DefaultEquivalents]
+// (each group one or two words a member): a query that uses one word of
+// a group also matches tools that use another.
+func WithEquivalents(groups ...[]string) IndexOption {
+	return func(c *indexConfig) { c.groups = append(c.groups, groups...) }
+}
+
+// numFields is the number of fields of BM25F: the name, the description,
+// the argument names, the argument descriptions.
+const numFields = 4
 
 // document is one tool's searchable text.
 type document struct {
@@ -72,33 +89,53 @@ type document struct {
 	argDescs string // its argument descriptions, one a line
 	all      string // the four above, one a line: one regex test rules most tools out
 	folded   string // all, folded (see fold): one substring test rules out more
-	length   float64
+	length   [numFields]float64
 }
 
-// posting is one term's weighted frequency in one document.
+// posting is one term's frequency in each field of one document.
 type posting struct {
 	doc int
-	tf  float64
+	tf  [numFields]float32
 }
 
-// Field weights of BM25: a word of the name counts as three words of the
-// description, an argument name as two.
+// Field weights of BM25F: a word of the name counts as three words of the
+// description, an argument name as two. Each field's frequencies are
+// normalized by its own length (bm25B) before they are weighed and
+// summed, then saturated once (bm25K1): a long description does not
+// drown a short name, and a word repeated in four fields does not count
+// four times.
 const (
 	weightName    = 3
 	weightArgName = 2
 	weightDesc    = 1
 	weightArgDesc = 1
 	bm25K1        = 1.2
-	bm25B         = 0.75
+	bm25B         = 0.5
+	// weightEquivalent is the weight of a query's equivalent words
+	// against the words it used.
+	weightEquivalent = 0.6
 )
+
+var fieldWeights = [numFields]float64{weightName, weightDesc, weightArgName, weightArgDesc}
 
 // maxSchemaDepth bounds how deep argument names are read from a schema.
 const maxSchemaDepth = 4
 
-// NewIndex indexes tools for [Index.Search]. The list is kept as given.
-func NewIndex(tools []llmtoolkit.Tool) *Index {
-	ix := &Index{tools: tools, docs: make([]document, len(tools)), postings: map[string][]posting{}}
-	total := 0.0
+// NewIndex indexes tools for [Index.Search], with [DefaultEquivalents].
+// The list is kept as given.
+func NewIndex(tools []llmtoolkit.Tool) *Index { return NewIndexWith(tools) }
+
+// NewIndexWith is [NewIndex] with options.
+func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
+	var cfg indexConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ix := &Index{
+		tools: tools, docs: make([]document, len(tools)), postings: map[string][]posting{},
+		equiv: newEquivalents(append(slices.Clone(DefaultEquivalents), cfg.groups...)),
+	}
+	var total [numFields]float64
 	for i, t := range tools {
 		var names, descs []string
 		schemaArgs(t.Parameters, 0, &names, &descs)
@@ -106,27 +143,32 @@ func NewIndex(tools []llmtoolkit.Tool) *Index {
 			name: strings.ToLower(t.Name), desc: t.Description,
 			argNames: strings.Join(names, "\n"), argDescs: strings.Join(descs, "\n"),
 		}
-		tf := map[string]float64{}
-		add := func(text string, w float64) {
-			for _, term := range terms(text) {
-				tf[term] += w
-				d.length += w
+		tf := map[string]*[numFields]float32{}
+		for f, text := range [numFields]string{t.Name, t.Description, d.argNames, d.argDescs} {
+			ts := terms(text)
+			ts = append(ts, ix.equiv.expand(ts)...)
+			for _, term := range ts {
+				c := tf[term]
+				if c == nil {
+					c = new([numFields]float32)
+					tf[term] = c
+				}
+				c[f]++
 			}
+			d.length[f] = float64(len(ts))
+			total[f] += d.length[f]
 		}
-		add(t.Name, weightName)
-		add(t.Description, weightDesc)
-		add(d.argNames, weightArgName)
-		add(d.argDescs, weightArgDesc)
-		for term, f := range tf {
-			ix.postings[term] = append(ix.postings[term], posting{doc: i, tf: f})
+		for term, c := range tf {
+			ix.postings[term] = append(ix.postings[term], posting{doc: i, tf: *c})
 		}
 		d.all = d.name + "\n" + d.desc + "\n" + d.argNames + "\n" + d.argDescs
 		d.folded = fold(d.all)
-		total += d.length
 		ix.docs[i] = d
 	}
 	if len(tools) > 0 {
-		ix.avgLen = total / float64(len(tools))
+		for f := range total {
+			ix.avgLen[f] = max(total[f]/float64(len(tools)), 1)
+		}
 	}
 	return ix
 }
@@ -154,27 +196,58 @@ func (ix *Index) searchBM25(ctx context.Context, query string, limit int) ([]Mat
 	if len(query) > maxQueryBytes {
 		return nil, fmt.Errorf("%w: the query has %d bytes, more than %d", ErrBadQuery, len(query), maxQueryBytes)
 	}
-	qterms := terms(query)
-	slices.Sort(qterms)
-	qterms = slices.Compact(qterms)
+	qterms := ix.queryTerms(query)
 	scores := map[int]float64{}
 	n := float64(len(ix.docs))
-	for _, term := range qterms {
+	for _, qt := range qterms {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		list := ix.postings[term]
+		list := ix.postings[qt.term]
 		if len(list) == 0 {
 			continue
 		}
 		df := float64(len(list))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
-			norm := bm25K1 * (1 - bm25B + bm25B*ix.docs[p.doc].length/ix.avgLen)
-			scores[p.doc] += idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
+			d := &ix.docs[p.doc]
+			tf := 0.0
+			for f, c := range p.tf {
+				if c > 0 {
+					tf += fieldWeights[f] * float64(c) / (1 - bm25B + bm25B*d.length[f]/ix.avgLen[f])
+				}
+			}
+			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 		}
 	}
 	return ix.best(scores, limit), nil
+}
+
+// queryTerm is one distinct term of a query, with its weight.
+type queryTerm struct {
+	term   string
+	weight float64
+}
+
+// queryTerms is a query's distinct terms, then its equivalents' group
+// terms, at weightEquivalent.
+func (ix *Index) queryTerms(query string) []queryTerm {
+	ts := terms(query)
+	seen := map[string]bool{}
+	var out []queryTerm
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, queryTerm{t, 1})
+		}
+	}
+	for _, g := range ix.equiv.expand(ts) {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, queryTerm{g, weightEquivalent})
+		}
+	}
+	return out
 }
 
 func (ix *Index) searchRegex(ctx context.Context, pattern string, limit int) ([]Match, error) {
@@ -279,43 +352,7 @@ var stopwords = map[string]bool{
 	"you": true, "your": true, "can": true, "do": true, "does": true, "please": true,
 	"want": true, "need": true, "some": true, "all": true, "any": true, "which": true,
 	"what": true, "when": true, "if": true, "use": true, "tool": true, "so": true,
-}
-
-// terms splits text into search terms: words split at non-letters, at
-// underscores and hyphens and at camelCase humps, lower-cased, stop words
-// dropped, each reduced to a rough stem.
-func terms(text string) []string {
-	var out []string
-	var word []rune
-	flush := func() {
-		if len(word) == 0 {
-			return
-		}
-		w := strings.ToLower(string(word))
-		word = word[:0]
-		if stopwords[w] {
-			return
-		}
-		out = append(out, stem(w))
-	}
-	var prev rune
-	for i, r := range text {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if unicode.IsUpper(r) && len(word) > 0 {
-				next, _ := utf8.DecodeRuneInString(text[i+utf8.RuneLen(r):])
-				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)) {
-					flush()
-				}
-			}
-			word = append(word, r)
-		default:
-			flush()
-		}
-		prev = r
-	}
-	flush()
-	return out
+	"s": true, "t": true, "re": true, "ll": true, "m": true,
 }
 
 // stem strips the commonest English inflections, so that "files",

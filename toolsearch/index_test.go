@@ -10,13 +10,13 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
-// TestTerms: names split at underscores and camelCase humps, stop words
-// dropped, inflections meet their stem.
+// TestTerms: names split at underscores and camelCase humps (the run
+// kept whole too), stop words dropped, inflections meet their stem.
 func TestTerms(t *testing.T) {
 	for text, want := range map[string][]string{
-		"slack_post_message":     {"slack", "post", "messag"},
-		"readMultipleFiles":      {"read", "multipl", "file"},
-		"HTTPServer":             {"http", "server"},
+		"slack_post_message":     {"slack", "post", "messag", "slackpostmessag"},
+		"readMultipleFiles":      {"read", "multipl", "file", "readmultiplefil"},
+		"HTTPServer":             {"http", "server", "httpserver"},
 		"Creates the new issues": {"creat", "new", "issu"},
 		"created, creating":      {"creat", "creat"},
 		"listing listed lists":   {"list", "list", "list"},

@@ -215,8 +215,8 @@ func TestLexicalQuality(t *testing.T) {
 		minTools, minNeeds int
 		recall5, top1, mrr float64
 	}{
-		{"catalog.json", "needs.jsonl", 400, 100, 0.96, 0.87, 0.91},
-		{"catalog2.json", "needs2.jsonl", 150, 80, 0.80, 0.52, 0.63},
+		{"catalog.json", "needs.jsonl", 400, 100, 0.97, 0.88, 0.92},
+		{"catalog2.json", "needs2.jsonl", 150, 80, 0.87, 0.60, 0.72},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)

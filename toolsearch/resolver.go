@@ -84,6 +84,7 @@ const (
 )
 
 type config struct {
+	equivalents  [][]string
 	mode         Mode
 	exposure     Exposure
 	maxResults   int
@@ -95,6 +96,12 @@ type Option func(*config)
 
 // WithMode sets how queries match: [BM25] (the default) or [Regex].
 func WithMode(m Mode) Option { return func(c *config) { c.mode = m } }
+
+// WithEquivalentWords adds groups of equivalent words to
+// [DefaultEquivalents] for the BM25 search (see [WithEquivalents]).
+func WithEquivalentWords(groups ...[]string) Option {
+	return func(c *config) { c.equivalents = append(c.equivalents, groups...) }
+}
 
 // WithProxy selects the proxy exposure ([Proxy]): tool_search answers
 // schemas, call_tool runs a found tool, the listed tools never change.
@@ -288,7 +295,7 @@ func (s *Resolver) index(deferred []llmtoolkit.Tool) *Index {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ix == nil || s.ixKey != key {
-		s.ix, s.ixKey = NewIndex(deferred), key
+		s.ix, s.ixKey = NewIndexWith(deferred, WithEquivalents(s.cfg.equivalents...)), key
 	}
 	return s.ix
 }

@@ -1,0 +1,193 @@
+package toolsearch
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// DefaultEquivalents are the groups of words that mean the same in tool
+// catalogs: a query that uses one of a group's words also matches the
+// tools that use another (at a lower weight than the word itself). Each
+// entry is one or two words; matching is after folding and stemming, so
+// "issues" meets "issue". A host adds its own with [WithEquivalents] or
+// [WithEquivalentWords].
+var DefaultEquivalents = [][]string{
+	{"find", "search", "look up", "lookup", "query", "list", "show"},
+	{"get", "fetch", "read", "retrieve", "show", "view"},
+	{"create", "new", "add", "make", "file", "open", "report"},
+	{"delete", "remove", "drop", "erase"},
+	{"update", "change", "edit", "modify", "set"},
+	{"bug", "issue", "ticket", "problem", "error", "defect"},
+	{"pr", "pull request", "merge request", "mr"},
+	{"merge", "accept", "land"},
+	{"refund", "money back", "give back", "reimburse"},
+	{"charge", "payment", "pay", "bill", "invoice"},
+	{"message", "chat", "dm", "direct message", "note"},
+	{"send", "post", "publish", "text"},
+	{"email", "mail", "gmail"},
+	{"meeting", "event", "calendar", "appointment", "book"},
+	{"spreadsheet", "sheet", "sheets"},
+	{"document", "doc", "docs", "page"},
+	{"postgres", "postgresql", "psql"},
+	{"mongo", "mongodb"},
+	{"kubernetes", "k8s", "kubectl", "cluster"},
+	{"pod", "container"},
+	{"log", "logs", "output", "trace"},
+	{"alert", "monitor", "alarm", "firing"},
+	{"incident", "outage", "page", "pager"},
+	{"review", "reviewer", "approve"},
+	{"assign", "assignee", "give"},
+	{"restart", "reboot", "bounce"},
+	{"rollback", "roll back", "undo", "revert"},
+	{"replica", "copy", "copies", "instance"},
+	{"cancel", "stop", "unsubscribe"},
+	{"discount", "coupon", "promo"},
+	{"sms", "text message"},
+	{"readme", "file", "content"},
+	{"ci", "pipeline", "workflow", "build", "actions"},
+}
+
+// equivalents indexes groups of equivalent words: a stemmed word, or two
+// stemmed words joined with a space, to the groups holding them.
+type equivalents struct {
+	groups map[string][]string // word or "word word" to the group terms
+}
+
+// newEquivalents builds the table of groups. A group's term is "~" and
+// its first member: not a word a tokenizer makes.
+func newEquivalents(groups [][]string) *equivalents {
+	e := &equivalents{groups: map[string][]string{}}
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		key := "~" + strings.Join(plainTerms(g[0]), " ")
+		for _, member := range g {
+			words := plainTerms(member)
+			if len(words) == 0 || len(words) > 2 {
+				continue
+			}
+			k := strings.Join(words, " ")
+			if !slices.Contains(e.groups[k], key) {
+				e.groups[k] = append(e.groups[k], key)
+			}
+		}
+	}
+	return e
+}
+
+// expand returns the group terms of a stream of terms: those of each
+// term and of each two adjacent terms.
+func (e *equivalents) expand(ts []string) []string {
+	if e == nil || len(e.groups) == 0 {
+		return nil
+	}
+	var out []string
+	for i, t := range ts {
+		out = append(out, e.groups[t]...)
+		if i+1 < len(ts) {
+			out = append(out, e.groups[t+" "+ts[i+1]]...)
+		}
+	}
+	return out
+}
+
+// plainTerms is terms without the joined forms: the words of a phrase of
+// the equivalents table.
+func plainTerms(text string) []string {
+	var out []string
+	tokenize(text, func(part string, joined bool) {
+		if !joined {
+			out = append(out, part)
+		}
+	})
+	return out
+}
+
+// terms splits text into search terms, the same way for tools and
+// queries: runs of letters, digits, underscores and hyphens, folded to
+// lower case, split at underscores, hyphens, camelCase humps and between
+// letters and digits ("getPRList2" gives "get", "pr", "list", "2"), the
+// run kept whole as well, without its separators ("getprlist2"), so that
+// "postgresql" meets "PostgreSQL" and "kubectl_scale" meets
+// "kubectl_scale". Stop words are dropped and each term is stemmed.
+func terms(text string) []string {
+	var out []string
+	tokenize(text, func(part string, _ bool) { out = append(out, part) })
+	return out
+}
+
+// tokenize calls emit with each stemmed part of text (joined false) and,
+// after the parts of a run of more than one, the run whole (joined true).
+func tokenize(text string, emit func(term string, joined bool)) {
+	rs := []rune(text)
+	for i := 0; i < len(rs); {
+		if !isWordRune(rs[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && isWordRune(rs[j]) {
+			j++
+		}
+		run := rs[i:j]
+		i = j
+		var parts []string
+		var whole strings.Builder
+		start := -1
+		flush := func(end int) {
+			if start >= 0 && end > start {
+				parts = append(parts, strings.ToLower(string(run[start:end])))
+			}
+			start = -1
+		}
+		for k, r := range run {
+			if r == '_' || r == '-' {
+				flush(k)
+				continue
+			}
+			whole.WriteRune(unicode.ToLower(r))
+			if start >= 0 && k > 0 && boundary(run, k) {
+				flush(k)
+			}
+			if start < 0 {
+				start = k
+			}
+		}
+		flush(len(run))
+		for _, p := range parts {
+			if !stopwords[p] {
+				emit(stem(p), false)
+			}
+		}
+		if len(parts) > 1 {
+			if w := whole.String(); !stopwords[w] {
+				emit(stem(w), true)
+			}
+		}
+	}
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'
+}
+
+// boundary tells whether a new part starts at run[k]: a hump (aB), the
+// last capital of a run of them before a lower-case letter (PRList's L),
+// or a change between letters and digits.
+func boundary(run []rune, k int) bool {
+	prev, r := run[k-1], run[k]
+	if prev == '_' || prev == '-' {
+		return false
+	}
+	switch {
+	case unicode.IsDigit(r) != unicode.IsDigit(prev):
+		return true
+	case unicode.IsUpper(r) && unicode.IsLower(prev):
+		return true
+	case unicode.IsUpper(r) && unicode.IsUpper(prev) && k+1 < len(run) && unicode.IsLower(run[k+1]):
+		return true
+	}
+	return false
+}

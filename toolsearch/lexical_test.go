@@ -1,0 +1,56 @@
+package toolsearch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+)
+
+// TestTerms: tools and queries are split the same way, the unsplit run
+// kept too.
+func TestTermsJoined(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"PostgreSQL", []string{"postgr", "sql", "postgresql"}},
+		{"postgresql", []string{"postgresql"}},
+		{"kubectl_scale", []string{"kubectl", "scal", "kubectlscal"}},
+		{"getPRList2", []string{"get", "pr", "list", "2", "getprlist2"}},
+		{"pull-requests", []string{"pull", "request", "pullrequest"}},
+		{"the customer's files", []string{"customer", "file"}},
+		{"EC2 s3", []string{"ec", "2", "ec2", "3", "s3"}},
+	} {
+		assert.Equal(t, c.want, terms(c.text), c.text)
+	}
+}
+
+// TestEquivalents: a word of a group meets the others, one- and
+// two-word members alike, and a host's group extends the table.
+func TestEquivalents(t *testing.T) {
+	tools := []llmtoolkit.Tool{
+		llmtoolkit.MustTool("pay_refund", "Returns a charge to the buyer.", nil),
+		llmtoolkit.MustTool("vcs_list_prs", "Lists the pull requests of a repository.", nil),
+		llmtoolkit.MustTool("crm_sync", "Synchronizes the accounts.", nil),
+		llmtoolkit.MustTool("weather_now", "The weather at a place.", nil),
+	}
+	ctx := context.Background()
+	top := func(ix *Index, q string) string {
+		got, err := ix.Search(ctx, q, BM25, 1)
+		require.NoError(t, err)
+		if len(got) == 0 {
+			return ""
+		}
+		return got[0].Tool.Name
+	}
+	ix := NewIndex(tools)
+	assert.Equal(t, "pay_refund", top(ix, "give the money back"))
+	assert.Equal(t, "vcs_list_prs", top(ix, "open merge requests"))
+	assert.Equal(t, "", top(ix, "reconcile the ledgers"))
+	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "reconcile"}))
+	assert.Equal(t, "crm_sync", top(ext, "reconcile the ledgers"))
+}
