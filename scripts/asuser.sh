@@ -26,6 +26,6 @@ eval "$(cat "$envfile")"
 cp "$mod/go.mod" "$scratch/go.mod"
 touch "$scratch/go.sum"
 [[ -f "$mod/go.sum" ]] && { grep -vE '^github\.com/llmtoolkit/llmtoolkit(/[^ ]*)? ' "$mod/go.sum" >"$scratch/go.sum" || true; }
-export GOFLAGS="$GOFLAGS -modfile=$scratch/go.mod"
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-modfile=$scratch/go.mod"
 cd "$mod"
 "$@"
