@@ -204,32 +204,26 @@ func (c *CodeTools) diagnosticsTool(ctx context.Context, args map[string]any) (s
 		}
 	}
 	sort.Strings(paths)
-	var kept []lsp.Diagnostic
-	byDiag := map[int]string{}
-	for _, abs := range paths {
-		rel, _ := c.relOf(abs)
-		for _, d := range all[abs] {
-			byDiag[len(kept)] = rel
-			kept = append(kept, d)
-			_ = d
-		}
-	}
 	// One payload over every file: each item names its file.
 	pl := DiagnosticsPayload{Items: []Diagnostic{}}
 	type item struct {
 		rel string
 		d   lsp.Diagnostic
 	}
-	items := make([]item, 0, len(kept))
-	for i, d := range kept {
-		if d.Severity == lsp.SeverityError || d.Severity == 0 {
-			pl.Errors++
-		} else if d.Severity == lsp.SeverityWarning {
-			pl.Warnings++
-		} else {
-			continue
+	var items []item
+	for _, abs := range paths {
+		rel, _ := c.relOf(abs)
+		for _, d := range all[abs] {
+			switch d.Severity {
+			case lsp.SeverityError, 0:
+				pl.Errors++
+			case lsp.SeverityWarning:
+				pl.Warnings++
+			default:
+				continue
+			}
+			items = append(items, item{rel, d})
 		}
-		items = append(items, item{byDiag[i], d})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		ri, rj := items[i].d.Severity, items[j].d.Severity
@@ -261,20 +255,34 @@ func (c *CodeTools) diagnosticsTool(ctx context.Context, args map[string]any) (s
 	return b.String(), nil
 }
 
-func (c *CodeTools) locationTool(ctx context.Context, args map[string]any, what string,
-	ask func(ctx context.Context, abs, text string, pos lsp.Position) ([]lsp.Location, error)) (string, error) {
+// positionTarget is what a tool asking about a position reads: the file
+// and the position in it.
+type positionTarget struct {
+	rel, abs, text string
+	pos            lsp.Position
+}
+
+// atPosition reads the file and position a navigation tool names.
+func (c *CodeTools) atPosition(ctx context.Context, args map[string]any) (positionTarget, error) {
 	p := stringArg(args, "path", "")
 	rel, abs, text, err := c.serverFile(ctx, p)
 	if err != nil {
-		return "", err
+		return positionTarget{}, err
 	}
 	pos, err := position(args, p, text)
+	return positionTarget{rel, abs, text, pos}, err
+}
+
+func (c *CodeTools) locationTool(ctx context.Context, args map[string]any, what string,
+	ask func(ctx context.Context, abs, text string, pos lsp.Position) ([]lsp.Location, error)) (string, error) {
+	at, err := c.atPosition(ctx, args)
 	if err != nil {
 		return "", err
 	}
+	rel, pos := at.rel, at.pos
 	nctx, cancel := c.navContext(ctx)
 	defer cancel()
-	locs, err := ask(nctx, abs, text, pos)
+	locs, err := ask(nctx, at.abs, at.text, pos)
 	if err != nil {
 		return "", fmt.Errorf("%s at %s:%d:%d: %w", what, shownPath(rel), pos.Line+1, pos.Character+1, err)
 	}
@@ -307,23 +315,18 @@ func (c *CodeTools) referencesTool(ctx context.Context, args map[string]any) (st
 }
 
 func (c *CodeTools) hoverTool(ctx context.Context, args map[string]any) (string, error) {
-	p := stringArg(args, "path", "")
-	_, abs, text, err := c.serverFile(ctx, p)
-	if err != nil {
-		return "", err
-	}
-	pos, err := position(args, p, text)
+	at, err := c.atPosition(ctx, args)
 	if err != nil {
 		return "", err
 	}
 	nctx, cancel := c.navContext(ctx)
 	defer cancel()
-	h, err := c.lsp.Hover(nctx, abs, text, pos)
+	h, err := c.lsp.Hover(nctx, at.abs, at.text, at.pos)
 	if err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(h) == "" {
-		return fmt.Sprintf("The language server has nothing to say about %s:%d:%d.", p, pos.Line+1, pos.Character+1), nil
+		return fmt.Sprintf("The language server has nothing to say about %s:%d:%d.", shownPath(at.rel), at.pos.Line+1, at.pos.Character+1), nil
 	}
 	const maxHover = 8 << 10
 	if len(h) > maxHover {
@@ -397,17 +400,14 @@ func (c *CodeTools) renameTool(ctx context.Context, args map[string]any) (string
 	if err != nil {
 		return "", err
 	}
-	_, abs, text, err := c.serverFile(ctx, p)
+	at, err := c.atPosition(ctx, args)
 	if err != nil {
 		return "", err
 	}
-	pos, err := position(args, p, text)
-	if err != nil {
-		return "", err
-	}
+	pos := at.pos
 	nctx, cancel := c.navContext(ctx)
 	defer cancel()
-	edits, err := c.lsp.Rename(nctx, abs, text, pos, newName)
+	edits, err := c.lsp.Rename(nctx, at.abs, at.text, pos, newName)
 	if err != nil {
 		return "", fmt.Errorf("rename at %s:%d:%d: %w", shownPath(rel), pos.Line+1, pos.Character+1, err)
 	}
