@@ -40,8 +40,10 @@ type SubAgentPayload struct {
 	// UnpricedCalls is how many of its model calls could not be priced
 	// (their model, or a kind of token they used, has no price).
 	UnpricedCalls int `json:"unpricedCalls"`
-	// MissingPrices names what had no price (agentloop.Cost.Missing).
-	MissingPrices []string `json:"missingPrices"`
+	// MissingPrices names what had no price (agentloop.Cost.Missing),
+	// joined with ", "; empty when every call was priced. A string, so
+	// that the payload stays comparable.
+	MissingPrices string `json:"missingPrices"`
 	// Error is why it stopped without a final answer (iteration limit,
 	// deadline, cancellation, a model error); empty when it answered.
 	Error string `json:"error"`

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -347,10 +348,7 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	mu.Lock()
 	payload.DurationMS = time.Since(start).Milliseconds()
 	cost := meter.Cost()
-	payload.CostUSD, payload.UnpricedCalls, payload.MissingPrices = cost.USD, cost.Unpriced, cost.Missing
-	if payload.MissingPrices == nil {
-		payload.MissingPrices = []string{}
-	}
+	payload.CostUSD, payload.UnpricedCalls, payload.MissingPrices = cost.USD, cost.Unpriced, strings.Join(cost.Missing, ", ")
 	if pe := hostPanic.Load(); pe != nil {
 		err = fmt.Errorf("sub-agent %s failed: %w", id, pe)
 	} else if err != nil {

@@ -48,7 +48,7 @@ func TestSubAgentCostAcrossTwoModels(t *testing.T) {
 	require.NotNil(t, payload)
 	assert.InDelta(t, 0.02955, payload.CostUSD, 1e-12)
 	assert.Zero(t, payload.UnpricedCalls)
-	assert.Equal(t, []string{}, payload.MissingPrices)
+	assert.Empty(t, payload.MissingPrices)
 	c := meter.Cost()
 	assert.InDelta(t, 0.016+0.0106+0.02955, c.USD, 1e-12, "the run's cost holds its sub-agent's")
 	assert.Equal(t, 3, c.Calls)
