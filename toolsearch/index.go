@@ -25,10 +25,12 @@ const (
 	// channel".
 	BM25 Mode = "bm25"
 	// Regex matches the query as a regular expression (RE2 syntax, without
-	// regard to case) against each tool's name, description, argument
-	// names and argument descriptions, and ranks the matching tools by
-	// where it matched (the name first). The query is a pattern:
-	// "slack.*(post|send)".
+	// regard to case) against each field of each tool on its own: the
+	// name, the description, each argument name, each argument
+	// description, so ^ and $ anchor in each ("^kubectl_scale$",
+	// "_merge_request$"). It ranks the matching tools by where it matched
+	// (the name first) and names those fields ([Match.Fields]). The
+	// query is a pattern: "slack.*(post|send)".
 	Regex Mode = "regex"
 )
 
@@ -50,7 +52,21 @@ type Match struct {
 	// Score is its relevance: higher is better; comparable only within
 	// one search.
 	Score float64
+	// Fields are, in [Regex] mode, the fields the pattern matched, of
+	// [FieldName], [FieldDescription], [FieldArgumentName] and
+	// [FieldArgumentDescription], in that order; nil in [BM25] mode.
+	Fields []string
 }
+
+// The fields of a tool a [Regex] pattern is matched against, each on its
+// own: anchors hold in each, so "^kubectl_scale$" is the tool of that
+// name and "^limit$" a tool with an argument of that name.
+const (
+	FieldName                = "name"
+	FieldDescription         = "description"
+	FieldArgumentName        = "argument name"
+	FieldArgumentDescription = "argument description"
+)
 
 // Index searches a fixed list of tools. Build it with [NewIndex]; it is
 // safe for concurrent use.
@@ -87,9 +103,12 @@ type document struct {
 	desc     string // its description
 	argNames string // its argument names, one a line
 	argDescs string // its argument descriptions, one a line
-	all      string // the four above, one a line: one regex test rules most tools out
-	folded   string // all, folded (see fold): one substring test rules out more
-	length   [numFields]float64
+	// names and descs are the argument names and descriptions one by
+	// one: a regex field each.
+	names, descs []string
+	all          string // the four above, one a line: one regex test rules most tools out
+	folded       string // all, folded (see fold): one substring test rules out more
+	length       [numFields]float64
 }
 
 // posting is one term's frequency in each field of one document.
@@ -142,6 +161,7 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 		d := document{
 			name: strings.ToLower(t.Name), desc: t.Description,
 			argNames: strings.Join(names, "\n"), argDescs: strings.Join(descs, "\n"),
+			names: names, descs: descs,
 		}
 		tf := map[string]*[numFields]float32{}
 		for f, text := range [numFields]string{t.Name, t.Description, d.argNames, d.argDescs} {
@@ -220,7 +240,7 @@ func (ix *Index) searchBM25(ctx context.Context, query string, limit int) ([]Mat
 			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 		}
 	}
-	return ix.best(scores, limit), nil
+	return ix.best(scores, nil, limit), nil
 }
 
 // queryTerm is one distinct term of a query, with its weight.
@@ -263,37 +283,53 @@ func (ix *Index) searchRegex(ctx context.Context, pattern string, limit int) ([]
 		required = literals(parsed.Simplify())
 	}
 	scores := map[int]float64{}
+	fields := map[int][]string{}
+	anyOf := func(list []string) bool {
+		for _, x := range list {
+			if re.MatchString(x) {
+				return true
+			}
+		}
+		return false
+	}
 	for i, d := range ix.docs {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		if (required != nil && !containsAny(d.folded, required)) || !re.MatchString(d.all) {
+		if required != nil && !containsAny(d.folded, required) {
 			continue
 		}
 		s := 0.0
+		var matched []string
 		if re.MatchString(d.name) {
 			s += 4
+			matched = append(matched, FieldName)
 		}
 		if re.MatchString(d.desc) {
 			s += 2
+			matched = append(matched, FieldDescription)
 		}
-		if d.argNames != "" && re.MatchString(d.argNames) {
+		if anyOf(d.names) {
 			s++
+			matched = append(matched, FieldArgumentName)
 		}
-		if d.argDescs != "" && re.MatchString(d.argDescs) {
+		if anyOf(d.descs) {
 			s++
+			matched = append(matched, FieldArgumentDescription)
 		}
 		if s > 0 {
 			scores[i] = s
+			fields[i] = matched
 		}
 	}
-	return ix.best(scores, limit), nil
+	return ix.best(scores, fields, limit), nil
 }
 
-// best returns the limit best-scored documents, ties in list order.
-func (ix *Index) best(scores map[int]float64, limit int) []Match {
+// best returns the limit best-scored documents, ties in list order, each
+// with its matched fields.
+func (ix *Index) best(scores map[int]float64, fields map[int][]string, limit int) []Match {
 	idx := make([]int, 0, len(scores))
 	for i := range scores {
 		idx = append(idx, i)
@@ -309,7 +345,7 @@ func (ix *Index) best(scores map[int]float64, limit int) []Match {
 	}
 	out := make([]Match, len(idx))
 	for k, i := range idx {
-		out[k] = Match{Tool: ix.tools[i], Score: scores[i]}
+		out[k] = Match{Tool: ix.tools[i], Score: scores[i], Fields: fields[i]}
 	}
 	return out
 }

@@ -366,9 +366,10 @@ func (s *Resolver) answer(query string, matches []Match, total int) (string, err
 			Name        string         `json:"name"`
 			Description string         `json:"description"`
 			Parameters  map[string]any `json:"parameters"`
+			Matched     []string       `json:"matched_in,omitempty"`
 		}
 		for _, m := range matches {
-			line, err := json.Marshal(def{m.Tool.Name, m.Tool.Description, m.Tool.Parameters})
+			line, err := json.Marshal(def{m.Tool.Name, m.Tool.Description, m.Tool.Parameters, m.Fields})
 			if err != nil {
 				return "", fmt.Errorf("tool %q: %w", m.Tool.Name, err)
 			}
@@ -378,7 +379,11 @@ func (s *Resolver) answer(query string, matches []Match, total int) (string, err
 	} else {
 		fmt.Fprintf(&b, "%d tools found; you can call them from now on:\n", len(matches))
 		for _, m := range matches {
-			fmt.Fprintf(&b, "- %s: %s\n", m.Tool.Name, firstLine(m.Tool.Description))
+			fmt.Fprintf(&b, "- %s: %s", m.Tool.Name, firstLine(m.Tool.Description))
+			if len(m.Fields) > 0 {
+				fmt.Fprintf(&b, " (matched in: %s)", strings.Join(m.Fields, ", "))
+			}
+			b.WriteByte('\n')
 		}
 	}
 	out := b.String()
