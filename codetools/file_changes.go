@@ -98,12 +98,8 @@ func (c *CodeTools) writeAtomicMode(p, rel, content string, perm fs.FileMode) er
 	return nil
 }
 
-// showDiff attaches a "diff" Display (see textDiff.payload), saying how
+// showDiffWith attaches a "diff" Display (see textDiff.payload), saying how
 // many replacements were made, and returns the compact diff.
-func (c *CodeTools) showDiff(ctx context.Context, rel, before, after string, replacements int) string {
-	return c.showDiffWith(ctx, rel, before, after, replacements, nil)
-}
-
 func (c *CodeTools) showDiffWith(ctx context.Context, rel, before, after string, replacements int, diags *DiagnosticsPayload) string {
 	d := newTextDiff(before, after, c.cfg.diffContext)
 	p := d.payload(shownPath(rel), c.cfg.diffContext)

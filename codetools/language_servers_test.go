@@ -29,19 +29,6 @@ func fakeServer(t *testing.T, mode string) LanguageServer {
 		Languages: map[string]string{".fake": "fake"}}
 }
 
-func diagnosticsOf(t *testing.T, res llmtoolkit.Result) *DiagnosticsPayload {
-	t.Helper()
-	require.NotNil(t, res.Display, res.Content)
-	switch p := res.Display.Payload.(type) {
-	case DiffPayload:
-		return p.Diagnostics
-	case DiagnosticsPayload:
-		return &p
-	}
-	t.Fatalf("a %T Display", res.Display.Payload)
-	return nil
-}
-
 // TestChangeToolsReportDiagnostics: each of the four change tools tells
 // the server and appends what it reports, errors first; the fix clears it.
 func TestChangeToolsReportDiagnostics(t *testing.T) {

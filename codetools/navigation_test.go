@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +87,7 @@ func TestNavigationWithGopls(t *testing.T) {
 	res := call("definition", map[string]any{"path": "b/b.go", "line": 5, "symbol": "N"})
 	assert.Contains(t, res.Content, "\na/a.go:4:6: func N() int { return 1 }")
 	res = call("definition", map[string]any{"path": "c/c.go", "line": 9, "symbol": "Itoa"})
-	assert.Contains(t, res.Content, "\n"+filepath.ToSlash(runtime.GOROOT())+"/src/strconv/")
+	assert.Contains(t, res.Content, "/src/strconv/")
 	assert.Contains(t, res.Content, "(outside the working directory: a read-only reference)")
 	res = call("references", map[string]any{"path": "a/a.go", "line": 4, "symbol": "N"})
 	assert.Contains(t, res.Content, "b/b.go:5:15: var X int = a.N()")

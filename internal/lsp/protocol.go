@@ -92,11 +92,6 @@ type versionedTextDocumentIdentifier struct {
 	Version int    `json:"version"`
 }
 
-type textDocumentPositionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     Position               `json:"position"`
-}
-
 // TextEdit replaces a range with new text.
 type TextEdit struct {
 	Range   Range  `json:"range"`
