@@ -4,10 +4,24 @@
 // tool_search tool finds them by what they do.
 //
 // [Index] searches a list of tools in two modes: [BM25] (natural-language
-// words, Okapi BM25 over names, descriptions, argument names and argument
-// descriptions, names weighing more) and [Regex] (an RE2 pattern matched
-// without regard to case). [New] wraps a resolver so that a model uses it
-// through the search, in one of two exposures:
+// words, BM25F over four fields, names, descriptions, argument names and
+// argument descriptions, names weighing more) and [Regex] (an RE2 pattern
+// matched without regard to case against each field on its own, so that
+// anchors hold per field: "^kubectl_scale$", "_merge_request$"; the
+// answer names the fields matched, [Match.Fields]).
+//
+// The lexical search splits tools and queries with one tokenizer: case
+// folded; camelCase, snake_case, kebab-case and digits split, the run
+// kept whole as well ("postgresql" meets "PostgreSQL"); stop words
+// dropped; a light English stemmer ("listing", "lists" meet "list").
+// [DefaultEquivalents] is a small table of words that mean the same in
+// tool catalogs (find/search/list, bug/issue/ticket, PR/pull request/merge
+// request, refund/money back, message/chat/DM...): a query's equivalents
+// count at half the weight of its own words. A host extends the table
+// with [WithEquivalents] ([NewIndexWith]) or [WithEquivalentWords] ([New]).
+//
+// [New] wraps a resolver so that a model uses it through the search, in
+// one of two exposures:
 //
 //   - [Offer] (the default): the tools found join the listed tools from the
 //     next turn, appended after the ones listed before, so the cached prefix
@@ -15,6 +29,15 @@
 //   - [Proxy] ([WithProxy]): two fixed tools, tool_search answering the
 //     found tools' schemas and call_tool running one by name, validated
 //     against that tool's schema; the listed tools never change.
+//
+// The model calls them so (each tool's description says the same):
+//
+//	tool_search {"query": "post a message in a Slack channel", "limit": 5}
+//	    query (required): the words (BM25) or the pattern (Regex);
+//	    limit (optional): how many tools to answer, default 5, at most 20.
+//	call_tool {"name": "slack_post_message", "arguments": {"channel": "#deploys", "text": "v2 is out"}}
+//	    name (required): a tool tool_search answered;
+//	    arguments (required): that tool's arguments, as its parameters say.
 //
 // In both, a call of a deferred tool the model has not found is answered
 // as an unknown tool ([WithUndiscoveredCalls] lets it through), and the

@@ -79,3 +79,22 @@ func TestRegexAnswerNamesFields(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.Contains(t, res.Content, `"matched_in":["argument name"]`)
 }
+
+// TestSearchToolsDocumentTheirArguments: tool_search (in both modes) and
+// call_tool name each of their arguments and show a sample call in their
+// descriptions, so that a model has nothing to guess.
+func TestSearchToolsDocumentTheirArguments(t *testing.T) {
+	fake := &lt.Fake{}
+	for _, mode := range []toolsearch.Mode{toolsearch.BM25, toolsearch.Regex} {
+		tools := toolsearch.New(fake, toolsearch.WithMode(mode), toolsearch.WithProxy()).Tools()
+		require.Len(t, tools, 2)
+		for _, tool := range tools {
+			props, _ := tool.Parameters["properties"].(map[string]any)
+			require.NotEmpty(t, props, tool.Name)
+			for name := range props {
+				assert.Contains(t, tool.Description, `"`+name+`"`, "%s (%s) does not name %s", tool.Name, mode, name)
+			}
+			assert.Contains(t, tool.Description, "Example: {", "%s (%s)", tool.Name, mode)
+		}
+	}
+}

@@ -411,10 +411,10 @@ func (s *Resolver) searchTool() llmtoolkit.Tool {
 
 var searchTools = map[Mode]llmtoolkit.Tool{
 	BM25: llmtoolkit.MustTool(SearchToolName,
-		"Searches the tools that are not listed yet, by what they do. Describe the capability you need in a few words (\"create an issue in Linear\", \"read a PostgreSQL table\"); the best matches are answered and can be used from then on. Search again with other words if none fits.",
+		"Searches the tools that are not listed yet, by what they do. Arguments: \"query\" (required), the capability you need in a few words, and \"limit\" (optional, default 5, at most 20). Example: {\"query\": \"create an issue in Linear\", \"limit\": 5}. The best matches are answered and can be used from then on (with call_tool when it is listed). Search again with other words if none fits.",
 		searchParams("Words describing the tool you need: what it does, on what system.")),
 	Regex: llmtoolkit.MustTool(SearchToolName,
-		"Searches the tools that are not listed yet with a regular expression (RE2 syntax, case-insensitive) matched against their names, descriptions, argument names and argument descriptions. The best matches are answered and can be used from then on. Examples: \"slack\", \"(create|open).*issue\", \"postgres|sql\".",
+		"Searches the tools that are not listed yet with a regular expression (RE2 syntax, case-insensitive) matched against each of their fields on its own: the name, the description, each argument name, each argument description (^ and $ anchor in each field). Arguments: \"query\" (required), the pattern, and \"limit\" (optional, default 5, at most 20). Example: {\"query\": \"^slack_(post|send)\", \"limit\": 5}; other patterns: \"(create|open).*issue\", \"postgres|sql\", \"_merge_request$\". The answer names the fields each tool matched in; the tools found can be used from then on (with call_tool when it is listed).",
 		searchParams("A regular expression (RE2, at most 200 bytes), matched without regard to case.")),
 }
 
@@ -442,7 +442,7 @@ var callToolParams = map[string]any{
 }
 
 var callToolBase = llmtoolkit.MustTool(CallToolName,
-	"Runs a tool that "+SearchToolName+" found, by its name, with its arguments.", callToolParams)
+	"Runs a tool that "+SearchToolName+" found, by its name, with its arguments. Arguments: \"name\" (required), the tool's name as "+SearchToolName+" answered it, and \"arguments\" (required), an object holding that tool's arguments as its parameters say. Example: {\"name\": \"slack_post_message\", \"arguments\": {\"channel\": \"#deploys\", \"text\": \"v2 is out\"}}.", callToolParams)
 
 // callTool is call_tool's definition: a recipe of the one call it makes,
 // declaring the deferred tools' sensitive fields under "arguments".
