@@ -157,6 +157,7 @@ func (c *CodeTools) editorReplace(ctx context.Context, p, oldStr, newStr string)
 	var ae *textedit.AmbiguousError
 	switch {
 	case errors.As(err, &ae):
+		//lint:ignore ST1005 Anthropic's documented text, which its models are trained on
 		return "", fmt.Errorf("Error: Found %d matches for replacement text. Please provide more context to make a unique match.", ae.N)
 	case errors.Is(err, textedit.ErrNoMatch), errors.Is(err, textedit.ErrEmptyOldText):
 		return "", errors.New("Error: No match found for replacement. Please check your text and try again." + textedit.ClosestLines(ctx, before, oldStr))

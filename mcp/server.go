@@ -85,9 +85,11 @@ func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 		// it): say so, as the current protocol asks of a server that does.
 		caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
 	}
+	//lint:ignore SA1019 deprecated from 2026-07-28 (SEP-2577) but in force for the earlier versions served, where Log sends notifications/message
 	if caps.Logging == nil {
 		// Any served tool may send log messages ([Log]); a server that
 		// sends notifications/message must declare logging.
+		//lint:ignore SA1019 as above
 		caps.Logging = &sdk.LoggingCapabilities{}
 	}
 	var ts *taskServer

@@ -163,7 +163,7 @@ func Prepare(ctx context.Context, files Files, ops []Op) (*Plan, error) {
 			}
 			dest, err := files.Resolve(ctx, op.MoveTo)
 			if err != nil {
-				return nil, opErr(fmt.Errorf("Move to %s: %w", op.MoveTo, err))
+				return nil, opErr(fmt.Errorf("*** Move to %s: %w", op.MoveTo, err))
 			}
 			if dest == path {
 				s.content = after
@@ -172,10 +172,10 @@ func Prepare(ctx context.Context, files Files, ops []Op) (*Plan, error) {
 			}
 			d, err := get(op.MoveTo, dest)
 			if err != nil {
-				return nil, opErr(fmt.Errorf("Move to %s: %w", op.MoveTo, err))
+				return nil, opErr(fmt.Errorf("*** Move to %s: %w", op.MoveTo, err))
 			}
 			if d.exists {
-				return nil, opErr(fmt.Errorf("Move to %s: it %w; Delete File it first in the same patch to replace it", op.MoveTo, ErrExists))
+				return nil, opErr(fmt.Errorf("*** Move to %s: it %w; Delete File it first in the same patch to replace it", op.MoveTo, ErrExists))
 			}
 			d.exists, d.content, d.mode = true, after, s.mode
 			s.exists, s.content = false, ""
