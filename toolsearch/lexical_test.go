@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 )
 
 // TestTerms: tools and queries are split the same way, the unsplit run
@@ -53,4 +54,23 @@ func TestEquivalents(t *testing.T) {
 	assert.Equal(t, "", top(ix, "reconcile the ledgers"))
 	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "reconcile"}))
 	assert.Equal(t, "crm_sync", top(ext, "reconcile the ledgers"))
+}
+
+// TestResolverEquivalentWords: a Resolver's search uses the host's
+// equivalent words.
+func TestResolverEquivalentWords(t *testing.T) {
+	fake := &lt.Fake{}
+	ok := func(_ context.Context, c llmtoolkit.Call) (string, error) { return "", nil }
+	for _, tool := range []llmtoolkit.Tool{
+		llmtoolkit.MustTool("crm_sync", "Synchronizes the accounts.", nil),
+		llmtoolkit.MustTool("weather_now", "The weather at a place.", nil),
+	} {
+		tool.Deferred = true
+		fake.Add(tool, ok)
+	}
+	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "reconcile the ledgers"}}
+	res := llmtoolkit.Execute(t.Context(), New(fake), call)
+	assert.Contains(t, res.Content, "No tool matches")
+	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "reconcile"}), WithEquivalentWords([]string{"ledger", "account"})), call)
+	assert.Contains(t, res.Content, "- crm_sync:")
 }

@@ -84,7 +84,9 @@ const (
 )
 
 type config struct {
-	equivalents  [][]string
+	// equivalents are the host's groups of equivalent words, behind a
+	// pointer so that config stays comparable.
+	equivalents  *[][]string
 	mode         Mode
 	exposure     Exposure
 	maxResults   int
@@ -100,7 +102,14 @@ func WithMode(m Mode) Option { return func(c *config) { c.mode = m } }
 // WithEquivalentWords adds groups of equivalent words to
 // [DefaultEquivalents] for the BM25 search (see [WithEquivalents]).
 func WithEquivalentWords(groups ...[]string) Option {
-	return func(c *config) { c.equivalents = append(c.equivalents, groups...) }
+	return func(c *config) {
+		var all [][]string
+		if c.equivalents != nil {
+			all = *c.equivalents
+		}
+		all = append(slices.Clone(all), groups...)
+		c.equivalents = &all
+	}
 }
 
 // WithProxy selects the proxy exposure ([Proxy]): tool_search answers
@@ -295,9 +304,17 @@ func (s *Resolver) index(deferred []llmtoolkit.Tool) *Index {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ix == nil || s.ixKey != key {
-		s.ix, s.ixKey = NewIndexWith(deferred, WithEquivalents(s.cfg.equivalents...)), key
+		s.ix, s.ixKey = NewIndexWith(deferred, s.indexOptions()...), key
 	}
 	return s.ix
+}
+
+// indexOptions are the options of the index over the deferred tools.
+func (s *Resolver) indexOptions() []IndexOption {
+	if s.cfg.equivalents == nil {
+		return nil
+	}
+	return []IndexOption{WithEquivalents(*s.cfg.equivalents...)}
 }
 
 // fingerprintSeed seeds every fingerprint, so that they compare across
