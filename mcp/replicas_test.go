@@ -327,7 +327,9 @@ func TestReplicasBehindRoundRobin(t *testing.T) {
 	t.Logf("%d rows of failed attempts (each keeps its row)", failed)
 	perCall := make(map[string]int, len(rows))
 	for _, r := range rows {
-		perCall[r.ID] = r.N
+		// The server binds the client's ID to the arguments (ID#digest).
+		id, _, _ := strings.Cut(r.ID, "#")
+		perCall[id] += r.N
 	}
 	var missing, twice []string
 	for _, id := range st.completed {
