@@ -94,7 +94,9 @@ func TestPythonREPLThroughTheTerminal(t *testing.T) {
 	c := newTools(t, WithTerminals())
 	out := mustRun(t, c, "exec_command", map[string]any{"cmd": "python3 -q", "tty": true, "yield_time_ms": 1000})
 	id := session(t, out)
-	typeUntil(t, c, id, "", ">>> ")
+	if !strings.Contains(out, ">>> ") { // the prompt comes in the first answer on a quick machine
+		typeUntil(t, c, id, "", ">>> ")
+	}
 	out = typeUntil(t, c, id, "print(6*7)\n", "42")
 	assert.NotContains(t, out, "\x1b", "escape sequences are removed")
 	typeUntil(t, c, id, "name = input('Name? ')\n", "Name? ")
