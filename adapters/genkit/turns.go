@@ -12,13 +12,13 @@ import (
 // turnCounterKey carries the [turnCounter] [CountTurns] bound.
 type turnCounterKey struct{}
 
-// turnCounter numbers one generation's model calls. turn is a context made
-// by [llmtoolkit.Scope].Iteration at the current model call, so that every
-// tool call of one turn shares one [llmtoolkit.Turn].
+// turnCounter numbers one generation's model calls. turn is the scope
+// [llmtoolkit.Scope.StartTurn] made at the current model call, so that
+// every tool call of one turn shares one [llmtoolkit.Turn].
 type turnCounter struct {
 	mu   sync.Mutex
 	n    int
-	turn context.Context
+	turn *llmtoolkit.Scope
 }
 
 // CountTurns returns a context for genkit's Generate that numbers its model
@@ -37,7 +37,9 @@ func CountTurns(ctx context.Context) (context.Context, ai.ModelMiddleware) {
 			resp, err := next(ctx, req, cb)
 			c.mu.Lock()
 			c.n++
-			c.turn = llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.StartTurn(c.n) })
+			var turn llmtoolkit.Scope
+			turn.StartTurn(c.n)
+			c.turn = &turn
 			c.mu.Unlock()
 			return resp, err
 		}
@@ -45,8 +47,9 @@ func CountTurns(ctx context.Context) (context.Context, ai.ModelMiddleware) {
 	return context.WithValue(ctx, turnCounterKey{}, c), mw
 }
 
-// withTurn returns ctx with the current turn of its [turnCounter], if it
-// has one and the model has answered; else ctx unchanged.
+// withTurn returns ctx with the iteration and turn of its [turnCounter],
+// if it has one and the model has answered, the rest of ctx's scope (its
+// session, run and agent) as it is; else ctx unchanged.
 func withTurn(ctx context.Context) context.Context {
 	c, ok := ctx.Value(turnCounterKey{}).(*turnCounter)
 	if !ok {
@@ -58,21 +61,5 @@ func withTurn(ctx context.Context) context.Context {
 	if turn == nil {
 		return ctx
 	}
-	return turnContext{Context: ctx, turn: turn}
-}
-
-// turnContext is ctx with the iteration of turn: turn holds nothing else
-// (it is made from context.Background), so every other value, the deadline
-// and the cancellation stay ctx's.
-type turnContext struct {
-	context.Context
-	turn context.Context
-}
-
-// Value answers from the turn first.
-func (c turnContext) Value(key any) any {
-	if v := c.turn.Value(key); v != nil {
-		return v
-	}
-	return c.Context.Value(key)
+	return llmtoolkit.WithScope(ctx, func(s *llmtoolkit.Scope) { s.Iteration, s.Turn = turn.Iteration, turn.Turn })
 }
