@@ -17,7 +17,7 @@
 // [DefaultEquivalents] is a small table of words that mean the same in
 // tool catalogs (find/search/list, bug/issue/ticket, PR/pull request/merge
 // request, refund/money back, message/chat/DM...): a query's equivalents
-// count at half the weight of its own words. A host extends the table
+// count at 0.6 of the weight of its own words. A host extends the table
 // with [WithEquivalents] ([NewIndexWith]) or [WithEquivalentWords] ([New]).
 //
 // [New] wraps a resolver so that a model uses it through the search, in
