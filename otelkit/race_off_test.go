@@ -1,0 +1,5 @@
+//go:build !race
+
+package otelkit_test
+
+const raceEnabled = false
