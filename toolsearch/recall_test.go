@@ -207,8 +207,16 @@ func measure(t *testing.T, ix *toolsearch.Index, needs []need) quality {
 // independent one (testdata/catalog2.json: tools modelled on GitHub,
 // GitLab, Jira, Linear, Slack, Notion, Google Workspace, databases,
 // Kubernetes, clouds, payments and monitoring servers, with needs in
-// people's wording, testdata/needs2.jsonl), BM25's recall@5, top-1 and
-// MRR reach at least the floors measured when they were set.
+// people's wording, testdata/needs2.jsonl), and a third one
+// (testdata/catalog3.json, 299 tools of kinds the first two lack:
+// Airtable, Trello, Todoist, Spotify, YouTube, X, Reddit, WordPress,
+// Mailchimp, Zoom, DocuSign, QuickBooks, Square, Supabase, Kafka,
+// Jenkins, Argo CD, Vault, Okta, Home Assistant, weather, flights, HR,
+// hiring, PDF and browser tools; 158 needs, testdata/needs3.jsonl),
+// BM25's recall@5, top-1 and MRR reach at least the floors measured when
+// they were set. The third catalog was written, and committed, before any
+// tuning that followed, and is never tuned on: it stands for the catalog
+// of a user the tuning never saw.
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -217,6 +225,7 @@ func TestLexicalQuality(t *testing.T) {
 	}{
 		{"catalog.json", "needs.jsonl", 400, 100, 0.97, 0.88, 0.92},
 		{"catalog2.json", "needs2.jsonl", 150, 80, 0.87, 0.60, 0.72},
+		{"catalog3.json", "needs3.jsonl", 250, 100, 0.69, 0.39, 0.52},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
