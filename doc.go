@@ -64,6 +64,9 @@
 //     function the tool itself opens them with (codetools declares its ten
 //     file tools). agent's guard matches path rules on the canonical path and
 //     refuses what the tool would refuse.
+//   - Commands: set by the tool's author: which arguments are shell commands
+//     and what a call types into a running program (codetools' bash,
+//     exec_command, write_stdin); agent's guard checks them as bash's.
 //   - Observers: set by wrappers that must see every call (trace.Recorder and
 //     otelkit.Resolver add themselves to each definition they list, through
 //     [ObservedTools]: the wrapped resolver's list read afresh by every Tools

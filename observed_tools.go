@@ -150,7 +150,7 @@ func sameDefinition(a, b Tool) bool {
 	return a.Name == b.Name && a.Description == b.Description &&
 		a.Annotations == b.Annotations && a.schema == b.schema &&
 		samePointer(&a.Parameters, &b.Parameters) && samePointer(&a.Metadata, &b.Metadata) &&
-		samePointer(&a.Recipe, &b.Recipe) && a.Paths == b.Paths &&
+		samePointer(&a.Recipe, &b.Recipe) && a.Paths == b.Paths && a.Commands == b.Commands &&
 		sameSlice(a.SensitiveFields, b.SensitiveFields) && sameSlice(a.Observers, b.Observers) &&
 		sameSlice(a.Gates, b.Gates) && a.Deferred == b.Deferred && a.Native == b.Native
 }

@@ -82,6 +82,11 @@ type Tool struct {
 	// (package agent) matches its path rules on the canonical path, never on
 	// the spelling the model chose, and refuses what the tool would refuse.
 	Paths *PathArguments `json:"-"`
+	// Commands, when set, declares which arguments are shell commands the
+	// tool runs and what text it types into a running program. A
+	// permission layer (package agent) checks them as it checks bash's
+	// command, whatever the tool is named.
+	Commands *CommandArguments `json:"-"`
 	// Deferred marks a tool whose definition is not offered to the model
 	// until the model finds it with a tool search: the client-side one of
 	// package toolsearch, or a provider's own (package provider writes it
@@ -112,6 +117,22 @@ type Annotations struct {
 	Idempotent bool `json:"idempotentHint"`
 	// OpenWorld: the tool reaches outside the host (for example the web).
 	OpenWorld bool `json:"openWorldHint"`
+}
+
+// CommandArguments declares a tool's arguments that reach a shell or a
+// running program (see [Tool.Commands]).
+type CommandArguments struct {
+	// Names lists the top-level string arguments the tool runs as a
+	// command line (as bash -c runs bash's "command").
+	Names []string
+	// Typed, when set, returns the lines a call enters into a running
+	// program (a terminal's keys): for each Enter the call types, the line
+	// typed since the previous Enter, earlier calls' text included, with
+	// the editing keys (backspace, Ctrl-U, Ctrl-C) applied. It returns no
+	// lines for a call that enters none. It must be safe for concurrent
+	// use and must not change what a later call sees: the tool records
+	// what was typed when it types it.
+	Typed func(ctx context.Context, args map[string]any) ([]string, error)
 }
 
 // schemaCache holds the compiled schema shared by all copies of a Tool.

@@ -130,6 +130,28 @@
 // contents): TestHardLinkToDeniedFile. A tool of the host's that opens
 // files itself must make the same check.
 //
+// # Commands, jobs and terminals
+//
+// The guard decides on the command a call runs, not on the tool's name: a
+// tool that declares its commands (llmtoolkit.Tool.Commands) has each one
+// checked as a call of bash ([BashToolName]) with that command line
+// ([BashCommandArgument]), so the rules on bash hold for codetools'
+// exec_command (its cmd) and bash's background jobs alike: a deny rule
+// matching the command refuses the call, and allow rules matching every
+// command let it run without asking. What write_stdin types into a terminal
+// is checked line by line, when Enter is typed: the line as the terminal
+// has it, the text typed by earlier calls included, backspace, Ctrl-U and
+// Ctrl-C applied; a deny rule matching it refuses the call (nothing is
+// typed). Typed lines are never allowed by bash's allow rules (a line is
+// a command only at a shell's prompt; in a REPL or an editor it is what
+// that program makes of it): the host allows a terminal as a whole, by
+// allowing write_stdin (a rule, its callback, or the mode). These checks
+// are advisory as all rules on command text are (see below); the job tools
+// are checked as the tools they are (job_output and job_list read-only,
+// job_kill not), and a job is reachable only from the session, run and
+// agent that started it (codetools): a sub-agent's jobs are its own
+// (TestJobCommandsCheckedAsBash, TestSubAgentJobsAreTheirs).
+//
 // # Denials and traces
 //
 // The model reads "permission denied: tool "X" was not run: WHY"; agentloop's

@@ -161,11 +161,19 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	if err != nil {
 		return call, err
 	}
+	// The commands it runs and the lines it types, as bash's.
+	run, typed, err := commandsOf(ctx, call, tool)
+	if err != nil {
+		return call, err
+	}
 	// 2. Deny rules, whatever the mode; 3. allow rules.
 	if r := firstMatch(p.deny, &t, true); r != nil {
 		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
 	}
-	if ask && firstMatch(p.allow, &t, false) != nil {
+	if err := p.denyCommands(call, run, typed, ""); err != nil {
+		return call, err
+	}
+	if ask && (firstMatch(p.allow, &t, false) != nil || p.allowsCommands(run, typed)) {
 		ask = false
 	}
 	// 4. PreToolUse hooks.
@@ -218,7 +226,11 @@ func (p *Permissions) apply(ctx context.Context, call llmtoolkit.Call, tool llmt
 	if r := firstMatch(p.deny, &t, true); r != nil {
 		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
 	}
-	return call, nil
+	run, typed, err := commandsOf(ctx, call, tool)
+	if err != nil {
+		return call, err
+	}
+	return call, p.denyCommands(call, run, typed, " (with the arguments set by "+who+")")
 }
 
 // pendingError marks the error of a [Pending] decision, so the guard

@@ -134,11 +134,19 @@ func (c *CodeTools) specs() []toolSpec {
 		"write_file": c.writePathFact(), "edit_file": c.writePathFact(),
 		"multi_edit": c.writePathFact(), "append_to_file": c.writePathFact(),
 		"apply_patch": c.applyPatchPathFact(), TextEditorName: c.readPathFact(false),
-		"memory": c.memoryPathFact(),
+		"memory": c.memoryPathFact(), "exec_command": c.workdirFact(),
+	}
+	// The commands they run and the lines they type (command_facts.go),
+	// checked as bash's command.
+	commands := map[string]*llmtoolkit.CommandArguments{
+		"bash": commandFact("command"), "exec_command": commandFact("cmd"), "write_stdin": c.typedFact(),
 	}
 	for i := range specs {
 		if f, ok := paths[specs[i].tool.Name]; ok {
 			specs[i].tool.Paths = f
+		}
+		if f, ok := commands[specs[i].tool.Name]; ok {
+			specs[i].tool.Commands = f
 		}
 	}
 	return specs

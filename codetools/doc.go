@@ -140,9 +140,13 @@
 // read yet (waiting up to wait_seconds for more, or with until_exit for the
 // end), and in a log file, one of bash's spill files (capped by
 // [WithBashSpillLimit], kept under [WithBashSpillRetention]), that the
-// answer names. Jobs belong to the run and agent that started them
-// (llmtoolkit.Scope.RunID, llmtoolkit.Scope.AgentID): another's job id is
-// answered as unknown ([ErrNoJob]). A job ends, with every process it
+// answer names. Jobs belong to the session, run and agent that started
+// them (the session map's tenant_id and conversation_id,
+// llmtoolkit.Scope.RunID, llmtoolkit.Scope.AgentID): another's job id is
+// answered as unknown ([ErrNoJob]). bash and exec_command declare their
+// commands and write_stdin the lines it types (llmtoolkit.Tool.Commands),
+// and exec_command its workdir as a path, so package agent checks them as
+// bash's commands. A job ends, with every process it
 // started (a daemon it forked included), when its command ends, on
 // job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], and, where
 // commands are contained, with the host process even when it is SIGKILLed.

@@ -48,10 +48,19 @@ func (c *CodeTools) closeJobs() {
 	}
 }
 
-// jobOwner is whose a job is: the run and the agent of the call, so that
-// a sub-agent's jobs are its own and another run's are out of reach.
+// jobOwner is whose a job is: the session (its tenant_id and
+// conversation_id), the run and the agent of the call, so that a
+// sub-agent's jobs are its own and another session's or run's are out of
+// reach.
 func jobOwner(ctx context.Context) string {
-	return llmtoolkit.ScopeFrom(ctx).RunID + "\x00" + llmtoolkit.ScopeFrom(ctx).AgentID
+	sc := llmtoolkit.ScopeFrom(ctx)
+	key := func(k string) string {
+		if v, ok := sc.Session[k]; ok {
+			return fmt.Sprintf("%T:%v", v, v)
+		}
+		return ""
+	}
+	return strings.Join([]string{key("tenant_id"), key("conversation_id"), sc.RunID, sc.AgentID}, "\x00")
 }
 
 // jobSpecs lists the job tools, when on.

@@ -3,6 +3,7 @@ package codetools
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,8 +85,14 @@ func (c *CodeTools) execCommand(ctx context.Context, args map[string]any) (strin
 		return "", fmt.Errorf("exec_command: %w", errToolsClosed)
 	}
 	command := stringArg(args, "cmd", "")
-	if wd := stringArg(args, "workdir", ""); wd != "" && wd != "." {
-		command = "cd -- " + shellQuote(wd) + " && " + command
+	if wd := stringArg(args, "workdir", ""); wd != "" {
+		real, err := c.canonical(ctx, "workdir", wd, true) // the folder the fact declares
+		if err != nil {
+			return "", fmt.Errorf("exec_command: %w", err)
+		}
+		if real = filepath.ToSlash(real); real != "." {
+			command = "cd -- " + shellQuote(real) + " && " + command
+		}
 	}
 	tty := boolArg(args, "tty", false)
 	began := time.Now()

@@ -101,6 +101,7 @@ type Job struct {
 	logErr   error
 	read     int64         // offset of the first byte not yet read
 	touched  time.Time     // last Read or Write
+	typed    []byte        // the line being typed (see Typed)
 	changed  chan struct{} // closed and replaced at each output and at the end
 	state    State
 	code     int
@@ -249,6 +250,10 @@ func (j *Job) Write(p []byte) error {
 	if !running {
 		return ErrEnded
 	}
+	j.mu.Lock()
+	_, rest := typeLines(string(j.typed), string(p))
+	j.typed = []byte(rest)
+	j.mu.Unlock()
 	if _, err := j.stdin.Write(p); err != nil {
 		return fmt.Errorf("jobs: write to job %d: %w", j.id, err)
 	}
