@@ -199,7 +199,9 @@ func (c *Client) addTool(ctx context.Context, st *sdk.Tool, tools *[]llmtoolkit.
 }
 
 // Tools returns the server's tools as listed at [Connect] or the last
-// [Client.Refresh]. The slice is shared: do not modify it.
+// [Client.Refresh]. The slice is shared: do not modify it. Each tool's
+// Metadata["server"] is the server's name ([Client.Server]), the field
+// package toolsearch searches as the tool's server (toolsearch.MetadataServer).
 func (c *Client) Tools() []llmtoolkit.Tool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

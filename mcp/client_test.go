@@ -63,6 +63,7 @@ func TestClientListsRemoteTools(t *testing.T) {
 	for i, tl := range tools {
 		names[i] = tl.Name
 		require.NoError(t, tl.Validate())
+		assert.Equal(t, map[string]any{"server": "fixture"}, tl.Metadata, "the server's name, for toolsearch's server field")
 	}
 	assert.ElementsMatch(t, []string{"echo", "fail", "show", "boom"}, names)
 

@@ -76,6 +76,10 @@ func fromSDKTool(st *sdk.Tool, server string, maxSchemaNodes int) (llmtoolkit.To
 			OpenWorld:   boolOr(a.OpenWorldHint, true),
 		}
 	}
+	if server != "" {
+		// toolsearch.MetadataServer: the tool search's server field.
+		t.Metadata = map[string]any{"server": server}
+	}
 	t.SensitiveFields = sensitiveFieldsFrom(st.Meta)
 	t.Deferred = st.Meta[MetaDeferred] == true
 	t, err := llmtoolkit.NewToolFrom(t)

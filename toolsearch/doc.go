@@ -4,8 +4,10 @@
 // tool_search tool finds them by what they do.
 //
 // [Index] searches a list of tools in two modes: [BM25] (natural-language
-// words, BM25F over four fields, names, descriptions, argument names and
-// argument descriptions, names weighing more) and [Regex] (an RE2 pattern
+// words, BM25F over five fields, names, descriptions, argument names,
+// argument descriptions and the name of the tool's server
+// ([MetadataServer], which mcp.Client sets), names weighing more) and
+// [Regex] (an RE2 pattern
 // matched without regard to case against each field on its own, so that
 // anchors hold per field: "^kubectl_scale$", "_merge_request$"; the
 // answer names the fields matched, [Match.Fields]).
@@ -13,7 +15,8 @@
 // The lexical search splits tools and queries with one tokenizer: case
 // folded; camelCase, snake_case, kebab-case and digits split, the run
 // kept whole as well ("postgresql" meets "PostgreSQL"); stop words
-// dropped; a light English stemmer ("listing", "lists" meet "list").
+// dropped; each word stemmed with the Snowball English (Porter2) stemmer
+// ("listing", "lists" meet "list"; "refunded" meets "refund").
 // [DefaultEquivalents] is a small table of words that mean the same in
 // tool catalogs (find/search/list, bug/issue/ticket, PR/pull request/merge
 // request, refund/money back, message/chat/DM...): a query's equivalents

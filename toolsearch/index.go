@@ -27,7 +27,8 @@ const (
 	// Regex matches the query as a regular expression (RE2 syntax, without
 	// regard to case) against each field of each tool on its own: the
 	// name, the description, each argument name, each argument
-	// description, so ^ and $ anchor in each ("^kubectl_scale$",
+	// description, the server's name ([MetadataServer]), so ^ and $
+	// anchor in each ("^kubectl_scale$",
 	// "_merge_request$"). It ranks the matching tools by where it matched
 	// (the name first) and names those fields ([Match.Fields]). The
 	// query is a pattern: "slack.*(post|send)".
@@ -54,7 +55,8 @@ type Match struct {
 	Score float64
 	// Fields are, in [Regex] mode, the fields the pattern matched, of
 	// [FieldName], [FieldDescription], [FieldArgumentName] and
-	// [FieldArgumentDescription], in that order; nil in [BM25] mode.
+	// [FieldArgumentDescription] and [FieldServer], in that order; nil in
+	// [BM25] mode.
 	Fields []string
 }
 
@@ -66,7 +68,22 @@ const (
 	FieldDescription         = "description"
 	FieldArgumentName        = "argument name"
 	FieldArgumentDescription = "argument description"
+	FieldServer              = "server"
 )
+
+// MetadataServer is the key, in a tool's [llmtoolkit.Tool.Metadata], of
+// the name of the MCP server or other source the tool comes from (a
+// string, such as "github" or "stripe"): the search's fifth field, so
+// that "create an issue on github" finds github's create_issue even where
+// its name and description do not say github. mcp.Client sets it on the
+// tools it lists; a host sets it on its own (agentresolver.WithMetadata).
+const MetadataServer = "server"
+
+// serverOf is the name of the server a tool comes from, "" if unknown.
+func serverOf(t llmtoolkit.Tool) string {
+	s, _ := t.Metadata[MetadataServer].(string)
+	return s
+}
 
 // Index searches a fixed list of tools. Build it with [NewIndex]; it is
 // safe for concurrent use.
@@ -94,8 +111,8 @@ func WithEquivalents(groups ...[]string) IndexOption {
 }
 
 // numFields is the number of fields of BM25F: the name, the description,
-// the argument names, the argument descriptions.
-const numFields = 4
+// the argument names, the argument descriptions, the server's name.
+const numFields = 5
 
 // document is one tool's searchable text.
 type document struct {
@@ -103,6 +120,7 @@ type document struct {
 	desc     string // its description
 	argNames string // its argument names, one a line
 	argDescs string // its argument descriptions, one a line
+	server   string // the name of its server (MetadataServer)
 	// names and descs are the argument names and descriptions one by
 	// one: a regex field each.
 	names, descs []string
@@ -118,16 +136,18 @@ type posting struct {
 }
 
 // Field weights of BM25F: a word of the name counts as three words of the
-// description, an argument name as two. Each field's frequencies are
+// description, an argument name as two, the server's name as one and a
+// half. Each field's frequencies are
 // normalized by its own length (bm25B) before they are weighed and
 // summed, then saturated once (bm25K1): a long description does not
-// drown a short name, and a word repeated in four fields does not count
-// four times.
+// drown a short name, and a word repeated in five fields does not count
+// five times.
 const (
 	weightName    = 3
 	weightArgName = 2
 	weightDesc    = 1
 	weightArgDesc = 1
+	weightServer  = 1.5
 	bm25K1        = 1.2
 	bm25B         = 0.5
 	// weightEquivalent is the weight of a query's equivalent words
@@ -135,7 +155,7 @@ const (
 	weightEquivalent = 0.6
 )
 
-var fieldWeights = [numFields]float64{weightName, weightDesc, weightArgName, weightArgDesc}
+var fieldWeights = [numFields]float64{weightName, weightDesc, weightArgName, weightArgDesc, weightServer}
 
 // maxSchemaDepth bounds how deep argument names are read from a schema.
 const maxSchemaDepth = 4
@@ -155,17 +175,18 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 		equiv: newEquivalents(append(slices.Clone(DefaultEquivalents), cfg.groups...)),
 	}
 	var total [numFields]float64
+	st := newStemmer()
 	for i, t := range tools {
 		var names, descs []string
 		schemaArgs(t.Parameters, 0, &names, &descs)
 		d := document{
 			name: strings.ToLower(t.Name), desc: t.Description,
 			argNames: strings.Join(names, "\n"), argDescs: strings.Join(descs, "\n"),
-			names: names, descs: descs,
+			names: names, descs: descs, server: serverOf(t),
 		}
 		tf := map[string]*[numFields]float32{}
-		for f, text := range [numFields]string{t.Name, t.Description, d.argNames, d.argDescs} {
-			ts := terms(text)
+		for f, text := range [numFields]string{t.Name, t.Description, d.argNames, d.argDescs, d.server} {
+			ts := st.terms(text)
 			ts = append(ts, ix.equiv.expand(ts)...)
 			for _, term := range ts {
 				c := tf[term]
@@ -181,7 +202,7 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 		for term, c := range tf {
 			ix.postings[term] = append(ix.postings[term], posting{doc: i, tf: *c})
 		}
-		d.all = d.name + "\n" + d.desc + "\n" + d.argNames + "\n" + d.argDescs
+		d.all = d.name + "\n" + d.desc + "\n" + d.argNames + "\n" + d.argDescs + "\n" + d.server
 		d.folded = fold(d.all)
 		ix.docs[i] = d
 	}
@@ -319,6 +340,10 @@ func (ix *Index) searchRegex(ctx context.Context, pattern string, limit int) ([]
 			s++
 			matched = append(matched, FieldArgumentDescription)
 		}
+		if d.server != "" && re.MatchString(d.server) {
+			s++
+			matched = append(matched, FieldServer)
+		}
 		if s > 0 {
 			scores[i] = s
 			fields[i] = matched
@@ -389,39 +414,4 @@ var stopwords = map[string]bool{
 	"want": true, "need": true, "some": true, "all": true, "any": true, "which": true,
 	"what": true, "when": true, "if": true, "use": true, "tool": true, "so": true,
 	"s": true, "t": true, "re": true, "ll": true, "m": true,
-}
-
-// stem strips the commonest English inflections, so that "files",
-// "listing" and "listed" meet "file" and "list", "creates" and "created"
-// meet "create". Short words are kept.
-func stem(w string) string {
-	w = stripSuffix(w)
-	if len(w) > 4 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-func stripSuffix(w string) string {
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		return undouble(w[:len(w)-3])
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
-		return undouble(w[:len(w)-2])
-	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes")):
-		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble turns "stopp" (of "stopping") into "stop".
-func undouble(w string) string {
-	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
 }

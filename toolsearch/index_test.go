@@ -11,7 +11,8 @@ import (
 )
 
 // TestTerms: names split at underscores and camelCase humps (the run
-// kept whole too), stop words dropped, inflections meet their stem.
+// kept whole too), stop words dropped, inflections meet their Snowball
+// stem.
 func TestTerms(t *testing.T) {
 	for text, want := range map[string][]string{
 		"slack_post_message":     {"slack", "post", "messag", "slackpostmessag"},
@@ -22,11 +23,30 @@ func TestTerms(t *testing.T) {
 		"listing listed lists":   {"list", "list", "list"},
 		"stopping":               {"stop"},
 		"the a of":               nil,
-		"Größe ändern":           {"größ", "ändern"},
+		"Größe ändern":           {"größe", "ändern"},
 		"":                       nil,
 	} {
 		assert.Equal(t, want, terms(text), text)
 	}
+}
+
+// TestSnowballStems: words stem as the Snowball English (Porter2)
+// algorithm's own vocabulary and output lists have them
+// (snowballstem.org/algorithms/english), so that the inflections of a
+// need meet a tool's; words with digits are kept as they are.
+func TestSnowballStems(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"consign", "consign"}, {"consigned", "consign"}, {"consigning", "consign"},
+		{"consignment", "consign"}, {"generously", "generous"}, {"knightly", "knight"},
+		{"running", "run"}, {"ran", "ran"}, {"refunds", "refund"}, {"refunded", "refund"},
+		{"deployment", "deploy"}, {"deploying", "deploy"}, {"subscriptions", "subscript"},
+		{"ec2", "ec2"}, {"k8s", "k8s"},
+	} {
+		assert.Equal(t, c.want, (*stemmer)(nil).stem(c.in), c.in)
+	}
+	s := newStemmer()
+	assert.Equal(t, "list", s.stem("listing"))
+	assert.Equal(t, "list", s.stem("listing"), "the cached stem")
 }
 
 // TestSearchRanksNameAboveDescription: a query word in a tool's name
@@ -58,6 +78,34 @@ func TestSearchRanksNameAboveDescription(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	_, err = ix.Search(context.Background(), "  ", BM25, 5)
 	assert.ErrorIs(t, err, ErrBadQuery)
+}
+
+// TestServerField: the server's name (Metadata[MetadataServer]) is a
+// field of its own: a need that names the server finds its tool though
+// the tool's name and description do not say it, and a regex names the
+// field it matched in.
+func TestServerField(t *testing.T) {
+	tool := func(name, desc, server string) llmtoolkit.Tool {
+		tl := llmtoolkit.MustTool(name, desc, nil)
+		if server != "" {
+			tl.Metadata = map[string]any{MetadataServer: server}
+		}
+		return tl
+	}
+	ix := NewIndex([]llmtoolkit.Tool{
+		tool("create_issue", "Create a new issue in a repository.", "gitlab"),
+		tool("create_issue2", "Create a new issue in a repository.", "github"),
+		tool("create_issue3", "Create a new issue in a repository.", ""),
+	})
+	got, err := ix.Search(context.Background(), "open an issue on github", BM25, 3)
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	assert.Equal(t, "create_issue2", got[0].Tool.Name)
+	got, err = ix.Search(context.Background(), "^github$", Regex, 3)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "create_issue2", got[0].Tool.Name)
+	assert.Equal(t, []string{FieldServer}, got[0].Fields)
 }
 
 // FuzzSearch: any query, in either mode, answers at most limit tools or

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // DefaultEquivalents are the groups of words that mean the same in tool
@@ -97,7 +99,7 @@ func (e *equivalents) expand(ts []string) []string {
 // the equivalents table.
 func plainTerms(text string) []string {
 	var out []string
-	tokenize(text, func(part string, joined bool) {
+	(*stemmer)(nil).tokenize(text, func(part string, joined bool) {
 		if !joined {
 			out = append(out, part)
 		}
@@ -111,16 +113,50 @@ func plainTerms(text string) []string {
 // letters and digits ("getPRList2" gives "get", "pr", "list", "2"), the
 // run kept whole as well, without its separators ("getprlist2"), so that
 // "postgresql" meets "PostgreSQL" and "kubectl_scale" meets
-// "kubectl_scale". Stop words are dropped and each term is stemmed.
-func terms(text string) []string {
+// "kubectl_scale". Stop words are dropped and each term is stemmed
+// ([stemmer]).
+func terms(text string) []string { return (*stemmer)(nil).terms(text) }
+
+// stemmer stems words with the Snowball English (Porter2) stemmer,
+// remembering the stems it made: an index stems the same few thousand
+// words again and again. A nil stemmer remembers nothing (queries).
+type stemmer struct{ cache map[string]string }
+
+// newStemmer returns a stemmer that remembers.
+func newStemmer() *stemmer { return &stemmer{cache: map[string]string{}} }
+
+// maxCachedStems bounds what a stemmer remembers.
+const maxCachedStems = 1 << 16
+
+// stem is w's Snowball English stem ("listing", "lists", "listed" give
+// "list"; "creates", "created" give "creat"), w itself when it has a
+// digit ("ec2", "s3", "2").
+func (s *stemmer) stem(w string) string {
+	if s != nil {
+		if st, ok := s.cache[w]; ok {
+			return st
+		}
+	}
+	st := w
+	if strings.IndexFunc(w, unicode.IsDigit) < 0 {
+		st = english.Stem(w, true)
+	}
+	if s != nil && len(s.cache) < maxCachedStems {
+		s.cache[w] = st
+	}
+	return st
+}
+
+// terms is [terms] with s's stems.
+func (s *stemmer) terms(text string) []string {
 	var out []string
-	tokenize(text, func(part string, _ bool) { out = append(out, part) })
+	s.tokenize(text, func(part string, _ bool) { out = append(out, part) })
 	return out
 }
 
 // tokenize calls emit with each stemmed part of text (joined false) and,
 // after the parts of a run of more than one, the run whole (joined true).
-func tokenize(text string, emit func(term string, joined bool)) {
+func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 	rs := []rune(text)
 	for i := 0; i < len(rs); {
 		if !isWordRune(rs[i]) {
@@ -158,12 +194,12 @@ func tokenize(text string, emit func(term string, joined bool)) {
 		flush(len(run))
 		for _, p := range parts {
 			if !stopwords[p] {
-				emit(stem(p), false)
+				emit(s.stem(p), false)
 			}
 		}
 		if len(parts) > 1 {
 			if w := whole.String(); !stopwords[w] {
-				emit(stem(w), true)
+				emit(s.stem(w), true)
 			}
 		}
 	}

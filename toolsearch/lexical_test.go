@@ -20,10 +20,10 @@ func TestTermsJoined(t *testing.T) {
 	}{
 		{"PostgreSQL", []string{"postgr", "sql", "postgresql"}},
 		{"postgresql", []string{"postgresql"}},
-		{"kubectl_scale", []string{"kubectl", "scal", "kubectlscal"}},
+		{"kubectl_scale", []string{"kubectl", "scale", "kubectlscal"}},
 		{"getPRList2", []string{"get", "pr", "list", "2", "getprlist2"}},
 		{"pull-requests", []string{"pull", "request", "pullrequest"}},
-		{"the customer's files", []string{"customer", "file"}},
+		{"the customer's files", []string{"custom", "file"}},
 		{"EC2 s3", []string{"ec", "2", "ec2", "3", "s3"}},
 	} {
 		assert.Equal(t, c.want, terms(c.text), c.text)
