@@ -52,6 +52,7 @@ type Client struct {
 	maxTools       int          // see WithMaxTools
 	maxSchemaNodes int          // see WithMaxSchemaNodes
 	bound          *answerBound // see WithMaxAnswerBytes
+	tasks          *taskRPC     // see WithClientTasks; nil without it
 
 	mu     sync.RWMutex
 	tools  []llmtoolkit.Tool
@@ -100,8 +101,9 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 			progress.handle(ctx, req.Params)
 		}
 	}
+	var follower *taskFollower
 	if cfg.clientTasks {
-		transport = clientTasksTransport(transport, &copts)
+		transport, follower = clientTasksTransport(transport, &copts)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
@@ -112,6 +114,10 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	bound.setOnHit(func() { _ = session.Close() })
 	c := &Client{session: session, server: "(unnamed)", log: cfg.warnLogger(), progress: progress,
 		maxPages: cfg.maxToolPages, maxTools: cfg.maxTools, maxSchemaNodes: cfg.maxSchemaNodes, bound: bound}
+	if follower != nil {
+		c.tasks = &taskRPC{endpoint: follower.endpoint, next: follower.next, session: session,
+			impl: &sdk.Implementation{Name: cfg.name, Version: cfg.version}, maxBytes: int64(cfg.maxAnswerBytes)}
+	}
 	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {
 		c.server = init.ServerInfo.Name
 	}

@@ -29,12 +29,12 @@ const maxTaskAnswerBytes = 32 << 20
 func WithClientTasks() Option { return func(c *config) { c.clientTasks = true } }
 
 // clientTasksTransport makes transport follow tasks, and caps the client's
-// capabilities with the extension; it returns transport unchanged when it
-// is not the SDK's streamable HTTP one.
-func clientTasksTransport(transport sdk.Transport, copts *sdk.ClientOptions) sdk.Transport {
+// capabilities with the extension; it returns transport unchanged, and no
+// follower, when it is not the SDK's streamable HTTP one.
+func clientTasksTransport(transport sdk.Transport, copts *sdk.ClientOptions) (sdk.Transport, *taskFollower) {
 	t, ok := transport.(*sdk.StreamableClientTransport)
 	if !ok {
-		return transport
+		return transport, nil
 	}
 	c := *t
 	hc := http.DefaultClient
@@ -46,7 +46,8 @@ func clientTasksTransport(transport sdk.Transport, copts *sdk.ClientOptions) sdk
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	follow.Transport = &taskFollower{next: next}
+	follower := &taskFollower{next: next, endpoint: t.Endpoint}
+	follow.Transport = follower
 	c.HTTPClient = &follow
 	// The SDK's default when Capabilities is nil, which setting it drops.
 	//lint:ignore SA1019 the roots capability stays what it was without this option
@@ -61,12 +62,15 @@ func clientTasksTransport(transport sdk.Transport, copts *sdk.ClientOptions) sdk
 	}
 	caps.AddExtension(TasksExtension, map[string]any{})
 	copts.Capabilities = caps
-	return &c
+	return &c, follower
 }
 
 // taskFollower is an http.RoundTripper that follows the tasks the server
 // answers tools/call with, and answers the call with the task's outcome.
-type taskFollower struct{ next http.RoundTripper }
+type taskFollower struct {
+	next     http.RoundTripper
+	endpoint string // the session's URL, for the Client's task methods
+}
 
 func (f *taskFollower) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodPost || req.Body == nil || req.Header.Get("Mcp-Method") != "tools/call" {

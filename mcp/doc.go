@@ -218,5 +218,10 @@
 // [HTTPTransport], on the current protocol) declare the extension and
 // follow a task to its end, so a tool call that the server runs as a task
 // returns its result as a synchronous one would; the call's context ending
-// cancels the task.
+// cancels the task. A host that follows tasks itself keeps only their IDs:
+// [Client.StartTask] starts a call as a task without waiting, and
+// [Client.GetTask], [Client.PollTask] and [Client.CancelTask] take the ID
+// ([TaskState] is what they return: status, poll interval, the result or
+// the error, the input requests). The extension answers tasks/cancel with
+// an empty acknowledgement; CancelTask reads the status after it.
 package mcp

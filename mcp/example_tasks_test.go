@@ -14,6 +14,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 	"github.com/llmtoolkit/llmtoolkit/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A slow tool run as an MCP task: the call is answered at once with the
@@ -78,4 +79,56 @@ func ExampleWithTaskTools() {
 	// Output:
 	// task working
 	// completed report ready
+}
+
+// A host that follows a task itself: it starts the call as a task, polls
+// it by its ID, and cancels another. The task's ID is all it keeps, so a
+// host can poll from another goroutine, or after a restart, with a new
+// Client.
+func ExampleClient_PollTask() {
+	obj := map[string]any{"type": "object"}
+	tools := (&llmtoolkittest.Fake{}).
+		Add(llmtoolkit.MustTool("build_report", "Builds the monthly report (slow).", obj), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			time.Sleep(100 * time.Millisecond)
+			return "report ready", nil
+		}).
+		Add(llmtoolkit.MustTool("reindex", "Rebuilds the search index (very slow).", obj), func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+			<-ctx.Done() // tasks/cancel ends the context
+			return "", ctx.Err()
+		})
+	srv := httptest.NewServer(mcp.Handler(tools,
+		mcp.WithTaskTools(map[string]mcp.TaskSupport{"build_report": mcp.TaskOptional, "reindex": mcp.TaskOptional})))
+	defer srv.Close()
+
+	ctx := context.Background()
+	client, err := mcp.Connect(ctx, mcp.HTTPTransport(srv.URL, nil), mcp.WithClientTasks())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	started, err := client.StartTask(ctx, llmtoolkit.Call{Name: "build_report"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(started.Status)
+	done, err := client.PollTask(ctx, started.ID) // at the server's poll interval
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(done.Status, done.Result.Content[0].(*sdk.TextContent).Text)
+
+	long, err := client.StartTask(ctx, llmtoolkit.Call{Name: "reindex"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	stopped, err := client.CancelTask(ctx, long.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(stopped.Status)
+	// Output:
+	// working
+	// completed report ready
+	// cancelled
 }
