@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 	"gorm.io/gorm"
 )
 
@@ -49,7 +50,8 @@ type Recorder struct {
 
 	recorded, dropped, refused, failed, duplicates atomic.Int64
 
-	runs runSecrets // secrets of recipe steps, until their parent's row
+	runs  runSecrets  // secrets of recipe steps, until their parent's row
+	convs convSecrets // secrets of earlier rows, by conversation
 
 	// WithAsync writer.
 	mu     sync.RWMutex // held for reading while enqueueing, for writing by Close
@@ -85,7 +87,11 @@ type Recorder struct {
 //   - Nothing secret is stored: argument fields named by the tool's
 //     [llmtoolkit.Tool.SensitiveFields] or by [WithRedactFields] are stored as
 //     [Redacted], and their values, as well as every URL's password, are
-//     scrubbed from the stored arguments, result content and error text.
+//     scrubbed from the stored arguments, result content and error text;
+//     a secret recorded in one call is scrubbed from the later rows of its
+//     conversation too (a background job's output read later, a typed
+//     password printed back: the most recent 64 of each of the 1,024 most
+//     recently active conversations, each secret at most 4 KiB).
 //     The tool's definition is the wrapped resolver's, or, for a call it
 //     does not list (a Session's undeclared recipe step), the one told
 //     through [llmtoolkit.Listeners].Definition.
@@ -378,7 +384,18 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	if p.parent != "" {
 		rec.runs.note(p.parent, p.secrets)
 	}
-	res, typ := rec.result(content, err, p.secrets)
+	// A secret given in an earlier call of the conversation is scrubbed
+	// here too: a job's output read later may print it.
+	// A value typed with its Enter (write_stdin's chars) is printed back
+	// without it: its trimmed form is a secret too.
+	key := convKey{p.conv.tenantID, p.conv.conversationID}
+	secrets := withTrimmed(p.secrets)
+	if earlier := rec.convs.seen(key); len(earlier) > 0 {
+		redact.ScrubJSON(map[string]any(p.args), earlier, Redacted)
+		secrets = append(slices.Clip(secrets), earlier...)
+	}
+	rec.convs.note(key, withTrimmed(p.secrets))
+	res, typ := rec.result(content, err, secrets)
 	p.parts.put(res)
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
