@@ -23,6 +23,15 @@
 // count at 0.6 of the weight of its own words. A host extends the table
 // with [WithEquivalents] ([NewIndexWith]) or [WithEquivalentWords] ([New]).
 //
+// A host that has embeddings gets a third mode, [Hybrid]: it plugs its
+// provider's embedding endpoint in as an [Embedder] ([WithEmbedder] for
+// [New], [WithEmbeddings] for [NewIndexWith]); each tool is embedded once,
+// its vector kept by a hash of its definition ([VectorCache]), each query
+// once a search, and the BM25 ranking and the ranking by cosine to the
+// query's vector are fused by reciprocal rank fusion, so that a need
+// worded unlike any tool's text ("which tune is this" for
+// get_current_track) still finds it. Without an embedder, Hybrid is BM25.
+//
 // [New] wraps a resolver so that a model uses it through the search, in
 // one of two exposures:
 //

@@ -33,6 +33,13 @@ const (
 	// (the name first) and names those fields ([Match.Fields]). The
 	// query is a pattern: "slack.*(post|send)".
 	Regex Mode = "regex"
+	// Hybrid ranks the tools by BM25 and by the similarity of their
+	// vectors to the query's (an [Embedder]'s: [WithEmbeddings],
+	// [WithEmbedder]), and fuses
+	// the two rankings by reciprocal rank fusion: a tool high in either
+	// ranks high, so a need worded unlike any tool's text still finds it.
+	// Without an embedder it is [BM25]. The query is natural language.
+	Hybrid Mode = "hybrid"
 )
 
 // ErrBadQuery is wrapped by the error of a query that cannot be run: an
@@ -93,14 +100,29 @@ type Index struct {
 	// BM25F statistics.
 	postings map[string][]posting
 	avgLen   [numFields]float64
-	equiv    *equivalents
+	// norm is each tool's length normalization per field:
+	// 1/(1 - b + b·length/avgLen).
+	norm  [][numFields]float64
+	vec   *vectors // nil without an embedder
+	equiv *equivalents
 }
 
 // IndexOption configures [NewIndexWith].
 type IndexOption func(*indexConfig)
 
 type indexConfig struct {
-	groups [][]string
+	groups   [][]string
+	embedder Embedder
+	cache    *VectorCache
+}
+
+// WithEmbeddings gives the index an [Embedder], for [Hybrid] searches: the
+// tools are embedded at the first one (EmbedBatch texts a call), their
+// vectors kept in cache by a hash of each definition, so that an index
+// built again over the same tools embeds only the new ones (nil: a cache
+// of the index's own).
+func WithEmbeddings(e Embedder, cache *VectorCache) IndexOption {
+	return func(c *indexConfig) { c.embedder, c.cache = e, cache }
 }
 
 // WithEquivalents adds groups of equivalent words to [DefaultEquivalents]
@@ -211,6 +233,19 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 			ix.avgLen[f] = max(total[f]/float64(len(tools)), 1)
 		}
 	}
+	ix.norm = make([][numFields]float64, len(tools))
+	for i := range ix.docs {
+		for f := range numFields {
+			ix.norm[i][f] = 1 / (1 - bm25B + bm25B*ix.docs[i].length[f]/ix.avgLen[f])
+		}
+	}
+	if cfg.embedder != nil {
+		cache := cfg.cache
+		if cache == nil {
+			cache = NewVectorCache(0)
+		}
+		ix.vec = &vectors{embedder: cfg.embedder, cache: cache, sem: make(chan struct{}, 1)}
+	}
 	return ix
 }
 
@@ -219,7 +254,8 @@ func (ix *Index) Len() int { return len(ix.tools) }
 
 // Search returns at most limit tools matching query in mode, best first
 // (ties in list order). It answers by the end of ctx. An unknown mode is
-// BM25.
+// BM25. A [Hybrid] search's error wraps [ErrEmbedding] when the embedder
+// failed.
 func (ix *Index) Search(ctx context.Context, query string, mode Mode, limit int) ([]Match, error) {
 	if strings.TrimSpace(query) == "" {
 		return nil, fmt.Errorf("%w: the query is empty", ErrBadQuery)
@@ -227,22 +263,49 @@ func (ix *Index) Search(ctx context.Context, query string, mode Mode, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	if mode == Regex {
+	switch {
+	case mode == Regex:
 		return ix.searchRegex(ctx, query, limit)
+	case mode == Hybrid && ix.vec != nil:
+		return ix.searchHybrid(ctx, query, limit)
 	}
 	return ix.searchBM25(ctx, query, limit)
 }
 
 func (ix *Index) searchBM25(ctx context.Context, query string, limit int) ([]Match, error) {
+	scores, touched, err := ix.scoreBM25(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	top := topK(scores, touched, limit)
+	out := make([]Match, len(top))
+	for k, i := range top {
+		out[k] = Match{Tool: ix.tools[i], Score: scores[i]}
+	}
+	return out, nil
+}
+
+// rankBM25 is the positions of the limit tools BM25 ranks first.
+func (ix *Index) rankBM25(ctx context.Context, query string, limit int) ([]int, error) {
+	scores, touched, err := ix.scoreBM25(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return topK(scores, touched, limit), nil
+}
+
+// scoreBM25 scores the tools against query: scores has one entry a tool,
+// touched the positions of those with a term of the query.
+func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64, touched []int, err error) {
 	if len(query) > maxQueryBytes {
-		return nil, fmt.Errorf("%w: the query has %d bytes, more than %d", ErrBadQuery, len(query), maxQueryBytes)
+		return nil, nil, fmt.Errorf("%w: the query has %d bytes, more than %d", ErrBadQuery, len(query), maxQueryBytes)
 	}
 	qterms := ix.queryTerms(query)
-	scores := map[int]float64{}
+	scores = make([]float64, len(ix.docs))
 	n := float64(len(ix.docs))
 	for _, qt := range qterms {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		list := ix.postings[qt.term]
 		if len(list) == 0 {
@@ -251,17 +314,76 @@ func (ix *Index) searchBM25(ctx context.Context, query string, limit int) ([]Mat
 		df := float64(len(list))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
-			d := &ix.docs[p.doc]
 			tf := 0.0
 			for f, c := range p.tf {
 				if c > 0 {
-					tf += fieldWeights[f] * float64(c) / (1 - bm25B + bm25B*d.length[f]/ix.avgLen[f])
+					tf += fieldWeights[f] * float64(c) * ix.norm[p.doc][f]
 				}
+			}
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
 			}
 			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 		}
 	}
-	return ix.best(scores, nil, limit), nil
+	return scores, touched, nil
+}
+
+// topK returns the limit positions of candidates with the highest
+// scores, best first, ties in list order, with a bounded heap: a search
+// over 10,000 tools sorts 5, not all the tools with a word of the query.
+func topK(scores []float64, candidates []int, limit int) []int {
+	if limit <= 0 || len(candidates) == 0 {
+		return nil
+	}
+	better := func(a, b int) bool {
+		if scores[a] != scores[b] {
+			return scores[a] > scores[b]
+		}
+		return a < b
+	}
+	// h is a min-heap (worst at the root) of at most limit positions.
+	h := make([]int, 0, min(limit, len(candidates)))
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < len(h) && better(h[w], h[l]) {
+				w = l
+			}
+			if r := l + 1; r < len(h) && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, c := range candidates {
+		switch {
+		case len(h) < limit:
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(h[p], h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		case better(c, h[0]):
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	return h
 }
 
 // queryTerm is one distinct term of a query, with its weight.

@@ -184,12 +184,12 @@ type quality struct {
 	misses             []string
 }
 
-// measure runs every need in BM25 mode over ix.
-func measure(t *testing.T, ix *toolsearch.Index, needs []need) quality {
+// measure runs every need in mode over ix.
+func measure(t *testing.T, ix *toolsearch.Index, needs []need, mode toolsearch.Mode) quality {
 	t.Helper()
 	var q quality
 	for _, n := range needs {
-		got, err := ix.Search(context.Background(), n.Need, toolsearch.BM25, 10)
+		got, err := ix.Search(context.Background(), n.Need, mode, 10)
 		require.NoError(t, err, n.Need)
 		rank := 0
 		for i, m := range got {
@@ -253,8 +253,35 @@ func TestLexicalQuality(t *testing.T) {
 			for _, n := range needs {
 				require.True(t, names[n.Tool], "need names an unknown tool %s", n.Tool)
 			}
-			q := measure(t, toolsearch.NewIndex(tools), needs)
+			q := measure(t, toolsearch.NewIndex(tools), needs, toolsearch.BM25)
 			t.Logf("%s: recall@5 %.3f, top-1 %.3f, MRR %.3f over %d needs, %d tools; misses: %q",
+				c.catalog, q.recall5, q.top1, q.mrr, len(needs), len(tools), q.misses)
+			assert.GreaterOrEqual(t, q.recall5, c.recall5, "recall@5")
+			assert.GreaterOrEqual(t, q.top1, c.top1, "top-1")
+			assert.GreaterOrEqual(t, q.mrr, c.mrr, "MRR")
+		})
+	}
+}
+
+// TestHybridQuality: the same catalogs and needs in Hybrid mode, with the
+// deterministic fake embedder (a bag of hashed words: it knows no
+// synonyms, so it measures what the fusion does to BM25's ranking, not
+// what a real model would add); floors as measured when set.
+func TestHybridQuality(t *testing.T) {
+	for _, c := range []struct {
+		catalog, needs     string
+		recall5, top1, mrr float64
+	}{
+		{"catalog.json", "needs.jsonl", 0.95, 0.85, 0.89},
+		{"catalog2.json", "needs2.jsonl", 0.86, 0.49, 0.64},
+		{"catalog3.json", "needs3.jsonl", 0.64, 0.36, 0.47},
+	} {
+		t.Run(c.catalog, func(t *testing.T) {
+			tools := catalogFileTools(t, c.catalog)
+			needs := loadNeedsFile(t, c.needs)
+			ix := toolsearch.NewIndexWith(tools, toolsearch.WithEmbeddings(newFakeEmbedder(), nil))
+			q := measure(t, ix, needs, toolsearch.Hybrid)
+			t.Logf("%s hybrid: recall@5 %.3f, top-1 %.3f, MRR %.3f over %d needs, %d tools; misses: %q",
 				c.catalog, q.recall5, q.top1, q.mrr, len(needs), len(tools), q.misses)
 			assert.GreaterOrEqual(t, q.recall5, c.recall5, "recall@5")
 			assert.GreaterOrEqual(t, q.top1, c.top1, "top-1")

@@ -68,6 +68,8 @@ type Resolver struct {
 	isNew map[string]bool
 	ix    *Index
 	ixKey uint64
+	// vectors keeps the deferred tools' vectors across rebuilds of ix.
+	vectors *VectorCache
 }
 
 // Exposure is how the tools a search finds are given to the model.
@@ -88,6 +90,7 @@ type config struct {
 	// pointer so that config stays comparable.
 	equivalents  *[][]string
 	mode         Mode
+	embedder     Embedder
 	exposure     Exposure
 	maxResults   int
 	undiscovered bool
@@ -96,8 +99,24 @@ type config struct {
 // Option configures [New].
 type Option func(*config)
 
-// WithMode sets how queries match: [BM25] (the default) or [Regex].
+// WithMode sets how queries match: [BM25] (the default), [Regex] or
+// [Hybrid] (with [WithEmbedder]).
 func WithMode(m Mode) Option { return func(c *config) { c.mode = m } }
+
+// WithEmbedder gives the search the host's [Embedder] and selects the
+// [Hybrid] mode: each deferred tool is embedded once (its vector kept by a
+// hash of its definition while the Resolver lives, however the list
+// changes), each query once per search. A search whose embedder fails
+// answers the error (wrapping [ErrEmbedding]), so that the model can
+// search again; WithMode(BM25) after it keeps the lexical search.
+func WithEmbedder(e Embedder) Option {
+	return func(c *config) {
+		c.embedder = e
+		if e != nil {
+			c.mode = Hybrid
+		}
+	}
+}
 
 // WithEquivalentWords adds groups of equivalent words to
 // [DefaultEquivalents] for the BM25 search (see [WithEquivalents]).
@@ -137,10 +156,14 @@ func New(r llmtoolkit.Resolver, opts ...Option) *Resolver {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.mode != Regex {
+	if cfg.mode != Regex && (cfg.mode != Hybrid || cfg.embedder == nil) {
 		cfg.mode = BM25
 	}
-	return &Resolver{r: r, cfg: cfg, isNew: map[string]bool{}}
+	s := &Resolver{r: r, cfg: cfg, isNew: map[string]bool{}}
+	if cfg.embedder != nil {
+		s.vectors = NewVectorCache(0)
+	}
+	return s
 }
 
 // Found returns the names of the deferred tools the model has found, in
@@ -311,10 +334,14 @@ func (s *Resolver) index(deferred []llmtoolkit.Tool) *Index {
 
 // indexOptions are the options of the index over the deferred tools.
 func (s *Resolver) indexOptions() []IndexOption {
-	if s.cfg.equivalents == nil {
-		return nil
+	var opts []IndexOption
+	if s.cfg.equivalents != nil {
+		opts = append(opts, WithEquivalents(*s.cfg.equivalents...))
 	}
-	return []IndexOption{WithEquivalents(*s.cfg.equivalents...)}
+	if s.cfg.embedder != nil {
+		opts = append(opts, WithEmbeddings(s.cfg.embedder, s.vectors))
+	}
+	return opts
 }
 
 // fingerprintSeed seeds every fingerprint, so that they compare across
@@ -423,7 +450,10 @@ func firstLine(s string) string {
 
 // searchTool is tool_search's definition.
 func (s *Resolver) searchTool() llmtoolkit.Tool {
-	return searchTools[s.cfg.mode]
+	if s.cfg.mode == Regex {
+		return searchTools[Regex]
+	}
+	return searchTools[BM25]
 }
 
 var searchTools = map[Mode]llmtoolkit.Tool{
