@@ -46,7 +46,64 @@ const (
 	// servers on ([WithLanguageServers]): a [DiagnosticsPayload]. The
 	// edits that show a diff carry it in [DiffPayload.Diagnostics].
 	DisplayDiagnostics = "diagnostics"
+	// DisplayJob is the Display of the calls on a background job or a
+	// terminal session: bash's run_in_background (and a command kept as
+	// a job by [WithBashAutoBackground]), job_output, job_kill,
+	// exec_command and write_stdin: a [JobPayload].
+	DisplayJob = "job"
 )
+
+// The events of a [JobPayload].
+const (
+	JobStarted = "start" // bash in the background, exec_command
+	JobRead    = "read"  // job_output, write_stdin without chars
+	JobWritten = "write" // write_stdin with chars
+	JobStopped = "stop"  // job_kill
+)
+
+// JobPayload is the payload of a "job" Display: one call on a background
+// job or a terminal session, and the job's state after it.
+type JobPayload struct {
+	// Event is what the call did: [JobStarted], [JobRead], [JobWritten]
+	// or [JobStopped].
+	Event string `json:"event"`
+	// JobID is the job's id (job_output's job_id, write_stdin's
+	// session_id).
+	JobID int `json:"jobId"`
+	// Command is the command as given (exec_command's with its workdir's
+	// cd).
+	Command string `json:"command"`
+	// Terminal reports an exec_command session: write_stdin types into
+	// it; TTY that it runs on a pseudo-terminal.
+	Terminal bool `json:"terminal"`
+	TTY      bool `json:"tty"`
+	// State is "running", "exited" or "killed".
+	State string `json:"state"`
+	// ExitCode is the exit code once ended (128+N for a death by signal
+	// N, -1 unknown); 0 while running.
+	ExitCode int `json:"exitCode"`
+	// Reason says why a killed job was killed ("stopped", "closed", the
+	// lifetime or idle bound).
+	Reason string `json:"reason"`
+	// Output is the new output the model was shown by this call (its
+	// tail, or its middle cut, with the tool's notes), escape sequences
+	// removed.
+	Output string `json:"output"`
+	// Screen reports that Output is a full-screen program's screen, as
+	// text.
+	Screen bool `json:"screen"`
+	// OutputBytes is the size of the job's whole output so far.
+	OutputBytes int64 `json:"outputBytes"`
+	// DurationMS is how long the job has run (so far), in milliseconds.
+	DurationMS int64 `json:"durationMs"`
+	// LogFile is the host path of the file holding the job's whole
+	// output ("" when none could be made); LogFileCut reports it lost
+	// its middle.
+	LogFile    string `json:"logFile"`
+	LogFileCut bool   `json:"logFileCut"`
+	// Sandbox says where the job runs, as [ProcessPayload].Sandbox.
+	Sandbox string `json:"sandbox"`
+}
 
 // PatchPayload is the payload of a "patch" Display: what apply_patch did
 // to each file, in the patch's order.
@@ -297,6 +354,8 @@ func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
 		d.Payload, err = decodePayload[PatchPayload](d.Payload)
 	case DisplayDiagnostics:
 		d.Payload, err = decodePayload[DiagnosticsPayload](d.Payload)
+	case DisplayJob:
+		d.Payload, err = decodePayload[JobPayload](d.Payload)
 	}
 	return d, err
 }

@@ -25,6 +25,8 @@ var documentedKeys = map[string][]string{
 	DisplayFiles:   {"pattern", "total", "shown", "paths"},
 	DisplayWebpage: {"url", "status", "contentType", "truncated"},
 	DisplayPatch:   {"files", "omitted"},
+	DisplayJob: {"event", "jobId", "command", "terminal", "tty", "state", "exitCode", "reason", "output", "screen",
+		"outputBytes", "durationMs", "logFile", "logFileCut", "sandbox"},
 	// "patch" files
 	"patch.files":      {"operation", "path", "movedFrom", "diff", "truncated", "added", "removed"},
 	DisplayDiagnostics: {"path", "server", "errors", "warnings", "items", "truncated", "note"},
@@ -43,6 +45,7 @@ var payloadTypes = map[string]reflect.Type{
 	DisplayFiles:        reflect.TypeFor[FilesPayload](),
 	DisplayWebpage:      reflect.TypeFor[WebpagePayload](),
 	DisplayPatch:        reflect.TypeFor[PatchPayload](),
+	DisplayJob:          reflect.TypeFor[JobPayload](),
 	"patch.files":       reflect.TypeFor[PatchFile](),
 	"matches.items":     reflect.TypeFor[Match](),
 	DisplayDiagnostics:  reflect.TypeFor[DiagnosticsPayload](),

@@ -24,7 +24,7 @@
 // Beside its text, each tool that has something to show attaches an
 // [llmtoolkit.Display] for hosts, with a payload of a documented type
 // ([FilePayload], [DiffPayload], [ProcessPayload], [MatchesPayload],
-// [FilesPayload], [WebpagePayload]) whose JSON keys are camelCase; a host
+// [FilesPayload], [WebpagePayload], [JobPayload]) whose JSON keys are camelCase; a host
 // renders it with a type switch, and [DecodeDisplay] types one read back
 // from JSON.
 //
@@ -77,6 +77,9 @@
 //	webpage   http_get                          WebpagePayload       url, status, contentType, truncated
 //	patch     apply_patch (WithApplyPatch)      PatchPayload         files (each PatchFile: operation, path, movedFrom, diff,
 //	                                                                 truncated, added, removed), omitted
+//	job       bash run_in_background, job_output,  JobPayload       event (start, read, write, stop), jobId, command,
+//	          job_kill, exec_command, write_stdin                    terminal, tty, state, exitCode, reason, output, screen,
+//	                                                                 outputBytes, durationMs, logFile, logFileCut, sandbox
 //	todos     todo_write (package agent)        agent.TodosPayload   todos (each agent.Todo: id, content, status)
 //	subagent  spawn_agent (package agent)       agent.SubAgentPayload
 //	                                                                 id, description, iterations, toolCalls, durationMs,

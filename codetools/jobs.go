@@ -94,18 +94,19 @@ func (c *CodeTools) startJob(ctx context.Context, command string, tty bool, cols
 // bashBackground runs bash's command as a job: the answer names it and
 // shows its first output.
 func (c *CodeTools) bashBackground(ctx context.Context, command string) (string, error) {
-	j, _, err := c.startJob(ctx, command, false, 0, 0, false)
+	j, fallback, err := c.startJob(ctx, command, false, 0, 0, false)
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: jobFirstOutput})
+	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer("Started job", ch, true), nil
 }
 
 // bashAuto runs a one-shot command as a job, so that one still running
 // after the auto-background delay is kept as a job rather than killed.
 func (c *CodeTools) bashAuto(ctx context.Context, command string, timeout time.Duration) (string, error) {
-	j, _, err := c.startJob(ctx, command, false, 0, 0, false)
+	j, fallback, err := c.startJob(ctx, command, false, 0, 0, false)
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
@@ -115,26 +116,32 @@ func (c *CodeTools) bashAuto(ctx context.Context, command string, timeout time.D
 		if ch.Info.State == jobs.Running {
 			j.Kill("timed out")
 			<-j.Done()
-			text := c.jobText(ch)
+			text, cut := c.jobTextCut(ch)
+			c.showOneShot(ctx, j, text, cut, fallback, true)
 			return "", &commandError{fmt.Sprintf("%s\n\nCommand timed out after %d seconds", text, int(timeout.Round(time.Second)/time.Second))}
 		}
-		return c.oneShotAnswer(ch)
+		return c.oneShotAnswer(ctx, j, ch, fallback)
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: after, UntilExit: true})
 	if ctx.Err() != nil && ch.Info.State == jobs.Running {
 		j.Kill("cancelled")
 		<-j.Done()
-		return "", fmt.Errorf("%s\n\nCommand cancelled: %w", c.jobText(ch), ctx.Err())
+		text, cut := c.jobTextCut(ch)
+		c.showOneShot(ctx, j, text, cut, fallback, false)
+		return "", fmt.Errorf("%s\n\nCommand cancelled: %w", text, ctx.Err())
 	}
 	if ch.Info.State != jobs.Running {
-		return c.oneShotAnswer(ch)
+		return c.oneShotAnswer(ctx, j, ch, fallback)
 	}
+	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer(fmt.Sprintf("The command was still running after %s, so it goes on in the background as job", after), ch, true), nil
 }
 
-// oneShotAnswer answers an ended job as bash answers a command.
-func (c *CodeTools) oneShotAnswer(ch jobs.Chunk) (string, error) {
-	text := c.jobText(ch)
+// oneShotAnswer answers an ended job as bash answers a command, and
+// shows it as bash does.
+func (c *CodeTools) oneShotAnswer(ctx context.Context, j *jobs.Job, ch jobs.Chunk, fallback string) (string, error) {
+	text, cut := c.jobTextCut(ch)
+	c.showOneShot(ctx, j, text, cut, fallback, false)
 	in := ch.Info
 	switch {
 	case in.State == jobs.Killed:
@@ -149,12 +156,18 @@ func (c *CodeTools) oneShotAnswer(ch jobs.Chunk) (string, error) {
 // what is new (proc.MaxLines lines, proc.MaxBytes bytes) with a notice
 // naming the log when not all of it is shown; "(no output)" when none.
 func (c *CodeTools) jobText(ch jobs.Chunk) string {
+	text, _ := c.jobTextCut(ch)
+	return text
+}
+
+// jobTextCut is jobText, and whether some of the new output is not shown.
+func (c *CodeTools) jobTextCut(ch jobs.Chunk) (string, bool) {
 	data := ch.Data
 	if ch.Info.TTY {
 		data = []byte(jobs.Plain(data))
 	}
 	if len(data) == 0 && ch.Dropped == 0 {
-		return "(no new output)"
+		return "(no new output)", false
 	}
 	skipped := ch.Dropped
 	if len(data) > proc.MaxBytes {
@@ -178,7 +191,7 @@ func (c *CodeTools) jobText(ch jobs.Chunk) string {
 		}
 		text = fmt.Sprintf("[%s of earlier output not shown; %s]\n%s", textutil.HumanSize(skipped), where, text)
 	}
-	return text
+	return text, skipped > 0
 }
 
 // jobStatus is one line on a job's state.
@@ -258,6 +271,7 @@ func (c *CodeTools) jobOutput(ctx context.Context, args map[string]any) (string,
 	}
 	wait := min(time.Duration(intArg(args, "wait_seconds", defaultJobWaitMS))*time.Second, jobMaxWait)
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: wait, UntilExit: boolArg(args, "until_exit", false)})
+	c.showJob(ctx, JobRead, ch, c.jobText(ch), false, "")
 	return c.jobAnswer("Job", ch, false), nil
 }
 
@@ -322,7 +336,9 @@ func (c *CodeTools) jobKill(ctx context.Context, args map[string]any) (string, e
 		return "", err
 	}
 	if in := j.Info(); in.State != jobs.Running {
-		return c.jobAnswer("Job", j.Read(ctx, jobs.ReadOptions{}), false), nil
+		ch := j.Read(ctx, jobs.ReadOptions{})
+		c.showJob(ctx, JobStopped, ch, c.jobText(ch), false, "")
+		return c.jobAnswer("Job", ch, false), nil
 	}
 	j.Kill("stopped")
 	t := time.NewTimer(jobKillWait)
@@ -334,7 +350,49 @@ func (c *CodeTools) jobKill(ctx context.Context, args map[string]any) (string, e
 	case <-ctx.Done():
 		return "", fmt.Errorf("job_kill: %w", ctx.Err())
 	}
-	return c.jobAnswer("Job", j.Read(ctx, jobs.ReadOptions{}), false), nil
+	ch := j.Read(ctx, jobs.ReadOptions{})
+	c.showJob(ctx, JobStopped, ch, c.jobText(ch), false, "")
+	return c.jobAnswer("Job", ch, false), nil
+}
+
+// showJob shows a call on a job ([JobPayload]); fallback is the
+// sandbox's note when it could not run as asked.
+func (c *CodeTools) showJob(ctx context.Context, event string, ch jobs.Chunk, output string, screen bool, fallback string) {
+	in := ch.Info
+	sandbox := c.sandboxName()
+	if fallback != "" {
+		sandbox += "; " + fallback
+	}
+	code := in.ExitCode
+	if in.State == jobs.Running {
+		code = 0
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayJob, Payload: JobPayload{
+		Event: event, JobID: in.ID, Command: in.Command, Terminal: in.Input, TTY: in.TTY,
+		State: in.State.String(), ExitCode: code, Reason: in.Reason, Output: output, Screen: screen,
+		OutputBytes: in.Total, DurationMS: in.Elapsed.Milliseconds(), LogFile: in.Log, LogFileCut: in.LogCut,
+		Sandbox: sandbox,
+	}})
+}
+
+// showOneShot shows a command bash ran through a job that ended within
+// the call as bash shows a command ([ProcessPayload]); cut says the text
+// is the output's tail, whose whole is in the job's log.
+func (c *CodeTools) showOneShot(ctx context.Context, j *jobs.Job, text string, cut bool, fallback string, timedOut bool) {
+	in := j.Info() // after the end: the log's cut is known
+	sandbox := c.sandboxName()
+	if fallback != "" {
+		sandbox += "; " + fallback
+	}
+	file := ""
+	if cut {
+		file = in.Log
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayProcess, Payload: ProcessPayload{
+		Command: in.Command, ExitCode: in.ExitCode, Output: text, OutputBytes: in.Total,
+		DurationMS: in.Elapsed.Milliseconds(), TimedOut: timedOut, OutputFile: file, OutputFileCut: in.LogCut && file != "",
+		Sandbox: sandbox,
+	}})
 }
 
 // bashJobsNote is what bash's description says of jobs, when on.

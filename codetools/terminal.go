@@ -96,12 +96,12 @@ func (c *CodeTools) execCommand(ctx context.Context, args map[string]any) (strin
 	}
 	tty := boolArg(args, "tty", false)
 	began := time.Now()
-	j, _, err := c.startJob(ctx, command, tty, termCols, termRows, true)
+	j, fallback, err := c.startJob(ctx, command, tty, termCols, termRows, true)
 	if err != nil {
 		return "", fmt.Errorf("exec_command: %w", err)
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: yieldArg(args, execDefaultYield), UntilExit: true})
-	return c.terminalAnswer(j, ch, began, args), nil
+	return c.terminalAnswer(ctx, JobStarted, j, ch, began, args, fallback), nil
 }
 
 func (c *CodeTools) writeStdin(ctx context.Context, args map[string]any) (string, error) {
@@ -110,20 +110,23 @@ func (c *CodeTools) writeStdin(ctx context.Context, args map[string]any) (string
 		return "", err
 	}
 	began := time.Now()
+	event := JobRead
 	if chars := stringArg(args, "chars", ""); chars != "" {
+		event = JobWritten
 		if err := j.Write([]byte(chars)); err != nil {
 			ch := j.Read(ctx, jobs.ReadOptions{})
-			return "", fmt.Errorf("write_stdin: %w\n\n%s", err, c.terminalAnswer(j, ch, began, args))
+			return "", fmt.Errorf("write_stdin: %w\n\n%s", err, c.terminalAnswer(ctx, JobRead, j, ch, began, args, ""))
 		}
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: yieldArg(args, stdinDefaultYield), UntilExit: true})
-	return c.terminalAnswer(j, ch, began, args), nil
+	return c.terminalAnswer(ctx, event, j, ch, began, args, ""), nil
 }
 
 // terminalAnswer is Codex's answer shape: the wall time, the process's
 // state (its exit code, or the session ID while it runs), the output. A
-// full-screen program's answer is its screen.
-func (c *CodeTools) terminalAnswer(j *jobs.Job, ch jobs.Chunk, began time.Time, args map[string]any) string {
+// full-screen program's answer is its screen. It shows the call as event
+// ([JobPayload]).
+func (c *CodeTools) terminalAnswer(ctx context.Context, event string, j *jobs.Job, ch jobs.Chunk, began time.Time, args map[string]any, fallback string) string {
 	in := ch.Info
 	var b strings.Builder
 	fmt.Fprintf(&b, "Wall time: %.3f seconds\n", time.Since(began).Seconds())
@@ -137,7 +140,9 @@ func (c *CodeTools) terminalAnswer(j *jobs.Job, ch jobs.Chunk, began time.Time, 
 	}
 	limit := intArg(args, "max_output_tokens", termDefaultTokens) * termBytesPerToken
 	if screen, full := j.Screen(); full {
-		fmt.Fprintf(&b, "Screen (a full-screen program, %dx%d):\n%s", termCols, termRows, cutMiddle(screen, limit))
+		shown := cutMiddle(screen, limit)
+		c.showJob(ctx, event, ch, shown, true, fallback)
+		fmt.Fprintf(&b, "Screen (a full-screen program, %dx%d):\n%s", termCols, termRows, shown)
 		return b.String()
 	}
 	text := string(ch.Data)
@@ -152,7 +157,9 @@ func (c *CodeTools) terminalAnswer(j *jobs.Job, ch jobs.Chunk, began time.Time, 
 		}
 		fmt.Fprintf(&b, "[%s of earlier output not kept in memory%s]\n", textutil.HumanSize(ch.Dropped), where)
 	}
-	fmt.Fprintf(&b, "Output:\n%s", cutMiddle(text, limit))
+	shown := cutMiddle(text, limit)
+	c.showJob(ctx, event, ch, shown, false, fallback)
+	fmt.Fprintf(&b, "Output:\n%s", shown)
 	return b.String()
 }
 

@@ -64,6 +64,7 @@ type Info struct {
 	Command  string
 	Owner    string
 	TTY      bool
+	Input    bool // it takes input (a terminal, or Spec.Stdin): Write reaches it
 	State    State
 	ExitCode int           // once ended: the exit code, 128+N for a death by signal N, -1 unknown
 	Reason   string        // once killed: why ("stopped", "lifetime of 1h0m0s reached", "closed")
@@ -135,7 +136,7 @@ func (j *Job) infoLocked() Info {
 	if j.state != Running {
 		end = j.ended
 	}
-	in := Info{ID: j.id, Command: j.spec.Command, Owner: j.spec.Owner, TTY: j.spec.TTY, State: j.state,
+	in := Info{ID: j.id, Command: j.spec.Command, Owner: j.spec.Owner, TTY: j.spec.TTY, Input: j.stdin != nil, State: j.state,
 		ExitCode: j.code, Reason: j.reason, Started: j.start, Elapsed: end.Sub(j.start),
 		Total: j.out.total, Unread: j.out.total - j.read, Log: j.logPath, LogCut: j.logCut, Left: j.left}
 	if j.logErr != nil {
