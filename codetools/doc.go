@@ -146,7 +146,10 @@
 // answer names. Jobs belong to the session, run and agent that started
 // them (the session map's tenant_id and conversation_id,
 // llmtoolkit.Scope.RunID, llmtoolkit.Scope.AgentID): another's job id is
-// answered as unknown ([ErrNoJob]). bash and exec_command declare their
+// answered as unknown ([ErrNoJob]), and an id these tools never gave as
+// lost ([ErrJobLost]: jobs do not survive their process, so a durable run
+// resumed after a crash is told at once that its job is gone, never made to
+// wait for it). bash and exec_command declare their
 // commands and write_stdin the lines it types (llmtoolkit.Tool.Commands),
 // and exec_command its workdir as a path, so package agent checks them as
 // bash's commands. A job ends, with every process it

@@ -227,3 +227,38 @@ func TestAJobPrintingAGibibyteStaysBounded(t *testing.T) {
 	assert.LessOrEqual(t, fi.Size(), int64(4<<20))
 	assert.True(t, strings.HasPrefix(strings.TrimSpace(end[strings.LastIndex(end, "\n")+1:]), "yyy"))
 }
+
+// TestJobLostAfterRestart: tools made anew (a host restarted, a durable
+// run resumed in another process) answer a call on a job the old ones
+// started at once, saying it was lost, whatever the wait asked; a job id
+// they gave that is not the caller's stays merely unknown.
+func TestJobLostAfterRestart(t *testing.T) {
+	before := newTools(t, WithBackgroundJobs(), WithTerminals())
+	res := llmtoolkit.Execute(t.Context(), before, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "sleep 60", "run_in_background": true}})
+	require.False(t, res.IsError, res.Content)
+	require.NoError(t, before.Close())
+
+	after := newTools(t, WithBackgroundJobs(), WithTerminals())
+	for tool, args := range map[string]map[string]any{
+		"job_output":  {"job_id": 1, "wait_seconds": 600, "until_exit": true},
+		"write_stdin": {"session_id": 1, "chars": "x\n", "yield_time_ms": 300000},
+		"job_kill":    {"job_id": 1},
+	} {
+		t.Run(tool, func(t *testing.T) {
+			began := time.Now()
+			res := llmtoolkit.Execute(t.Context(), after, llmtoolkit.Call{Name: tool, Arguments: args})
+			require.True(t, res.IsError, res.Content)
+			assert.ErrorIs(t, res.Err, ErrJobLost)
+			assert.ErrorIs(t, res.Err, ErrNoJob)
+			assert.Contains(t, res.Content, "was lost")
+			assert.Less(t, time.Since(began), time.Second, "never a wait")
+		})
+	}
+	res = llmtoolkit.Execute(t.Context(), after, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "sleep 60", "run_in_background": true}})
+	require.False(t, res.IsError, res.Content)
+	other := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.AgentID = "sub-1" })
+	res = llmtoolkit.Execute(other, after, llmtoolkit.Call{Name: "job_output", Arguments: map[string]any{"job_id": 1}})
+	require.True(t, res.IsError)
+	assert.ErrorIs(t, res.Err, ErrNoJob)
+	assert.NotErrorIs(t, res.Err, ErrJobLost, "a job of this host's, another's: unknown, not lost")
+}

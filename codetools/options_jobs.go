@@ -102,6 +102,12 @@ var ErrTooManyJobs = jobs.ErrTooManyJobs
 // no job of the caller's (another agent's jobs are not named).
 var ErrNoJob = jobs.ErrNoJob
 
+// ErrJobLost is wrapped (with [ErrNoJob]) by the error for a job id
+// these tools never gave: jobs end with the process that runs them, so
+// a job started before the host restarted (a durable run resumed in
+// another process) is lost, and a call on it says so at once.
+var ErrJobLost = jobs.ErrJobLost
+
 // WithSessionSandbox makes the commands of these tools share one sandbox
 // network: with [SandboxPolicy].Network off, every command (one-shot,
 // background job or terminal) joins one network namespace made by New,

@@ -420,6 +420,10 @@ var (
 	// ErrNoJob is returned for an id that names no job (or another
 	// owner's).
 	ErrNoJob = errors.New("no such job")
+	// ErrJobLost is returned (wrapping ErrNoJob) for an id the table
+	// never gave: a job of another process, lost when it ended (a host
+	// restarted, a durable run resumed elsewhere).
+	ErrJobLost = fmt.Errorf("%w: this host never started it; jobs end with the process that runs them, so a job started before a restart (a resumed run) was lost: start it again", ErrNoJob)
 	// ErrNoInput is returned by Write to a job without input.
 	ErrNoInput = errors.New("the job has no input: it was started without a terminal or stdin")
 	// ErrEnded is returned by Write to a job that has ended.

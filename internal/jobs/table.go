@@ -226,7 +226,8 @@ func (t *Table) remove(j *Job) {
 }
 
 // Get returns the job id when it is owner's; otherwise ErrNoJob (another
-// owner's job is not named).
+// owner's job is not named), or ErrJobLost for an id the table never
+// gave (a job of a process before this one).
 func (t *Table) Get(id int, owner string) (*Job, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -234,6 +235,9 @@ func (t *Table) Get(id int, owner string) (*Job, error) {
 		if j.id == id && j.spec.Owner == owner {
 			return j, nil
 		}
+	}
+	if id >= t.next {
+		return nil, fmt.Errorf("job %d: %w", id, ErrJobLost)
 	}
 	return nil, fmt.Errorf("%w: %d", ErrNoJob, id)
 }
