@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 
@@ -281,11 +280,8 @@ func (ix *Index) searchHybrid(ctx context.Context, query string, limit int) ([]M
 // product of normalized vectors: cosine), best first, ties in list order.
 // Vectors with no similarity above zero are left out.
 func nearest(ctx context.Context, vecs [][]float32, q []float32, k int) []int {
-	type hit struct {
-		i int
-		s float32
-	}
-	var hits []hit
+	sims := make([]float64, len(vecs))
+	var candidates []int
 	for i, v := range vecs {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return nil
@@ -295,18 +291,9 @@ func nearest(ctx context.Context, vecs [][]float32, q []float32, k int) []int {
 			s += v[d] * q[d]
 		}
 		if s > 0 {
-			hits = append(hits, hit{i, s})
+			sims[i] = float64(s)
+			candidates = append(candidates, i)
 		}
 	}
-	sort.Slice(hits, func(a, b int) bool {
-		if hits[a].s != hits[b].s {
-			return hits[a].s > hits[b].s
-		}
-		return hits[a].i < hits[b].i
-	})
-	out := make([]int, 0, min(k, len(hits)))
-	for _, h := range hits[:min(k, len(hits))] {
-		out = append(out, h.i)
-	}
-	return out
+	return topK(sims, candidates, k)
 }
