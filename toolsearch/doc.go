@@ -20,8 +20,13 @@
 // [DefaultEquivalents] is a small table of words that mean the same in
 // tool catalogs (find/search/list, bug/issue/ticket, PR/pull request/merge
 // request, refund/money back, message/chat/DM...): a query's equivalents
-// count at 0.6 of the weight of its own words. A host extends the table
+// count at 0.8 of the weight of its own words; a host extends the table
 // with [WithEquivalents] ([NewIndexWith]) or [WithEquivalentWords] ([New]).
+// Numbers alone ("issue 512",
+// "at 3") are values, not words of what a tool does, and are left out
+// (a run holding letters is kept: "ec2", "s3"); a word no tool has also
+// meets, at half weight, the tools' words it begins, as people shorten
+// them ("ack" acknowledge, "repo" repository).
 //
 // A host that has embeddings gets a third mode, [Hybrid]: it plugs its
 // provider's embedding endpoint in as an [Embedder] ([WithEmbedder] for

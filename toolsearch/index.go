@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/llmtoolkit/llmtoolkit"
 )
@@ -99,7 +100,10 @@ type Index struct {
 	docs  []document
 	// BM25F statistics.
 	postings map[string][]posting
-	avgLen   [numFields]float64
+	// vocab is the terms of postings, sorted: the terms a query's
+	// abbreviation begins ("ack" of "acknowledg").
+	vocab  []string
+	avgLen [numFields]float64
 	// norm is each tool's length normalization per field:
 	// 1/(1 - b + b·length/avgLen).
 	norm  [][numFields]float64
@@ -171,10 +175,10 @@ const (
 	weightArgDesc = 1
 	weightServer  = 1.5
 	bm25K1        = 1.2
-	bm25B         = 0.5
+	bm25B         = 0.3
 	// weightEquivalent is the weight of a query's equivalent words
 	// against the words it used.
-	weightEquivalent = 0.6
+	weightEquivalent = 0.8
 )
 
 var fieldWeights = [numFields]float64{weightName, weightDesc, weightArgName, weightArgDesc, weightServer}
@@ -233,6 +237,13 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 			ix.avgLen[f] = max(total[f]/float64(len(tools)), 1)
 		}
 	}
+	ix.vocab = make([]string, 0, len(ix.postings))
+	for term := range ix.postings {
+		if !strings.HasPrefix(term, "~") {
+			ix.vocab = append(ix.vocab, term)
+		}
+	}
+	slices.Sort(ix.vocab)
 	ix.norm = make([][numFields]float64, len(tools))
 	for i := range ix.docs {
 		for f := range numFields {
@@ -409,6 +420,45 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			seen[g] = true
 			out = append(out, queryTerm{g, weightEquivalent})
 		}
+	}
+	for _, t := range ts {
+		for _, longer := range ix.extensions(t) {
+			if !seen[longer] {
+				seen[longer] = true
+				out = append(out, queryTerm{longer, weightPrefix})
+			}
+		}
+	}
+	return out
+}
+
+// Bounds of the abbreviations: a query's word of minPrefix letters or
+// more that no tool has also matches, at weightPrefix, the maxExtensions shortest terms of
+// the tools that begin with it and are at least minExtra letters longer
+// ("ack" meets "acknowledg", "repo" "repositori", "config"
+// "configur"), as people shorten words.
+const (
+	minPrefix     = 3
+	minExtra      = 2
+	maxExtensions = 8
+	weightPrefix  = 0.5
+)
+
+// extensions are the indexed terms that t abbreviates.
+func (ix *Index) extensions(t string) []string {
+	if len(t) < minPrefix || strings.IndexFunc(t, unicode.IsDigit) >= 0 || len(ix.postings[t]) > 0 {
+		return nil
+	}
+	i, _ := slices.BinarySearch(ix.vocab, t)
+	var out []string
+	for ; i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], t); i++ {
+		if len(ix.vocab[i]) >= len(t)+minExtra {
+			out = append(out, ix.vocab[i])
+		}
+	}
+	if len(out) > maxExtensions {
+		slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
+		out = out[:maxExtensions]
 	}
 	return out
 }

@@ -45,7 +45,9 @@ var DefaultEquivalents = [][]string{
 	{"replica", "copy", "copies", "instance"},
 	{"cancel", "stop", "unsubscribe"},
 	{"discount", "coupon", "promo"},
-	{"sms", "text message"},
+	{"sms", "text message", "text"},
+	{"share", "grant", "permission", "access"},
+	{"reaction", "react", "emoji", "thumbs up"},
 	{"readme", "file", "content"},
 	{"ci", "pipeline", "workflow", "build", "actions"},
 }
@@ -193,7 +195,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		}
 		flush(len(run))
 		for _, p := range parts {
-			if !stopwords[p] {
+			if !stopwords[p] && !isNumber(p) {
 				emit(s.stem(p), false)
 			}
 		}
@@ -203,6 +205,13 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 			}
 		}
 	}
+}
+
+// isNumber tells a part of digits alone: a value ("issue 512", "at 3",
+// the 2 of EC2), not a word of what a tool does; the run it is part of
+// is kept ("ec2", "s3", "q3").
+func isNumber(p string) bool {
+	return strings.IndexFunc(p, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
 func isWordRune(r rune) bool {

@@ -21,10 +21,11 @@ func TestTermsJoined(t *testing.T) {
 		{"PostgreSQL", []string{"postgr", "sql", "postgresql"}},
 		{"postgresql", []string{"postgresql"}},
 		{"kubectl_scale", []string{"kubectl", "scale", "kubectlscal"}},
-		{"getPRList2", []string{"get", "pr", "list", "2", "getprlist2"}},
+		{"getPRList2", []string{"get", "pr", "list", "getprlist2"}},
 		{"pull-requests", []string{"pull", "request", "pullrequest"}},
 		{"the customer's files", []string{"custom", "file"}},
-		{"EC2 s3", []string{"ec", "2", "ec2", "3", "s3"}},
+		{"EC2 s3", []string{"ec", "ec2", "s3"}},
+		{"issue 512 at 3", []string{"issu"}},
 	} {
 		assert.Equal(t, c.want, terms(c.text), c.text)
 	}
@@ -73,4 +74,29 @@ func TestResolverEquivalentWords(t *testing.T) {
 	assert.Contains(t, res.Content, "No tool matches")
 	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "reconcile"}), WithEquivalentWords([]string{"ledger", "account"})), call)
 	assert.Contains(t, res.Content, "- crm_sync:")
+}
+
+// TestAbbreviations: a query's word that no tool has meets the tools'
+// words it begins ("ack" acknowledge, "repo" repository); a word some
+// tool has is not stretched ("post" does not meet PostgreSQL).
+func TestAbbreviations(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("pd_acknowledge", "Acknowledge an incident.", nil),
+		llmtoolkit.MustTool("gh_fork", "Fork a repository.", nil),
+		llmtoolkit.MustTool("pg_query", "Run SQL on PostgreSQL.", nil),
+		llmtoolkit.MustTool("chat_post", "Post a message.", nil),
+	})
+	for _, c := range []struct{ query, want string }{
+		{"ack it", "pd_acknowledge"},
+		{"fork the repo", "gh_fork"},
+	} {
+		got, err := ix.Search(context.Background(), c.query, BM25, 5)
+		require.NoError(t, err)
+		require.NotEmpty(t, got, c.query)
+		assert.Equal(t, c.want, got[0].Tool.Name, c.query)
+	}
+	got, err := ix.Search(context.Background(), "post", BM25, 5)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "chat_post", got[0].Tool.Name)
 }
