@@ -57,7 +57,7 @@ type childSpec struct {
 	Idempotent bool   `json:"idempotent"`         // tools skip a side effect their call ID already did
 	GoFile     string `json:"go,omitempty"`       // wait for this file before recovering (races)
 	TraceDB    string `json:"trace_db,omitempty"` // record the tool calls with package trace in this SQLite file
-	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds)
+	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds); "jobs": jobsAgent
 	Context    bool   `json:"context,omitempty"`  // run contextAgent: a long run under a context budget
 	Policy     string `json:"policy,omitempty"`   // contextAgent with another policy: "budget" (a larger budget), "no summarizer"
 }
@@ -209,6 +209,9 @@ func runChild(spec childSpec) error {
 	agent := scriptedAgent(spec)
 	if spec.Context {
 		agent = contextAgent(spec)
+	}
+	if spec.Agent == "jobs" {
+		agent = jobsAgent(spec)
 	}
 	e, err := New(ctx, Config{DatabaseURL: spec.DB, ExecutorID: spec.Executor, ApplicationVersion: "crash-test", Agent: agent, Logger: quietLogger()})
 	if err != nil {
