@@ -123,3 +123,25 @@ func TestExecuteRefusesMalformedCalls(t *testing.T) {
 	assert.Contains(t, res.Content, "bytes in all")
 	assert.True(t, utf8.ValidString(res.Content))
 }
+
+// TestShownDisplay: a wrapper below Execute reads the Display the call
+// showed so far, the last one; outside Execute there is none.
+func TestShownDisplay(t *testing.T) {
+	_, ok := ShownDisplay(t.Context())
+	assert.False(t, ok, "outside Execute")
+	tool := MustTool("show", "Shows.", map[string]any{"type": "object"})
+	var after Display
+	var hadBefore, hadAfter bool
+	fake := Indexed(ResolverFunc(func(ctx context.Context, _ Call) (string, error) {
+		_, hadBefore = ShownDisplay(ctx)
+		Show(ctx, Display{Kind: "one"})
+		Show(ctx, Display{Kind: "two", Payload: 2})
+		after, hadAfter = ShownDisplay(ctx)
+		return "ok", nil
+	}), []Tool{tool})
+	res := Execute(t.Context(), fake, Call{Name: "show"})
+	require.False(t, res.IsError, res.Content)
+	assert.False(t, hadBefore, "nothing shown yet")
+	require.True(t, hadAfter)
+	assert.Equal(t, Display{Kind: "two", Payload: 2}, after)
+}

@@ -102,6 +102,22 @@ func CallFrom(ctx context.Context) (Call, bool) {
 	return Call{}, false
 }
 
+// ShownDisplay returns the Display the call [Execute] is running with ctx
+// has shown so far ([Show]; the last one), and whether there is one: for a
+// wrapper below Execute that reports on the call when it ends (otelkit
+// adds a background job's facts to the call's span), since the Display
+// reaches only Execute's [Result].
+func ShownDisplay(ctx context.Context) (Display, bool) {
+	if slot, ok := ctx.Value(displayKey{}).(*displaySlot); ok && slot != nil {
+		slot.mu.Lock()
+		defer slot.mu.Unlock()
+		if slot.display != nil {
+			return *slot.display, true
+		}
+	}
+	return Display{}, false
+}
+
 // Show attaches a structured payload for hosts to the running tool call, the
 // way grpc.SetHeader attaches a header: [Execute] puts it on
 // [Result.Display]. The last call wins. Outside [Execute] it does nothing

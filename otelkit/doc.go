@@ -49,7 +49,12 @@
 // [llmtoolkit.Attach]) are never recorded either, with or without
 // capture: each gets an event "llmtoolkit.tool.part" on the tool's span
 // with its kind, media type, size and SHA-256 (at most 64 per span;
-// "llmtoolkit.parts.omitted" counts the rest).
+// "llmtoolkit.parts.omitted" counts the rest). A call on a background job
+// or a terminal (codetools' "job" Display, read with
+// llmtoolkit.ShownDisplay) has llmtoolkit.job.id, llmtoolkit.job.event
+// (start, read, write, stop), llmtoolkit.job.state, llmtoolkit.job.terminal
+// and llmtoolkit.job.output_bytes on its span, and llmtoolkit.job.exit_code
+// once the job ended; never its command or output unless captured.
 //
 // # Metrics and spans
 //

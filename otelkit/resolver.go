@@ -278,6 +278,7 @@ func (res *Resolver) endSpan(cs callSpan, content string, err error, errText, cl
 		attrs = append(attrs, keyErrorType.String(class))
 		cs.span.SetStatus(codes.Error, res.cfg.scrub(errText, red.secrets))
 	}
+	attrs = append(attrs, jobAttributes(llmtoolkit.ShownDisplay(cs.ctx))...)
 	if len(attrs) > 0 {
 		cs.span.SetAttributes(attrs...)
 	}
