@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
@@ -110,6 +111,12 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		timeout = min(time.Duration(s)*time.Second, c.cfg.bash.bashMaxTimeout)
 	}
 	if c.cfg.jobs.background && boolArg(args, "run_in_background", false) {
+		switch {
+		case calltask.In(ctx): // an MCP task is the background: run to the end in it
+			return c.bashInTask(ctx, command)
+		case calltask.Offered(ctx):
+			return "", calltask.ErrRunAsTask
+		}
 		return c.bashBackground(ctx, command)
 	}
 	if c.cfg.jobs.autoAfter > 0 {

@@ -157,6 +157,11 @@
 // job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], and, where
 // commands are contained, with the host process even when it is SIGKILLed.
 // More than [JobLimits].MaxJobs running is refused ([ErrTooManyJobs]).
+// Served over MCP with bash of mcp.TaskOnDemand support, a background
+// command of a client that runs tasks goes on as an MCP task instead of a
+// job: the task runs it to its end (its answer the task's result, its
+// lifetime bounded as a job's), and tasks/cancel kills it with every process
+// it started; other clients get a job (TestBackgroundJobAsTask).
 //
 // [WithTerminals] adds exec_command and write_stdin, named and shaped as
 // Codex's (cmd, workdir, tty, yield_time_ms, max_output_tokens;

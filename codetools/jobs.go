@@ -103,6 +103,25 @@ func (c *CodeTools) bashBackground(ctx context.Context, command string) (string,
 	return c.jobAnswer("Started job", ch, true), nil
 }
 
+// bashInTask runs a background command in the MCP task its call runs
+// in: as a job, to its end (its lifetime bounds it), answered as a
+// one-shot command; the task's cancellation (ctx) kills it.
+func (c *CodeTools) bashInTask(ctx context.Context, command string) (string, error) {
+	j, fallback, err := c.startJob(ctx, command, false, 0, 0, false)
+	if err != nil {
+		return "", fmt.Errorf("bash: %w", err)
+	}
+	ch := j.Read(ctx, jobs.ReadOptions{Wait: c.jobs.Limits().MaxLifetime + time.Minute, UntilExit: true})
+	if ch.Info.State == jobs.Running { // the task was cancelled
+		j.Kill("cancelled")
+		<-j.Done()
+		text, cut := c.jobTextCut(ch)
+		c.showOneShot(ctx, j, text, cut, fallback, false)
+		return "", fmt.Errorf("%s\n\nCommand cancelled: %w", text, ctx.Err())
+	}
+	return c.oneShotAnswer(ctx, j, ch, fallback)
+}
+
 // bashAuto runs a one-shot command as a job, so that one still running
 // after the auto-background delay is kept as a job rather than killed.
 func (c *CodeTools) bashAuto(ctx context.Context, command string, timeout time.Duration) (string, error) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 )
 
 // TasksExtension is the name of MCP's tasks extension (SEP-2663), under
@@ -31,7 +33,12 @@ var (
 	// support to go on as a task: the call's answer is a task, and the tool
 	// is called again, in it ([TaskIDFrom] then returns its ID), with the
 	// same arguments and input ([InputFrom]).
-	ErrRunAsTask = errors.New("mcp: the tool goes on as a task")
+	//
+	// A tool of [TaskOnDemand] support whose client runs tasks is told so
+	// on its context: codetools' bash with run_in_background then goes on
+	// as a task that runs the command to its end (tasks/cancel kills it)
+	// rather than as a job of its own.
+	ErrRunAsTask = calltask.ErrRunAsTask
 )
 
 // TaskSupport says whether a tool's calls run as tasks ([WithTaskTools]).

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 )
 
@@ -92,7 +93,11 @@ func (ts *taskServer) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				return nil, errMissingTasks()
 			}
 		case TaskOnDemand:
-			res, err := next(ctx, method, req)
+			callCtx := ctx
+			if declared {
+				callCtx = calltask.WithOffer(ctx) // the tool may go on as a task
+			}
+			res, err := next(callCtx, method, req)
 			if !errors.Is(err, ErrRunAsTask) {
 				return res, err
 			}
@@ -342,7 +347,7 @@ func (ts *taskServer) call(ctx context.Context, t *Task) (*sdk.CallToolResult, e
 	if ts.prop != nil && len(t.Call.Trace) > 0 {
 		ctx = ts.prop.Extract(ctx, t.Call.Trace)
 	}
-	ctx = context.WithValue(ctx, taskIDKey{}, t.ID)
+	ctx = calltask.WithTask(context.WithValue(ctx, taskIDKey{}, t.ID))
 	return h(ctx, &sdk.CallToolRequest{Params: params})
 }
 

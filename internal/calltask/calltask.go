@@ -1,0 +1,44 @@
+// Package calltask carries on a call's context what its server knows of
+// tasks (package mcp's tasks extension): that the call may go on as a
+// task of its own (its client runs tasks), or that it runs in one. A tool
+// of this module that would keep work in the background (codetools' bash
+// with run_in_background) hands it to the task instead: the task is the
+// background, its client polls and cancels it.
+package calltask
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrRunAsTask is returned by a tool whose call may go on as a task
+// ([Offered]) to do so: the server answers with a task and calls the tool
+// again, in it ([In]). mcp.ErrRunAsTask is this error.
+var ErrRunAsTask = errors.New("mcp: the tool goes on as a task")
+
+type offerKey struct{}
+type inKey struct{}
+
+// WithOffer marks ctx: the call may go on as a task by returning
+// ErrRunAsTask.
+func WithOffer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, offerKey{}, true)
+}
+
+// Offered reports whether the call may go on as a task.
+func Offered(ctx context.Context) bool {
+	ok, _ := ctx.Value(offerKey{}).(bool)
+	return ok
+}
+
+// WithTask marks ctx: the call runs in a task, which its client follows
+// and cancels (by cancelling the call's context).
+func WithTask(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inKey{}, true)
+}
+
+// In reports whether the call runs in a task.
+func In(ctx context.Context) bool {
+	ok, _ := ctx.Value(inKey{}).(bool)
+	return ok
+}
