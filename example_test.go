@@ -169,3 +169,24 @@ func Example() {
 	// sunny in Lisbon
 	// true invalid arguments for tool "weather": /: missing properties: 'city' (add them)
 }
+
+// A wrapper below Execute reads what the call showed, once it ran.
+func ExampleShownDisplay() {
+	tool := llmtoolkit.MustTool("deploy", "Deploys.", map[string]any{"type": "object"})
+	tools := llmtoolkit.Indexed(llmtoolkit.ResolverFunc(func(ctx context.Context, _ llmtoolkit.Call) (string, error) {
+		llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: "job", Payload: map[string]any{"jobId": 7, "state": "running"}})
+		return "started", nil
+	}), []llmtoolkit.Tool{tool})
+	reporting := llmtoolkit.ResolverFunc(func(ctx context.Context, call llmtoolkit.Call) (string, error) {
+		out, err := tools.Resolve(ctx, call)
+		if d, ok := llmtoolkit.ShownDisplay(ctx); ok {
+			fmt.Println("the call showed a", d.Kind, "Display")
+		}
+		return out, err
+	})
+	res := llmtoolkit.Execute(context.Background(), llmtoolkit.Indexed(reporting, tools.Tools()), llmtoolkit.Call{Name: "deploy"})
+	fmt.Println(res.Content)
+	// Output:
+	// the call showed a job Display
+	// started
+}
