@@ -141,7 +141,7 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	guard := proc.NewGuard(sc, pw, trap)
 
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := sc.Start(); err != nil {
 		pr.Close()
 		pw.Close()
 		return "", fmt.Errorf("bash: cannot start %s: %w", cmd.Path, err)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
@@ -16,8 +17,10 @@ import (
 type sandboxState struct {
 	backend sandbox.Backend // nil: no sandbox (commands only contained)
 	policy  sandbox.Policy
-	tmp     string // holds each call's temporary folder (and the spill files); "" without a sandbox
-	missing string // why the sandbox asked for could not run; "" otherwise
+	tmp     string           // holds each call's temporary folder (and the spill files); "" without a sandbox
+	session *sandbox.Session // WithSessionSandbox: the server every command runs through
+	callTmp string           // where each call's temporary folder is made: tmp, or the session's
+	missing string           // why the sandbox asked for could not run; "" otherwise
 }
 
 // setupSandbox picks the backend of WithSandbox and makes the private
@@ -67,6 +70,22 @@ func (c *CodeTools) setupSandbox() error {
 			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
 		}
 		c.sbx.policy.Loopback = lo
+		// One sandbox for the session: its server builds the namespaces
+		// and the view once and forks every command (a terminal's
+		// excepted: each gets a sandbox of its own in the same network).
+		stmp := filepath.Join(tmp, "session")
+		if err := os.Mkdir(stmp, 0o700); err != nil {
+			c.closeSandbox()
+			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+		}
+		sp := c.sbx.policy
+		sp.Tmp = stmp
+		s, err := sandbox.NewSession(b, sp)
+		if err != nil {
+			c.closeSandbox()
+			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+		}
+		c.sbx.session, c.sbx.callTmp = s, stmp
 	}
 	return nil
 }
@@ -74,6 +93,10 @@ func (c *CodeTools) setupSandbox() error {
 // closeSandbox removes the private temporary folder and lets the shared
 // network go.
 func (c *CodeTools) closeSandbox() error {
+	if c.sbx.session != nil {
+		_ = c.sbx.session.Close()
+		c.sbx.session = nil
+	}
 	if c.sbx.policy.Loopback != nil {
 		c.sbx.policy.Loopback.Close()
 	}
@@ -122,7 +145,11 @@ func (c *CodeTools) sandboxName() string {
 func (c *CodeTools) bashCommand(command string, tty bool) (cmd *sandbox.Cmd, done func(), err error) {
 	spec := sandbox.Spec{Path: c.shellPath(), Args: []string{"-c", command}, Dir: c.dir, TTY: tty}
 	if c.sbx.backend != nil {
-		tmp, err := os.MkdirTemp(c.sbx.tmp, "call-*")
+		parent := c.sbx.tmp
+		if c.sbx.callTmp != "" {
+			parent = c.sbx.callTmp
+		}
+		tmp, err := os.MkdirTemp(parent, "call-*")
 		if err != nil {
 			return nil, nil, fmt.Errorf("temporary folder: %w", err)
 		}
@@ -133,7 +160,11 @@ func (c *CodeTools) bashCommand(command string, tty bool) (cmd *sandbox.Cmd, don
 		}
 		p := c.sbx.policy
 		p.Tmp, spec.Env = tmp, ttyEnv(c.bashEnv(tmp), tty)
-		cmd, err := c.sbx.backend.Command(spec, p)
+		var backend sandbox.Backend = c.sbx.backend
+		if c.sbx.session != nil {
+			backend = c.sbx.session
+		}
+		cmd, err := backend.Command(spec, p)
 		if err != nil {
 			done()
 			return nil, nil, err

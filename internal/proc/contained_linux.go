@@ -31,6 +31,10 @@ func (g *containedGuard) Started() {}
 // WaitExited returns when the command has exited, leaving it unreaped.
 func (g *containedGuard) WaitExited() {
 	defer close(g.exited)
+	if ch := g.cmd.Exited(); ch != nil { // a session's server reports the end
+		<-ch
+		return
+	}
 	for {
 		var info unix.Siginfo
 		err := unix.Waitid(unix.P_PID, g.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)

@@ -201,6 +201,9 @@ func TestSandboxInitForwardsSignals(t *testing.T) {
 	all["namespace"] = Contain()
 	for name, b := range all {
 		t.Run(name, func(t *testing.T) {
+			if strings.HasSuffix(name, "/session") {
+				t.Skip("known limit: in a session's sandbox the command is the init of its PID namespace (a signal it sends itself is ignored unless handled, as for any init)")
+			}
 			p := policyFor(t, false)
 			if name == "namespace" {
 				p = Policy{Root: p.Root}
@@ -246,8 +249,11 @@ func TestSandboxHostChild(t *testing.T) {
 	p := Policy{Root: t.TempDir()}
 	if name != "namespace" {
 		var err error
-		b, err = ByName(name)
+		b, err = ByName(strings.TrimSuffix(name, "/session"))
 		require.NoError(t, err)
+		if strings.HasSuffix(name, "/session") {
+			b = &sessionBackend{t: t, inner: b, made: map[string]*Session{}}
+		}
 		p = policyFor(t, false)
 	}
 	c, err := b.Command(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep " + os.Getenv(hostChildEnv+"_MARKER")}, Dir: p.Root, Env: []string{"PATH=/usr/bin:/bin"}}, p)

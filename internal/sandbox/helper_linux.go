@@ -70,6 +70,7 @@ type helperConfig struct {
 	IDMap     []string `json:"idmap,omitempty"`      // with Drop: folders whose owner's files become nobody's (the root, the temporary folder)
 	TTY       bool     `json:"tty,omitempty"`        // fd 0 is the controlling terminal: run the command as its foreground group
 	NetFD     int      `json:"net_fd,omitempty"`     // a network namespace to join first (Policy.Loopback); 0: none
+	SockFD    int      `json:"sock_fd,omitempty"`    // stage "server": its end of the session's socketpair
 }
 
 func init() {
@@ -96,11 +97,14 @@ func helperMain(config string, argv []string) int {
 			return fail(err)
 		}
 	}
-	keep := -1
+	var keep []int
 	if c.Parent {
-		keep = parentFD
+		keep = append(keep, parentFD)
 	}
-	closeInherited(keep)
+	if c.SockFD > 0 {
+		keep = append(keep, c.SockFD)
+	}
+	closeInherited(keep...)
 	if err := dieWithParent(c.Parent); err != nil {
 		return fail(err)
 	}
@@ -115,6 +119,9 @@ func helperMain(config string, argv []string) int {
 	}
 	if c.Stage == "bwrap" {
 		return fail(execBwrap(c))
+	}
+	if c.Stage == "server" {
+		return serveMain(c)
 	}
 	_ = os.Unsetenv(helperEnv)
 	if len(argv) == 0 {
@@ -234,11 +241,11 @@ func reapUntil(main int) int {
 // it), keep aside, and marks any other close-on-exec, so that none reaches
 // the command: a file or socket the host got from its own parent would
 // otherwise cross every rule of the sandbox.
-func closeInherited(keep int) {
+func closeInherited(keep ...int) {
 	if entries, err := os.ReadDir("/proc/self/fd"); err == nil {
 		for _, e := range entries {
 			fd, err := strconv.Atoi(e.Name())
-			if err != nil || fd <= 2 || fd == keep {
+			if err != nil || fd <= 2 || slices.Contains(keep, fd) {
 				continue
 			}
 			if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
@@ -247,8 +254,8 @@ func closeInherited(keep int) {
 		}
 	}
 	first := uint(3)
-	if keep == 3 {
-		first = 4
+	for slices.Contains(keep, int(first)) {
+		first++
 	}
 	_ = unix.CloseRange(first, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 }
@@ -369,7 +376,8 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, netn
 
 // newHelperCmd returns the command that runs the helper at path (argv[0]
 // arg0) with configuration c on spec, passing it the host's pidfd and, when
-// set, the network namespace to join.
+// set, the network namespace to join (netns[0]) and the server's end of a
+// session's socketpair (netns[1]).
 func newHelperCmd(path, arg0 string, spec Spec, c helperConfig, netns ...*os.File) (*exec.Cmd, error) {
 	pidfd, err := hostPidfd()
 	if err == nil {
@@ -378,6 +386,10 @@ func newHelperCmd(path, arg0 string, spec Spec, c helperConfig, netns ...*os.Fil
 	var extra []*os.File
 	if c.Parent {
 		extra = append(extra, pidfd) // parentFD
+	}
+	if len(netns) > 1 && netns[1] != nil {
+		c.SockFD = 3 + len(extra)
+		extra = append(extra, netns[1])
 	}
 	if len(netns) > 0 && netns[0] != nil {
 		c.NetFD = 3 + len(extra)

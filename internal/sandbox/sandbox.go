@@ -54,6 +54,20 @@
 // seccomp filter and Landlock allow TCP, the namespace being the boundary.
 // Each command still gets its own PID namespace and mount tree.
 //
+// One sandbox per session: [NewSession] starts the helper once in its
+// stage "server" (session_linux.go; Landlock only): it makes the
+// namespaces and the view once, applies the policy to its own thread and
+// forks, from that thread, each command a [Session]'s Command is given
+// (its streams passed over a socketpair): ~2 ms a command instead of
+// ~20. A command inherits the policy (no_new_privs, Landlock, the seccomp
+// filter, no capability, nobody when the host is root), runs as the init
+// of a PID namespace of its own (so its end or kill ends every process it
+// started) and shares the session's IPC, UTS, network and mount
+// namespaces and /proc. Being an init, a signal it sends itself with the
+// default action (kill $$) is ignored, and it reaps its orphans only as
+// its program does; a command that needs a terminal or another policy
+// gets a sandbox of its own from the backend.
+//
 // Known limits: no host allow-list; under Landlock with a host that is not
 // root the command sees itself as uid 0 of its user namespace (the host's
 // user outside, without any capability: the helper needs to be that root
@@ -212,11 +226,42 @@ type Cmd struct {
 	// text says why.
 	Fallback string
 	kill     func(*exec.Cmd) error
+	served   *served // run by a Session's server; nil otherwise
+}
+
+// Start starts the command (through the session's server for a command of
+// a [Session]: then the embedded exec.Cmd only holds its streams).
+func (c *Cmd) Start() error {
+	if c.served != nil {
+		return c.served.start(c.Cmd)
+	}
+	return c.Cmd.Start()
+}
+
+// Wait waits for the command's end, as exec.Cmd's Wait; a command of a
+// session that did not exit with 0 returns an [*ExitError].
+func (c *Cmd) Wait() error {
+	if c.served != nil {
+		return c.served.wait()
+	}
+	return c.Cmd.Wait()
+}
+
+// Exited is closed once a command of a [Session] has exited (nil for any
+// other command: wait for its process).
+func (c *Cmd) Exited() <-chan struct{} {
+	if c.served != nil {
+		return c.served.exited
+	}
+	return nil
 }
 
 // Kill ends the command and, when Contained, every process it started.
 // Call it before Wait returns the first time, or after Start at any time.
 func (c *Cmd) Kill() error {
+	if c.served != nil {
+		return c.served.kill()
+	}
 	if c.kill != nil {
 		return c.kill(c.Cmd)
 	}

@@ -29,6 +29,9 @@ func backends(t *testing.T) map[string]Backend {
 	}
 	if b, err := NewLandlock(); err == nil {
 		out["landlock"] = b
+		// The session mode: every test of a backend also runs through a
+		// Session's server (session_linux_test.go).
+		out["landlock/session"] = &sessionBackend{t: t, inner: b, made: map[string]*Session{}}
 	} else {
 		t.Logf("landlock not tested: %v", err)
 	}

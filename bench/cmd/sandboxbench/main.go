@@ -34,6 +34,10 @@ func main() {
 		{"bash, landlock, a sandbox per call", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock"})}},
 		{"bash, landlock, the session's sandbox", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock"}), codetools.WithSessionSandbox()}},
 		{"bash, bubblewrap, a sandbox per call", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap"})}},
+		{"bash, bubblewrap, the session's sandbox", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap"}), codetools.WithSessionSandbox()}},
+	}
+	if l, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load: %s", l)
 	}
 	fmt.Printf("%-42s %10s %10s\n", "case", "median", "p90")
 	for _, tc := range cases {

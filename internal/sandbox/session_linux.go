@@ -1,0 +1,706 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
+)
+
+// A Session is one sandbox made once and shared by many commands: the
+// helper, started once in its stage "server", builds the namespaces and
+// the mount tree, applies the policy (no_new_privs, Landlock, the seccomp
+// filter, no bounding or inheritable capability) to its own thread, then
+// forks each command it is asked for over a socketpair (SOCK_SEQPACKET:
+// the command, its environment and folder in one message, its standard
+// streams beside it as SCM_RIGHTS) and reports its exit status. A command
+// inherits the policy from the thread that forks it, so the policy still
+// holds per command; it runs as nobody (the host being root), as the init
+// of a PID namespace of its own (killing it ends every process it
+// started), in a process group and session of its own.
+//
+// The server dies with the host (a parent-death signal, and the socket's
+// end: it exits at EOF), recovers its panics, and is the init of the
+// session's PID namespace: its exit, at [Session.Close], kills every
+// command still running.
+type Session struct {
+	backend  Backend
+	policy   Policy
+	root     string
+	tmp      string
+	readable []string
+
+	cmd    *exec.Cmd
+	stderr *cappedBuffer
+	conn   *net.UnixConn
+
+	mu      sync.Mutex
+	next    uint64
+	waiting map[uint64]*served
+	gone    error // set once the server is gone
+	done    chan struct{}
+}
+
+// ErrSessionClosed is wrapped by the error of a command asked of a
+// [Session] that is closed or whose server is gone.
+var ErrSessionClosed = errors.New("the session's sandbox is closed")
+
+// maxRequest bounds one request to the server: a command line (at most
+// 128 KiB for one argument, the kernel's own bound) and its environment.
+const maxRequest = 512 << 10
+
+// request is one message to the server.
+type request struct {
+	Op   string   `json:"op"` // "start" or "kill"
+	ID   uint64   `json:"id"`
+	Path string   `json:"path,omitempty"`
+	Argv []string `json:"argv,omitempty"`
+	Env  []string `json:"env,omitempty"`
+	Dir  string   `json:"dir,omitempty"`
+}
+
+// reply is one message from the server.
+type reply struct {
+	Op     string `json:"op"` // "ready", "started" or "exited"
+	ID     uint64 `json:"id,omitempty"`
+	Err    string `json:"err,omitempty"`
+	Status int    `json:"status,omitempty"`
+}
+
+// NewSession starts the server of a sandbox shared by the commands run
+// under p through [Session.Command]. Only the Landlock backend serves a
+// session for now; with another it fails with ErrUnavailable.
+func NewSession(b Backend, p Policy) (*Session, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if p.Mode == Off {
+		return nil, fmt.Errorf("%w: a session's sandbox needs a mode other than off", ErrBadPolicy)
+	}
+	if _, ok := b.(*Landlock); !ok {
+		return nil, fmt.Errorf("%w: the %s backend serves no session's sandbox (Landlock does)", ErrUnavailable, b.Name())
+	}
+	tmp, err := absClean(p.Tmp)
+	if err != nil {
+		return nil, fmt.Errorf("%w: temporary folder: %w", ErrBadPolicy, err)
+	}
+	root, err := absClean(p.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: root: %w", ErrBadPolicy, err)
+	}
+	s := &Session{backend: b, policy: p, root: root, tmp: tmp, waiting: map[uint64]*served{}, done: make(chan struct{})}
+	s.readable = readableOf(Spec{}, p, root)
+	c := helperConfig{Stage: "server", Confine: true, Landlock: true, Readable: s.readable, Writable: []string{tmp},
+		NoNetwork: !p.Network, IDMap: []string{root, tmp}}
+	if p.Mode == WorkspaceWrite {
+		c.Writable = append(c.Writable, root)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("session: socketpair: %w", err)
+	}
+	for _, fd := range fds {
+		if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, 2*maxRequest) != nil {
+			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 2*maxRequest)
+		}
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "session-host"), os.NewFile(uintptr(fds[1]), "session-server")
+	defer theirs.Close()
+	spec := Spec{Path: "server", Dir: root, Env: []string{"PATH=/usr/bin:/bin"}}
+	var cmd *Cmd
+	if p.Loopback != nil && !p.Network {
+		c.NoNetwork = false // the shared namespace holds only a loopback: it is the boundary
+		cmd, err = helperCommand(spec, c, false, b.Name(), p.Loopback, theirs)
+	} else {
+		cmd, err = helperCommand(spec, c, !p.Network, b.Name(), nil, theirs)
+	}
+	if err != nil {
+		mine.Close()
+		return nil, err
+	}
+	if !cmd.Contained || cmd.Fallback != "" {
+		mine.Close()
+		return nil, fmt.Errorf("%w: a session's sandbox needs its namespaces: %s", ErrUnavailable, cmd.Fallback)
+	}
+	s.stderr = &cappedBuffer{max: 4 << 10}
+	cmd.Stderr = s.stderr
+	if err := cmd.Cmd.Start(); err != nil {
+		mine.Close()
+		return nil, fmt.Errorf("session: start the server: %w", err)
+	}
+	s.cmd = cmd.Cmd
+	conn, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		s.kill()
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	s.conn = conn.(*net.UnixConn)
+	// The first message says the server is ready (or it is gone).
+	buf := make([]byte, 4096)
+	n, _, _, _, err := s.conn.ReadMsgUnix(buf, nil)
+	var r reply
+	if err == nil && n > 0 {
+		err = json.Unmarshal(buf[:n], &r)
+	}
+	if err != nil || n == 0 || r.Op != "ready" {
+		s.kill()
+		why := strings.TrimSpace(s.stderr.String())
+		if why == "" && err != nil {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("%w: the session's sandbox did not start: %s", ErrUnavailable, why)
+	}
+	go s.read()
+	return s, nil
+}
+
+// Name names the session's backend.
+func (s *Session) Name() string { return s.backend.Name() }
+
+// Command prepares spec to run in the session's sandbox when p is the
+// session's policy (its temporary folder, or one inside it) and spec
+// needs no terminal; otherwise, a policy of its own, it gets a sandbox of
+// its own from the session's backend (a new sandbox, joining the same
+// loopback network).
+func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
+	if !s.serves(spec, p) {
+		return s.backend.Command(spec, p)
+	}
+	s.mu.Lock()
+	gone := s.gone
+	s.mu.Unlock()
+	if gone != nil {
+		return nil, gone
+	}
+	argv := append([]string{spec.Path}, spec.Args...)
+	ec := &exec.Cmd{Path: spec.Path, Args: argv, Dir: spec.Dir, Env: spec.Env}
+	sv := &served{s: s, exited: make(chan struct{}), started: make(chan reply, 1)}
+	writable := []string{s.tmp}
+	if s.policy.Mode == WorkspaceWrite {
+		writable = append(writable, s.root)
+	}
+	return &Cmd{Cmd: ec, Contained: true, Backend: s.backend.Name(), served: sv, Fallback: setgidNote(writable)}, nil
+}
+
+// serves reports whether spec under p may run in the session's sandbox.
+func (s *Session) serves(spec Spec, p Policy) bool {
+	if spec.TTY || p.Mode != s.policy.Mode || p.Network != s.policy.Network || p.Loopback != s.policy.Loopback {
+		return false
+	}
+	root, err := absClean(p.Root)
+	if err != nil || root != s.root {
+		return false
+	}
+	tmp, err := absClean(p.Tmp)
+	if err != nil || (tmp != s.tmp && !strings.HasPrefix(tmp, s.tmp+"/")) {
+		return false
+	}
+	want := readableOf(spec, p, root)
+	for _, r := range want {
+		if !slices.ContainsFunc(s.readable, func(have string) bool { return r == have || strings.HasPrefix(r, have+"/") }) {
+			return false
+		}
+	}
+	return true
+}
+
+// Close ends the server and with it every command still running in the
+// session's sandbox, and returns once they are gone.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.gone == nil {
+		s.gone = ErrSessionClosed
+	}
+	s.mu.Unlock()
+	s.kill()
+	<-s.done
+	return nil
+}
+
+// kill kills the server (the init of the session's PID namespace: every
+// command dies with it) and reaps it.
+func (s *Session) kill() {
+	if s.conn != nil {
+		s.conn.Close()
+	}
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGKILL)
+		_ = s.cmd.Wait()
+	}
+}
+
+// read dispatches the server's replies until it is gone; then every
+// command still waiting ends with ErrSessionClosed.
+func (s *Session) read() {
+	defer close(s.done)
+	defer func() {
+		s.mu.Lock()
+		if s.gone == nil {
+			s.gone = fmt.Errorf("%w: the server is gone: %s", ErrSessionClosed, strings.TrimSpace(s.stderr.String()))
+		}
+		left := s.waiting
+		s.waiting = map[uint64]*served{}
+		gone := s.gone
+		s.mu.Unlock()
+		for _, sv := range left {
+			sv.finish(-1, gone)
+		}
+	}()
+	defer guard.Recover("sandbox session: reader", nil, nil)
+	buf := make([]byte, 4096)
+	for {
+		n, _, _, _, err := s.conn.ReadMsgUnix(buf, nil)
+		if err != nil || n == 0 {
+			return
+		}
+		var r reply
+		if json.Unmarshal(buf[:n], &r) != nil {
+			continue
+		}
+		s.mu.Lock()
+		sv := s.waiting[r.ID]
+		if r.Op == "exited" || (r.Op == "started" && r.Err != "") {
+			delete(s.waiting, r.ID)
+		}
+		s.mu.Unlock()
+		if sv == nil {
+			continue
+		}
+		switch r.Op {
+		case "started":
+			sv.started <- r
+		case "exited":
+			sv.finish(r.Status, nil)
+		}
+	}
+}
+
+// send writes one request, with files as SCM_RIGHTS.
+func (s *Session) send(r request, files ...*os.File) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if len(b) > maxRequest {
+		return fmt.Errorf("%w: the command and its environment take %d bytes, more than the %d a session's sandbox takes", ErrBadPolicy, len(b), maxRequest)
+	}
+	var oob []byte
+	if len(files) > 0 {
+		fds := make([]int, len(files))
+		for i, f := range files {
+			fds[i] = int(f.Fd())
+		}
+		oob = unix.UnixRights(fds...)
+	}
+	if _, _, err := s.conn.WriteMsgUnix(b, oob, nil); err != nil {
+		return fmt.Errorf("%w: %w", ErrSessionClosed, err)
+	}
+	return nil
+}
+
+// served is a command run by a session's server.
+type served struct {
+	s       *Session
+	id      uint64
+	started chan reply
+	exited  chan struct{}
+	once    sync.Once
+	status  int
+	err     error
+	copies  sync.WaitGroup // the copies of non-file streams
+	closers []io.Closer    // the host's ends, closed once the copies are done
+}
+
+// finish records the command's end.
+func (sv *served) finish(status int, err error) {
+	sv.once.Do(func() {
+		sv.status, sv.err = status, err
+		close(sv.exited)
+	})
+}
+
+// start sends the command with its streams and waits until it runs.
+func (sv *served) start(ec *exec.Cmd) error {
+	stdin, err := sv.input(ec.Stdin)
+	if err != nil {
+		return err
+	}
+	stdout, err := sv.output(ec.Stdout)
+	if err != nil {
+		return err
+	}
+	stderr := stdout
+	if ec.Stderr != ec.Stdout {
+		if stderr, err = sv.output(ec.Stderr); err != nil {
+			return err
+		}
+	}
+	s := sv.s
+	s.mu.Lock()
+	if s.gone != nil {
+		s.mu.Unlock()
+		sv.drop()
+		return s.gone
+	}
+	s.next++
+	sv.id = s.next
+	s.waiting[sv.id] = sv
+	s.mu.Unlock()
+	err = s.send(request{Op: "start", ID: sv.id, Path: ec.Path, Argv: ec.Args, Env: ec.Env, Dir: ec.Dir}, stdin.f, stdout.f, stderr.f)
+	stdin.close()
+	stdout.close()
+	stderr.close()
+	if err != nil {
+		s.mu.Lock()
+		delete(s.waiting, sv.id)
+		s.mu.Unlock()
+		sv.drop()
+		return err
+	}
+	select {
+	case r := <-sv.started:
+		if r.Err != "" {
+			sv.drop()
+			return errors.New(r.Err)
+		}
+		return nil
+	case <-sv.exited: // the server went away
+		sv.drop()
+		return sv.err
+	}
+}
+
+// drop ends the copies of a command that never ran.
+func (sv *served) drop() {
+	for _, c := range sv.closers {
+		c.Close()
+	}
+	sv.closers = nil
+}
+
+// stream is the command's end of one standard stream.
+type stream struct {
+	f   *os.File
+	own bool // made here: close it once sent
+}
+
+func (st stream) close() {
+	if st.own {
+		st.f.Close()
+	}
+}
+
+// input returns the command's end of its standard input.
+func (sv *served) input(r io.Reader) (stream, error) {
+	switch r := r.(type) {
+	case nil:
+		f, err := os.Open(os.DevNull)
+		return stream{f, true}, err
+	case *os.File:
+		return stream{r, false}, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return stream{}, err
+	}
+	sv.copies.Add(1)
+	sv.closers = append(sv.closers, pw)
+	go func() {
+		defer sv.copies.Done()
+		defer guard.Recover("sandbox session: input copy", nil, nil)
+		_, _ = io.Copy(pw, r)
+		pw.Close()
+	}()
+	return stream{pr, true}, nil
+}
+
+// output returns the command's end of an output stream.
+func (sv *served) output(w io.Writer) (stream, error) {
+	switch w := w.(type) {
+	case nil:
+		f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		return stream{f, true}, err
+	case *os.File:
+		return stream{w, false}, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return stream{}, err
+	}
+	sv.copies.Add(1)
+	sv.closers = append(sv.closers, pr)
+	go func() {
+		defer sv.copies.Done()
+		defer guard.Recover("sandbox session: output copy", nil, nil)
+		_, _ = io.Copy(w, pr)
+	}()
+	return stream{pw, true}, nil
+}
+
+// wait returns once the command and every process it started are gone,
+// and its output copied: nil, or an *ExitError with its status.
+func (sv *served) wait() error {
+	<-sv.exited
+	sv.copies.Wait()
+	for _, c := range sv.closers {
+		c.Close()
+	}
+	if sv.err != nil {
+		return sv.err
+	}
+	if sv.status != 0 {
+		return &ExitError{Status: sv.status}
+	}
+	return nil
+}
+
+// kill asks the server to kill the command (the init of its PID
+// namespace: every process of it).
+func (sv *served) kill() error {
+	select {
+	case <-sv.exited:
+		return os.ErrProcessDone
+	default:
+	}
+	return sv.s.send(request{Op: "kill", ID: sv.id})
+}
+
+// ExitError is the error of a command of a session's sandbox that did not
+// exit with 0.
+type ExitError struct {
+	// Status is the exit code, 128+N for a death by signal N.
+	Status int
+}
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Status) }
+
+// ExitCode returns the exit code, 128+N for a death by signal N.
+func (e *ExitError) ExitCode() int { return e.Status }
+
+// cappedBuffer keeps the first max bytes written (the server's own
+// failures).
+type cappedBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   bytes.Buffer
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *cappedBuffer) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
+}
+
+// serveMain is the helper's stage "server": the view is built; it
+// confines its own thread (from which every command is forked), says it
+// is ready and serves requests until the host's end closes.
+func serveMain(c helperConfig) int {
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "llmtoolkit sandbox server: %v\n", err)
+		return 126
+	}
+	if err := confineServer(c); err != nil {
+		return fail(err)
+	}
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if c.SockFD <= 2 {
+		return fail(errors.New("no socket to serve"))
+	}
+	unix.CloseOnExec(c.SockFD)
+	if c.Parent {
+		unix.CloseOnExec(parentFD)
+	}
+	f := os.NewFile(uintptr(c.SockFD), "session")
+	conn, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return fail(err)
+	}
+	srv := &server{conn: conn.(*net.UnixConn), procs: map[uint64]*os.Process{}, drop: c.Drop}
+	if err := srv.reply(reply{Op: "ready"}); err != nil {
+		return fail(err)
+	}
+	srv.loop()
+	return 0
+}
+
+// confineServer applies the policy to the server's thread: what the
+// commands it forks inherit. It keeps, in its effective set only, the
+// capabilities it needs to fork them (a PID namespace each, the change to
+// nobody, their kill); with no bounding, inheritable or ambient
+// capability, a command's exec leaves it none.
+func confineServer(c helperConfig) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := restrictSelf(c.Readable, c.Writable, c.NoNetwork); err != nil {
+		return err
+	}
+	if err := installFilter(c.NoNetwork, c.AllowUnix); err != nil {
+		return err
+	}
+	if err := dropBounding(); err != nil {
+		return err
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	keep := uint64(1)<<unix.CAP_SYS_ADMIN | 1<<unix.CAP_SETUID | 1<<unix.CAP_SETGID | 1<<unix.CAP_KILL
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	data := [2]unix.CapUserData{{Effective: uint32(keep), Permitted: uint32(keep)}, {Effective: uint32(keep >> 32), Permitted: uint32(keep >> 32)}}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	return nil
+}
+
+// server is the state of the helper's stage "server".
+type server struct {
+	conn  *net.UnixConn
+	drop  bool
+	mu    sync.Mutex
+	procs map[uint64]*os.Process
+}
+
+func (srv *server) reply(r reply) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, _, err = srv.conn.WriteMsgUnix(b, nil, nil)
+	return err
+}
+
+// loop serves requests on the locked, confined thread until EOF.
+func (srv *server) loop() {
+	buf := make([]byte, maxRequest+1)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	for {
+		n, oobn, _, _, err := srv.conn.ReadMsgUnix(buf, oob)
+		if err != nil || (n == 0 && oobn == 0) {
+			return
+		}
+		files := receivedFiles(oob[:oobn])
+		srv.handle(buf[:n], files)
+	}
+}
+
+// receivedFiles returns the descriptors passed with a request.
+func receivedFiles(oob []byte) []*os.File {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var out []*os.File
+	for _, m := range msgs {
+		fds, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			unix.CloseOnExec(fd)
+			out = append(out, os.NewFile(uintptr(fd), "stream"))
+		}
+	}
+	return out
+}
+
+// handle runs one request; a panic fails it, never the server.
+func (srv *server) handle(msg []byte, files []*os.File) {
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	var r request
+	defer guard.Recover("sandbox server", nil, func(err error) {
+		_ = srv.reply(reply{Op: "started", ID: r.ID, Err: err.Error()})
+	})
+	if err := json.Unmarshal(msg, &r); err != nil {
+		return
+	}
+	switch r.Op {
+	case "kill":
+		srv.mu.Lock()
+		p := srv.procs[r.ID]
+		srv.mu.Unlock()
+		if p != nil {
+			_ = p.Signal(syscall.SIGKILL)
+		}
+	case "start":
+		p, err := srv.start(r, files)
+		if err != nil {
+			_ = srv.reply(reply{Op: "started", ID: r.ID, Err: err.Error()})
+			return
+		}
+		srv.mu.Lock()
+		srv.procs[r.ID] = p
+		srv.mu.Unlock()
+		_ = srv.reply(reply{Op: "started", ID: r.ID})
+		go srv.wait(r.ID, p)
+	}
+}
+
+// start forks the command from this (confined) thread: the init of a PID
+// namespace of its own, in a session of its own, as nobody when the host
+// is root.
+func (srv *server) start(r request, files []*os.File) (*os.Process, error) {
+	if len(files) != 3 {
+		return nil, fmt.Errorf("sandbox server: %d streams passed, 3 needed", len(files))
+	}
+	path := r.Path
+	if !filepath.IsAbs(path) {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return nil, err
+		}
+		path = found
+	}
+	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
+	if srv.drop {
+		sys.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
+	}
+	env := slices.DeleteFunc(slices.Clone(r.Env), func(kv string) bool { return strings.HasPrefix(kv, helperEnv+"=") })
+	return os.StartProcess(path, r.Argv, &os.ProcAttr{Dir: r.Dir, Env: env, Files: files, Sys: sys})
+}
+
+// wait reports the command's end (128+N for a death by signal N).
+func (srv *server) wait(id uint64, p *os.Process) {
+	defer guard.Recover("sandbox server: wait", nil, nil)
+	st, err := p.Wait()
+	status := -1
+	if err == nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = 128 + int(ws.Signal())
+		} else {
+			status = st.ExitCode()
+		}
+	}
+	srv.mu.Lock()
+	delete(srv.procs, id)
+	srv.mu.Unlock()
+	_ = srv.reply(reply{Op: "exited", ID: id, Status: status})
+}
