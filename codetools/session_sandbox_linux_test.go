@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +21,7 @@ import (
 
 // sessionTools returns tools whose commands share one loopback network,
 // the network closed, or skips where that cannot run.
-func sessionTools(t *testing.T) *CodeTools {
+func sessionTools(t *testing.T, more ...Option) *CodeTools {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("a shared network namespace needs root")
@@ -29,7 +33,7 @@ func sessionTools(t *testing.T) *CodeTools {
 	if _, err := os.Stat("/usr/bin/python3"); err != nil { // the sandbox reads the system folders, not a home's pyenv
 		t.Skip("no /usr/bin/python3")
 	}
-	c, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite}), WithSessionSandbox(), WithBackgroundJobs(), WithSandboxRequired())
+	c, err := New(t.TempDir(), append([]Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite}), WithSessionSandbox(), WithBackgroundJobs(), WithSandboxRequired()}, more...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
@@ -76,4 +80,91 @@ func TestSessionSandboxRefusesBubblewrap(t *testing.T) {
 	_, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSessionSandbox())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cannot join a shared network namespace")
+}
+
+// marked returns the host pids of the live processes whose command line
+// holds marker.
+func markedPids(marker string) []string {
+	out, _ := exec.Command("pgrep", "-f", marker).Output()
+	return strings.Fields(string(out))
+}
+
+// TestSessionSandboxJobForkingADaemon: a job of the session's sandbox forks
+// a detached daemon (setsid, its own session and group); a one-shot call
+// does the same and ends. Stopping the job, and the call's end, end each
+// daemon: every command is the init of a PID namespace of its own.
+func TestSessionSandboxJobForkingADaemon(t *testing.T) {
+	c := sessionTools(t)
+	tag := fmt.Sprintf("llmtoolkit-session-daemon-%d", time.Now().UnixNano())
+	daemon := func(name string) string {
+		return fmt.Sprintf("(setsid bash -c 'exec -a %s sleep 1000' </dev/null >/dev/null 2>&1 &); sleep 0.3", name)
+	}
+	mustRun(t, c, "bash", map[string]any{"command": daemon(tag + "-call")})
+	assert.Empty(t, markedPids(tag+"-call"), "a one-shot call's daemon outlived it")
+	out := mustRun(t, c, "bash", map[string]any{"command": daemon(tag+"-job") + "; echo up; sleep 1000", "run_in_background": true})
+	id := jobID(t, out)
+	require.Eventually(t, func() bool { return len(markedPids(tag+"-job")) == 1 }, 10*time.Second, 50*time.Millisecond, "the daemon never started")
+	mustRun(t, c, "job_kill", map[string]any{"job_id": id})
+	assert.Eventually(t, func() bool { return len(markedPids(tag+"-job")) == 0 }, 5*time.Second, 20*time.Millisecond, "the job's daemon outlived it")
+}
+
+// TestSessionSandboxManyConcurrentJobs: 64 jobs at once in one session's
+// sandbox, each read and stopped; nothing of them is left after Close.
+func TestSessionSandboxManyConcurrentJobs(t *testing.T) {
+	requireStress(t)
+	c := sessionTools(t, WithJobLimits(JobLimits{MaxJobs: 64}))
+	tag := fmt.Sprintf("llmtoolkit-session-many-%d", time.Now().UnixNano())
+	var wg sync.WaitGroup
+	ids := make([]int, 64)
+	first := make([]string, 64)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := run(t, c, "bash", map[string]any{"command": fmt.Sprintf("echo job-%d; exec -a %s sleep 1000", i, tag), "run_in_background": true})
+			if assert.NoError(t, err) {
+				ids[i], first[i] = jobID(t, out), out
+			}
+		}()
+	}
+	wg.Wait()
+	require.Eventually(t, func() bool { return len(markedPids(tag)) == 64 }, 30*time.Second, 100*time.Millisecond)
+	for i, id := range ids[:32] {
+		out := mustRun(t, c, "job_output", map[string]any{"job_id": id})
+		assert.Contains(t, first[i]+out, fmt.Sprintf("job-%d", i))
+		mustRun(t, c, "job_kill", map[string]any{"job_id": id})
+	}
+	require.NoError(t, c.Close()) // the other 32 end with the session
+	assert.Empty(t, markedPids(tag), "jobs outlived Close")
+}
+
+// TestSessionSandboxJobPrintingAGibibyte: a job of the session's sandbox
+// prints 1 GiB; the host's heap and the log stay bounded.
+func TestSessionSandboxJobPrintingAGibibyte(t *testing.T) {
+	requireStress(t)
+	c := sessionTools(t, WithBashSpillLimit(4<<20))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out := mustRun(t, c, "bash", map[string]any{"command": "head -c 1073741824 /dev/zero | tr '\\0' y", "run_in_background": true})
+	end := mustRun(t, c, "job_output", map[string]any{"job_id": jobID(t, out), "wait_seconds": 300, "until_exit": true})
+	require.Contains(t, end, "exited with code 0")
+	runtime.ReadMemStats(&after)
+	assert.Less(t, int64(after.HeapInuse)-int64(before.HeapInuse), int64(64<<20), "heap grew by more than 64 MiB")
+	assert.Contains(t, end, "(cut to its beginning and end)")
+}
+
+// TestSessionSandboxTimeoutKillsTheCommand: a one-shot command of the
+// session's sandbox past its timeout is killed with what it started, and
+// the session serves the next one.
+func TestSessionSandboxTimeoutKillsTheCommand(t *testing.T) {
+	c := sessionTools(t)
+	tag := fmt.Sprintf("llmtoolkit-session-timeout-%d", time.Now().UnixNano())
+	began := time.Now()
+	_, err := run(t, c, "bash", map[string]any{"command": fmt.Sprintf("(exec -a %s sleep 1000 &); sleep 1000", tag), "timeout": 1})
+	require.ErrorIs(t, err, ErrCommandFailed)
+	assert.Contains(t, err.Error(), "timed out after 1 seconds")
+	assert.Less(t, time.Since(began), 10*time.Second)
+	assert.Empty(t, markedPids(tag))
+	assert.Equal(t, "hi", mustRun(t, c, "bash", map[string]any{"command": "echo hi"}))
 }
