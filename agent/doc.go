@@ -27,6 +27,11 @@
 //     (re-validated and checked against the deny rules too), or leaves the
 //     call pending ([Pending]) for someone who answers later.
 //
+// A tool that learns while it runs which files it writes (codetools'
+// rename, whose files the language server names) asks the guard about
+// each before writing any: each is checked as multi_edit's call on it
+// would be, steps 1 to 5, and one refusal refuses the whole call.
+//
 // # Approval over MCP
 //
 // A guarded resolver served over MCP (mcp.Handler, mcp.Serve) asks the

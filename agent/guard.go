@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/writecheck"
 )
 
 // Guard wraps r so that every call is checked before it runs (see the
@@ -107,11 +108,37 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 		// leave out (grep, glob, tree and list_directory of codetools).
 		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.ExcludedPaths = append(sc.ExcludedPaths, globs...) })
 	}
+	if found && g.p.Kind(tool) != KindReadOnly {
+		ctx = writecheck.With(ctx, g.writeCheck(call, tool))
+	}
 	content, err := g.r.Resolve(ctx, call)
 	if err != nil {
 		return "", g.p.postFailure(ctx, call, err)
 	}
 	return g.p.post(ctx, call, content)
+}
+
+// writeCheck is the check of a write the tool of call decides on while it
+// runs (the files a rename edits): each path is checked as multi_edit's
+// call {"path": PATH} would be (deny rules, allow rules, hooks, the
+// callback, in the mode of the run), or, with no multi_edit among the
+// tools, as call itself naming PATH.
+func (g *guard) writeCheck(call llmtoolkit.Call, tool llmtoolkit.Tool) writecheck.Func {
+	return func(ctx context.Context, path string) error {
+		as, args := tool, copyArguments(call.Arguments)
+		if t, ok := llmtoolkit.FindTool(g.r, "multi_edit"); ok {
+			as, args = t, map[string]any{}
+		}
+		if args == nil {
+			args = map[string]any{}
+		}
+		args["path"] = path
+		_, err := g.p.check(ctx, llmtoolkit.Call{ID: call.ID, Name: as.Name, Arguments: args}, as, true)
+		if d, ok := err.(*pendingError); ok {
+			return d.err // undecided: the write is not allowed now
+		}
+		return err
+	}
 }
 
 // refused tells tool's observers of a call the guard refused.

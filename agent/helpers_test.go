@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 )
 
@@ -67,6 +68,7 @@ func toolNames(tools []llmtoolkit.Tool) []string {
 // TestMain keeps the panics Execute logs (through slog.Default) out of the
 // test output.
 func TestMain(m *testing.M) {
+	testkit.FakeLanguageServer()
 	slog.SetDefault(quiet)
 	m.Run()
 }

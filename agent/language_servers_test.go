@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
 )
 
 // TestPlanModeRefusesRenameNotNavigation: plan mode classifies the
@@ -36,4 +38,54 @@ func TestPlanModeRefusesRenameNotNavigation(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "a.go"))
 	require.NoError(t, err)
 	assert.Equal(t, "package a\n", string(data))
+}
+
+// TestRenameChecksEveryFile: every file a rename edits is a write decision
+// as multi_edit's on it would be: a rule, a hook or the callback refusing
+// any one of them refuses the whole rename, and nothing is written.
+func TestRenameChecksEveryFile(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	denyB := func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+		if call.Name == "multi_edit" && call.Arguments["path"] == "b.fake" {
+			return agent.Decision{Deny: true, Message: "not b.fake"}
+		}
+		return agent.Decision{}
+	}
+	cases := []struct {
+		name    string
+		cfg     agent.Config
+		refused bool
+	}{
+		{"no rule", agent.Config{Mode: agent.ModeAcceptEdits}, false},
+		{"a rule on another file", agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "multi_edit", Argument: "path", Glob: "c.fake"}}}, false},
+		{"a multi_edit rule", agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{{Tool: "multi_edit", Argument: "path", Glob: "b.fake"}}}, true},
+		{"a hook", agent.Config{Mode: agent.ModeAcceptEdits, Hooks: agent.Hooks{PreToolUse: []agent.PreToolUseHook{denyB}}}, true},
+		{"the callback", agent.Config{CanUseTool: denyB}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"a.fake", "b.fake"} {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("old "+f+"\n"), 0o644))
+			}
+			code, err := codetools.New(dir, codetools.WithLanguageServers(codetools.LanguageServer{Name: "fake", Command: []string{exe},
+				Env: []string{testkit.FakeLanguageServerEnv + "=ok"}, Languages: map[string]string{".fake": "fake"}}))
+			require.NoError(t, err)
+			t.Cleanup(func() { code.Close() })
+			perms := newPerms(t, tc.cfg)
+			res := llmtoolkit.Execute(t.Context(), perms.Guard(code), llmtoolkit.Call{ID: "1", Name: "rename",
+				Arguments: map[string]any{"path": "a.fake", "line": 1, "symbol": "old", "newName": "sibling"}})
+			a, b := readFile(t, filepath.Join(dir, "a.fake")), readFile(t, filepath.Join(dir, "b.fake"))
+			if !tc.refused {
+				require.False(t, res.IsError, res.Content)
+				assert.Equal(t, []string{"sibling a.fake\n", "sibling b.fake\n"}, []string{a, b})
+				return
+			}
+			require.True(t, res.IsError, res.Content)
+			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+			assert.Contains(t, res.Content, "the rename would change b.fake")
+			assert.Equal(t, []string{"old a.fake\n", "old b.fake\n"}, []string{a, b}, "nothing written")
+		})
+	}
 }

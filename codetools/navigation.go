@@ -14,6 +14,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/lsp"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
+	"github.com/llmtoolkit/llmtoolkit/internal/writecheck"
 )
 
 // maxLocations bounds the locations a navigation answer lists.
@@ -62,7 +63,7 @@ func (c *CodeTools) navigationSpecs() []toolSpec {
 			ro, c.symbolsTool),
 		makeSpec("rename",
 			"Rename the symbol at a position everywhere it is used, as the language server computes it: one all-or-nothing edit of every file concerned "+
-				"(if any file cannot be changed, none is). Refused when a change would fall outside the working directory. Returns the diff of each file.",
+				"(if any file cannot be changed, none is; each file is a write the host decides on, as multi_edit's would be). Refused when a change would fall outside the working directory. Returns the diff of each file.",
 			position(map[string]any{"newName": map[string]any{"type": "string", "minLength": 1, "description": "The new name."}}, "newName"),
 			llmtoolkit.Annotations{Destructive: true}, c.renameTool),
 	}
@@ -439,6 +440,13 @@ func (c *CodeTools) renameTool(ctx context.Context, args map[string]any) (string
 			return "", fmt.Errorf("%w; nothing was changed", err)
 		}
 		changes[i].rel = target
+	}
+	// Every file is a write the host decides on, as multi_edit's would be
+	// (the permission layer checked the named file only, with the call).
+	for _, ch := range changes {
+		if err := writecheck.Check(ctx, filepath.ToSlash(ch.rel)); err != nil {
+			return "", fmt.Errorf("the rename would change %s: %w; nothing was changed", shownPath(ch.rel), err)
+		}
 	}
 	for _, ch := range changes {
 		defer c.locks.lock(ch.rel)()
