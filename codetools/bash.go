@@ -73,7 +73,7 @@ func (c *CodeTools) bashScope() string {
 		scope += " $TMPDIR is new for each call and removed after it. Setting a setuid or setgid bit fails (EPERM)."
 	}
 	switch {
-	case c.sbx.backend != nil && !c.sbx.policy.Network && c.sbx.policy.Loopback != nil:
+	case c.sbx.backend != nil && !c.sbx.policy.Network && (c.sbx.policy.Loopback != nil || c.sbx.session != nil):
 		scope += " It has no network but a loopback (localhost) shared by every command of these tools: a server a background job starts is reached by later commands."
 	case c.sbx.backend != nil && !c.sbx.policy.Network:
 		scope += " It has no network."

@@ -59,20 +59,23 @@ func (c *CodeTools) setupSandbox() error {
 		c.cfg.bash.spillDir = tmp // next to the calls' folders, where no command sees them
 	}
 	if p.session && !p.sandbox.Network {
-		lo, err := sandbox.NewLoopbackNetwork()
-		if err != nil {
-			os.RemoveAll(tmp)
-			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+		if b.Name() != "bubblewrap" { // bubblewrap's server has a loopback network of its own
+			lo, err := sandbox.NewLoopbackNetwork()
+			if err != nil {
+				os.RemoveAll(tmp)
+				return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+			}
+			if _, err := b.Command(sandbox.Spec{Path: "/bin/true"}, sandbox.Policy{Mode: c.sbx.policy.Mode, Root: c.dir, Tmp: tmp, Loopback: lo}); err != nil {
+				lo.Close()
+				os.RemoveAll(tmp)
+				return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
+			}
+			c.sbx.policy.Loopback = lo
 		}
-		if _, err := b.Command(sandbox.Spec{Path: "/bin/true"}, sandbox.Policy{Mode: c.sbx.policy.Mode, Root: c.dir, Tmp: tmp, Loopback: lo}); err != nil {
-			lo.Close()
-			os.RemoveAll(tmp)
-			return fmt.Errorf("codetools: WithSessionSandbox: %w", err)
-		}
-		c.sbx.policy.Loopback = lo
 		// One sandbox for the session: its server builds the namespaces
 		// and the view once and forks every command (a terminal's
-		// excepted: each gets a sandbox of its own in the same network).
+		// excepted: each gets a sandbox of its own, in the same network
+		// under Landlock, in a network of its own under bubblewrap).
 		stmp := filepath.Join(tmp, "session")
 		if err := os.Mkdir(stmp, 0o700); err != nil {
 			c.closeSandbox()
@@ -123,7 +126,7 @@ func (c *CodeTools) sandboxName() string {
 		switch {
 		case c.sbx.policy.Network:
 			net = "network"
-		case c.sbx.policy.Loopback != nil:
+		case c.sbx.policy.Loopback != nil || c.sbx.session != nil:
 			net = "no network, shared loopback"
 		}
 		if os.Geteuid() == 0 { // the backends drop to nobody

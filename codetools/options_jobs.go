@@ -117,9 +117,11 @@ var ErrJobLost = jobs.ErrJobLost
 // by New holds the namespaces and the file-system view under the policy
 // and forks every command but a terminal's in it (about 2 ms a command
 // instead of 20); each command keeps its own PID namespace, of which it
-// is the init (its processes still end with it), and TMPDIR. It needs root
-// and the Landlock backend (picked by "auto" with this option); New fails
-// otherwise, saying why. Closed by [CodeTools.Close].
+// is the init (its processes still end with it), and TMPDIR. Under Landlock
+// (picked by "auto" with this option) it needs root, and terminals join
+// the same network; under bubblewrap the server's own network namespace
+// is the session's, and a terminal gets a network of its own. New fails
+// when it cannot run, saying why. Closed by [CodeTools.Close].
 func WithSessionSandbox() Option {
 	return func(c *config) { c.bash.session = true }
 }

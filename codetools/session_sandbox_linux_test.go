@@ -70,16 +70,35 @@ func TestSessionSandboxServerAnswersALaterCall(t *testing.T) {
 	assert.Zero(t, c.jobs.Running())
 }
 
-func TestSessionSandboxRefusesBubblewrap(t *testing.T) {
+// TestSessionSandboxUnderBubblewrap: bubblewrap's server holds the
+// session's network: a background server answers a later call, the host's
+// loopback is out of reach.
+func TestSessionSandboxUnderBubblewrap(t *testing.T) {
 	if _, err := sandbox.NewBubblewrap(); err != nil {
 		t.Skipf("no bubblewrap here: %v", err)
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("a shared network namespace needs root")
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("no /usr/bin/python3")
 	}
-	_, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSessionSandbox())
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "cannot join a shared network namespace")
+	needProgram(t, "curl")
+	c, err := New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSessionSandbox(), WithBackgroundJobs(), WithSandboxRequired())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	assert.Contains(t, c.Sandbox(), "bubblewrap (workspace-write, no network, shared loopback")
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "host") }))
+	defer host.Close()
+	port := 18000 + int(time.Now().UnixNano()%1000)
+	out := mustRun(t, c, "bash", map[string]any{"command": fmt.Sprintf("exec /usr/bin/python3 -u -m http.server %d --bind 127.0.0.1", port), "run_in_background": true})
+	id := jobID(t, out)
+	var got string
+	require.Eventually(t, func() bool {
+		got, _ = run(t, c, "bash", map[string]any{"command": fmt.Sprintf("curl -sf -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/", port)})
+		return got == "200"
+	}, 20*time.Second, 200*time.Millisecond, "the server never answered: %s", got)
+	_, err = run(t, c, "bash", map[string]any{"command": "curl -sf --max-time 3 " + host.URL})
+	require.Error(t, err, "the host's loopback is another network")
+	mustRun(t, c, "job_kill", map[string]any{"job_id": id})
+	assert.Zero(t, c.jobs.Running())
 }
 
 // marked returns the host pids of the live processes whose command line

@@ -90,7 +90,13 @@ var hostExe = sync.OnceValues(func() (string, error) {
 // it prepares the root and the temporary folder for nobody, becomes
 // nobody and execs bwrap, so that the command holds no capability and no
 // root-owned file is its own.
-func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
+func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) { return b.command(spec, p, nil) }
+
+// command prepares spec under p; with server (its end of a session's
+// socketpair) bwrap's init is the helper's stage "server" instead, given
+// the capabilities it forks the commands with (a PID namespace each, their
+// kill) in bwrap's user namespace.
+func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -104,6 +110,9 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	args := []string{b.path, "--unshare-all", "--die-with-parent", "--as-pid-1"}
 	if !spec.TTY { // a terminal is the call's own pty, in the session Setsid made
 		args = append(args, "--new-session")
+	}
+	if server != nil {
+		args = append(args, "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_KILL", "--cap-add", "CAP_SETPCAP") // SETPCAP: to empty the bounding set
 	}
 	if p.Mode == Off || p.Network {
 		args = append(args, "--share-net")
@@ -154,17 +163,23 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 	}
 	// The init inside: the socket filter, every descriptor but 0-2 closed.
 	init := helperConfig{Confine: p.Mode != Off, NoNetwork: p.Mode != Off && !p.Network, AllowUnix: true, TTY: spec.TTY}
+	if server != nil {
+		// The session's network namespace holds only a loopback: it is
+		// the boundary, so TCP and Internet sockets are allowed inside
+		// it (as in Landlock's shared one).
+		init.Stage, init.NoNetwork = "server", false
+	}
 	var cmd *exec.Cmd
 	if stage.Drop {
 		// Root: the helper's bwrap stage, in a mount namespace of its own,
 		// execs bwrap with init's command line.
-		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init)
+		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, nil, server)
 		if err != nil {
 			return nil, err
 		}
 		stage.Exec = append(args, "--")
 		stage.Exec = append(stage.Exec, inner.Args...)
-		cmd, err = newHelperCmd("/proc/self/exe", helperArg0, Spec{Dir: spec.Dir, Env: spec.Env}, stage)
+		cmd, err = newHelperCmd("/proc/self/exe", helperArg0, Spec{Dir: spec.Dir, Env: spec.Env}, stage, nil, server)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +187,7 @@ func (b *Bubblewrap) Command(spec Spec, p Policy) (*Cmd, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWNS}
 		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	} else {
-		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init)
+		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, nil, server)
 		if err != nil {
 			return nil, err
 		}

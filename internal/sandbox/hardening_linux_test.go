@@ -178,14 +178,17 @@ func TestSandboxRefusesSocketFamilies(t *testing.T) {
 				}
 				for _, family := range []int{unix.AF_INET, unix.AF_INET6} {
 					out, _ := run(t, b, p, sock(family))
-					if network {
+					// bubblewrap's session server has a loopback-only
+					// network of its own: the namespace is the boundary
+					// (TestPolicies: nothing outside is reached).
+					if network || name == "bubblewrap/session" {
 						assert.Contains(t, out, "created", "family %d", family)
 					} else {
 						assert.NotContains(t, out, "created", "family %d", family)
 					}
 				}
 				out, _ := run(t, b, p, sock(unix.AF_UNIX))
-				if name == "bubblewrap" || network {
+				if strings.HasPrefix(name, "bubblewrap") || network {
 					assert.Contains(t, out, "created", "Unix sockets")
 				}
 			})

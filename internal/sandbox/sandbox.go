@@ -55,12 +55,16 @@
 // Each command still gets its own PID namespace and mount tree.
 //
 // One sandbox per session: [NewSession] starts the helper once in its
-// stage "server" (session_linux.go; Landlock only): it makes the
-// namespaces and the view once, applies the policy to its own thread and
+// stage "server" (session_linux.go; under Landlock, or as bubblewrap's
+// init, given CAP_SYS_ADMIN, CAP_KILL and CAP_SETPCAP in bwrap's user
+// namespace, whose loopback-only network is then the session's): it makes
+// the namespaces and the view once, applies the policy to its own thread and
 // forks, from that thread, each command a [Session]'s Command is given
 // (its streams passed over a socketpair): ~2 ms a command instead of
 // ~20. A command inherits the policy (no_new_privs, Landlock, the seccomp
-// filter, no capability, nobody when the host is root), runs as the init
+// filter, no capability: the server keeps its few in its effective set
+// only, with no bounding, inheritable or ambient one, so an exec leaves
+// none; nobody when the host is root), runs as the init
 // of a PID namespace of its own (so its end or kill ends every process it
 // started) and shares the session's IPC, UTS, network and mount
 // namespaces and /proc. Being an init, a signal it sends itself with the

@@ -24,6 +24,7 @@ func backends(t *testing.T) map[string]Backend {
 	out := map[string]Backend{}
 	if b, err := NewBubblewrap(); err == nil {
 		out["bubblewrap"] = b
+		out["bubblewrap/session"] = &sessionBackend{t: t, inner: b, made: map[string]*Session{}}
 	} else {
 		t.Logf("bubblewrap not tested: %v", err)
 	}

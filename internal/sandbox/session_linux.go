@@ -46,6 +46,7 @@ type Session struct {
 	readable []string
 
 	cmd    *exec.Cmd
+	kill9  func(*exec.Cmd) error // the backend's kill of the server: bubblewrap's kills its init first
 	stderr *cappedBuffer
 	conn   *net.UnixConn
 
@@ -83,8 +84,9 @@ type reply struct {
 }
 
 // NewSession starts the server of a sandbox shared by the commands run
-// under p through [Session.Command]. Only the Landlock backend serves a
-// session for now; with another it fails with ErrUnavailable.
+// under p through [Session.Command], under Landlock or bubblewrap (whose
+// own network namespace, loopback only, is then the session's: p.Loopback
+// must be nil); with another backend it fails with ErrUnavailable.
 func NewSession(b Backend, p Policy) (*Session, error) {
 	if err := p.check(); err != nil {
 		return nil, err
@@ -92,8 +94,12 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 	if p.Mode == Off {
 		return nil, fmt.Errorf("%w: a session's sandbox needs a mode other than off", ErrBadPolicy)
 	}
-	if _, ok := b.(*Landlock); !ok {
-		return nil, fmt.Errorf("%w: the %s backend serves no session's sandbox (Landlock does)", ErrUnavailable, b.Name())
+	bw, isBwrap := b.(*Bubblewrap)
+	if _, ok := b.(*Landlock); !ok && !isBwrap {
+		return nil, fmt.Errorf("%w: the %s backend serves no session's sandbox", ErrUnavailable, b.Name())
+	}
+	if isBwrap && p.Loopback != nil {
+		return nil, fmt.Errorf("%w: bubblewrap: %w (its session's network is its own, loopback only)", ErrBadPolicy, errNoSharedNetwork)
 	}
 	tmp, err := absClean(p.Tmp)
 	if err != nil {
@@ -123,7 +129,9 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 	defer theirs.Close()
 	spec := Spec{Path: "server", Dir: root, Env: []string{"PATH=/usr/bin:/bin"}}
 	var cmd *Cmd
-	if p.Loopback != nil && !p.Network {
+	if isBwrap {
+		cmd, err = bw.command(spec, p, theirs)
+	} else if p.Loopback != nil && !p.Network {
 		c.NoNetwork = false // the shared namespace holds only a loopback: it is the boundary
 		cmd, err = helperCommand(spec, c, false, b.Name(), p.Loopback, theirs)
 	} else {
@@ -143,7 +151,7 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 		mine.Close()
 		return nil, fmt.Errorf("session: start the server: %w", err)
 	}
-	s.cmd = cmd.Cmd
+	s.cmd, s.kill9 = cmd.Cmd, cmd.kill
 	conn, err := net.FileConn(mine)
 	mine.Close()
 	if err != nil {
@@ -240,7 +248,11 @@ func (s *Session) kill() {
 		s.conn.Close()
 	}
 	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGKILL)
+		if s.kill9 != nil {
+			_ = s.kill9(s.cmd)
+		} else {
+			_ = s.cmd.Process.Signal(syscall.SIGKILL)
+		}
 		_ = s.cmd.Wait()
 	}
 }
@@ -558,8 +570,10 @@ func confineServer(c helperConfig) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	if err := restrictSelf(c.Readable, c.Writable, c.NoNetwork); err != nil {
-		return err
+	if c.Landlock {
+		if err := restrictSelf(c.Readable, c.Writable, c.NoNetwork); err != nil {
+			return err
+		}
 	}
 	if err := installFilter(c.NoNetwork, c.AllowUnix); err != nil {
 		return err
@@ -570,6 +584,11 @@ func confineServer(c helperConfig) error {
 	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	keep := uint64(1)<<unix.CAP_SYS_ADMIN | 1<<unix.CAP_SETUID | 1<<unix.CAP_SETGID | 1<<unix.CAP_KILL
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var have [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &have[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	keep &= uint64(have[0].Permitted) | uint64(have[1].Permitted)<<32 // under bubblewrap: those it was given
 	data := [2]unix.CapUserData{{Effective: uint32(keep), Permitted: uint32(keep)}, {Effective: uint32(keep >> 32), Permitted: uint32(keep >> 32)}}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capabilities: %w", err)

@@ -61,6 +61,9 @@ func sessionBackends(t *testing.T) map[string]Backend {
 	if b, err := NewLandlock(); err == nil {
 		out["landlock/session"] = &sessionBackend{t: t, inner: b, made: map[string]*Session{}}
 	}
+	if b, err := NewBubblewrap(); err == nil {
+		out["bubblewrap/session"] = &sessionBackend{t: t, inner: b, made: map[string]*Session{}}
+	}
 	if len(out) == 0 {
 		t.Skip("no backend serves a session here")
 	}
