@@ -1,6 +1,6 @@
 // Command sandboxbench times `echo hi` through codetools' bash in each
 // way it can run a command here (contained only, each sandbox backend
-// with a sandbox per call, Landlock inside the session's shared network),
+// with a sandbox per call and in the session's sandbox),
 // beside bare bwrap and unshare started the same way, and prints the
 // medians (bench/session_sandbox.sh runs it).
 package main
