@@ -221,9 +221,7 @@ func runRecipe(ctx context.Context, r Resolver, tool Tool, call Call, start time
 // Tool when r lists none), collecting what it shows.
 func executeDirect(ctx context.Context, r Resolver, tool Tool, call Call) Result {
 	slot := &displaySlot{call: call}
-	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok {
-		slot.notify = fn
-	}
+	slot.notify, _ = ctx.Value(showFuncKey{}).(*showListener)
 	pctx, parts := withPartSlot(context.WithValue(ctx, displayKey{}, slot))
 	content, err := safeResolve(pctx, r, tool, call)
 	slot.mu.Lock()

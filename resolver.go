@@ -85,7 +85,7 @@ type displayKey struct{}
 type displaySlot struct {
 	mu      sync.Mutex
 	display *Display
-	notify  func(Display)
+	notify  *showListener
 	call    Call
 }
 
@@ -130,16 +130,26 @@ func Show(ctx context.Context, d Display) {
 		notify := slot.notify
 		slot.mu.Unlock()
 		if notify != nil {
-			notify(d)
+			notify.fn(d)
+		}
+		// A listener installed beneath the Execute, by a wrapper between it
+		// and the tool (trace.Recorder reads a sub-agent's cost so), is
+		// told too.
+		if l, _ := ctx.Value(showFuncKey{}).(*showListener); l != nil && l != notify {
+			l.fn(d)
 		}
 		return
 	}
-	if fn, ok := ctx.Value(showFuncKey{}).(func(Display)); ok && fn != nil {
-		fn(d)
+	if l, _ := ctx.Value(showFuncKey{}).(*showListener); l != nil {
+		l.fn(d)
 	}
 }
 
 type showFuncKey struct{}
+
+// showListener is a Show listener, by pointer so that Show tells a
+// listener installed beneath an Execute from the one Execute was given.
+type showListener struct{ fn func(Display) }
 
 // Indexed returns r itself when it implements [ToolLookup], or r with a
 // name index over tools (the list r gave when the caller read it), so that

@@ -100,6 +100,8 @@ type Listeners struct {
 	// Show is called on every [Show], as it happens (to stream a Display
 	// to a UI before the tool ends, say). It replaces the Show listener
 	// ctx had; to silence one, install a function that does nothing.
+	// Inside an [Execute], one installed beneath it (by a wrapper between
+	// Execute and the tool) is told as well as the one Execute was given.
 	Show func(Display)
 	// Parts is called on every [Attach] with the parts attached, before
 	// the running [Execute] keeps them. Wrappers that observe results
@@ -142,7 +144,7 @@ type Listeners struct {
 // replaces or adds to those ctx had).
 func WithListeners(ctx context.Context, l Listeners) context.Context {
 	if l.Show != nil {
-		ctx = context.WithValue(ctx, showFuncKey{}, l.Show)
+		ctx = context.WithValue(ctx, showFuncKey{}, &showListener{fn: l.Show})
 	}
 	if l.Parts != nil {
 		next, _ := ctx.Value(partSinkKey{}).(*partSink)
@@ -177,7 +179,9 @@ func WithListeners(ctx context.Context, l Listeners) context.Context {
 // listeners of their kind.
 func ListenersFrom(ctx context.Context) Listeners {
 	var l Listeners
-	l.Show, _ = ctx.Value(showFuncKey{}).(func(Display))
+	if s, _ := ctx.Value(showFuncKey{}).(*showListener); s != nil {
+		l.Show = s.fn
+	}
 	l.Progress, _ = ctx.Value(progressFuncKey{}).(func(Progress))
 	l.Definition, _ = ctx.Value(definitionSinkKey{}).(func(Tool))
 	if s, _ := ctx.Value(partSinkKey{}).(*partSink); s != nil {

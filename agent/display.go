@@ -49,6 +49,12 @@ type SubAgentPayload struct {
 	Error string `json:"error"`
 }
 
+// ReportedCost returns CostUSD and UnpricedCalls: trace.Recorder writes them
+// in the spawn_agent call's row (trace.CostReporter).
+func (p SubAgentPayload) ReportedCost() (usd float64, unpricedCalls int) {
+	return p.CostUSD, p.UnpricedCalls
+}
+
 // SubAgentUsage counts the tokens of a sub-agent's model calls.
 type SubAgentUsage struct {
 	// InputTokens is the number of prompt tokens.

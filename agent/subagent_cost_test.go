@@ -1,7 +1,10 @@
 package agent_test
 
 import (
+	"path/filepath"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,12 +13,14 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/agent"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
 	lt "github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
+	"github.com/llmtoolkit/llmtoolkit/trace"
 )
 
 // TestSubAgentCostAcrossTwoModels: a parent on one model spawns a
 // sub-agent on another; with cached and reasoning tokens on both, the
 // sub-agent's payload and the whole run's cost are the hand computation,
-// priced by the parent's table.
+// priced by the parent's table; the spawn_agent call's trace row holds the
+// sub-agent's cost.
 func TestSubAgentCostAcrossTwoModels(t *testing.T) {
 	prices := agentloop.Prices{
 		"gpt-a":    {Input: 2, Output: 8, CacheRead: 0.5, Reasoning: 8},
@@ -33,10 +38,14 @@ func TestSubAgentCostAcrossTwoModels(t *testing.T) {
 		lt.Turn{Response: agentloop.Response{Model: "gpt-a", Content: "done",
 			Usage: agentloop.Usage{InputTokens: 12000, ContextTokens: 12000, CacheReadTokens: 10000, OutputTokens: 200}}},
 	)
+	db, err := trace.OpenSQLite(filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	rec := trace.Record(spawn, db, trace.WithDefaultConversation(uuid.Nil.String(), uuid.Nil.String()))
 	var payload *agent.SubAgentPayload
 	meter := &agentloop.Meter{}
-	_, _, err := agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, parent.Send, agentloop.Options{
-		Resolver: spawn, Prices: prices, Meter: meter, Logger: quiet,
+	_, _, err = agentloop.Run(t.Context(), []agentloop.Message{agentloop.UserMessage("go")}, parent.Send, agentloop.Options{
+		Resolver: rec, Prices: prices, Meter: meter, Logger: quiet,
 		OnEvent: func(e agentloop.Event) {
 			if e.Kind == agentloop.EventToolResult && e.Result.Display != nil {
 				p := e.Result.Display.Payload.(agent.SubAgentPayload)
@@ -52,6 +61,13 @@ func TestSubAgentCostAcrossTwoModels(t *testing.T) {
 	c := meter.Cost()
 	assert.InDelta(t, 0.016+0.0106+0.02955, c.USD, 1e-12, "the run's cost holds its sub-agent's")
 	assert.Equal(t, 3, c.Calls)
+	require.NoError(t, rec.Close())
+	rows, err := trace.List(t.Context(), db, trace.Filter{})
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	require.NotNil(t, rows[0].CostUSD, "the spawn_agent row holds its sub-agent's cost")
+	assert.InDelta(t, 0.02955, *rows[0].CostUSD, 1e-12)
+	assert.Equal(t, 0, *rows[0].UnpricedCalls)
 }
 
 // TestSubAgentStopsAtTheParentsBudget: the parent's money budget holds

@@ -50,8 +50,10 @@
 //     steps' rows carry parent_id, the recipe row's ID);
 //   - the iteration comes from the context (agentloop's count winning over
 //     one given with the conversation); a sub-agent's id goes in the nullable
-//     agent_id column, the model's call id in the nullable call_id column
-//     (both added to older tables by Migrate);
+//     agent_id column, the model's call id in the nullable call_id column,
+//     what a call's own model calls cost (a spawn_agent call's sub-agent,
+//     told by a shown [CostReporter]) in cost_usd and unpriced_calls (all
+//     added to older tables by Migrate);
 //   - the tenant and conversation come from [WithConversation], else from the
 //     session map a Session binds: for the calls it resolves and, as its
 //     definitions' observers are told with the map bound, for those Execute

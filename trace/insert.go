@@ -24,10 +24,10 @@ import (
 // are unaffected.
 
 // insertColumns are a row's columns, in the order of rowValues.
-const insertColumns = " (id, tenant_id, conversation_id, tool_name, arguments, result, result_type, duration_ms, iteration, inserted_at, parent_id, agent_id, call_id) VALUES "
+const insertColumns = " (id, tenant_id, conversation_id, tool_name, arguments, result, result_type, duration_ms, iteration, inserted_at, parent_id, agent_id, call_id, cost_usd, unpriced_calls) VALUES "
 
 // columnsPerRow is the number of columns in insertColumns.
-const columnsPerRow = 13
+const columnsPerRow = 15
 
 // rowValues appends t's values to args, in insertColumns' order.
 func rowValues(args []any, t *Trace) []any {
@@ -36,7 +36,7 @@ func rowValues(args []any, t *Trace) []any {
 		a, r = t.argumentsText, t.resultText
 	}
 	return append(args, t.ID, t.TenantID, t.ConversationID, t.ToolName, a, r,
-		t.ResultType, t.DurationMS, t.Iteration, t.InsertedAt, t.ParentID, t.AgentID, t.CallID)
+		t.ResultType, t.DurationMS, t.Iteration, t.InsertedAt, t.ParentID, t.AgentID, t.CallID, t.CostUSD, t.UnpricedCalls)
 }
 
 // insertKey names one INSERT statement: its table and its number of rows.

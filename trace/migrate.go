@@ -71,8 +71,8 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 			if err := caseClash(tx, t); err != nil {
 				return err
 			}
-			for _, col := range []string{"parent_id", "agent_id", "call_id"} {
-				if err := addSQLiteColumn(tx, q, t, col); err != nil {
+			for _, col := range [][2]string{{"parent_id", "text"}, {"agent_id", "text"}, {"call_id", "text"}, {"cost_usd", "real CHECK (cost_usd >= 0)"}, {"unpriced_calls", "integer CHECK (unpriced_calls >= 0)"}} {
+				if err := addSQLiteColumn(tx, q, t, col[0], col[1]); err != nil {
 					return err
 				}
 			}
@@ -307,7 +307,9 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   inserted_at     datetime NOT NULL,
   parent_id       text,
   agent_id        text,
-  call_id         text
+  call_id         text,
+  cost_usd        real CHECK (cost_usd >= 0),
+  unpriced_calls  integer CHECK (unpriced_calls >= 0)
 )`}
 	on := q.id(t.name)
 	stmts = append(stmts, indexes(t, func(n string) string { return q.in(t, n) }, on)...)
@@ -346,10 +348,14 @@ CREATE TABLE IF NOT EXISTS ` + tbl + ` (
   inserted_at     timestamptz NOT NULL,
   parent_id       uuid,
   agent_id        text,
-  call_id         text
+  call_id         text,
+  cost_usd        double precision CHECK (cost_usd >= 0),
+  unpriced_calls  integer CHECK (unpriced_calls >= 0)
 )`, `ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS parent_id uuid`,
 		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS agent_id text`,
-		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS call_id text`}
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS call_id text`,
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS cost_usd double precision CHECK (cost_usd >= 0)`,
+		`ALTER TABLE ` + tbl + ` ADD COLUMN IF NOT EXISTS unpriced_calls integer CHECK (unpriced_calls >= 0)`}
 	stmts = append(stmts, indexes(t, q.id, tbl)...)
 	return append(stmts, `
 CREATE OR REPLACE FUNCTION `+fn+`() RETURNS trigger
@@ -367,10 +373,11 @@ FOR EACH STATEMENT EXECUTE FUNCTION `+fn+`()`,
 	)
 }
 
-// addSQLiteColumn adds the nullable text column col (parent_id, agent_id, call_id)
-// to a table made before it existed (SQLite has no ADD COLUMN IF NOT
-// EXISTS). col is one of this package's constant names.
-func addSQLiteColumn(tx *gorm.DB, q quoter, t table, col string) error {
+// addSQLiteColumn adds the nullable column col of type typ (parent_id,
+// agent_id, call_id: text; cost_usd: real; unpriced_calls: integer) to a
+// table made before it existed (SQLite has no ADD COLUMN IF NOT EXISTS).
+// col and typ are this package's constants.
+func addSQLiteColumn(tx *gorm.DB, q quoter, t table, col, typ string) error {
 	master, info, args := "sqlite_master", "pragma_table_info(?)", []any{t.name}
 	if t.schema != "" {
 		master, info, args = q.id(t.schema)+".sqlite_master", "pragma_table_info(?, ?)", []any{t.name, t.schema}
@@ -382,5 +389,5 @@ func addSQLiteColumn(tx *gorm.DB, q quoter, t table, col string) error {
 	if err := tx.Raw(`SELECT count(*) FROM `+info+` WHERE name = ?`, append(args, col)...).Scan(&columns).Error; err != nil || columns > 0 {
 		return err
 	}
-	return tx.Exec(`ALTER TABLE ` + q.in(t, t.name) + ` ADD COLUMN ` + q.id(col) + ` text`).Error
+	return tx.Exec(`ALTER TABLE ` + q.in(t, t.name) + ` ADD COLUMN ` + q.id(col) + ` ` + typ).Error
 }

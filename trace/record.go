@@ -258,7 +258,7 @@ func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *
 			row.args, row.secrets = rec.arguments(call, t)
 		}
 	}
-	ctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Parts: row.parts.add})
+	ctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Parts: row.parts.add, Show: row.cost.shown(ctx)})
 	start := time.Now()
 	finished := false
 	defer func() {
@@ -326,6 +326,9 @@ func (rec *Recorder) ObserveCall(ctx context.Context, o llmtoolkit.Observation) 
 		err = errors.New(o.Result.Content)
 	}
 	row.parts.add(o.Result.Parts)
+	if o.Result.Display != nil {
+		row.cost.note(*o.Result.Display)
+	}
 	_ = rec.finish(ctx, row, o.Result.Content, err, o.Duration)
 }
 
@@ -340,11 +343,12 @@ type pending struct {
 	args             JSON
 	secrets          []string
 	parts            *partDigests // what the tool attached: digests, never bytes
+	cost             *shownCost   // what the call reported it spent, if it did
 }
 
 // begin attributes a call, chooses its table and redacts its arguments.
 func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
-	p := &pending{tool: call.Name, callID: call.ID, parts: &partDigests{}}
+	p := &pending{tool: call.Name, callID: call.ID, parts: &partDigests{}, cost: &shownCost{}}
 	p.conv, p.fe = conversationFrom(ctx)
 	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
 		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
@@ -400,7 +404,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
-		AgentID: p.agent, CallID: p.callID,
+		AgentID: p.agent, CallID: p.callID, CostUSD: p.cost.usd(), UnpricedCalls: p.cost.unpricedCalls(),
 	}, p.args, stripNULs(res), p.fe)
 	if berr == nil {
 		// Encoded here, on the caller's goroutine: the async writer, the

@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -63,6 +64,13 @@ type Trace struct {
 	// matches the row to the call in the model's conversation; nil when the
 	// call had none. Indexed with the tenant and conversation.
 	CallID *string `gorm:"column:call_id" json:"call_id,omitempty"`
+	// CostUSD is, for a call that ran model calls of its own (spawn_agent:
+	// its sub-agent's run), what they cost in US dollars, as the call
+	// reported it ([CostReporter]); nil for every other call.
+	CostUSD *float64 `gorm:"column:cost_usd" json:"cost_usd,omitempty"`
+	// UnpricedCalls is, beside CostUSD, how many of those model calls had
+	// no price (CostUSD leaves them out): never a silent $0.
+	UnpricedCalls *int `gorm:"column:unpriced_calls" json:"unpriced_calls,omitempty"`
 
 	// The JSON columns as Value encodes them, set by a Recorder before
 	// the row is queued (encode); empty for a Trace built otherwise.
@@ -117,6 +125,12 @@ type Attrs struct {
 	AgentID string
 	// CallID is the model's id of the tool call (any text; empty for none).
 	CallID string
+	// CostUSD is what the call's own model calls cost (nil for none): a
+	// finite amount, not negative.
+	CostUSD *float64
+	// UnpricedCalls is how many of them had no price; it is recorded
+	// with CostUSD only, and must not be negative.
+	UnpricedCalls int
 }
 
 // FieldError is one invalid field of a trace.
@@ -217,6 +231,16 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 		call := cleanText(a.CallID)
 		t.CallID = &call
 	}
+	if a.CostUSD != nil {
+		usd, unpriced := *a.CostUSD, a.UnpricedCalls
+		if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
+			add("cost_usd", fmt.Sprintf("must be a finite amount, not negative (got %v)", usd))
+		}
+		if unpriced < 0 {
+			add("unpriced_calls", fmt.Sprintf("must not be negative (got %d)", unpriced))
+		}
+		t.CostUSD, t.UnpricedCalls = &usd, &unpriced
+	}
 	if t.ID == "" {
 		t.ID = newID()
 	} else if msg := uuidField(&t.ID, false); msg != "" {
@@ -259,7 +283,7 @@ func buildJSON(a Attrs, args, res JSON, fe []FieldError) (*Trace, error) {
 var columnOrder = map[string]int{
 	"id": 1, "tenant_id": 2, "conversation_id": 3, "tool_name": 4, "arguments": 5,
 	"result": 6, "result_type": 7, "duration_ms": 8, "iteration": 9, "inserted_at": 10,
-	"parent_id": 11, "agent_id": 12, "call_id": 13,
+	"parent_id": 11, "agent_id": 12, "call_id": 13, "cost_usd": 14, "unpriced_calls": 15,
 }
 
 // check validates a trace built by hand, as gorm is about to insert it,
@@ -273,10 +297,14 @@ func (t *Trace) check() error {
 	if t.ParentID != nil {
 		parent = *t.ParentID
 	}
+	unpriced := 0
+	if t.UnpricedCalls != nil {
+		unpriced = *t.UnpricedCalls
+	}
 	c, err := buildJSON(Attrs{
 		ID: t.ID, TenantID: t.TenantID, ConversationID: t.ConversationID, ToolName: t.ToolName,
 		ResultType: t.ResultType, DurationMS: t.DurationMS, Iteration: t.Iteration, InsertedAt: t.InsertedAt,
-		ParentID: parent,
+		ParentID: parent, CostUSD: t.CostUSD, UnpricedCalls: unpriced,
 	}, t.Arguments, t.Result, nil)
 	t.ID, t.TenantID, t.ConversationID, t.InsertedAt, t.ParentID = c.ID, c.TenantID, c.ConversationID, c.InsertedAt, c.ParentID
 	return err

@@ -33,7 +33,8 @@
 //
 // traces prints the recent calls recorded in such a database (default
 // llmtoolkit-traces.db), newest first, as an aligned table with each
-// call's tenant; --tenant keeps one tenant's calls.
+// call's tenant and, for a call that ran model calls of its own (a
+// sub-agent's), what they cost; --tenant keeps one tenant's calls.
 //
 // call and mcp export each tool call as an OpenTelemetry span (GenAI
 // conventions, see package otelkit) with OTLP over HTTP when

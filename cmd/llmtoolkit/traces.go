@@ -74,21 +74,35 @@ func runTraces(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tTENANT\tCONVERSATION\tCALL\tARGUMENTS")
+	fmt.Fprintln(tw, "TIME\tTOOL\tRESULT\tMS\tITER\tTENANT\tCONVERSATION\tCALL\tCOST\tARGUMENTS")
 	for _, t := range traces {
 		call := ""
 		if t.CallID != nil {
 			call = *t.CallID
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n",
 			t.InsertedAt.Local().Format(time.DateTime), t.ToolName, t.ResultType,
-			t.DurationMS, t.Iteration, orDash(t.TenantID), orDash(t.ConversationID), orDash(call), shortArgs(t.Arguments))
+			t.DurationMS, t.Iteration, orDash(t.TenantID), orDash(t.ConversationID), orDash(call), costText(t), shortArgs(t.Arguments))
 	}
 	if err := tw.Flush(); err != nil {
 		fmt.Fprintf(stderr, "llmtoolkit traces: %v\n", err)
 		return exitError
 	}
 	return exitOK
+}
+
+// costText shows what a call's own model calls cost (a sub-agent's run):
+// "$0.012345", "$0.01 +2 unpriced" when some had no price, "-" for a call
+// that reported none.
+func costText(t trace.Trace) string {
+	if t.CostUSD == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("$%.6f", *t.CostUSD)
+	if t.UnpricedCalls != nil && *t.UnpricedCalls > 0 {
+		s += fmt.Sprintf(" +%d unpriced", *t.UnpricedCalls)
+	}
+	return s
 }
 
 // orDash returns s, or "-" when it is empty.

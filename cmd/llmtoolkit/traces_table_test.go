@@ -103,3 +103,35 @@ func TestTracesShowsTheCallID(t *testing.T) {
 	assert.Contains(t, lines[1], "call_abc")
 	assert.Contains(t, lines[1], `"a && <b>"`, "no \\u0026 in a terminal")
 }
+
+// TestTracesShowsTheCost: a sub-agent call's row shows what its model calls
+// cost, with the unpriced ones counted; a row without a cost shows "-".
+func TestTracesShowsTheCost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := trace.OpenSQLite(path)
+	require.NoError(t, err)
+	require.NoError(t, trace.Migrate(db))
+	usd := 0.0123456
+	for _, a := range []trace.Attrs{
+		{ToolName: "spawn_agent", CallID: "call_priced", CostUSD: &usd},
+		{ToolName: "spawn_agent", CallID: "call_unpriced", CostUSD: &usd, UnpricedCalls: 2},
+		{ToolName: "grep", CallID: "call_none"},
+	} {
+		a.TenantID, a.ConversationID, a.ResultType = uuid.Nil.String(), "0193a2b4-0000-7000-8000-000000000001", trace.ResultOK
+		tr, err := trace.New(a)
+		require.NoError(t, err)
+		require.NoError(t, db.Create(tr).Error)
+	}
+	sqlDB, err := db.DB()
+	require.NoError(t, err)
+	require.NoError(t, sqlDB.Close())
+
+	for call, want := range map[string]string{"call_priced": "$0.012346  ", "call_unpriced": "$0.012346 +2 unpriced", "call_none": "call_none  -  "} {
+		res := runBin(t, "", "traces", "--db", path, "--call", call)
+		require.Equal(t, 0, res.code, res.stderr)
+		lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+		require.Len(t, lines, 2, res.stdout)
+		assert.Contains(t, lines[0], "COST")
+		assert.Contains(t, lines[1], want, call)
+	}
+}
