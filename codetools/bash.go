@@ -119,10 +119,28 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 		}
 		return c.bashBackground(ctx, command)
 	}
+	// The files the command changes are told to the language servers, and
+	// their diagnostics follow its output (WithLanguageServers).
+	after := c.watchBash(ctx)
+	var (
+		out string
+		err error
+	)
 	if c.cfg.jobs.autoAfter > 0 {
-		return c.bashAuto(ctx, command, timeout)
+		out, err = c.bashAuto(ctx, command, timeout)
+	} else {
+		out, err = c.bashOnce(ctx, command, timeout)
 	}
+	diags := after(ctx)
+	if err != nil {
+		return out, err
+	}
+	return out + diags, nil
+}
 
+// bashOnce runs command to its end (or its timeout) and returns its
+// output.
+func (c *CodeTools) bashOnce(ctx context.Context, command string, timeout time.Duration) (string, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)

@@ -18,18 +18,19 @@ import (
 // one root folder. It is safe for concurrent use. Build it with [New] and
 // release it with [CodeTools.Close].
 type CodeTools struct {
-	dir      string   // absolute, cleaned root folder
-	root     *os.Root // every file access goes through it
-	cfg      config
-	tools    []llmtoolkit.Tool
-	handlers map[string]handler
-	byName   map[string]int
-	conf     *confine.Root   // confines paths to root (the same dir and root)
-	locks    pathLocks       // serialises the write tools per file
-	spills   proc.SpillFiles // bash's spill files, removed by Close
-	sbx      sandboxState
-	jobs     *jobs.Table  // background jobs and terminals; nil unless on (options_jobs.go)
-	lsp      *lsp.Manager // language servers; nil unless WithLanguageServers
+	dir       string   // absolute, cleaned root folder
+	root      *os.Root // every file access goes through it
+	cfg       config
+	tools     []llmtoolkit.Tool
+	handlers  map[string]handler
+	byName    map[string]int
+	conf      *confine.Root   // confines paths to root (the same dir and root)
+	locks     pathLocks       // serialises the write tools per file
+	spills    proc.SpillFiles // bash's spill files, removed by Close
+	sbx       sandboxState
+	jobs      *jobs.Table  // background jobs and terminals; nil unless on (options_jobs.go)
+	lsp       *lsp.Manager // language servers; nil unless WithLanguageServers
+	bashWatch bashWatch    // the files bash changes, for the servers (bash_changes.go)
 }
 
 // handler runs one tool with arguments already validated against its schema.

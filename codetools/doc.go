@@ -202,6 +202,16 @@
 // and, being in the answer, in the trace row. [WithoutDiagnostics] turns
 // them off for the tools it names.
 //
+// bash (run to its end, or WithBashAutoBackground's first part; not a
+// background job) finds the files its command changed exactly: the
+// tree's stat index (internal/snapshot, as checkpoints scan it:
+// .gitignore honoured, only files whose stat moved read) before and after
+// the command, a file counting when its content hash differs. Each
+// changed file a server handles (at most 20) is told as an edit's is,
+// and its diagnostics follow the output, within one settle time for all.
+// The scans run only with servers on; WithoutDiagnostics("bash") skips
+// them.
+//
 // The option also adds six tools: diagnostics (a file, or everything the
 // running servers reported), definition, references, hover, symbols (a
 // file's, or the workspace's matching a query) and rename. A position is

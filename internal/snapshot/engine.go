@@ -158,3 +158,31 @@ func (e *Engine) Scan(ctx context.Context, b Blobs) (Snapshot, error) {
 	defer e.mu.Unlock()
 	return e.scan(ctx, b)
 }
+
+// Files scans the root as [Engine.Scan] does but stores nothing, and
+// returns the content hash of every file recorded, by root-relative,
+// slash-separated path. Between two calls, the files whose hash differs,
+// or that one of the two lacks, are exactly those whose content changed,
+// appeared or went; a file whose stat has not moved is not read again.
+func (e *Engine) Files(ctx context.Context) (map[string]Hash, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.scan(ctx, discard{}); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Hash, len(e.index))
+	for p, se := range e.index {
+		out[p] = se.hash
+	}
+	return out, nil
+}
+
+// discard is the store of [Engine.Files]: it holds every blob already, so
+// nothing is written.
+type discard struct{}
+
+func (discard) Has(context.Context, Hash) (bool, error) { return true, nil }
+
+func (discard) Put(context.Context, Hash, []byte) error { return nil }
+
+func (discard) Get(context.Context, Hash) ([]byte, error) { return nil, ErrMissingBlob }

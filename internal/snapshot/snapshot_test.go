@@ -344,3 +344,34 @@ func FuzzDecodeTree(f *testing.F) {
 		}
 	})
 }
+
+// TestFilesStoresNothing: Files gives every file's content hash without a
+// store; between two calls exactly the changed, added and removed files
+// differ.
+func TestFilesStoresNothing(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"a.txt": "a", "dir/b.txt": "b", "dir/c.txt": "c"})
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	ctx := context.Background()
+	before, err := e.Files(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, snapshot.Sum([]byte("a")), before["a.txt"])
+	assert.Len(t, before, 3)
+	write(t, root, map[string]string{"dir/b.txt": "B", "new.txt": "n", "a.txt": "a"})
+	require.NoError(t, os.Remove(filepath.Join(root, "dir/c.txt")))
+	after, err := e.Files(ctx)
+	require.NoError(t, err)
+	var differ []string
+	for p, h := range after {
+		if before[p] != h {
+			differ = append(differ, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			differ = append(differ, p)
+		}
+	}
+	assert.ElementsMatch(t, []string{"dir/b.txt", "new.txt", "dir/c.txt"}, differ, "a.txt rewritten with the same bytes is not a change")
+}
