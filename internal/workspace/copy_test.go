@@ -34,7 +34,6 @@ func TestTwoCopiesEditTheSameFunction(t *testing.T) {
 	root := newFolder(t)
 	skip := func(rel string) bool { return strings.HasSuffix(rel, ".log") }
 	var copies []*Copy
-	var diffs []string
 	for i, word := range []string{"hola", "bonjour"} {
 		c, err := NewCopy(ctx, root, filepath.Join(t.TempDir(), "ws"+string(rune('a'+i))), Limits{MaxFiles: 100, MaxBytes: 1 << 20}, skip)
 		require.NoError(t, err)
@@ -46,7 +45,6 @@ func TestTwoCopiesEditTheSameFunction(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, d, `+	return "`+word+`"`)
 		assert.Contains(t, d, "a/main.go")
-		diffs = append(diffs, d)
 	}
 	// The parent changes another line meanwhile: the merge keeps both.
 	parentEdit := strings.Replace(mainGo, "func main() { println(greet()) }", "func main() { print(greet()) }", 1)

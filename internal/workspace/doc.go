@@ -1,12 +1,14 @@
 // Package workspace is the engine of a sub-agent's own working folder: a
 // git worktree on a new branch of the parent's repository, its changes as
 // one patch, applied to the parent's tree whole or not at all, and its
-// removal (worktree and branch: nothing left for `git worktree prune`).
+// removal (worktree and branch: nothing left for `git worktree prune`);
+// for a folder without git, a [Copy] (files cloned with FICLONE where the
+// file system shares blocks, else copied; bounded; host-excluded paths
+// left out) merged back file by file three ways, whole or not at all.
 //
 // Every git command it runs disables hooks (core.hooksPath=/dev/null), so
 // neither the parent's nor the worktree's hooks run on the host's behalf.
 //
-// Not done yet (issue 51): the copy mode (reflinks, else a bounded copy),
-// the registry of workspaces removed at the next start after a crash, and
+// Not done yet (issue 51): the registry of workspaces removed at the next start after a crash, and
 // spawn_agent's use of it.
 package workspace
