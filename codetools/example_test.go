@@ -74,3 +74,29 @@ func ExampleCodeTools_Sandbox() {
 	defer tools.Close()
 	fmt.Fprintln(os.Stderr, "bash runs:", tools.Sandbox())
 }
+
+// Give a model the tools it was trained on: Claude gets Anthropic's text
+// editor (declared to Anthropic as its built-in tool) beside the function
+// tools; a GPT-5 model gets apply_patch; any other model the function tools.
+func ExampleWithModelTools() {
+	dir, err := os.MkdirTemp("", "codetools-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	for _, model := range []string{"claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro"} {
+		tools, err := codetools.New(dir, codetools.WithModelTools(model, ""))
+		if err != nil {
+			log.Fatal(err)
+		}
+		all := tools.Tools()
+		last := all[len(all)-1]
+		fmt.Printf("%s: %d tools, the last %s (native %q)\n", model, len(all), last.Name, last.Native)
+		tools.Close()
+	}
+	// Output:
+	// claude-sonnet-4-5: 13 tools, the last str_replace_based_edit_tool (native "anthropic/text_editor_20250728")
+	// gpt-5: 13 tools, the last apply_patch (native "")
+	// gemini-2.5-pro: 12 tools, the last http_get (native "")
+}
