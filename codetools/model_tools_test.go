@@ -96,3 +96,36 @@ func TestWithModelTools(t *testing.T) {
 		})
 	}
 }
+
+// TestNativeDeclarationBytes measures what the trained tools cost per turn
+// (the tools array goes in every request): the same set written with the
+// native declarations and with every tool a function tool. Run with -v
+// for the figures.
+func TestNativeDeclarationBytes(t *testing.T) {
+	ct, err := codetools.New(t.TempDir(), codetools.WithModelTools("claude-sonnet-4-5", "notes"))
+	require.NoError(t, err)
+	defer ct.Close()
+	native := ct.Tools()
+	functions := make([]llmtoolkit.Tool, len(native))
+	copy(functions, native)
+	for i := range functions {
+		functions[i].Native = ""
+	}
+	size := func(v any) int {
+		b, err := provider.MarshalRequest(v)
+		require.NoError(t, err)
+		return len(b)
+	}
+	nativeBytes, functionBytes := size(provider.AnthropicTools(native)), size(provider.AnthropicTools(functions))
+	baseBytes := size(provider.AnthropicTools(native[:12]))
+	t.Logf("anthropic tools array: 12 function tools %d B; + text editor and memory native %d B, as function tools %d B (%d B a turn saved)",
+		baseBytes, nativeBytes, functionBytes, functionBytes-nativeBytes)
+	assert.Less(t, nativeBytes, functionBytes)
+
+	gpt, err := codetools.New(t.TempDir(), codetools.WithModelTools("gpt-5", ""))
+	require.NoError(t, err)
+	defer gpt.Close()
+	all := gpt.Tools()
+	t.Logf("responses tools array: 12 function tools %d B; + apply_patch as a function tool %d B",
+		size(provider.OpenAIResponsesTools(all[:12])), size(provider.OpenAIResponsesTools(all)))
+}
