@@ -3,8 +3,9 @@
 # source tree: `git worktree add` + `git worktree remove` in a repository
 # holding the tree, `cp -r TREE` + `rm -rf`, and `cp -r --reflink=always` where
 # the file system clones (FICLONE), with the disk each copy uses. These
-# are the baselines issue #51's isolation modes (worktree, copy) are to be
-# compared with; the isolation itself is not in the tree yet.
+# are the baselines; internal/workspace's NewWorktree and NewCopy (the copy
+# and its base) are timed beside them in the same run
+# (TestMeasureWorkspaces, rows Worktree and Copy).
 #
 #   bash bench/workspace.sh [TREE]   TREE defaults to $(go env GOROOT)/src
 #   ROUNDS=5 bash bench/workspace.sh rounds per case (default 3), medians
@@ -65,3 +66,5 @@ for c in worktree cp reflink; do
 done
 w=$(tr ' ' '\n' <<<"${create[worktree]}" | grep . | median); c=$(tr ' ' '\n' <<<"${create[cp]}" | grep . | median)
 echo "create, worktree / cp -r: $(echo "scale=2; $w / $c" | bc)"
+(cd "$(dirname "$0")/.." && LLMTOOLKIT_WORKSPACE_REPO="$work/repo" ROUNDS=$rounds \
+	go test ./internal/workspace -run TestMeasureWorkspaces -count=1 -v | grep -E '^(Worktree|Copy) ')
