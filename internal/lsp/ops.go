@@ -139,11 +139,27 @@ func (m *Manager) open(ctx context.Context, abs, text string) (*server, error) {
 	}
 	// The text is sent each time: it costs little and keeps the server on
 	// what is on disk now.
-	if _, _, err := s.sync(ctx, fileURI(abs), lang, text); err != nil {
+	uri := fileURI(abs)
+	v, gen, err := s.sync(ctx, uri, lang, text)
+	if err != nil {
 		return nil, err
+	}
+	if v == 1 {
+		// Just opened: a server may answer from a project still loading
+		// (typescript-language-server named an import as the definition,
+		// and found the uses in this file only, until it had read the
+		// others). Its first diagnostics for the file say it has; they are
+		// awaited a bounded time.
+		wctx, cancel := context.WithTimeout(ctx, firstOpenWait)
+		s.waitDiagnostics(wctx, uri, v, gen, 0)
+		cancel()
 	}
 	return s, nil
 }
+
+// firstOpenWait bounds the wait, at a file's first opening by a query,
+// for the server's first diagnostics of it.
+const firstOpenWait = 10 * time.Second
 
 // locations converts a server's locations to byte columns.
 func (m *Manager) locations(s *server, locs []Location) []Location {
