@@ -9,6 +9,9 @@
 // Every git command it runs disables hooks (core.hooksPath=/dev/null), so
 // neither the parent's nor the worktree's hooks run on the host's behalf.
 //
-// Not done yet (issue 51): the registry of workspaces removed at the next start after a crash, and
-// spawn_agent's use of it.
+// A [Registry] records each workspace made, so that the next start after
+// a crash removes what was left ([Registry.Sweep]).
+//
+// Not done yet (issue 51): spawn_agent's use of it (isolation modes, the
+// patch file, apply/keep/discard, confinement of the sub-agent's tools).
 package workspace
