@@ -129,3 +129,13 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestFingerprintSeesServer: a Resolver builds its index again when a
+// tool's server changes, not only its name, description or schema.
+func TestFingerprintSeesServer(t *testing.T) {
+	a := llmtoolkit.MustTool("create_issue", "Create an issue.", nil)
+	b := a
+	b.Metadata = map[string]any{MetadataServer: "github"}
+	assert.NotEqual(t, fingerprint([]llmtoolkit.Tool{a}), fingerprint([]llmtoolkit.Tool{b}))
+	assert.Equal(t, fingerprint([]llmtoolkit.Tool{b}), fingerprint([]llmtoolkit.Tool{b}))
+}

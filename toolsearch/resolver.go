@@ -349,7 +349,7 @@ func (s *Resolver) indexOptions() []IndexOption {
 var fingerprintSeed = maphash.MakeSeed()
 
 // fingerprint tells one list of definitions from another: names,
-// descriptions and schema identities.
+// descriptions, servers and schema identities.
 func fingerprint(tools []llmtoolkit.Tool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(fingerprintSeed)
@@ -358,6 +358,8 @@ func fingerprint(tools []llmtoolkit.Tool) uint64 {
 		h.WriteString(t.Name)
 		h.WriteByte(0)
 		h.WriteString(t.Description)
+		h.WriteByte(0)
+		h.WriteString(serverOf(t))
 		h.WriteByte(0)
 		binary.LittleEndian.PutUint64(ptr[:], uint64(reflect.ValueOf(t.Parameters).Pointer()))
 		h.Write(ptr[:])
