@@ -87,3 +87,67 @@ func TestTypeScriptNavigationMatchesCompilerAPI(t *testing.T) {
 		assert.Equal(t, want.References, locationsOf(res.Content), "references at %v: %s", at, res.Content)
 	}
 }
+
+// TestPyrightNavigationMatchesJedi: pyright's command line only checks
+// types, so definition through pyright-langserver is compared with jedi's
+// (an independent Python analyser, testdata/py_oracle.py), and its
+// its references, from each of three positions of one symbol, with the
+// union of jedi's from the three (jedi's search from one position misses
+// uses made through another import form).
+func TestPyrightNavigationMatchesJedi(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real pyright: not in -short")
+	}
+	bin := testkit.LanguageServer(t, "LLMTOOLKIT_PYRIGHT", "pyright-langserver")
+	python, err := exec.LookPath("python3")
+	if err != nil || exec.Command(python, "-c", "import jedi").Run() != nil {
+		t.Skip("no python3 with jedi, the oracle")
+	}
+	oracle, err := filepath.Abs("testdata/py_oracle.py")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	writeTestFiles(t, dir, map[string]string{
+		"pyrightconfig.json": "{}\n",
+		"a.py":               "def n() -> int:\n    return 1\n",
+		"b.py":               "from a import n\n\nx: int = n()\n",
+		"c.py":               "import a\n\ny = a.n() + a.n()\n",
+	})
+	s := DefaultLanguageServers()[1]
+	s.Command = []string{bin, "--stdio"}
+	c, err := New(dir, WithLanguageServers(s), WithLanguageServerLimits(LanguageServerLimits{Settle: 90 * time.Second}))
+	require.NoError(t, err)
+	defer c.Close()
+	union := map[string]bool{}
+	got := map[string][]string{}
+	for _, at := range []struct {
+		file      string
+		line, col int
+	}{{"c.py", 3, 7}, {"b.py", 3, 10}, {"a.py", 1, 5}} {
+		out, err := exec.Command(python, oracle, dir, at.file, strconv.Itoa(at.line), strconv.Itoa(at.col)).Output()
+		require.NoError(t, err, "%s", out)
+		var want struct{ Definition, References []string }
+		require.NoError(t, json.Unmarshal(out, &want))
+		sort.Strings(want.Definition)
+		require.NotEmpty(t, want.References)
+		args := map[string]any{"path": at.file, "line": at.line, "column": at.col}
+		res := llmtoolkit.Execute(context.Background(), c, llmtoolkit.Call{Name: "definition", Arguments: args})
+		require.False(t, res.IsError, res.Content)
+		assert.Equal(t, want.Definition, locationsOf(res.Content), "definition at %v: %s", at, res.Content)
+		args["includeDeclaration"] = true
+		res = llmtoolkit.Execute(context.Background(), c, llmtoolkit.Call{Name: "references", Arguments: args})
+		require.False(t, res.IsError, res.Content)
+		got[at.file] = locationsOf(res.Content)
+		for _, r := range want.References {
+			union[r] = true
+		}
+	}
+	var all []string
+	for r := range union {
+		all = append(all, r)
+	}
+	sort.Strings(all)
+	require.Len(t, all, 5, "jedi's union: the declaration, the import, three uses")
+	for file, refs := range got {
+		assert.Equal(t, all, refs, "references from %s", file)
+	}
+}
