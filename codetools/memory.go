@@ -70,10 +70,22 @@ func (c *CodeTools) memoryPath(ctx context.Context, arg, p string) (string, erro
 	return canon, nil
 }
 
+// memoryPathFact declares path, and rename's old_path and new_path as
+// lists of one path: a permission rule on "path" sees the lists' paths too,
+// so one rule on "path" covers both ends of a rename (a deny rule on either
+// refuses it; an allow rule must cover both).
 func (c *CodeTools) memoryPathFact() *llmtoolkit.PathArguments {
 	return &llmtoolkit.PathArguments{
-		Names:     []string{"path", "old_path", "new_path"},
+		Names:     []string{"path"},
 		Canonical: c.memoryPath,
+		Lists:     []string{"old_path", "new_path"},
+		List: func(ctx context.Context, name, value string) ([]string, error) {
+			p, err := c.memoryPath(ctx, name, value)
+			if err != nil {
+				return nil, err
+			}
+			return []string{p}, nil
+		},
 	}
 }
 

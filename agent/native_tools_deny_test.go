@@ -1,0 +1,112 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/agent"
+	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/provider"
+)
+
+// TestNativeToolsHoldDenyInEveryShape: a deny rule on a path, and plan
+// mode, hold through every trained tool (the text editor, memory,
+// apply_patch) whatever provider shape the model's call came in: the call
+// is read from an Anthropic tool_use block, a Responses function_call item
+// and a Chat Completions tool call, then run through the guard. Nothing is
+// written and the secret is not shown.
+func TestNativeToolsHoldDenyInEveryShape(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "secrets"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes", "private"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "secrets", "key"), []byte("KEY\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes", "private", "p.md"), []byte("KEY\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes", "open.md"), []byte("open\n"), 0o644))
+	require.NoError(t, os.Symlink("secrets", filepath.Join(dir, "alias")))
+	code, err := codetools.New(dir, codetools.WithTextEditor(0), codetools.WithMemory("notes"), codetools.WithApplyPatch())
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+
+	calls := []struct {
+		name string
+		args map[string]any
+	}{
+		{codetools.TextEditorName, map[string]any{"command": "view", "path": "alias/key"}},
+		{codetools.TextEditorName, map[string]any{"command": "str_replace", "path": "secrets/key", "old_str": "KEY", "new_str": "X"}},
+		{codetools.TextEditorName, map[string]any{"command": "create", "path": "alias/new", "file_text": "x"}},
+		{codetools.TextEditorName, map[string]any{"command": "insert", "path": "secrets/key", "insert_line": 0, "insert_text": "x"}},
+		{"memory", map[string]any{"command": "view", "path": "/memories/private/p.md"}},
+		{"memory", map[string]any{"command": "create", "path": "/memories/private/new.md", "file_text": "x"}},
+		{"memory", map[string]any{"command": "delete", "path": "/memories/private"}},
+		{"memory", map[string]any{"command": "rename", "old_path": "/memories/open.md", "new_path": "/memories/private/open.md"}},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: secrets/key\n@@\n-KEY\n+X\n*** End Patch"}},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: alias/key\n*** End Patch"}},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: notes/open2.md\n+x\n*** Add File: secrets/new\n+x\n*** End Patch"}},
+	}
+	shapes := map[string]func(t *testing.T, name, args string) []llmtoolkit.Call{
+		"anthropic tool_use": func(t *testing.T, name, args string) []llmtoolkit.Call {
+			body := `{"content":[{"type":"tool_use","id":"toolu_1","name":` + quote(name) + `,"input":` + args + `}],"stop_reason":"tool_use"}`
+			return responseCalls(t, provider.AnthropicResponse, body)
+		},
+		"responses function_call": func(t *testing.T, name, args string) []llmtoolkit.Call {
+			body := `{"output":[{"type":"function_call","call_id":"call_1","name":` + quote(name) + `,"arguments":` + quote(args) + `}]}`
+			return responseCalls(t, provider.OpenAIResponsesResponse, body)
+		},
+		"chat tool_calls": func(t *testing.T, name, args string) []llmtoolkit.Call {
+			body := `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":` +
+				quote(name) + `,"arguments":` + quote(args) + `}}]},"finish_reason":"tool_calls"}]}`
+			return responseCalls(t, provider.OpenAIResponse, body)
+		},
+	}
+	guards := map[string]*agent.Permissions{
+		"deny": newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: []agent.Rule{
+			{Tool: "*", Argument: "path", Glob: "secrets/**"}, {Tool: "*", Argument: "path", Glob: "notes/private/**"},
+			{Tool: "*", Argument: "path", Glob: "notes/private"}}}),
+		"plan": newPerms(t, agent.Config{Mode: agent.ModePlan}),
+	}
+	for shape, read := range shapes {
+		for guard, p := range guards {
+			for _, c := range calls {
+				if guard == "plan" && c.args["command"] == "view" {
+					continue // plan mode lets a model read
+				}
+				args, err := json.Marshal(c.args)
+				require.NoError(t, err)
+				t.Run(shape+"/"+guard+"/"+c.name+"/"+string(args), func(t *testing.T) {
+					got := read(t, c.name, string(args))
+					require.Len(t, got, 1)
+					assert.Equal(t, c.name, got[0].Name)
+					res := llmtoolkit.Execute(t.Context(), p.Guard(code), got[0])
+					require.True(t, res.IsError, res.Content)
+					assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+					assert.NotContains(t, res.Content, "KEY")
+				})
+			}
+		}
+	}
+	assert.Equal(t, "KEY\n", readFile(t, filepath.Join(dir, "secrets", "key")))
+	assert.Equal(t, "KEY\n", readFile(t, filepath.Join(dir, "notes", "private", "p.md")))
+	assert.Equal(t, "open\n", readFile(t, filepath.Join(dir, "notes", "open.md")))
+	for _, p := range []string{"secrets/new", "notes/private/new.md", "notes/private/open.md", "notes/open2.md"} {
+		assert.NoFileExists(t, filepath.Join(dir, p))
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func responseCalls(t *testing.T, read func(json.RawMessage) (agentloop.Response, error), body string) []llmtoolkit.Call {
+	t.Helper()
+	resp, err := read(json.RawMessage(body))
+	require.NoError(t, err, body)
+	return resp.ToolCalls
+}
