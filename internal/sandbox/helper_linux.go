@@ -165,9 +165,23 @@ func helperMain(config string, argv []string) int {
 }
 
 // confine applies the policy to this thread, and so to the command:
-// no_new_privs, Landlock, the seccomp filter, then the drop of every
-// capability and, when the host is root, of the user.
+// applyPolicy, then the drop of every capability and, when the host is
+// root, of the user.
 func confine(c helperConfig) error {
+	if err := applyPolicy(c); err != nil {
+		return err
+	}
+	if err := dropPrivileges(c.Drop); err != nil {
+		return err
+	}
+	return dieWithParent(c.Parent) // a change of user clears the parent-death signal
+}
+
+// applyPolicy applies what a command's policy restricts to this thread:
+// no_new_privs, Landlock (when the backend is Landlock), then the seccomp
+// filter. A per-call helper (confine) and a session's server
+// (confineServer) both apply it, so their commands get the same policy.
+func applyPolicy(c helperConfig) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
@@ -176,13 +190,7 @@ func confine(c helperConfig) error {
 			return err
 		}
 	}
-	if err := installFilter(c.NoNetwork, c.AllowUnix); err != nil {
-		return err
-	}
-	if err := dropPrivileges(c.Drop); err != nil {
-		return err
-	}
-	return dieWithParent(c.Parent) // a change of user clears the parent-death signal
+	return installFilter(c.NoNetwork, c.AllowUnix)
 }
 
 // execBwrap ends the bwrap stage: nobody, dying with the host, execs bwrap

@@ -567,15 +567,7 @@ func serveMain(c helperConfig) int {
 // nobody, their kill); with no bounding, inheritable or ambient
 // capability, a command's exec leaves it none.
 func confineServer(c helperConfig) error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if c.Landlock {
-		if err := restrictSelf(c.Readable, c.Writable, c.NoNetwork); err != nil {
-			return err
-		}
-	}
-	if err := installFilter(c.NoNetwork, c.AllowUnix); err != nil {
+	if err := applyPolicy(c); err != nil {
 		return err
 	}
 	if err := dropBounding(); err != nil {
