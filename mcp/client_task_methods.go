@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -258,32 +256,16 @@ func (t *taskRPC) send(ctx context.Context, method, name string, params, meta ma
 	if sid := session.ID(); sid != "" {
 		req.Header.Set(sessionIDHeader, sid)
 	}
-	resp, err := t.next.RoundTrip(req)
+	result, rpcErr, err := roundTripRPC(t.next, req, `"`+id+`"`, t.maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > t.maxBytes {
-		return nil, fmt.Errorf("the answer is over %d bytes (WithMaxAnswerBytes)", t.maxBytes)
-	}
-	msg := answerFor(data, resp.Header.Get("Content-Type"), json.RawMessage(`"`+id+`"`))
-	var out struct {
-		Result json.RawMessage `json:"result"`
-		Error  *jsonrpc.Error  `json:"error"`
-	}
-	if len(msg) == 0 || json.Unmarshal(msg, &out) != nil {
-		return nil, fmt.Errorf("HTTP %d without a JSON-RPC answer: %.200s", resp.StatusCode, strings.TrimSpace(string(data)))
-	}
-	if out.Error != nil {
+	if rpcErr != nil {
 		// The extension keeps -32602 for a taskId the server does not hold.
-		if out.Error.Code == jsonrpc.CodeInvalidParams && method != "tools/call" {
-			return nil, fmt.Errorf("%w (the server: %w)", ErrTaskNotFound, out.Error)
+		if rpcErr.Code == jsonrpc.CodeInvalidParams && method != "tools/call" {
+			return nil, fmt.Errorf("%w (the server: %w)", ErrTaskNotFound, rpcErr)
 		}
-		return nil, out.Error
+		return nil, rpcErr
 	}
-	return out.Result, nil
+	return result, nil
 }

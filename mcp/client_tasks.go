@@ -214,25 +214,39 @@ func (f *taskFollower) task(ctx context.Context, orig *http.Request, method stri
 	req.Header.Set("Mcp-Method", method)
 	req.Header.Set("Mcp-Name", taskID)
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := f.next.RoundTrip(req)
+	result, rpcErr, err := roundTripRPC(f.next, req, `"task-`+taskID+`"`, maxTaskAnswerBytes)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %s of task %s: %w", method, taskID, err)
+	}
+	if rpcErr != nil {
+		return nil, fmt.Errorf("mcp: %s of task %s: %w", method, taskID, rpcErr)
+	}
+	return result, nil
+}
+
+// roundTripRPC sends req, one JSON-RPC request whose id is the JSON id,
+// reads at most limit bytes of the answer (a JSON body or an SSE stream)
+// and returns its result or its error.
+func roundTripRPC(next http.RoundTripper, req *http.Request, id string, limit int64) (json.RawMessage, *jsonrpc.Error, error) {
+	resp, err := next.RoundTrip(req)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxTaskAnswerBytes))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %s of task %s: %w", method, taskID, err)
+		return nil, nil, err
 	}
-	msg := answerFor(data, resp.Header.Get("Content-Type"), json.RawMessage(`"task-`+taskID+`"`))
+	if int64(len(data)) > limit {
+		return nil, nil, fmt.Errorf("the answer is over %d bytes", limit)
+	}
+	msg := answerFor(data, resp.Header.Get("Content-Type"), json.RawMessage(id))
 	var out struct {
 		Result json.RawMessage `json:"result"`
 		Error  *jsonrpc.Error  `json:"error"`
 	}
-	if err := json.Unmarshal(msg, &out); err != nil {
-		return nil, fmt.Errorf("mcp: %s of task %s: HTTP %d: %w", method, taskID, resp.StatusCode, err)
+	if len(msg) == 0 || json.Unmarshal(msg, &out) != nil {
+		return nil, nil, fmt.Errorf("HTTP %d without a JSON-RPC answer: %.200s", resp.StatusCode, strings.TrimSpace(string(data)))
 	}
-	if out.Error != nil {
-		return nil, fmt.Errorf("mcp: %s of task %s: %w", method, taskID, out.Error)
-	}
-	return out.Result, nil
+	return out.Result, out.Error, nil
 }
