@@ -98,7 +98,10 @@
 // carries trace.WithConversation(Input.TenantID, ConversationID(runID)),
 // where [ConversationID] derives a UUID from the run ID alone, so package
 // trace's rows written by the first attempt and by the resumed one carry
-// the same tenant and conversation IDs; the run span that Options.Tracer
+// the same tenant and conversation IDs; the session map
+// (llmtoolkit.Scope.Session) names them too, under trace's keys, for what
+// reads it there (package checkpoint's checkpoints, codetools' jobs,
+// package agent, otelkit); the run span that Options.Tracer
 // starts (package otelkit's invoke_agent span) gets the attributes
 // gen_ai.conversation.id and llmtoolkit.run.id, the same in every attempt
 // (each attempt is a trace of its own). A sub-agent (package agent's

@@ -352,8 +352,13 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 	}
 	run := Run{ID: id, ConversationID: ConversationID(id), Input: in}
 	// The run's ID keys every tool's side effects (llmtoolkit.IdempotencyKey)
-	// and its conversation attributes every trace row, in every attempt.
-	ctx := llmtoolkit.WithScope(trace.WithConversation(wf, in.TenantID, run.ConversationID, 0), func(sc *llmtoolkit.Scope) { sc.RunID = id })
+	// and its conversation attributes every trace row, in every attempt;
+	// the session map carries the same tenant and conversation to what
+	// reads it (checkpoints, jobs, otelkit, package agent).
+	ctx := llmtoolkit.WithScope(trace.WithConversation(wf, in.TenantID, run.ConversationID, 0), func(sc *llmtoolkit.Scope) {
+		sc.RunID = id
+		sc.Session = runSession(sc.Session, in.TenantID, run.ConversationID)
+	})
 	send, opts, err := e.buildAgent(ctx, run)
 	if err != nil {
 		return Result{}, fmt.Errorf("durable/dbos: building the agent of run %q: %w", id, err)
@@ -378,6 +383,23 @@ func (e *Engine) workflow(wf transact.Context, in Input) (Result, error) {
 		}
 	}
 	return Result{Response: resp, Messages: history, Error: agentloop.EncodeError(err)}, nil
+}
+
+// runSession returns the session map of a run's calls: s (a copy) with
+// the run's tenant (when set) and conversation under the keys package
+// trace reads, unless s names them already.
+func runSession(s map[string]any, tenantID, conversationID string) map[string]any {
+	out := make(map[string]any, len(s)+2)
+	for k, v := range s {
+		out[k] = v
+	}
+	if _, ok := out[trace.SessionTenantID]; !ok && tenantID != "" {
+		out[trace.SessionTenantID] = tenantID
+	}
+	if _, ok := out[trace.SessionConversationID]; !ok {
+		out[trace.SessionConversationID] = conversationID
+	}
+	return out
 }
 
 // buildAgent calls the AgentFunc, turning its panic into an error.

@@ -18,6 +18,7 @@ import (
 	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/checkpoint"
 	"github.com/llmtoolkit/llmtoolkit/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -60,6 +61,10 @@ type childSpec struct {
 	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds); "jobs": jobsAgent
 	Context    bool   `json:"context,omitempty"`  // run contextAgent: a long run under a context budget
 	Policy     string `json:"policy,omitempty"`   // contextAgent with another policy: "budget" (a larger budget), "no summarizer"
+	// Checkpoints: the tool also writes a file named after its call into
+	// Dir/tree, and the resolver is wrapped by checkpoint.Resolver on that
+	// tree (the store beside the system database: checkpointStore).
+	Checkpoints bool `json:"checkpoints,omitempty"`
 }
 
 // The scripted conversation: 4 model calls; turns 1 and 2 call one tool,
@@ -153,6 +158,11 @@ func scriptedAgent(spec childSpec) AgentFunc {
 			if err := appendLine(spec.Dir, "effects.log", call.ID); err != nil {
 				return "", err
 			}
+			if spec.Checkpoints {
+				if err := os.WriteFile(filepath.Join(spec.Dir, "tree", call.ID), []byte("written by "+call.ID+"\n"), 0o644); err != nil {
+					return "", err
+				}
+			}
 			if call.ID == spec.Block {
 				if err := os.WriteFile(filepath.Join(spec.Dir, "blocked"), nil, 0o644); err != nil {
 					return "", err
@@ -172,6 +182,13 @@ func scriptedAgent(spec childSpec) AgentFunc {
 				return nil, agentloop.Options{}, err
 			}
 			resolver = trace.Record(resolver, db)
+		}
+		if spec.Checkpoints {
+			c, err := checkpointer(spec)
+			if err != nil {
+				return nil, agentloop.Options{}, err
+			}
+			resolver = checkpoint.Resolver(resolver, c, checkpoint.WithRequired())
 		}
 		opts := agentloop.Options{Resolver: resolver, MaxParallel: 4}
 		if spec.Agent == "options" {
