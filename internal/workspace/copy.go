@@ -119,8 +119,10 @@ func cloneFile(from, to string, perm fs.FileMode) (bool, error) {
 // Diff returns the sub-agent's changes as a unified, binary-safe patch
 // (paths a/… and b/… relative to the folder).
 func (c *Copy) Diff(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-c", "core.hooksPath=/dev/null", "diff", "--no-index", "--binary", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "base", "work")
+	args := append(append([]string{}, safeConfig...), "diff", "--no-index", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "base", "work")
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = filepath.Dir(c.Dir)
+	cmd.Env = gitEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -138,68 +140,34 @@ func (c *Copy) Diff(ctx context.Context) (string, error) {
 // Apply merges the sub-agent's changes into the parent's folder, file by
 // file three ways (git merge-file: the base, the parent's file now, the
 // sub-agent's), whole or not at all: when any file conflicts, nothing is
-// written and the error wraps [ErrConflict], naming each file.
-func (c *Copy) Apply(ctx context.Context) error {
-	changed, err := c.changed()
+// written and the error is a [*ConflictError] naming each file. check,
+// when not nil, is asked about every file before any is written.
+func (c *Copy) Apply(ctx context.Context, check CheckFunc) error {
+	rels, err := c.changed()
 	if err != nil {
 		return err
 	}
-	type write struct {
-		rel  string
-		data []byte // nil: remove
-		perm fs.FileMode
-	}
-	var writes []write
-	var conflicts []string
-	for _, rel := range changed {
-		base, bok := readFile(filepath.Join(c.base, rel))
-		theirs, tok := readFile(filepath.Join(c.Dir, rel))
-		ours, ook := readFile(filepath.Join(c.Root, rel))
-		perm := fs.FileMode(0o644)
-		if info, err := os.Stat(filepath.Join(c.Dir, rel)); err == nil {
-			perm = info.Mode().Perm()
-		}
-		switch {
-		case ook == bok && bytes.Equal(ours, base): // the parent did not touch it
-			if tok {
-				writes = append(writes, write{rel, theirs, perm})
-			} else {
-				writes = append(writes, write{rel: rel})
+	changes := make([]change, 0, len(rels))
+	for _, rel := range rels {
+		ch := change{rel: filepath.ToSlash(rel)}
+		for _, p := range []string{filepath.Join(c.base, rel), filepath.Join(c.Dir, rel)} {
+			if info, err := os.Lstat(p); err == nil && (!info.Mode().IsRegular() || info.Size() > maxPatchBytes) {
+				ch.unsupported = fmt.Sprintf("not a regular file of at most %d bytes: not applied", maxPatchBytes)
 			}
-		case ook && tok && bytes.Equal(ours, theirs): // the same change
-		case ook && bok && tok:
-			merged, ok, err := mergeFile(ctx, ours, base, theirs)
-			if err != nil {
-				return err
+		}
+		if b, ok := readFile(filepath.Join(c.base, rel)); ok {
+			ch.base = b
+		}
+		if b, ok := readFile(filepath.Join(c.Dir, rel)); ok {
+			ch.theirs = b
+			ch.perm = 0o644
+			if info, err := os.Lstat(filepath.Join(c.Dir, rel)); err == nil {
+				ch.perm = info.Mode().Perm()
 			}
-			if !ok {
-				conflicts = append(conflicts, rel)
-				continue
-			}
-			writes = append(writes, write{rel, merged, perm})
-		default: // added or removed on one side, changed on the other
-			conflicts = append(conflicts, rel)
 		}
+		changes = append(changes, ch)
 	}
-	if len(conflicts) > 0 {
-		return fmt.Errorf("%w: %s", ErrConflict, strings.Join(conflicts, ", "))
-	}
-	for _, w := range writes {
-		p := filepath.Join(c.Root, w.rel)
-		if w.data == nil {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("workspace: applying %s: %w", w.rel, err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("workspace: applying %s: %w", w.rel, err)
-		}
-		if err := os.WriteFile(p, w.data, w.perm); err != nil {
-			return fmt.Errorf("workspace: applying %s: %w", w.rel, err)
-		}
-	}
-	return nil
+	return merge(ctx, c.Root, changes, check)
 }
 
 // changed lists the files that differ between the base and the copy.
@@ -214,9 +182,7 @@ func (c *Copy) changed() ([]string, error) {
 			if seen[rel] {
 				return nil
 			}
-			a, aok := readFile(filepath.Join(c.base, rel))
-			b, bok := readFile(filepath.Join(c.Dir, rel))
-			seen[rel] = aok != bok || !bytes.Equal(a, b)
+			seen[rel] = !sameRegular(filepath.Join(c.base, rel), filepath.Join(c.Dir, rel))
 			return nil
 		})
 		if err != nil {
@@ -233,6 +199,40 @@ func (c *Copy) changed() ([]string, error) {
 	return out, nil
 }
 
+// sameRegular reports whether a and b are both regular files with the
+// same bytes, or both absent; compared in blocks, whatever their size.
+func sameRegular(a, b string) bool {
+	ia, erra := os.Lstat(a)
+	ib, errb := os.Lstat(b)
+	if erra != nil || errb != nil {
+		return erra != nil && errb != nil
+	}
+	if !ia.Mode().IsRegular() || !ib.Mode().IsRegular() || ia.Size() != ib.Size() || ia.Mode().Perm() != ib.Mode().Perm() {
+		return false
+	}
+	fa, err := os.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return ea == eb || (errors.Is(ea, io.EOF) || errors.Is(ea, io.ErrUnexpectedEOF)) && (errors.Is(eb, io.EOF) || errors.Is(eb, io.ErrUnexpectedEOF))
+		}
+	}
+}
+
 // readFile returns a regular file's bytes, and whether there is one.
 func readFile(p string) ([]byte, bool) {
 	info, err := os.Lstat(p)
@@ -240,37 +240,10 @@ func readFile(p string) ([]byte, bool) {
 		return nil, false
 	}
 	b, err := os.ReadFile(p)
+	if b == nil {
+		b = []byte{}
+	}
 	return b, err == nil
-}
-
-// mergeFile merges theirs into ours from base with git merge-file, in
-// memory; ok is false on a conflict.
-func mergeFile(ctx context.Context, ours, base, theirs []byte) (merged []byte, ok bool, err error) {
-	dir, err := os.MkdirTemp("", "llmtoolkit-merge-")
-	if err != nil {
-		return nil, false, err
-	}
-	defer os.RemoveAll(dir)
-	names := []string{"ours", "base", "theirs"}
-	for i, b := range [][]byte{ours, base, theirs} {
-		if err := os.WriteFile(filepath.Join(dir, names[i]), b, 0o600); err != nil {
-			return nil, false, err
-		}
-	}
-	cmd := exec.CommandContext(ctx, "git", "merge-file", "-p", "ours", "base", "theirs")
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	err = cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return out.Bytes(), true, nil
-	case errors.As(err, &ee) && ee.ExitCode() > 0 && ee.ExitCode() < 128: // the number of conflicts
-		return nil, false, nil
-	default:
-		return nil, false, fmt.Errorf("workspace: git merge-file: %w", err)
-	}
 }
 
 // Remove removes the copy and its base.

@@ -50,9 +50,9 @@ func TestTwoCopiesEditTheSameFunction(t *testing.T) {
 	parentEdit := strings.Replace(mainGo, "func main() { println(greet()) }", "func main() { print(greet()) }", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(parentEdit), 0o644))
 
-	require.NoError(t, copies[0].Apply(ctx))
+	require.NoError(t, copies[0].Apply(ctx, nil))
 	want := strings.Replace(parentEdit, `"hello"`, `"hola"`, 1)
-	err := copies[1].Apply(ctx)
+	err := copies[1].Apply(ctx, nil)
 	require.ErrorIs(t, err, ErrConflict)
 	assert.Contains(t, err.Error(), "main.go")
 	got, err := os.ReadFile(filepath.Join(root, "main.go"))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Registry records the workspaces a host made in one folder, one file
@@ -24,6 +25,11 @@ type record struct {
 	Repo   string `json:"repo,omitempty"`
 	Dir    string `json:"dir"`
 	Branch string `json:"branch,omitempty"`
+	// PID and Start name the process that made it (Start: its start
+	// time, so that a PID reused by another process is not taken for
+	// it); Sweep leaves the workspaces of a process still running.
+	PID   int    `json:"pid,omitempty"`
+	Start string `json:"start,omitempty"`
 }
 
 // name is the record file of a workspace folder.
@@ -42,6 +48,8 @@ func (r Registry) AddCopy(c *Copy) error {
 }
 
 func (r Registry) add(rec record) error {
+	rec.PID = os.Getpid()
+	rec.Start = processStart(rec.PID)
 	if err := os.MkdirAll(r.Dir, 0o700); err != nil {
 		return fmt.Errorf("workspace: the registry: %w", err)
 	}
@@ -61,9 +69,11 @@ func (r Registry) Forget(dir string) error {
 	return nil
 }
 
-// Sweep removes every workspace recorded (those a crashed process left:
-// call it at start, before making any) and their records, and returns
-// how many it removed.
+// Sweep removes every workspace recorded by a process that is no longer
+// running (those a crashed process left: call it at start, before making
+// any) and their records, and returns how many it removed. The
+// workspaces of a process still running, this one included, are left
+// alone, so hosts may share the folder.
 func (r Registry) Sweep(ctx context.Context) (int, error) {
 	entries, err := os.ReadDir(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -91,6 +101,9 @@ func (r Registry) Sweep(ctx context.Context) (int, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", p, errors.Join(err, errors.New("not a workspace record"))))
 			continue
 		}
+		if rec.PID != 0 && alive(rec.PID, rec.Start) {
+			continue
+		}
 		switch rec.Kind {
 		case "worktree":
 			err = (&Worktree{Repo: rec.Repo, Dir: rec.Dir, Branch: rec.Branch}).Remove(ctx)
@@ -112,4 +125,36 @@ func (r Registry) Sweep(ctx context.Context) (int, error) {
 		return n, fmt.Errorf("workspace: sweeping %s: %w", r.Dir, err)
 	}
 	return n, nil
+}
+
+// processStart returns the start time of process pid as /proc gives it
+// (field 22 of its stat, in clock ticks since boot), "" where there is
+// no /proc.
+func processStart(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')') // the command name may hold spaces
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
+// alive reports whether process pid, started at start, still runs.
+func alive(pid int, start string) bool {
+	if start != "" {
+		return processStart(pid) == start
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
 }

@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,8 +30,13 @@ func TestSweepRemovesWhatACrashLeft(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, reg.AddWorktree(kept))
 	require.NoError(t, reg.Forget(kept.Dir), "kept: no longer the registry's")
-
 	n, err := reg.Sweep(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n, "this process still runs: its workspaces are left alone")
+	assert.DirExists(t, w.Dir)
+	orphan(t, reg)
+
+	n, err = reg.Sweep(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	assert.NoDirExists(t, w.Dir)
@@ -44,4 +51,26 @@ func TestSweepRemovesWhatACrashLeft(t *testing.T) {
 	n, err = reg.Sweep(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n, "idempotent")
+}
+
+// orphan rewrites every record of reg as made by a process that has
+// ended (a child that exited), as a crash leaves them.
+func orphan(t *testing.T, reg Registry) {
+	t.Helper()
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	entries, err := os.ReadDir(reg.Dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		p := filepath.Join(reg.Dir, e.Name())
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		var rec record
+		require.NoError(t, json.Unmarshal(b, &rec))
+		require.Equal(t, os.Getpid(), rec.PID)
+		rec.PID, rec.Start = cmd.Process.Pid, "1"
+		b, err = json.Marshal(rec)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, b, 0o600))
+	}
 }

@@ -83,8 +83,8 @@ func TestTwoWorktreesEditTheSameFunction(t *testing.T) {
 	require.Contains(t, diffs["b"], `+	return "bonjour"`)
 	assert.NoFileExists(t, marker, "no hook ran")
 
-	require.NoError(t, Apply(ctx, repo, diffs["a"]))
-	err := Apply(ctx, repo, diffs["b"])
+	require.NoError(t, trees["a"].Apply(ctx, repo, nil))
+	err := trees["b"].Apply(ctx, repo, nil)
 	require.ErrorIs(t, err, ErrConflict)
 	assert.Contains(t, err.Error(), "main.go")
 
@@ -119,11 +119,103 @@ func TestApplyIsAllOrNothing(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "b.txt"), []byte("changed by the parent\n"), 0o644))
-	err = Apply(ctx, repo, d)
+	err = w.Apply(ctx, repo, nil)
 	require.ErrorIs(t, err, ErrConflict)
-	assert.Contains(t, err.Error(), "b.txt")
+	var ce *ConflictError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, []string{"b.txt"}, ce.Files, "only the file that conflicts is named")
+	assert.Contains(t, d, "new.txt")
 	got, err := os.ReadFile(filepath.Join(repo, "main.go"))
 	require.NoError(t, err)
 	assert.Equal(t, mainGo, string(got), "the file that would apply was not touched")
 	assert.NoFileExists(t, filepath.Join(repo, "new.txt"))
+}
+
+// TestWorktreeIgnoresARewrittenGitFile: a sub-agent that rewrites the
+// worktree's .git file to name a repository of its own, whose config
+// would run a command (core.fsmonitor, a filter) on the host's next git
+// command, runs nothing: the host's git names the worktree's folders
+// itself. The diff and the apply still see the change.
+func TestWorktreeIgnoresARewrittenGitFile(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	w, err := NewWorktree(ctx, repo, filepath.Join(t.TempDir(), "wt"), "sub")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, w.Remove(ctx)) }()
+	marker := filepath.Join(t.TempDir(), "ran")
+	run(t, w.Dir, "init", "--quiet", filepath.Join(w.Dir, "evil"))
+	evil := filepath.Join(w.Dir, "evil", ".git")
+	cfg := "[core]\n\tfsmonitor = \"touch " + marker + "; false\"\n\thooksPath = " + evil + "/hooks\n[filter \"x\"]\n\tclean = touch " + marker + "\n"
+	f, err := os.OpenFile(filepath.Join(evil, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(cfg)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(w.Dir, ".git"), []byte("gitdir: "+evil+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(w.Dir, ".gitattributes"), []byte("* filter=x\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(w.Dir, ".gitignore"), []byte("evil/\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(w.Dir, "main.go"), []byte(strings.Replace(mainGo, "hello", "hi", 1)), 0o644))
+
+	d, err := w.Diff(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, d, `+	return "hi"`)
+	require.NoError(t, w.Apply(ctx, repo, nil))
+	got, err := os.ReadFile(filepath.Join(repo, "main.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), `"hi"`)
+	assert.NoFileExists(t, marker, "nothing of the sub-agent's config ran")
+}
+
+// TestWorktreeMergesThreeWays: the parent's root is a subfolder of the
+// repository and holds uncommitted changes; the worktree's edits of the
+// same file elsewhere merge with them, its edits outside the root are not
+// the parent's, and the patch's paths are relative to the root. A check
+// that refuses one file writes nothing.
+func TestWorktreeMergesThreeWays(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "app"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte(mainGo), 0o644))
+	run(t, repo, "add", "app")
+	run(t, repo, "commit", "--quiet", "-m", "app")
+	root := filepath.Join(repo, "app")
+	w, err := NewWorktree(ctx, root, filepath.Join(t.TempDir(), "wt"), "sub")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, w.Remove(ctx)) }()
+	assert.Equal(t, "app", w.Sub)
+	assert.Equal(t, filepath.Join(w.Dir, "app"), w.Root())
+
+	require.NoError(t, os.WriteFile(filepath.Join(w.Root(), "main.go"), []byte(strings.Replace(mainGo, "hello", "hi", 1)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(w.Root(), "new.txt"), []byte("new\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(w.Dir, "main.go"), []byte("outside the root\n"), 0o644))
+	parentEdit := strings.Replace(mainGo, "println(greet())", "print(greet())", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(parentEdit), 0o644))
+
+	d, err := w.Diff(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, d, "a/main.go")
+	assert.Contains(t, d, "b/new.txt")
+	assert.NotContains(t, d, "outside the root")
+
+	refuse := func(_ context.Context, rel string) error {
+		if rel == "new.txt" {
+			return assert.AnError
+		}
+		return nil
+	}
+	require.ErrorIs(t, w.Apply(ctx, root, refuse), assert.AnError)
+	got, err := os.ReadFile(filepath.Join(root, "main.go"))
+	require.NoError(t, err)
+	assert.Equal(t, parentEdit, string(got), "refused: nothing written")
+	assert.NoFileExists(t, filepath.Join(root, "new.txt"))
+
+	require.NoError(t, w.Apply(ctx, root, nil))
+	got, err = os.ReadFile(filepath.Join(root, "main.go"))
+	require.NoError(t, err)
+	assert.Equal(t, strings.Replace(parentEdit, "hello", "hi", 1), string(got), "both changes")
+	assert.FileExists(t, filepath.Join(root, "new.txt"))
+	top, err := os.ReadFile(filepath.Join(repo, "main.go"))
+	require.NoError(t, err)
+	assert.Equal(t, mainGo, string(top), "the worktree's change outside the root is not applied")
+	assert.Contains(t, run(t, repo, "status", "--porcelain"), "?? app/new.txt", "the parent's index is not touched")
 }
