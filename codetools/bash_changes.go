@@ -57,8 +57,20 @@ func (c *CodeTools) watchBash(ctx context.Context) func(context.Context) string 
 		if err != nil {
 			return bashWatchNote(err)
 		}
+		c.serversSeeNew(addedFiles(before, after))
 		return c.diagnoseBash(ctx, changedFiles(before, after, boundExclusionsOf(ctx)))
 	}
+}
+
+// addedFiles lists the files present after and not before.
+func addedFiles(before, after map[string]snapshot.Hash) []string {
+	var out []string
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func bashWatchNote(err error) string {

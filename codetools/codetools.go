@@ -28,9 +28,10 @@ type CodeTools struct {
 	locks     pathLocks       // serialises the write tools per file
 	spills    proc.SpillFiles // bash's spill files, removed by Close
 	sbx       sandboxState
-	jobs      *jobs.Table  // background jobs and terminals; nil unless on (options_jobs.go)
-	lsp       *lsp.Manager // language servers; nil unless WithLanguageServers
-	bashWatch bashWatch    // the files bash changes, for the servers (bash_changes.go)
+	jobs      *jobs.Table   // background jobs and terminals; nil unless on (options_jobs.go)
+	lsp       *lsp.Manager  // language servers; nil unless WithLanguageServers
+	bashWatch bashWatch     // the files bash changes, for the servers (bash_changes.go)
+	srvSbx    serverSandbox // how the servers run (language_servers_sandbox.go)
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -168,7 +169,7 @@ func (c *CodeTools) Root() string { return c.dir }
 // removed. Calls after Close fail.
 func (c *CodeTools) Close() error {
 	c.closeJobs()
-	return errors.Join(c.closeLanguageServers(), c.closeSpills(), c.closeSandbox(), c.root.Close())
+	return errors.Join(c.closeLanguageServers(), c.closeServerSandbox(), c.closeSpills(), c.closeSandbox(), c.root.Close())
 }
 
 // Tools lists the tools. The slice is shared: do not modify it.

@@ -225,16 +225,31 @@
 // loaded as multi_edit does, its new text computed, before any is written;
 // a failed write puts back those already written. It is annotated
 // destructive (plan mode refuses it; the others are read-only). A
-// permission layer checks its path argument; the other files it changes
-// are known only from the server's answer, so deny rules reach them
-// through the excluded paths.
+// permission layer checks its path argument, and each other file it
+// edits is asked as multi_edit's call on it would be (internal/writecheck:
+// one refusal refuses the whole rename).
 //
-// The servers run as the host's user, outside bash's sandbox (see
-// internal/lsp: they read the whole project and their caches, and outlive
-// every call); a server is told only of files a tool has changed or a
-// navigation tool names, never of one in an excluded path, but it reads
-// the project's other files itself: a host that hides files from the
-// model by deny rules should not run servers over them.
+// The servers run in the sandbox (internal/sandbox), each command its
+// own: bash's backend under WithSandbox, else the strongest this machine
+// runs (bubblewrap, then Landlock), in read-only mode without network
+// whatever bash's mode. A server reads the system folders, the root, its
+// program's folder (the npm install holding it), the host's GOROOT and
+// module cache, WithSandbox's Readable and its LanguageServer.Readable,
+// and writes only a private home, cache (GOCACHE, XDG_CACHE_HOME) and
+// TMPDIR kept until Close: never the host's caches, which may hold what
+// an unconfined build read. What the calls exclude
+// (llmtoolkit.Scope.ExcludedPaths) is hidden from it: every glob a call
+// has carried is kept, and a call bringing a new one restarts the
+// running servers, whose views then cover each matching folder with an
+// empty tmpfs and each matching file (and, while there are globs, every
+// file with more than one name) with an empty one; the server process
+// cannot open them (TestServerProcessCannotOpenExcludedFiles), and gopls
+// reports the package it cannot load (TestGoplsNeverSeesExcludedFiles).
+// A file matching a glob that bash creates later, outside a hidden
+// folder, restarts the servers; past 4,096 paths to hide, or with globs
+// and no backend, the server is not started and its files get a note
+// (errServersUnconfined). A server's memory limit is set by the shell
+// that execs it inside the sandbox.
 //
 // # What the tools withstand
 //

@@ -36,10 +36,11 @@ func (c *CodeTools) setupLanguageServers() {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	c.setupServerSandbox(logger)
 	c.lsp = lsp.New(c.dir, specs, lsp.Options{
 		StartTimeout: cfg.limits.StartTimeout, ShutdownTimeout: cfg.limits.ShutdownTimeout,
 		MaxStderr: cfg.limits.MaxStderrBytes, MemoryLimit: cfg.limits.MemoryBytes,
-		ReadFile: c.readForServer, Logger: logger,
+		ReadFile: c.readForServer, Logger: logger, Launch: c.launchServer,
 	})
 }
 
@@ -89,6 +90,7 @@ func (c *CodeTools) afterChange(ctx context.Context, tool, rel, text string) (*D
 	if !c.lsp.Handles(abs) {
 		return nil, ""
 	}
+	c.serversScope(ctx)
 	lim := c.cfg.lsp.limits
 	sctx, cancel := context.WithTimeout(ctx, lim.Settle)
 	defer cancel()

@@ -91,6 +91,7 @@ func (c *CodeTools) serverFile(ctx context.Context, p string) (rel, abs, text st
 	if !c.lsp.Handles(abs) {
 		return "", "", "", fmt.Errorf("no language server handles %s (the servers: %s)", p, c.serverNames())
 	}
+	c.serversScope(ctx)
 	text, _, err = c.loadText(ctx, p, rel)
 	return rel, abs, text, err
 }
@@ -197,6 +198,7 @@ func (c *CodeTools) diagnosticsTool(ctx context.Context, args map[string]any) (s
 		return strings.TrimPrefix(lines, "\n\n"), nil
 	}
 	ex := boundExclusionsOf(ctx)
+	c.serversScope(ctx)
 	all := c.lsp.WorkspaceDiagnostics()
 	var paths []string
 	for abs := range all {

@@ -31,6 +31,10 @@ type LanguageServer struct {
 	// Settings answer the server's workspace/configuration requests, by
 	// dotted section.
 	Settings map[string]any
+	// Readable lists more folders the server reads in its sandbox (a
+	// Python environment outside the system folders); see "Language
+	// servers" in the package doc for what it reads without them.
+	Readable []string
 }
 
 // DefaultLanguageServers returns the built-in catalog: gopls,

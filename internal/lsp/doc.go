@@ -55,14 +55,16 @@
 //
 // # What the servers see
 //
-// A server is a program of the host's, run as the host's user outside
-// codetools' bash sandbox: it must read the whole project (gopls runs go
-// list over every package, pyright reads site-packages) and its caches,
-// which a per-call policy cannot describe, and it outlives every call.
-// The confinement is at the client: only files a tool touched are opened
-// at the server, codetools filters every location it is answered with
-// through the call's excluded paths, and locations outside the root are
-// shown as read-only references. A host whose deny rules hide files from
-// the model must not run a server over a folder whose other files it
-// cannot read either; see codetools' doc.
+// The manager does not confine a server itself: Options.Launch prepares
+// its command, and codetools runs every server through it in the
+// sandbox (internal/sandbox: read-only, no network, the root readable
+// but the paths the host's deny rules exclude, covered by empty ones;
+// see codetools' doc). A launched server is sent a null processId: in
+// its PID namespace this process's id is not its client's (servers that
+// watch it, as typescript-language-server does, would exit). Without
+// Launch a server runs as the host's user and reads what that user
+// reads. Either way only files a tool touched are opened at the server,
+// and codetools filters every location it is answered with through the
+// call's excluded paths; locations outside the root are shown as
+// read-only references.
 package lsp

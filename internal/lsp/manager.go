@@ -39,6 +39,14 @@ type Options struct {
 	// ReadFile reads a file a server names, to turn its UTF-16 columns
 	// into byte columns; nil reads nothing (columns stay as sent).
 	ReadFile func(abs string) ([]byte, error)
+	// Launch, when set, prepares each server's command (not started: the
+	// manager sets its standard streams, starts and waits for it) and
+	// returns the function that kills it with every process it started;
+	// codetools runs the servers in its sandbox through it. An error
+	// fails the server's start (its files get the error as a note). A nil
+	// Launch, or a nil command, runs the server directly, in a process
+	// group of its own.
+	Launch func(Launch) (*exec.Cmd, func(), error)
 	// Logger receives the one line per missing binary, starts, crashes
 	// and restarts. Nil logs nothing.
 	Logger *slog.Logger
@@ -76,6 +84,15 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
+}
+
+// Launch is a server's command as [Options].Launch receives it.
+type Launch struct {
+	Name   string   // the catalog entry's name
+	Binary string   // the server's program, absolute (found on PATH)
+	Argv   []string // the command to run: Binary and its arguments, under /bin/sh setting Options.MemoryLimit when one is set
+	Dir    string   // the server's root, its working folder
+	Env    []string // its environment
 }
 
 // ErrNoServer is returned for a file no server of the catalog serves, or
@@ -211,7 +228,11 @@ func (s *server) failure() string {
 		return s.err.Error()
 	}
 	if isClosed(s.exited) && s.cmd.ProcessState != nil {
-		return s.cmd.ProcessState.String()
+		why := s.cmd.ProcessState.String()
+		if last := lastLine(s.stderr.String(), 300); last != "" {
+			why += "; its stderr ends: " + last
+		}
+		return why
 	}
 	if err := s.conn.Err(); err != nil {
 		return err.Error()
@@ -253,6 +274,29 @@ func (m *Manager) Close() error {
 		}
 	}
 	m.mu.Unlock()
+	shutdownAll(all)
+	return nil
+}
+
+// Restart ends every running server (shutdown, then kill) and forgets
+// their starts and crashes: the next touch of a file starts its server
+// afresh, through Options.Launch again. codetools calls it when the paths
+// its servers must not see have grown.
+func (m *Manager) Restart() {
+	m.mu.Lock()
+	var all []*server
+	for key, e := range m.servers {
+		if e.cur != nil {
+			all = append(all, e.cur)
+		}
+		delete(m.servers, key)
+	}
+	m.mu.Unlock()
+	shutdownAll(all)
+}
+
+// shutdownAll shuts the servers down at once and waits for their ends.
+func shutdownAll(all []*server) {
 	var wg sync.WaitGroup
 	for _, s := range all {
 		wg.Add(1)
@@ -262,14 +306,13 @@ func (m *Manager) Close() error {
 		})
 	}
 	wg.Wait()
-	return nil
 }
 
 // Stats describe one running server, for measures and notes.
 type Stats struct {
 	Name, Root  string
 	PID         int
-	RSS         int64 // resident bytes (Linux), 0 when unknown
+	RSS         int64 // resident bytes of the server and the processes it runs under and started (Linux), 0 when unknown
 	StderrBytes int64 // bytes written to stderr in all
 	Publishes   int64 // publishDiagnostics received
 }
@@ -285,7 +328,7 @@ func (m *Manager) Stats() []Stats {
 			continue
 		}
 		st := Stats{Name: s.spec.Name, Root: s.root, PID: s.cmd.Process.Pid, StderrBytes: s.stderr.Total()}
-		st.RSS, _ = rss(st.PID)
+		st.RSS = rssTree(st.PID)
 		s.mu.Lock()
 		st.Publishes = s.floods
 		s.mu.Unlock()
@@ -311,3 +354,17 @@ func PathOf(uri string) string {
 }
 
 func baseName(p string) string { return filepath.Base(p) }
+
+// lastLine returns the last non-empty line of text, cut to at most n
+// bytes (its end kept).
+func lastLine(text string, n int) string {
+	text = strings.TrimRight(text, "\r\n\t ")
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = text[i+1:]
+	}
+	text = strings.ToValidUTF8(strings.TrimSpace(text), "?")
+	if len(text) > n {
+		text = "…" + strings.ToValidUTF8(text[len(text)-n:], "")
+	}
+	return text
+}

@@ -51,3 +51,31 @@ func rss(pid int) (int64, error) {
 	}
 	return 0, errors.New("lsp: no VmRSS")
 }
+
+// rssTree returns the resident bytes of pid and every process below it (a
+// sandbox's init and the server it runs, and the server's children).
+func rssTree(pid int) int64 {
+	var total int64
+	seen := map[int]bool{}
+	for queue := []int{pid}; len(queue) > 0 && len(seen) < 4096; {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if n, err := rss(p); err == nil {
+			total += n
+		}
+		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
+		for _, t := range tasks {
+			data, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + t.Name() + "/children")
+			for _, f := range strings.Fields(string(data)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return total
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,11 +20,15 @@ type server struct {
 	root   string // absolute folder the server was initialized with
 	opts   *Options
 	cmd    *exec.Cmd
-	conn   *conn
-	stderr *tail
-	exited chan struct{} // closed when the process has been waited for
-	ready  chan struct{} // closed when initialize has ended, either way
-	err    error         // why it failed to start (set before ready closes)
+	killFn func() // kills the server with every process it started
+	// launched: run by Options.Launch, perhaps in a PID namespace where
+	// this process's id names another or none (initialize sends null).
+	launched bool
+	conn     *conn
+	stderr   *tail
+	exited   chan struct{} // closed when the process has been waited for
+	ready    chan struct{} // closed when initialize has ended, either way
+	err      error         // why it failed to start (set before ready closes)
 
 	utf8 bool // the server counts characters in UTF-8 bytes (else UTF-16)
 	caps struct {
@@ -51,10 +56,11 @@ func start(spec Spec, bin, root string, opts *Options) (*server, error) {
 	s := &server{spec: spec, root: root, opts: opts, stderr: newTail(opts.MaxStderr),
 		exited: make(chan struct{}), ready: make(chan struct{}),
 		docs: map[string]int{}, diags: map[string]*fileDiags{}, changed: make(chan struct{})}
-	cmd := exec.Command(bin, spec.Command[1:]...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), spec.Env...)
-	isolate(cmd)
+	cmd, kill, launched, err := prepare(spec, bin, root, opts)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	s.killFn, s.launched = kill, launched
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -69,12 +75,14 @@ func start(spec Spec, bin, root string, opts *Options) (*server, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 	s.cmd = cmd
-	if err := limitMemory(cmd, opts.MemoryLimit); err != nil {
-		opts.Logger.Warn("lsp: the memory limit could not be set", "server", spec.Name, "error", err)
+	if !launched { // a launcher's shell sets it (prepare)
+		if err := limitMemory(cmd, opts.MemoryLimit); err != nil {
+			opts.Logger.Warn("lsp: the memory limit could not be set", "server", spec.Name, "error", err)
+		}
 	}
 	spawn("lsp wait", func() {
 		_ = cmd.Wait()
-		killGroup(cmd) // what it started goes with it
+		kill() // what it started goes with it
 		close(s.exited)
 	})
 	s.conn = newConn(stdout, stdin, opts.MaxFrame, s.handle)
@@ -95,8 +103,12 @@ func start(spec Spec, bin, root string, opts *Options) (*server, error) {
 
 func (s *server) initialize(ctx context.Context) error {
 	uri := fileURI(s.root)
+	var pid any = os.Getpid()
+	if s.launched {
+		pid = nil // servers watch the client's pid and exit when it is not theirs to see
+	}
 	params := map[string]any{
-		"processId":  os.Getpid(),
+		"processId":  pid,
 		"clientInfo": map[string]any{"name": "llmtoolkit"},
 		"rootUri":    uri, "rootPath": s.root,
 		"workspaceFolders": []any{map[string]any{"uri": uri, "name": baseName(s.root)}},
@@ -235,7 +247,38 @@ func lookupSection(settings map[string]any, section string) any {
 func (s *server) alive() bool { return !isClosed(s.exited) && s.conn.Err() == nil }
 
 // kill ends the server and its group now.
-func (s *server) kill() { killGroup(s.cmd) }
+func (s *server) kill() { s.killFn() }
+
+// prepare makes the server's command, not started, and the function that
+// kills it with every process it started: through Options.Launch, or
+// directly in a process group of its own.
+func prepare(spec Spec, bin, root string, opts *Options) (cmd *exec.Cmd, kill func(), launched bool, err error) {
+	env := append(os.Environ(), spec.Env...)
+	direct := func() (*exec.Cmd, func(), bool, error) {
+		cmd := exec.Command(bin, spec.Command[1:]...)
+		cmd.Dir, cmd.Env = root, env
+		isolate(cmd)
+		return cmd, func() { killGroup(cmd) }, false, nil
+	}
+	if opts.Launch == nil {
+		return direct()
+	}
+	argv := append([]string{bin}, spec.Command[1:]...)
+	if opts.MemoryLimit > 0 {
+		// The launcher's process is not the server's (a sandbox's init
+		// starts it): the limit is set by a shell that then becomes it.
+		kb := strconv.FormatUint(max(opts.MemoryLimit>>10, 1), 10)
+		argv = append([]string{"/bin/sh", "-c", `ulimit -v ` + kb + ` && exec "$0" "$@"`}, argv...)
+	}
+	cmd, kill, err = opts.Launch(Launch{Name: spec.Name, Binary: bin, Argv: argv, Dir: root, Env: env})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if cmd == nil {
+		return direct()
+	}
+	return cmd, kill, true, nil
+}
 
 // shutdown asks the server to end, and kills it with its group when it
 // has not ended within the shutdown timeout.

@@ -147,6 +147,14 @@ func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error)
 			}
 		}
 		args = append(args, "--bind", tmp, tmp)
+		hidden, dirs := hiddenOf(p)
+		for i, h := range hidden { // after the binds they cover
+			if dirs[i] {
+				args = append(args, "--perms", "0555", "--tmpfs", h, "--remount-ro", h)
+			} else {
+				args = append(args, "--ro-bind", "/dev/null", h)
+			}
+		}
 		writable := []string{tmp}
 		if p.Mode == WorkspaceWrite {
 			writable = append(writable, root)

@@ -68,6 +68,7 @@ type helperConfig struct {
 	Exec      []string `json:"exec,omitempty"`       // bwrap stage: bwrap's argv
 	Confine   bool     `json:"confine,omitempty"`    // a policy, not only containment: no_new_privs, seccomp, no capability
 	IDMap     []string `json:"idmap,omitempty"`      // with Drop: folders whose owner's files become nobody's (the root, the temporary folder)
+	Hidden    []string `json:"hidden,omitempty"`     // files and folders covered by empty read-only ones (Policy.Hidden)
 	TTY       bool     `json:"tty,omitempty"`        // fd 0 is the controlling terminal: run the command as its foreground group
 	NetFD     int      `json:"net_fd,omitempty"`     // a network namespace to join first (Policy.Loopback); 0: none
 	SockFD    int      `json:"sock_fd,omitempty"`    // stage "server": its end of the session's socketpair
@@ -371,6 +372,9 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, netn
 	c.Dir = spec.Dir
 	c.TTY = spec.TTY
 	ttyAttr(attr, spec.TTY)
+	if len(c.Hidden) > 0 && !c.MountNS {
+		return nil, fmt.Errorf("%w: %s: hiding paths (Policy.Hidden) needs a mount namespace, and user namespaces are refused here", ErrUnavailable, backend)
+	}
 	if c.Confine && !c.MountNS {
 		fallback += "; metadata writes (chmod, touch) outside the writable folders are not refused"
 	}
@@ -486,4 +490,38 @@ func readableOf(spec Spec, p Policy, root string) []string {
 		seen[r] = true
 		return dup
 	})
+}
+
+// hiddenOf returns the policy's hidden paths that exist, link-free, with
+// whether each is a folder; a path inside another hidden folder is left
+// out (the folder's cover hides it).
+func hiddenOf(p Policy) (paths []string, dirs []bool) {
+	for _, h := range p.Hidden {
+		abs, err := absClean(h)
+		if err != nil {
+			continue // does not exist: nothing to hide
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			continue
+		}
+		paths, dirs = append(paths, abs), append(dirs, fi.IsDir())
+	}
+	var outPaths []string
+	var outDirs []bool
+	for i, a := range paths {
+		inside := false
+		for j, b := range paths {
+			if i != j && dirs[j] && strings.HasPrefix(a, b+"/") {
+				inside = true
+			}
+			if i > j && a == b {
+				inside = true // a duplicate
+			}
+		}
+		if !inside {
+			outPaths, outDirs = append(outPaths, a), append(outDirs, dirs[i])
+		}
+	}
+	return outPaths, outDirs
 }

@@ -186,6 +186,7 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 	}
 	c := helperConfig{Confine: true, Landlock: true, Readable: readableOf(spec, p, root), Writable: []string{tmp},
 		NoNetwork: !p.Network, IDMap: []string{root, tmp}}
+	c.Hidden, _ = hiddenOf(p)
 	if p.Mode == WorkspaceWrite {
 		c.Writable = append(c.Writable, root)
 	}

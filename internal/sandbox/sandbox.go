@@ -163,6 +163,16 @@ type Policy struct {
 	// Readable lists more folders or files the command may read (a
 	// toolchain or module cache outside the system folders).
 	Readable []string
+	// Hidden lists files and folders inside the readable ones that the
+	// command must not see (what a host's deny rules hide): each folder is
+	// covered by an empty read-only tmpfs and each file by an empty
+	// read-only one (/dev/null), so the command reads nothing of them,
+	// whatever name it uses inside the tree. A path that does not exist is
+	// skipped; a link is hidden where it leads. Under Landlock it needs the
+	// helper's mount namespace: without user namespaces Command refuses
+	// the policy (ErrUnavailable). A [Session] refuses a policy with
+	// Hidden (ErrBadPolicy).
+	Hidden []string
 	// Loopback, when set with Network off, is a network namespace from
 	// [NewLoopbackNetwork] the command joins instead of a new one of its
 	// own: the commands given the same one reach each other on localhost

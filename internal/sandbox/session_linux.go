@@ -94,6 +94,9 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 	if p.Mode == Off {
 		return nil, fmt.Errorf("%w: a session's sandbox needs a mode other than off", ErrBadPolicy)
 	}
+	if len(p.Hidden) > 0 {
+		return nil, fmt.Errorf("%w: a session's sandbox hides no paths (Policy.Hidden): run such commands with the backend's Command", ErrBadPolicy)
+	}
 	bw, isBwrap := b.(*Bubblewrap)
 	if _, ok := b.(*Landlock); !ok && !isBwrap {
 		return nil, fmt.Errorf("%w: the %s backend serves no session's sandbox", ErrUnavailable, b.Name())

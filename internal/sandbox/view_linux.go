@@ -115,6 +115,11 @@ func buildView(c helperConfig) error {
 	if c.Stage == "bwrap" { // bubblewrap builds its own read-only tree
 		return nil
 	}
+	for _, h := range c.Hidden { // Policy.Hidden: covered by empty ones
+		if err := hide(h); err != nil {
+			return err
+		}
+	}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 		return fmt.Errorf("read-only view: %w", err)
 	}
@@ -126,6 +131,28 @@ func buildView(c helperConfig) error {
 		if err := unix.MountSetattr(unix.AT_FDCWD, w, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
 			return fmt.Errorf("writable %s: %w", w, err)
 		}
+	}
+	for _, h := range c.Hidden { // inside a writable folder: read-only again
+		if err := unix.MountSetattr(unix.AT_FDCWD, h, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("read-only %s: %w", h, err)
+		}
+	}
+	return nil
+}
+
+// hide covers path: a folder with an empty tmpfs, a file with /dev/null.
+func hide(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("hide %s: %w", path, err) // it was there when the policy was read
+	}
+	if fi.IsDir() {
+		err = unix.Mount("tmpfs", path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0555,size=4k,nr_inodes=1")
+	} else {
+		err = unix.Mount("/dev/null", path, "", unix.MS_BIND, "")
+	}
+	if err != nil {
+		return fmt.Errorf("hide %s: %w", path, err)
 	}
 	return nil
 }

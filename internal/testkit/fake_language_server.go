@@ -20,7 +20,10 @@ const FakeLanguageServerEnv = "LLMTOOLKIT_FAKE_LSP"
 // variable set to one of:
 //
 //	ok        answers initialize, publishes one error per line holding BAD
-//	          (and a warning per MEH), in UTF-16 columns
+//	          (and a warning per MEH), in UTF-16 columns, and for a line
+//	          "READ PATH" a warning whose message is what opening PATH
+//	          (relative to its working folder) gave: "read: TEXT" or
+//	          "cannot read: ERROR"
 //	crash     like ok, but exits at the first didChange
 //	hang      never answers initialize
 //	flood     publishes 2,000 diagnostics for the file and 2,000 other files
@@ -65,6 +68,17 @@ func fakeServer(mode string) {
 				diags = append(diags, map[string]any{"range": map[string]any{
 					"start": map[string]any{"line": i, "character": c}, "end": map[string]any{"line": i, "character": c + 3}},
 					"severity": 1, "code": "bad", "source": "fake", "message": "BAD is not allowed"})
+			}
+			if p, ok := strings.CutPrefix(line, "READ "); ok {
+				msg := "cannot read: "
+				if data, err := os.ReadFile(p); err != nil {
+					msg += err.Error()
+				} else {
+					msg = "read: " + string(data)
+				}
+				diags = append(diags, map[string]any{"range": map[string]any{
+					"start": map[string]any{"line": i, "character": 0}, "end": map[string]any{"line": i, "character": 1}},
+					"severity": 2, "message": msg})
 			}
 			if c := strings.Index(line, "MEH"); c >= 0 {
 				diags = append(diags, map[string]any{"range": map[string]any{

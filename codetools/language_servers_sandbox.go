@@ -1,0 +1,277 @@
+package codetools
+
+// The language servers' sandbox (WithLanguageServers): each server runs
+// under the sandbox's backend with its read policy, the paths the host's
+// deny rules exclude hidden from it.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/confine"
+	"github.com/llmtoolkit/llmtoolkit/internal/lsp"
+	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
+)
+
+// maxHiddenPaths bounds the files and folders hidden from a server (one
+// mount each); past it the server is not started.
+const maxHiddenPaths = 4096
+
+// errServersUnconfined is why a server is not started when the host
+// excludes paths and no sandbox can hide them.
+var errServersUnconfined = errors.New("no sandbox backend runs here to hide the paths the host excludes from the language server (install bubblewrap, or use a kernel with Landlock)")
+
+// serverSandbox is how the servers run: the backend (bash's, or the
+// strongest available), the folder of their private homes and caches, and
+// every glob a call has excluded, which the servers' views hide.
+type serverSandbox struct {
+	backend sandbox.Backend // nil: none runs here (why says so)
+	why     string
+	tmp     string // per-server folders (home, caches, TMPDIR); removed at Close
+
+	goOnce sync.Once
+	goEnv  map[string]string // GOROOT, GOPATH, GOMODCACHE of the host's go; nil without go
+	goDir  string            // the folder of the host's go binary
+
+	mu    sync.Mutex
+	globs []string // the union of the excluded paths calls have carried
+}
+
+// setupServerSandbox picks the servers' backend: bash's when it has one,
+// else the strongest this machine runs. Without one, servers run directly
+// (and none starts while the host excludes paths).
+func (c *CodeTools) setupServerSandbox(logger *slog.Logger) {
+	s := &c.srvSbx
+	s.backend = c.sbx.backend
+	if s.backend == nil {
+		b, err := sandbox.ByName("auto")
+		if err != nil {
+			s.why = err.Error()
+			logger.Info("codetools: language servers run without a sandbox", slog.String("reason", s.why))
+			return
+		}
+		s.backend = b
+	}
+	tmp, err := os.MkdirTemp("", "llmtoolkit-lsp-*")
+	if err != nil {
+		s.backend, s.why = nil, fmt.Sprintf("the servers' folder: %v", err)
+		logger.Warn("codetools: language servers run without a sandbox", slog.String("reason", s.why))
+		return
+	}
+	s.tmp = tmp
+}
+
+// closeServerSandbox removes the servers' folders (after they ended).
+func (c *CodeTools) closeServerSandbox() error {
+	if c.srvSbx.tmp == "" {
+		return nil
+	}
+	return os.RemoveAll(c.srvSbx.tmp)
+}
+
+// serversScope notes the paths ctx's call excludes: when one is new, the
+// running servers are restarted, so that every server's view hides it.
+func (c *CodeTools) serversScope(ctx context.Context) {
+	globs := llmtoolkit.ScopeFrom(ctx).ExcludedPaths
+	if len(globs) == 0 {
+		return
+	}
+	s := &c.srvSbx
+	s.mu.Lock()
+	grown := false
+	for _, g := range globs {
+		if !slices.Contains(s.globs, g) {
+			s.globs = append(s.globs, g)
+			grown = true
+		}
+	}
+	s.mu.Unlock()
+	if grown {
+		c.lsp.Restart()
+	}
+}
+
+// serversSeeNew restarts the servers when a file a command added matches
+// an excluded glob and lies in no hidden folder: a view made before it
+// existed does not hide it.
+func (c *CodeTools) serversSeeNew(added []string) {
+	s := &c.srvSbx
+	s.mu.Lock()
+	globs := slices.Clone(s.globs)
+	s.mu.Unlock()
+	for _, rel := range added {
+		if !matchAny(globs, rel) {
+			continue
+		}
+		covered := false
+		for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			if matchAny(globs, dir) {
+				covered = true // the folder was hidden whole (when it existed)
+			}
+		}
+		if !covered {
+			c.lsp.Restart()
+			return
+		}
+	}
+}
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// launchServer runs a server in the sandbox: read-only, no network, the
+// root readable but what the excluded globs match (and, while there are
+// any, every file with more than one name, as the tools refuse them), the
+// server's program and its install folder, the host's Go toolchain and
+// module cache and the sandbox's Readable; a private home, cache and
+// TMPDIR writable.
+func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
+	s := &c.srvSbx
+	s.mu.Lock()
+	globs := slices.Clone(s.globs)
+	s.mu.Unlock()
+	if s.backend == nil {
+		if len(globs) > 0 {
+			return nil, nil, errServersUnconfined
+		}
+		return nil, nil, nil // directly, as the host's user
+	}
+	hidden, err := c.hiddenPaths(globs)
+	if err != nil {
+		return nil, nil, err
+	}
+	home := filepath.Join(s.tmp, strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 {
+			return '_'
+		}
+		return r
+	}, l.Name))
+	for _, d := range []string{"home", "cache", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			return nil, nil, fmt.Errorf("the server's folder: %w", err)
+		}
+	}
+	readable := slices.Clone(c.cfg.bash.sandbox.Readable)
+	readable = append(readable, programFolders(l.Binary)...)
+	env := append(slices.Clone(l.Env),
+		"HOME="+filepath.Join(home, "home"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "home", ".config"), "TMPDIR="+filepath.Join(home, "tmp"),
+		"GOCACHE="+filepath.Join(home, "cache", "go-build"), "GOPROXY=off", "GOTOOLCHAIN=local", "GOTELEMETRY=off")
+	if ge, dir := c.hostGo(); ge != nil {
+		readable = append(readable, dir, ge["GOROOT"], ge["GOMODCACHE"])
+		env = append(env, "GOROOT="+ge["GOROOT"], "GOPATH="+ge["GOPATH"], "GOMODCACHE="+ge["GOMODCACHE"])
+	}
+	for _, srv := range c.cfg.lsp.servers {
+		if srv.Name == l.Name {
+			readable = append(readable, srv.Readable...)
+		}
+	}
+	readable = slices.DeleteFunc(readable, func(r string) bool { return r == "" })
+	cmd, err := s.backend.Command(sandbox.Spec{Path: l.Argv[0], Args: l.Argv[1:], Dir: l.Dir, Env: env},
+		sandbox.Policy{Mode: sandbox.ReadOnly, Root: c.dir, Tmp: home, Readable: readable, Hidden: hidden})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the sandbox: %w", err)
+	}
+	return cmd.Cmd, func() { _ = cmd.Kill() }, nil
+}
+
+// hiddenPaths walks the root for what globs match (a matching folder is
+// hidden whole) and, while there are globs, the files with more than one
+// name (another of which may be excluded).
+func (c *CodeTools) hiddenPaths(globs []string) ([]string, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	var out []string
+	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == c.dir {
+				return err
+			}
+			return nil // unreadable here: unreadable in the sandbox too
+		}
+		rel, rerr := filepath.Rel(c.dir, p)
+		if rerr != nil || rel == "." {
+			return nil
+		}
+		hide := matchAny(globs, filepath.ToSlash(rel))
+		if !hide && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				if n, ok := confine.LinkCount(info); ok && n > 1 {
+					hide = true
+				}
+			}
+		}
+		if !hide {
+			return nil
+		}
+		if len(out) == maxHiddenPaths {
+			return fmt.Errorf("the host's excluded paths (%s) match more than %d files and folders to hide from the language server; exclude folders rather than files", strings.Join(globs, ", "), maxHiddenPaths)
+		}
+		out = append(out, p)
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out, err
+}
+
+// programFolders lists what a server's program needs to read: its folder,
+// and where it leads through links; for a program in node_modules (an npm
+// install), the folder holding node_modules.
+func programFolders(bin string) []string {
+	out := []string{filepath.Dir(bin)}
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return out
+	}
+	out = append(out, filepath.Dir(real))
+	for _, p := range []string{bin, real} {
+		if i := strings.LastIndex(p, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i > 0 {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
+// hostGo reads the host's go environment once: GOROOT, GOPATH and
+// GOMODCACHE (gopls runs go list over them), and go's folder.
+func (c *CodeTools) hostGo() (map[string]string, string) {
+	s := &c.srvSbx
+	s.goOnce.Do(func() {
+		bin, err := exec.LookPath("go")
+		if err != nil {
+			return
+		}
+		out, err := exec.Command(bin, "env", "-json", "GOROOT", "GOPATH", "GOMODCACHE").Output()
+		if err != nil {
+			return
+		}
+		var env map[string]string
+		if json.Unmarshal(out, &env) == nil {
+			s.goEnv, s.goDir = env, filepath.Dir(bin)
+		}
+	})
+	return s.goEnv, s.goDir
+}

@@ -1,0 +1,113 @@
+package codetools
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
+)
+
+// excluding returns a context whose calls exclude globs, as agent's deny
+// rules set them.
+func excluding(globs ...string) context.Context {
+	return llmtoolkit.WithScope(context.Background(), func(sc *llmtoolkit.Scope) { sc.ExcludedPaths = globs })
+}
+
+func needServerSandbox(t *testing.T) {
+	t.Helper()
+	if len(sandbox.Available()) == 0 {
+		t.Skip("no sandbox backend runs here: the servers run unconfined")
+	}
+}
+
+// TestServerProcessCannotOpenExcludedFiles: the server process itself
+// (the fake, opening files as a server would) reads the root's other files
+// but not a file or a folder's file the host excludes, nor a hard link's
+// other name; before the exclusion reaches it (a call without it) it
+// did read them, and the first call carrying it restarts the server.
+func TestServerProcessCannotOpenExcludedFiles(t *testing.T) {
+	needServerSandbox(t)
+	c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}))
+	writeTestFiles(t, c.Root(), map[string]string{
+		"secret/deep/key.txt": "TOPSECRET-DIR", ".env": "TOPSECRET-FILE", "open.txt": "visible",
+	})
+	require.NoError(t, os.Link(c.Root()+"/.env", c.Root()+"/env-hardlink"))
+	text := "READ open.txt\nREAD secret/deep/key.txt\nREAD .env\nREAD env-hardlink\n"
+
+	res := llmtoolkit.Execute(context.Background(), c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake", "content": text}})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "read: TOPSECRET-DIR", "the control: without exclusions the server reads everything")
+	assert.Contains(t, res.Content, "read: TOPSECRET-FILE")
+
+	for i, ctx := range []context.Context{excluding("secret/**", "**/.env"), excluding("secret/**", "**/.env")} {
+		res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake", "content": text + strings.Repeat("\n", i+1)}})
+		require.False(t, res.IsError, res.Content)
+		assert.Contains(t, res.Content, "read: visible", "call %d", i)
+		assert.NotContains(t, res.Content, "TOPSECRET", "call %d: the server opened an excluded file", i)
+		assert.Equal(t, 3, strings.Count(res.Content, "cannot read"), "call %d: %s", i, res.Content)
+	}
+
+	// A file a glob matches, made by bash after the server started: the
+	// servers are restarted, and the new view hides it too.
+	ctx := excluding("secret/**", "**/.env")
+	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "mkdir -p sub && echo TOPSECRET-NEW > sub/.env"}})
+	require.False(t, res.IsError, res.Content)
+	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake", "content": "READ open.txt\nREAD sub/.env\n"}})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "read: visible")
+	assert.NotContains(t, res.Content, "TOPSECRET-NEW", "a file made after the server started was readable to it")
+}
+
+// TestGoplsNeverSeesExcludedFiles: with secret/** excluded, gopls cannot
+// load the package (its importer reports it missing) and finds none of its
+// symbols; without the exclusion (the control, first) it does both.
+func TestGoplsNeverSeesExcludedFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real language servers: not in -short")
+	}
+	needServerSandbox(t)
+	server := goplsServer(t)
+	dir := t.TempDir()
+	writeTestFiles(t, dir, map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"secret/s.go": "package secret\n\n// TopSecretFunc is hidden.\nfunc TopSecretFunc() int { return 42 }\n",
+		"b/b.go":      "package b\n\nimport \"example.com/m/secret\"\n\nvar X = secret.TopSecretFunc()\n",
+	})
+	c, err := New(dir, WithLanguageServers(server), WithLanguageServerLimits(LanguageServerLimits{Settle: 90 * time.Second, Quiet: 500 * time.Millisecond}))
+	require.NoError(t, err)
+	defer c.Close()
+	edit := func(ctx context.Context, from, to string) string {
+		res := llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "edit_file", Arguments: map[string]any{"path": "b/b.go", "oldText": from, "newText": to}})
+		require.False(t, res.IsError, res.Content)
+		return res.Content
+	}
+	symbols := func(ctx context.Context) string {
+		res := llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "symbols", Arguments: map[string]any{"path": "b/b.go", "query": "TopSecretFunc"}})
+		require.False(t, res.IsError, res.Content)
+		return res.Content
+	}
+	out := edit(context.Background(), "var X =", "var X int =")
+	assert.Contains(t, out, "reports no errors or warnings in b/b.go", "the control")
+	assert.Contains(t, symbols(context.Background()), "TopSecretFunc", "the control")
+
+	ctx := excluding("secret/**")
+	out = edit(ctx, "var X int =", "var X =")
+	assert.Contains(t, out, "b/b.go:3:8: error", "gopls still loads the excluded package: %s", out)
+	t.Logf("with secret/** excluded: %s", out)
+	assert.NotContains(t, out, "TopSecret is hidden")
+	syms := symbols(ctx)
+	assert.NotContains(t, syms, "secret/s.go")
+	// Past the client's filter: the server itself has no such symbol.
+	all, err := c.lsp.WorkspaceSymbols(ctx, dir+"/b/b.go", "package b\n\nimport \"example.com/m/secret\"\n\nvar X = secret.TopSecretFunc()\n", "TopSecretFunc")
+	require.NoError(t, err)
+	for _, s := range all {
+		assert.NotContains(t, s.Location.URI, "/secret/", "gopls indexed the excluded file")
+	}
+}
