@@ -96,7 +96,11 @@ func (d *Dir) open(name string, oneName bool) (io.ReadCloser, error) {
 			return nil, err
 		}
 	}
-	return rawFile(fd), nil
+	left := st.Size
+	if left == 0 { // empty, or of unknown size (/proc): read to its end
+		left = -1
+	}
+	return &sizedFile{fd: fd, left: left}, nil
 }
 
 // ReadIgnore reads the ignore file name of the folder under the rules of
@@ -225,3 +229,32 @@ func (f rawFile) Read(p []byte) (int, error) {
 }
 
 func (f rawFile) Close() error { return unix.Close(int(f)) }
+
+// sizedFile is a regular file read with plain read(2) calls that knows its
+// size from the fstat of its open: once a read has brought the file's
+// bytes exactly up to that size, the end of the file is reported without
+// the read(2) that would return 0 (a file searched costs one read instead
+// of two). A file that was larger when it was read than when it was opened
+// is read on to its end, as is one whose size is unknown (0: /proc).
+type sizedFile struct {
+	fd   int
+	left int64 // bytes to the size seen at open; < 0 once passed
+}
+
+func (f *sizedFile) Read(p []byte) (int, error) {
+	if f.left == 0 {
+		return 0, io.EOF
+	}
+	n, err := rawFile(f.fd).Read(p)
+	if f.left > 0 && n > 0 {
+		if f.left -= int64(n); f.left == 0 {
+			f.left = -1 // unknown from here: the file grew, or it ended
+			if n < len(p) {
+				f.left = 0 // a short read that reached the size: the end
+			}
+		}
+	}
+	return n, err
+}
+
+func (f *sizedFile) Close() error { return unix.Close(f.fd) }
