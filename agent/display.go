@@ -47,6 +47,32 @@ type SubAgentPayload struct {
 	// Error is why it stopped without a final answer (iteration limit,
 	// deadline, cancellation, a model error); empty when it answered.
 	Error string `json:"error"`
+	// Isolation is where it worked: none, worktree or copy
+	// ([SubAgentConfig.Isolation]).
+	Isolation string `json:"isolation"`
+	// Workspace is the folder its tools were rooted in, for a worktree
+	// or a copy; empty for none.
+	Workspace string `json:"workspace"`
+	// Branch is a worktree's branch.
+	Branch string `json:"branch"`
+	// Files is how many files its changes touch.
+	Files int `json:"files"`
+	// Diff is its changes as one patch (paths relative to the parent's
+	// root), cut at WorkspaceConfig.MaxDiffBytes on a line end.
+	Diff string `json:"diff"`
+	// DiffTruncated says Diff was cut; the patch file is whole.
+	DiffTruncated bool `json:"diffTruncated"`
+	// PatchFile is the whole patch's path relative to the parent's root
+	// (WorkspaceConfig.PatchDir), for the model to read; empty without
+	// changes.
+	PatchFile string `json:"patchFile"`
+	// Outcome is what became of the workspace: applied, kept, discarded
+	// or waiting (for the model's finish_workspace or the host's
+	// [Workspaces.Finish]); empty for none.
+	Outcome string `json:"outcome"`
+	// Conflicts names, when an apply conflicted, each file and why
+	// (nothing was written).
+	Conflicts string `json:"conflicts"`
 }
 
 // ReportedCost returns CostUSD and UnpricedCalls: trace.Recorder writes them

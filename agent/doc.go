@@ -217,6 +217,49 @@
 // cost and money budget (agentloop.Options.MaxCostUSD): the payload's
 // costUsd is the sub-agent's share.
 //
+// # Workspaces
+//
+// A sub-agent may work in a folder of its own ([SubAgentConfig.Isolation],
+// or the model's isolation argument with
+// [SubAgentConfig.ModelChoosesIsolation]): IsolationWorktree, a git
+// worktree on a new branch agent/ID at the parent's HEAD (the parent's
+// uncommitted changes are not in it), or IsolationCopy, a bounded copy
+// (cloned blocks where the file system has them) for any folder. The
+// host's [Workspaces] ([NewWorkspaces]) makes them in WorkspaceConfig.Dir,
+// outside the parent's tree, records each with the process that made it,
+// and at start removes those a dead process left (never a live host's);
+// Close discards every one neither applied nor kept. The sub-agent's tools
+// are the host's, made for the workspace by WorkspaceConfig.Tools, rooted
+// at the place of the parent's root in it: so codetools' confinement, bash
+// and its sandbox, background jobs (ended when the sub-agent ends) and a
+// checkpointer the host adds there are the workspace's, and the parent's
+// permission rules, on canonical paths relative to the root, hold there
+// unchanged (the sub-agent also runs inside the parent's guards, as
+// always). A sandbox rooted in a worktree does not show the parent's
+// repository: the worktree's .git file names a folder outside the
+// sandbox's view, so neither git -C, nor that path, nor a hook written
+// there reaches it ([Workspace].GitDir is the folder to keep out of
+// Readable); without a sandbox, bash reaches whatever the host's user can.
+// The host's own git commands on a worktree never read what the sub-agent
+// wrote in its .git file, and run no hook.
+//
+// When the sub-agent ends, its tools are closed and its changes read: the
+// payload carries the diff (capped, DiffTruncated), the patch file
+// (PatchDir/ID.patch in the parent's root, git-ignored, removed at Close)
+// and the outcome of WorkspaceConfig.Decide: apply (a three-way merge per
+// file into the parent's working tree, its uncommitted changes included;
+// one conflict, or one file the parent's guards refuse through the write
+// check, writes nothing and names each file), keep (branch or folder left,
+// out of the registry) or discard; ActionAsk, or a conflict, leaves it
+// waiting for the model's finish_workspace (WorkspaceConfig.ModelDecides)
+// or the host's [Workspaces.Finish]. A sub-agent cancelled or abandoned at
+// its deadline is discarded. The answer ends with one line naming the
+// workspace (isolation, branch, folder, patch file, outcome): the model
+// reads it and the spawn_agent trace row holds it. A sub-agent of a
+// sub-agent in a workspace works in that workspace. Not done: a durable
+// run resumed after a crash does not find its sub-agent's workspace again
+// (the next start sweeps it).
+//
 // # What the permission layer promises, and what it does not
 //
 // It decides on the call the tool receives: the mode, the rules (after any
@@ -236,5 +279,6 @@
 // hooks (a panic in one, or in the callback, is the call's [llmtoolkit.ErrToolPanic]);
 // lineage.go what a sub-agent inherits and the run's sub-agent budget;
 // plan.go the plan-mode tool; todos.go todo_write; subagent.go spawn_agent;
+// workspace.go the sub-agents' workspaces and finish_workspace;
 // display.go their Display payloads.
 package agent

@@ -100,6 +100,21 @@ type SubAgentConfig struct {
 	OnEvent func(id string, e agentloop.Event)
 	// Logger receives each sub-agent run's record; nil means slog.Default().
 	Logger *slog.Logger
+	// Isolation is where each sub-agent works: IsolationNone ("" too)
+	// on Tools, in the parent's folder; IsolationWorktree or
+	// IsolationCopy in a workspace of its own made by Workspaces, on the
+	// tools Workspaces makes for it (Tools is then not offered). See
+	// [Workspaces].
+	Isolation Isolation
+	// ModelChoosesIsolation adds an isolation argument to spawn_agent:
+	// the model picks none, worktree (when the root is in a git
+	// repository) or copy for each sub-agent; without it, Isolation.
+	ModelChoosesIsolation bool
+	// Workspaces makes the sub-agents' workspaces (required when
+	// Isolation is not none or ModelChoosesIsolation is set). With
+	// WorkspaceConfig.ModelDecides, the spawn_agent resolver also offers
+	// the finish_workspace tool.
+	Workspaces *Workspaces
 	// Tracer, when set, traces each sub-agent run and its model calls
 	// (agentloop.Options.Tracer): with otelkit.Agent("NAME"), the run's
 	// invoke_agent span nests under the spawn_agent call's span, its chat
@@ -163,6 +178,19 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	case cfg.MaxIterations < 0 || cfg.Timeout < 0 || cfg.MaxDepth < 0 || cfg.MaxSubAgents < 0 || cfg.MaxConcurrentSubAgents < 0 || !(cfg.MaxCostUSD >= 0):
 		return nil, fmt.Errorf("%w: SubAgentConfig limits must not be negative", ErrInvalidConfig)
 	}
+	switch cfg.Isolation {
+	case "":
+		cfg.Isolation = IsolationNone
+	case IsolationNone, IsolationWorktree, IsolationCopy:
+	default:
+		return nil, fmt.Errorf("%w: SubAgentConfig.Isolation %q: use none, worktree or copy", ErrInvalidConfig, cfg.Isolation)
+	}
+	if (cfg.Isolation != IsolationNone || cfg.ModelChoosesIsolation) && cfg.Workspaces == nil {
+		return nil, fmt.Errorf("%w: SubAgentConfig.Workspaces is nil; isolation %s needs the workspaces NewWorkspaces makes", ErrInvalidConfig, cfg.Isolation)
+	}
+	if cfg.Isolation == IsolationWorktree && cfg.Workspaces.repo == "" {
+		return nil, fmt.Errorf("%w: SubAgentConfig.Isolation worktree needs a root inside a git repository with a commit, and %s is in none; use copy", ErrInvalidConfig, cfg.Workspaces.cfg.Root)
+	}
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = DefaultSubAgentIterations
 	}
@@ -185,7 +213,7 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 	if s.tools != nil && !cfg.AllowMutating {
 		s.tools = llmtoolkit.ReadOnly(s.tools)
 	}
-	readOnly := true
+	readOnly := !(cfg.Workspaces != nil && cfg.AllowMutating) // an apply writes the parent's tree
 	if s.tools != nil {
 		for _, t := range s.tools.Tools() {
 			if t.Annotations == nil || !t.Annotations.ReadOnly {
@@ -193,19 +221,38 @@ func SpawnAgent(cfg SubAgentConfig) (llmtoolkit.Resolver, error) {
 			}
 		}
 	}
-	s.def = llmtoolkit.MustTool(SpawnToolName,
-		"Runs a sub-agent on a self-contained task (for example a search across the code) and returns its final answer. "+
-			"The sub-agent starts with no memory of this conversation: say everything it needs in the task.",
+	props := map[string]any{
+		"task":        map[string]any{"type": "string", "minLength": 1, "description": "The task, complete and self-contained."},
+		"description": map[string]any{"type": "string", "maxLength": 200, "description": "A short label for the task (3 to 5 words)."},
+	}
+	desc := "Runs a sub-agent on a self-contained task (for example a search across the code) and returns its final answer. " +
+		"The sub-agent starts with no memory of this conversation: say everything it needs in the task."
+	if cfg.Isolation != IsolationNone {
+		desc += " It works in a " + string(cfg.Isolation) + " of its own, not in your folder: its changes come back as a diff and a patch file."
+	}
+	if cfg.ModelChoosesIsolation {
+		allowed := cfg.Workspaces.allowed()
+		enum := make([]any, len(allowed))
+		for i, a := range allowed {
+			enum[i] = a
+		}
+		props["isolation"] = map[string]any{"type": "string", "enum": enum,
+			"description": "Where the sub-agent works: none (in your folder), worktree (a git worktree on a new branch) or copy (a copy of the folder); " +
+				"in a worktree or a copy its changes come back as a diff and a patch file, and sub-agents working in parallel do not overwrite each other. Default: " + string(cfg.Isolation) + "."}
+	}
+	s.def = llmtoolkit.MustTool(SpawnToolName, desc,
 		map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"task":        map[string]any{"type": "string", "minLength": 1, "description": "The task, complete and self-contained."},
-				"description": map[string]any{"type": "string", "maxLength": 200, "description": "A short label for the task (3 to 5 words)."},
-			},
+			"type":                 "object",
+			"properties":           props,
 			"required":             []any{"task"},
 			"additionalProperties": false,
 		})
 	s.def.Annotations = &llmtoolkit.Annotations{ReadOnly: readOnly}
+	s.list = []llmtoolkit.Tool{s.def}
+	if cfg.Workspaces != nil && cfg.Workspaces.cfg.ModelDecides {
+		s.finish = cfg.Workspaces.finishTool()
+		s.list = append(s.list, s.finish)
+	}
 	return s, nil
 }
 
@@ -213,19 +260,26 @@ type spawner struct {
 	cfg    SubAgentConfig
 	tools  llmtoolkit.Resolver
 	def    llmtoolkit.Tool
+	finish llmtoolkit.Tool // finish_workspace, when the model decides
+	list   []llmtoolkit.Tool
 	budget budget // for calls that reach it through no guard
 }
 
-func (s *spawner) Tools() []llmtoolkit.Tool { return []llmtoolkit.Tool{s.def} }
+func (s *spawner) Tools() []llmtoolkit.Tool { return s.list }
 
 func (s *spawner) LookupTool(name string) (llmtoolkit.Tool, bool) {
-	if name == SpawnToolName {
-		return s.def, true
+	for _, t := range s.list {
+		if t.Name == name {
+			return t, true
+		}
 	}
 	return llmtoolkit.Tool{}, false
 }
 
 func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	if call.Name == FinishToolName && len(s.list) > 1 {
+		return s.cfg.Workspaces.resolveFinish(ctx, call)
+	}
 	if call.Name != SpawnToolName {
 		return "", fmt.Errorf("%w: %s", llmtoolkit.ErrUnknownTool, call.Name)
 	}
@@ -235,13 +289,45 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	}
 	task, _ := call.Arguments["task"].(string)
 	desc, _ := call.Arguments["description"].(string)
+	iso := s.cfg.Isolation
+	if v, ok := call.Arguments["isolation"].(string); ok && s.cfg.ModelChoosesIsolation {
+		iso = Isolation(v)
+	}
+	enclosing := workspaceFrom(ctx)
+	if enclosing != nil && iso != IsolationNone {
+		return "", fmt.Errorf("%w: a sub-agent working in a workspace cannot start a sub-agent in another; use isolation none (it then works in this workspace)", ErrWorkspace)
+	}
+	if iso == IsolationWorktree && s.cfg.Workspaces.repo == "" {
+		return "", fmt.Errorf("%w: argument isolation: worktree needs a root inside a git repository with a commit; use copy", ErrWorkspace)
+	}
 	id := s.newID(ctx, call)
-	payload := SubAgentPayload{ID: id, Description: desc}
+	payload := SubAgentPayload{ID: id, Description: desc, Isolation: string(iso)}
 
 	// The sub-agent runs under the permissions of every guard the call went
 	// through, and its own; the run's budget is kept by the outermost.
 	parents := lineageFrom(ctx)
 	tools := s.tools
+	if enclosing != nil {
+		// A sub-agent of a sub-agent in a workspace works in that
+		// workspace, never in the top parent's folder.
+		tools = enclosing.tools
+		if !s.cfg.AllowMutating {
+			tools = llmtoolkit.ReadOnly(tools)
+		}
+	}
+	var ws *openWorkspace
+	if iso != IsolationNone {
+		o, err := s.cfg.Workspaces.make(ctx, id, iso)
+		if err != nil {
+			return "", fmt.Errorf("sub-agent not started: %w", err)
+		}
+		ws = o
+		payload.Workspace, payload.Branch = o.ws.Root, o.ws.Branch
+		tools = o.tools
+		if !s.cfg.AllowMutating {
+			tools = llmtoolkit.ReadOnly(tools)
+		}
+	}
 	if tools != nil {
 		// The parent's recorders see the sub-agent's calls (a no-op for a
 		// resolver the host recorded itself), inside the guard as in the
@@ -254,11 +340,17 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	}
 
 	sctx := context.WithValue(llmtoolkit.WithScope(withParentTurn(ctx), func(sc *llmtoolkit.Scope) { sc.AgentID = id }), depthKey{}, depth+1)
+	if ws != nil {
+		sctx = context.WithValue(sctx, wsKey{}, ws)
+	}
 	sctx = llmtoolkit.WithListeners(sctx, llmtoolkit.Listeners{Show: func(llmtoolkit.Display) {}}) // the sub-agent's tools do not show on the parent's call
 	sctx, cancel := context.WithTimeout(sctx, s.cfg.Timeout)
 	defer cancel()
 	release, err := b.acquire(sctx, depth, s.cfg.MaxSubAgents, s.cfg.MaxConcurrentSubAgents)
 	if err != nil {
+		if ws != nil {
+			_ = s.cfg.Workspaces.remove(context.WithoutCancel(ctx), ws)
+		}
 		return "", fmt.Errorf("sub-agent not started: %w", err)
 	}
 
@@ -335,12 +427,14 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 		done <- outcome{resp, err}
 	}()
 	var out outcome
+	abandoned := false
 	select {
 	case out = <-done:
 	case <-sctx.Done():
 		select {
 		case out = <-done: // it finished as the deadline came
 		default:
+			abandoned = true
 			out.err = fmt.Errorf("the sub-agent's run was abandoned with a call still running: %w", sctx.Err())
 		}
 	}
@@ -359,9 +453,22 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	}
 	shown := payload
 	mu.Unlock()
+	note := ""
+	if ws != nil {
+		// The run is over (or abandoned): its tools are closed, its
+		// changes read, the workspace applied, kept, left waiting or
+		// removed; the note names it in the answer, hence the audit row.
+		note = s.cfg.Workspaces.finish(ctx, ws, err, abandoned, &shown)
+	}
 	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplaySubAgent, Payload: shown})
 	if err != nil {
+		if note != "" {
+			return "", fmt.Errorf("%w %s", err, note)
+		}
 		return "", err
+	}
+	if note != "" {
+		return out.resp.Content + "\n\n" + note, nil
 	}
 	return out.resp.Content, nil
 }

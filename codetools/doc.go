@@ -83,7 +83,9 @@
 //	todos     todo_write (package agent)        agent.TodosPayload   todos (each agent.Todo: id, content, status)
 //	subagent  spawn_agent (package agent)       agent.SubAgentPayload
 //	                                                                 id, description, iterations, toolCalls, durationMs,
-//	                                                                 usage (inputTokens, outputTokens), error
+//	                                                                 usage (inputTokens, outputTokens, ...), costUsd, ...,
+//	                                                                 error, isolation, workspace, branch, files, diff,
+//	                                                                 diffTruncated, patchFile, outcome, conflicts
 //
 // glob keeps its own kind, files, rather than joining matches: it finds
 // paths, with neither line nor text. replacements is 1 for edit_file, the
