@@ -71,6 +71,21 @@
 // row or span. A sub-agent gets [Set.Subset] of the skills in a Toolset
 // of its own.
 //
+// # Skills over MCP
+//
+// [FromRemote] is a source of the skills a peer serves: package mcp's
+// Client.Skills, MCP's skills extension (SEP-2640). Each listed skill is
+// checked as a SKILL.md on disk is (its listed frontmatter, every rule)
+// and on its listing (a SKILL.md URI, every file inside the skill's
+// folder and listed once, sha256 digests, at most [MaxManifestFiles]
+// files and [MaxManifestBytes] bytes); nothing is fetched before the
+// skill is activated. activate_skill then fetches its SKILL.md and
+// refuses it, unused, when its size, digest or frontmatter (field by
+// field) is not the listed one ([ErrIntegrity]); read_skill_resource
+// fetches one listed file of an active skill, verified the same way.
+// The other way, [Skill.Manifest] and [Skill.Frontmatter] are what
+// package mcp's WithSkills serves of a loaded skill.
+//
 // # Scripts and allowed tools
 //
 // A skill's scripts run through the host's bash tool: give codetools'

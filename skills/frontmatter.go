@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -193,7 +194,50 @@ func parse(data []byte, folder, file string, maxBytes int) (Skill, error) {
 	if err := c.err(); err != nil {
 		return Skill{}, err
 	}
+	s.frontmatter = jsonValue(top).(map[string]any)
 	return s, nil
+}
+
+// jsonValue turns a checked YAML node (no alias, no anchor, bounded) into
+// the value a YAML 1.2 core-schema reader gives: mappings, lists, null,
+// booleans, numbers, and text for every other scalar (a timestamp stays
+// as written). A number JSON cannot hold (.inf, .nan, one out of range)
+// stays as written too.
+func jsonValue(n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = jsonValue(n.Content[i+1])
+		}
+		return m
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, jsonValue(c))
+		}
+		return out
+	}
+	switch n.Tag {
+	case "!!null":
+		return nil
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return i
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f
+		}
+	}
+	return n.Value
 }
 
 // splitFrontmatter splits data into the YAML between a first line "---"

@@ -17,11 +17,13 @@ import (
 )
 
 // Source is a place skills are found: a folder on disk ([Dir]) or an
-// fs.FS ([FS]) whose entries are skill folders, each holding a SKILL.md.
+// fs.FS ([FS]) whose entries are skill folders, each holding a SKILL.md,
+// or a peer that serves skills ([FromRemote]: an MCP server).
 type Source struct {
-	name string
-	dir  string
-	fsys fs.FS
+	name   string
+	dir    string
+	fsys   fs.FS
+	remote Remote
 }
 
 // Dir is a folder on disk holding skill folders (a project's
@@ -198,6 +200,9 @@ func (l *Loader) log(problems []error) {
 // scan lists one source's skill folders, in name order, and parses (or
 // reuses) each SKILL.md.
 func (l *Loader) scan(ctx context.Context, src Source, next map[string]cached) ([]Skill, []error) {
+	if src.remote != nil {
+		return l.scanRemote(ctx, src)
+	}
 	var fsys fs.FS
 	var base string // the absolute folder of a disk source
 	if src.fsys != nil {

@@ -59,7 +59,38 @@ type Skill struct {
 	// Source names the source the skill was found in ([Dir] or [FS]).
 	Source string
 
-	files files
+	files       files
+	frontmatter map[string]any // the frontmatter as JSON values, verbatim
+}
+
+// Frontmatter returns the skill's frontmatter as JSON values, verbatim:
+// every field as written, numbers and booleans typed as YAML's core
+// schema reads them (metadata's "version: 1.0" is the number 1 here, the
+// text "1.0" in [Skill.Metadata]). It is what the MCP skills extension
+// lists for the skill. The map is a copy.
+func (s Skill) Frontmatter() map[string]any {
+	if s.frontmatter == nil {
+		return nil
+	}
+	return deepCopy(s.frontmatter).(map[string]any)
+}
+
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = deepCopy(x)
+		}
+		return m
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
 }
 
 // files reads a skill's resources.

@@ -185,6 +185,13 @@ func (t *Toolset) activate(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if lz, ok := sk.files.(lazy); ok {
+		// A peer's skill: its SKILL.md is fetched now, verified against the
+		// listing, and refused on any difference.
+		if sk, err = lz.load(ctx, sk); err != nil {
+			return "", fmt.Errorf("skill %q is not loaded: %w", name, err)
+		}
+	}
 	files, more, err := sk.Resources(ctx, 0)
 	if err != nil {
 		return "", fmt.Errorf("list the files of skill %q: %w", name, err)
@@ -222,6 +229,14 @@ func (t *Toolset) read(ctx context.Context, name, p string) (string, error) {
 	sk, err := t.lookup(ctx, name)
 	if err != nil {
 		return "", err
+	}
+	if _, ok := sk.files.(lazy); ok {
+		t.mu.Lock()
+		active := slices.Contains(t.active, name)
+		t.mu.Unlock()
+		if !active {
+			return "", fmt.Errorf("skill %q: activate it first with %s: a served skill's files are fetched only once it is active", name, ActivateTool)
+		}
 	}
 	data, err := sk.ReadResource(ctx, p, t.maxRead)
 	if err != nil {
