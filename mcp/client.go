@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -53,6 +54,7 @@ type Client struct {
 	maxSchemaNodes int          // see WithMaxSchemaNodes
 	bound          *answerBound // see WithMaxAnswerBytes
 	tasks          *taskRPC     // see WithClientTasks; nil without it
+	ext            *taskRPC     // the skills extension's requests; nil off HTTP
 
 	mu     sync.RWMutex
 	tools  []llmtoolkit.Tool
@@ -116,6 +118,14 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 		maxPages: cfg.maxToolPages, maxTools: cfg.maxTools, maxSchemaNodes: cfg.maxSchemaNodes, bound: bound}
 	if follower != nil {
 		c.tasks = &taskRPC{endpoint: follower.endpoint, next: follower.next, session: session,
+			impl: &sdk.Implementation{Name: cfg.name, Version: cfg.version}, maxBytes: int64(cfg.maxAnswerBytes)}
+	}
+	if t, ok := transport.(*sdk.StreamableClientTransport); ok {
+		next := http.DefaultTransport
+		if t.HTTPClient != nil && t.HTTPClient.Transport != nil {
+			next = t.HTTPClient.Transport
+		}
+		c.ext = &taskRPC{endpoint: t.Endpoint, next: next, session: session, ext: SkillsExtension,
 			impl: &sdk.Implementation{Name: cfg.name, Version: cfg.version}, maxBytes: int64(cfg.maxAnswerBytes)}
 	}
 	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -61,6 +62,7 @@ type taskRPC struct {
 	session  *sdk.ClientSession
 	impl     *sdk.Implementation
 	maxBytes int64
+	ext      string // the extension the requests are of: TasksExtension when ""
 }
 
 // StartTask calls a tool of the server without waiting for it: when the
@@ -232,7 +234,11 @@ func (t *taskRPC) send(ctx context.Context, method, name string, params, meta ma
 		}
 		meta[sdk.MetaKeyProtocolVersion] = version
 		meta[sdk.MetaKeyClientInfo] = t.impl
-		meta[sdk.MetaKeyClientCapabilities] = map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}
+		ext := t.ext
+		if ext == "" {
+			ext = TasksExtension
+		}
+		meta[sdk.MetaKeyClientCapabilities] = map[string]any{"extensions": map[string]any{ext: map[string]any{}}}
 	}
 	if len(meta) > 0 {
 		params["_meta"] = meta
@@ -249,7 +255,9 @@ func (t *taskRPC) send(ctx context.Context, method, name string, params, meta ma
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Method", method)
-	req.Header.Set("Mcp-Name", name)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
 	if version != "" {
 		req.Header.Set(protocolVersionHeader, version)
 	}
@@ -262,7 +270,7 @@ func (t *taskRPC) send(ctx context.Context, method, name string, params, meta ma
 	}
 	if rpcErr != nil {
 		// The extension keeps -32602 for a taskId the server does not hold.
-		if rpcErr.Code == jsonrpc.CodeInvalidParams && method != "tools/call" {
+		if rpcErr.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(method, "tasks/") {
 			return nil, fmt.Errorf("%w (the server: %w)", ErrTaskNotFound, rpcErr)
 		}
 		return nil, rpcErr

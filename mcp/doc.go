@@ -48,6 +48,15 @@
 // one drained mid-run; scripts/conformance.sh runs the official
 // conformance suite against the server and the client.
 //
+// Skills travel too, as MCP's skills extension (SEP-2640,
+// [SkillsExtension]) defines them: [WithSkills] serves a skills.Loader's
+// skills (skills/list, skills/get, each file as a skill:// resource with
+// its sha256 digest and size, resources/directory/read), and
+// [Client.Skills] is a source of a skills.Loader that lists a server's
+// skills, fetches none of their files before activation, and refuses
+// every file whose size, digest or frontmatter is not the listed one.
+// scripts/conformance.sh runs the suite's seven sep-2640 scenarios.
+//
 // A tool that needs the client's user (an approval, a missing argument)
 // returns [InputRequired]: the client gets an input-required result
 // (SEP-2322), answers, and calls again; the tool reads the answers with

@@ -91,6 +91,11 @@ func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
 		statefulNext = &taskRoutes{next: stateful, ts: ts, srv: srv, log: cfg.warnLogger()}
 		statelessNext = &taskRoutes{next: stateless, ts: ts, srv: srv, log: cfg.warnLogger()}
 	}
+	if cfg.skills != nil {
+		ss := &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+		statefulNext = &skillRoutes{next: statefulNext, ss: ss}
+		statelessNext = &skillRoutes{next: statelessNext, ss: ss}
+	}
 	var metaPath string
 	if cfg.auth != nil {
 		if u, err := metadataURL(cfg.auth.Resource); err == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/buildinfo"
+	"github.com/llmtoolkit/llmtoolkit/skills"
 )
 
 // Option configures a server ([NewServer], [Serve], [Handler]) or a client
@@ -42,6 +43,7 @@ type config struct {
 	taskStore       TaskStore              // see WithTaskStore
 	taskTTL         time.Duration          // see WithTaskTTL
 	clientTasks     bool                   // see WithClientTasks
+	skills          skills.Catalog         // see WithSkills
 }
 
 // DefaultSessionIdleTimeout is how long [Handler] keeps a session that

@@ -98,12 +98,24 @@ func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 		ts = newTaskServer(cfg, r, signer)
 		caps.AddExtension(TasksExtension, map[string]any{})
 	}
+	var ss *skillServer
+	if cfg.skills != nil {
+		ss = &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+		if caps.Resources == nil {
+			caps.Resources = &sdk.ResourceCapabilities{}
+		}
+		caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
+	}
 	sopts.Capabilities = &caps
 	srv := sdk.NewServer(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &sopts)
 	if ts != nil {
 		// Added first, it runs last: after the authorization and the
 		// rate limits, with the caller's identity and tools in ctx.
 		srv.AddReceivingMiddleware(ts.middleware)
+	}
+	if ss != nil {
+		srv.AddReceivingMiddleware(ss.middleware)
+		srv.AddResourceTemplate(ss.template())
 	}
 	extractTraceContext(srv, cfg.propagator)
 	// The last added runs first: the identity is found before the rate is

@@ -52,7 +52,7 @@ var Allowed = map[string]Rule{
 	"agentresolver":   {Imports: []string{""}, Internal: true},
 	"codetools":       {Imports: []string{""}, Internal: true},
 	"trace":           {Imports: []string{""}, Internal: true},
-	"mcp":             {Imports: []string{""}, Internal: true},
+	"mcp":             {Imports: []string{"", "skills"}, Internal: true},
 	"provider":        {Imports: []string{"", "agentloop"}, Internal: true},
 	"llmtoolkittest":  {Imports: []string{"", "agentloop"}, Internal: true},
 	"toolsearch":      {Imports: []string{""}, Internal: true},
@@ -64,8 +64,8 @@ var Allowed = map[string]Rule{
 	"adapters/mcpgo":  {Imports: []string{"", "mcp"}, Internal: true},
 	"conformance":     {Imports: []string{""}, Internal: true},
 	// The MCP conformance suite's server and client (scripts/conformance.sh).
-	"conformance/mcp/server": {Imports: []string{"", "mcp", "llmtoolkittest"}},
-	"conformance/mcp/client": {Imports: []string{"", "mcp", "llmtoolkittest"}},
+	"conformance/mcp/server": {Imports: []string{"", "mcp", "llmtoolkittest", "skills"}},
+	"conformance/mcp/client": {Imports: []string{"", "mcp", "llmtoolkittest", "skills"}},
 	"durable/dbos":           {Imports: []string{"", "agent", "agentloop", "trace", "mcp"}},
 	"durable/temporal":       {Imports: []string{"", "agentloop"}},
 }
