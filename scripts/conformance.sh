@@ -16,7 +16,12 @@
 # mcp.Elicit) pass on the legacy lifecycle; on 2026-07-28 the
 # input-required result replaces them, and passes. The tasks
 # extension (SEP-2663, not in the Go SDK v1.8.0) is llmtoolkit's own
-# (mcp.WithTaskTools) and passes.
+# (mcp.WithTaskTools) and passes. So does the skills extension (SEP-2640,
+# mcp.WithSkills and mcp.Client.Skills): its seven [extension] scenarios
+# are in no --requirements run, so each runs with its own --scenario
+# (the server ones against the same server process), and a skills check
+# the suite SKIPPED fails the run too (a skip would hide a server that
+# declares nothing).
 #
 # The suite and a Node.js it runs on (22 or later) come from the npm
 # registry into $LLMTOOLKIT_CONFORMANCE_DIR (default under /tmp, outside
@@ -72,6 +77,28 @@ run() {
 run server-legacy server --url "$url"
 run server-2026-07-28 server --url "$url" --requirements 2026-07-28
 run client-2026-07-28 client --command "$dir/client" --requirements 2026-07-28
+for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  run "$scenario" server --url "$url" --scenario "$scenario"
+done
+for scenario in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter; do
+  run "$scenario" client --command "$dir/client" --scenario "$scenario"
+done
+# Every check of the skills scenarios ran: none SKIPPED.
+skipped=$("$node" -e '
+const fs = require("fs"), path = require("path");
+const out = [];
+const walk = d => { for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+  const p = path.join(d, e.name);
+  if (e.isDirectory()) walk(p);
+  else if (e.name === "checks.json" && p.includes("sep-2640"))
+    for (const c of JSON.parse(fs.readFileSync(p, "utf8"))) if (c.status === "SKIPPED") out.push(c.id);
+} };
+walk(process.argv[1]);
+console.log(out.join(" "));' "$results")
+if [ -n "$skipped" ]; then
+  echo "conformance: skills checks skipped: $skipped"
+  status=1
+fi
 if [ "$status" -ne 0 ]; then
   echo "conformance: unexpected results (logs in $dir, results in $results)"
 fi

@@ -20,6 +20,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/mcp"
+	"github.com/llmtoolkit/llmtoolkit/skills"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -95,6 +96,42 @@ func run(ctx context.Context, url, scenario, scenarioContext string) error {
 	case "http-invalid-tool-headers":
 		for _, t := range c.Tools() {
 			call(t.Name, map[string]any{"region": "us-west1"})
+		}
+	case "sep-2640-client-no-prefetch":
+		// The host lists the server's skills and shows the model their
+		// index; no skill is activated, so no file is fetched.
+		set, err := skills.NewLoader([]skills.Source{c.Skills()}).Load(ctx)
+		if err != nil {
+			return err
+		}
+		if p := set.Problems(); len(p) > 0 {
+			return fmt.Errorf("skills refused: %v", p)
+		}
+		_ = set.Index(0)
+	case "sep-2640-client-verify-digest", "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter":
+		// The model activates the listed skill, then reads its reference:
+		// a SKILL.md that fails verification is refused, and nothing more
+		// of the skill is fetched.
+		set, err := skills.NewLoader([]skills.Source{c.Skills()}).Load(ctx)
+		if err != nil {
+			return err
+		}
+		tools := skills.NewTools(set)
+		for _, sk := range set.Skills() {
+			res := llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{ID: "activate", Name: skills.ActivateTool, Arguments: map[string]any{"name": sk.Name}})
+			if res.IsError {
+				return fmt.Errorf("skill %q refused: %s", sk.Name, res.Content)
+			}
+			files, _, err := sk.Resources(ctx, 0)
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				res := llmtoolkit.Execute(ctx, tools, llmtoolkit.Call{ID: "read", Name: skills.ReadResourceTool, Arguments: map[string]any{"name": sk.Name, "path": f}})
+				if res.IsError {
+					return fmt.Errorf("skill %q, file %s refused: %s", sk.Name, f, res.Content)
+				}
+			}
 		}
 	case "json-schema-2020-12-preservation":
 		t, ok := c.LookupTool("json_schema_2020_12_tool")

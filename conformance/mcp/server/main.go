@@ -15,9 +15,11 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,8 +31,31 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/llmtoolkittest"
 	"github.com/llmtoolkit/llmtoolkit/mcp"
+	"github.com/llmtoolkit/llmtoolkit/skills"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// skillFiles are the skills served as MCP's skills extension (SEP-2640)
+// for the suite's sep-2640-skills-* scenarios.
+//
+//go:embed skills
+var skillFiles embed.FS
+
+// servedSkills loads the embedded skills, refusing to start on a bad one.
+func servedSkills() (*skills.Set, error) {
+	sub, err := fs.Sub(skillFiles, "skills")
+	if err != nil {
+		return nil, err
+	}
+	set, err := skills.NewLoader([]skills.Source{skills.FS("conformance", sub)}).Load(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if p := set.Problems(); len(p) > 0 {
+		return nil, errors.Join(p...)
+	}
+	return set, nil
+}
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:3001", "the address to listen on")
@@ -49,9 +74,13 @@ func run(addr string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	set, err := servedSkills()
+	if err != nil {
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.Handler(tools(), mcp.WithName("llmtoolkit-conformance"), mcp.WithLogger(log),
-		mcp.WithTaskTools(taskTools)))
+		mcp.WithTaskTools(taskTools), mcp.WithSkills(set)))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)

@@ -1,0 +1,3 @@
+#!/bin/sh
+# extract.sh FILE: prints the text of a PDF.
+exec pdftotext "$1" -
