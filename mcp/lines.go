@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +61,7 @@ type LineTransport struct {
 	Logger *slog.Logger
 
 	closeWriter bool         // close Writer with the session (for an sdk.IOTransport)
+	methods     extraMethods // requests the transport answers itself (the skills extension's)
 	client      bool         // the client's end: see clientTransportFor
 	bound       *answerBound // a client's bound: a longer line ends the session
 	onClose     func() error // called last when the session ends (a command's exit)
@@ -99,7 +101,7 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 		c.dst, _ = dst.(io.Closer)
 	}
 	c.onClose = t.onClose
-	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client, bound: t.bound}
+	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client, bound: t.bound, methods: t.methods}
 	go f.run()
 	return c, nil
 }
@@ -294,7 +296,12 @@ type lineFilter struct {
 	refused int
 	client  bool         // reading a server's messages: see clientRefuse
 	bound   *answerBound // a client's bound: a longer line ends the session
+	methods extraMethods // requests answered here, not by the SDK
 }
+
+// extraMethods answers a request of a method the SDK does not know: ok is
+// false for one it does not answer either.
+type extraMethods func(ctx context.Context, method string, params json.RawMessage) (result any, rpcErr *jsonrpc.Error, ok bool)
 
 // run is the filter's goroutine. It stops at the source's end or error,
 // when the connection closes, or on its own panic, recovered: the session
@@ -376,6 +383,11 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 		}
 		return f.refuse(id, code, text)
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok && f.methods != nil && req.ID.IsValid() {
+		if f.extra(req) {
+			return nil
+		}
+	}
 	f.conn.inFlight.observe(msg)
 	select {
 	case f.conn.incoming <- msg:
@@ -383,6 +395,42 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 	case <-f.conn.closed:
 		return sdk.ErrConnectionClosed
 	}
+}
+
+// extra answers req, in its own goroutine, when methods answers its
+// method; it reports whether it does.
+func (f *lineFilter) extra(req *jsonrpc.Request) bool {
+	switch req.Method {
+	case methodSkillsList, methodSkillsGet, methodDirectoryRead:
+	default:
+		return false
+	}
+	go func() {
+		defer guard.Recover("mcp line extra method", nil, nil)
+		// The answer is cancelled when the session ends.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-f.conn.closed:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		result, rpcErr, _ := f.methods(ctx, req.Method, req.Params)
+		resp := &jsonrpc.Response{ID: req.ID}
+		if rpcErr != nil {
+			resp.Error = rpcErr
+		} else if data, err := json.Marshal(result); err != nil {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the answer cannot be encoded"}
+		} else {
+			resp.Result = data
+		}
+		if err := f.conn.Write(ctx, resp); err != nil {
+			f.log.Warn("mcp: answer not sent", slog.String("method", req.Method), slog.Any("error", err))
+		}
+	}()
+	return true
 }
 
 // refuse answers a malformed line with a JSON-RPC error and logs it.

@@ -170,7 +170,16 @@ func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 // default, 16 MiB. Other transports are used as they are.
 func Serve(ctx context.Context, r llmtoolkit.Resolver, transport sdk.Transport, opts ...Option) error {
 	cfg := newConfig(opts)
-	return NewServer(r, opts...).Run(ctx, lineTransportFor(transport, cfg.warnLogger()))
+	transport = lineTransportFor(transport, cfg.warnLogger())
+	if lt, ok := transport.(*LineTransport); ok && cfg.skills != nil {
+		// The SDK answers the skills extension's own methods with "method
+		// not found" before any middleware: the transport answers them.
+		c := *lt
+		ss := &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+		c.methods = ss.safeAnswer
+		transport = &c
+	}
+	return NewServer(r, opts...).Run(ctx, transport)
 }
 
 // lineTransportFor returns the LineTransport that serves the SDK's stream

@@ -331,3 +331,35 @@ func TestSkillsNotDeclared(t *testing.T) {
 	require.Len(t, set.Problems(), 1)
 	assert.ErrorIs(t, set.Problems()[0], ErrNoSkills)
 }
+
+// TestSkillsOverStdio: Serve on a LineTransport answers the extension's
+// own methods, which the SDK does not know, and goes on serving.
+func TestSkillsOverStdio(t *testing.T) {
+	ctx := testContext(t)
+	set, err := skills.NewLoader([]skills.Source{skills.Dir(skillFolder(t))}).Load(ctx)
+	require.NoError(t, err)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, fixture(t), &LineTransport{Reader: inR, Writer: outW}, WithSkills(set)) }()
+	lines := json.NewDecoder(outR)
+	ask := func(line string) map[string]any {
+		_, err := io.WriteString(inW, line+"\n")
+		require.NoError(t, err)
+		var out map[string]any
+		require.NoError(t, lines.Decode(&out))
+		return out
+	}
+	list := ask(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`)
+	require.Contains(t, list, "result", list)
+	entries := list["result"].(map[string]any)["skills"].([]any)
+	require.Len(t, entries, 1)
+	assert.Equal(t, "skill://pdf-processing/SKILL.md", entries[0].(map[string]any)["uri"])
+	e := ask(`{"jsonrpc":"2.0","id":"g","method":"skills/get","params":{"uri":"skill://nope/SKILL.md"}}`)
+	assert.Equal(t, "g", e["id"])
+	assert.EqualValues(t, -32602, e["error"].(map[string]any)["code"])
+	ping := ask(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	assert.Contains(t, ping, "result", "the SDK still answers the rest")
+	require.NoError(t, inW.Close())
+	<-done
+}
