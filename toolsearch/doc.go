@@ -15,14 +15,32 @@
 // The lexical search splits tools and queries with one tokenizer: case
 // folded; camelCase, snake_case, kebab-case and digits split, the run
 // kept whole as well ("postgresql" meets "PostgreSQL"); stop words
-// dropped; each word stemmed with the Snowball English (Porter2) stemmer
-// ("listing", "lists" meet "list"; "refunded" meets "refund").
-// [DefaultEquivalents] is a small table of words that mean the same in
-// tool catalogs (find/search/list, bug/issue/ticket, PR/pull request/merge
-// request, refund/money back, message/chat/DM...): a query's equivalents
-// count at 0.8 of the weight of its own words; a host extends the table
-// with [WithEquivalents] ([NewIndexWith]) or [WithEquivalentWords] ([New]).
-// Numbers alone ("issue 512",
+// dropped (question words and auxiliaries too: "how many", "did", "is
+// there"); irregular forms brought to their base ("paid" pay, "sent"
+// send, "people" person); each word stemmed with the Snowball English
+// (Porter2) stemmer ("listing", "lists" meet "list"; "refunded" meets
+// "refund"). Two words a tool writes as one meet it ("roll out" rollout,
+// "time off" time_off).
+//
+// People do not use a catalog's words. [DefaultEquivalents] is a table of
+// words that mean the same in tool catalogs: the verbs of tool names with
+// the words people use for them, phrasal verbs included (find/search/
+// look up, delete/remove/get rid of, cancel/call off, deactivate/cut
+// off), and the nouns of common catalog kinds (bug/issue/ticket, PR/pull
+// request/merge request, refund/money back, time off/vacation/PTO); a
+// query's equivalents count at 0.8 of the weight of its own words, a
+// two-word member means what the pair means ("set up" is create, not
+// update), and a word of several groups shares that weight among them.
+// [DefaultRelated] is a table of words of one topic (song/playlist/
+// playback, forecast/rain/temperature), counted at 0.4. A host extends
+// them with [WithEquivalents] and [WithRelated] ([NewIndexWith]) or
+// [WithEquivalentWords] and [WithRelatedWords] ([New]).
+//
+// A tool's score is its BM25F score multiplied by the square root of the
+// share of the query's words (each with its equivalents) it meets, so
+// that a tool that meets most of a need outranks one that meets one of
+// its words strongly, and by 1.5 when the query names its server ("in
+// jira"). Numbers alone ("issue 512",
 // "at 3") are values, not words of what a tool does, and are left out
 // (a run holding letters is kept: "ec2", "s3"); a word no tool has also
 // meets, at half weight, the tools' words it begins, as people shorten

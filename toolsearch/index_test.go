@@ -38,7 +38,7 @@ func TestSnowballStems(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"consign", "consign"}, {"consigned", "consign"}, {"consigning", "consign"},
 		{"consignment", "consign"}, {"generously", "generous"}, {"knightly", "knight"},
-		{"running", "run"}, {"ran", "ran"}, {"refunds", "refund"}, {"refunded", "refund"},
+		{"running", "run"}, {"ran", "run"}, {"refunds", "refund"}, {"refunded", "refund"},
 		{"deployment", "deploy"}, {"deploying", "deploy"}, {"subscriptions", "subscript"},
 		{"ec2", "ec2"}, {"k8s", "k8s"},
 	} {

@@ -8,65 +8,36 @@ import (
 	"github.com/kljensen/snowball/english"
 )
 
-// DefaultEquivalents are the groups of words that mean the same in tool
-// catalogs: a query that uses one of a group's words also matches the
-// tools that use another (at a lower weight than the word itself). Each
-// entry is one or two words; matching is after folding and stemming, so
-// "issues" meets "issue". A host adds its own with [WithEquivalents] or
-// [WithEquivalentWords].
-var DefaultEquivalents = [][]string{
-	{"find", "search", "look up", "lookup", "query", "list", "show"},
-	{"get", "fetch", "read", "retrieve", "show", "view"},
-	{"create", "new", "add", "make", "file", "open", "report"},
-	{"delete", "remove", "drop", "erase"},
-	{"update", "change", "edit", "modify", "set"},
-	{"bug", "issue", "ticket", "problem", "error", "defect"},
-	{"pr", "pull request", "merge request", "mr"},
-	{"merge", "accept", "land"},
-	{"refund", "money back", "give back", "reimburse"},
-	{"charge", "payment", "pay", "bill", "invoice"},
-	{"message", "chat", "dm", "direct message", "note"},
-	{"send", "post", "publish", "text"},
-	{"email", "mail", "gmail"},
-	{"meeting", "event", "calendar", "appointment", "book"},
-	{"spreadsheet", "sheet", "sheets"},
-	{"document", "doc", "docs", "page"},
-	{"postgres", "postgresql", "psql"},
-	{"mongo", "mongodb"},
-	{"kubernetes", "k8s", "kubectl", "cluster"},
-	{"pod", "container"},
-	{"log", "logs", "output", "trace"},
-	{"alert", "monitor", "alarm", "firing"},
-	{"incident", "outage", "page", "pager"},
-	{"review", "reviewer", "approve"},
-	{"assign", "assignee", "give"},
-	{"restart", "reboot", "bounce"},
-	{"rollback", "roll back", "undo", "revert"},
-	{"replica", "copy", "copies", "instance"},
-	{"cancel", "stop", "unsubscribe"},
-	{"discount", "coupon", "promo"},
-	{"sms", "text message", "text"},
-	{"share", "grant", "permission", "access"},
-	{"reaction", "react", "emoji", "thumbs up"},
-	{"readme", "file", "content"},
-	{"ci", "pipeline", "workflow", "build", "actions"},
-}
-
-// equivalents indexes groups of equivalent words: a stemmed word, or two
-// stemmed words joined with a space, to the groups holding them.
+// equivalents indexes groups of equivalent and of related words: a
+// stemmed word, or two stemmed words joined with a space, to the group
+// terms of the groups holding them.
 type equivalents struct {
 	groups map[string][]string // word or "word word" to the group terms
 }
 
-// newEquivalents builds the table of groups. A group's term is "~" and
-// its first member: not a word a tokenizer makes.
-func newEquivalents(groups [][]string) *equivalents {
+// Group terms are a mark and the group's first member: not a word a
+// tokenizer makes. An equivalents group's mark is "~", a related group's
+// "≈".
+const (
+	markEquivalent = "~"
+	markRelated    = "≈"
+)
+
+// newEquivalents builds the table of groups: equivalent words, then
+// related ones.
+func newEquivalents(groups, related [][]string) *equivalents {
 	e := &equivalents{groups: map[string][]string{}}
+	e.add(markEquivalent, groups)
+	e.add(markRelated, related)
+	return e
+}
+
+func (e *equivalents) add(mark string, groups [][]string) {
 	for _, g := range groups {
 		if len(g) == 0 {
 			continue
 		}
-		key := "~" + strings.Join(plainTerms(g[0]), " ")
+		key := mark + strings.Join(plainTerms(g[0]), " ")
 		for _, member := range g {
 			words := plainTerms(member)
 			if len(words) == 0 || len(words) > 2 {
@@ -78,20 +49,44 @@ func newEquivalents(groups [][]string) *equivalents {
 			}
 		}
 	}
-	return e
 }
 
-// expand returns the group terms of a stream of terms: those of each
-// term and of each two adjacent terms.
-func (e *equivalents) expand(ts []string) []string {
+// expand returns the group terms of a stream of terms: those of each two
+// adjacent terms that are a member ("set up", "call off") and of each
+// term that is not part of such a pair, so that "set up" means create,
+// not update. consumed tells the terms that were part of a pair.
+func (e *equivalents) expand(ts []string) (out []string, consumed []bool) {
+	for _, src := range e.sources(ts, &consumed) {
+		out = append(out, src.groups...)
+	}
+	return out, consumed
+}
+
+// source is the group terms of one word, or of a pair of words, of a
+// stream: at, the position of the (first) word.
+type source struct {
+	at     int
+	groups []string
+}
+
+// sources is expand's group terms, one list per word or pair of words
+// that has any.
+func (e *equivalents) sources(ts []string, consumed *[]bool) []source {
 	if e == nil || len(e.groups) == 0 {
 		return nil
 	}
-	var out []string
+	c := make([]bool, len(ts))
+	*consumed = c
+	var out []source
+	for i := 0; i+1 < len(ts); i++ {
+		if g := e.groups[ts[i]+" "+ts[i+1]]; len(g) > 0 {
+			out = append(out, source{i, g})
+			c[i], c[i+1] = true, true
+		}
+	}
 	for i, t := range ts {
-		out = append(out, e.groups[t]...)
-		if i+1 < len(ts) {
-			out = append(out, e.groups[t+" "+ts[i+1]]...)
+		if g := e.groups[t]; !c[i] && len(g) > 0 {
+			out = append(out, source{i, g})
 		}
 	}
 	return out
@@ -140,6 +135,9 @@ func (s *stemmer) stem(w string) string {
 		}
 	}
 	st := w
+	if base, ok := irregular[w]; ok {
+		w = base
+	}
 	if strings.IndexFunc(w, unicode.IsDigit) < 0 {
 		st = english.Stem(w, true)
 	}

@@ -52,9 +52,9 @@ func TestEquivalents(t *testing.T) {
 	ix := NewIndex(tools)
 	assert.Equal(t, "pay_refund", top(ix, "give the money back"))
 	assert.Equal(t, "vcs_list_prs", top(ix, "open merge requests"))
-	assert.Equal(t, "", top(ix, "reconcile the ledgers"))
+	assert.Equal(t, "", top(ix, "reconcile the journals"))
 	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "reconcile"}))
-	assert.Equal(t, "crm_sync", top(ext, "reconcile the ledgers"))
+	assert.Equal(t, "crm_sync", top(ext, "reconcile the journals"))
 }
 
 // TestResolverEquivalentWords: a Resolver's search uses the host's
@@ -69,10 +69,10 @@ func TestResolverEquivalentWords(t *testing.T) {
 		tool.Deferred = true
 		fake.Add(tool, ok)
 	}
-	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "reconcile the ledgers"}}
+	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "reconcile the journals"}}
 	res := llmtoolkit.Execute(t.Context(), New(fake), call)
 	assert.Contains(t, res.Content, "No tool matches")
-	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "reconcile"}), WithEquivalentWords([]string{"ledger", "account"})), call)
+	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "reconcile"}), WithEquivalentWords([]string{"journal", "account"})), call)
 	assert.Contains(t, res.Content, "- crm_sync:")
 }
 
@@ -99,4 +99,118 @@ func TestAbbreviations(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "chat_post", got[0].Tool.Name)
+}
+
+// topOf is the name of the first tool a BM25 search of q answers, "" for
+// none.
+func topOf(t *testing.T, ix *Index, q string) string {
+	t.Helper()
+	got, err := ix.Search(context.Background(), q, BM25, 5)
+	require.NoError(t, err)
+	if len(got) == 0 {
+		return ""
+	}
+	return got[0].Tool.Name
+}
+
+// TestIrregularForms: irregular past forms and plurals meet their base
+// form; a form with a second common meaning is left as it is.
+func TestIrregularForms(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"paid", "pay"}, {"sent", "send"}, {"wrote", "write"}, {"written", "write"},
+		{"people", "person"}, {"built", "build"}, {"ran", "run"}, {"left", "left"},
+	} {
+		assert.Equal(t, c.want, (*stemmer)(nil).stem(c.in), c.in)
+	}
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("qbo_record_payment", "Records that a customer pays an invoice.", nil),
+		llmtoolkit.MustTool("qbo_list_logs", "Lists the audit logs.", nil),
+	})
+	assert.Equal(t, "qbo_record_payment", topOf(t, ix, "Acme paid"))
+}
+
+// TestPhrasalVerbs: a two-word member of a group means what the pair
+// means, not what its words mean alone: "set up" is create (set alone is
+// update), "call off" is cancel (call alone is nothing of the kind).
+func TestPhrasalVerbs(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("cal_update_event", "Changes an event: its time or title.", nil),
+		llmtoolkit.MustTool("cal_create_event", "Creates a calendar event.", nil),
+		llmtoolkit.MustTool("cal_cancel_booking", "Cancels a booking.", nil),
+		llmtoolkit.MustTool("phone_call", "Places a phone call to a number.", nil),
+	})
+	assert.Equal(t, "cal_create_event", topOf(t, ix, "set up an event with Ana"))
+	assert.Equal(t, "cal_update_event", topOf(t, ix, "set the event's title"))
+	assert.Equal(t, "cal_cancel_booking", topOf(t, ix, "call off the 3pm booking"))
+}
+
+// TestJoinedWords: two words of a query that a tool writes as one meet
+// it ("web hook" webhook).
+func TestJoinedWords(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("page_fetch", "Fetches a web page.", nil),
+		llmtoolkit.MustTool("fish_catch", "Catches a fish with a hook.", nil),
+		llmtoolkit.MustTool("list_webhooks", "Lists the registered URLs.", nil),
+	})
+	assert.Equal(t, "list_webhooks", topOf(t, ix, "web hook"))
+}
+
+// TestCoordination: a tool that meets more of a need's words outranks one
+// that meets one of them strongly, in its name.
+func TestCoordination(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("call_call", "Call; call a call.", nil),
+		llmtoolkit.MustTool("meeting_move", "Change the time of a meeting.", nil),
+		llmtoolkit.MustTool("clock_time", "Tells the time.", nil),
+		llmtoolkit.MustTool("config_change", "Change a setting.", nil),
+	})
+	assert.Equal(t, "meeting_move", topOf(t, ix, "change the time of the call"))
+}
+
+// TestServerNamed: a need that names a server means that server's tools
+// over another's with more of its words.
+func TestServerNamed(t *testing.T) {
+	tool := func(name, desc, server string) llmtoolkit.Tool {
+		tl := llmtoolkit.MustTool(name, desc, nil)
+		tl.Metadata = map[string]any{MetadataServer: server}
+		return tl
+	}
+	ix := NewIndex([]llmtoolkit.Tool{
+		tool("zendesk_search_tickets", "Search Zendesk tickets by status.", "zendesk"),
+		tool("jira_search", "Search issues with JQL.", "jira"),
+		tool("jira_get_issue", "Get an issue.", "jira"),
+	})
+	assert.Equal(t, "jira_search", topOf(t, ix, "search my open tickets in jira"))
+}
+
+// TestRelated: a related word meets a tool, below one that uses an
+// equivalent; a host's group extends the table.
+func TestRelated(t *testing.T) {
+	tools := []llmtoolkit.Tool{
+		llmtoolkit.MustTool("sky_orbit", "Lists the orbits.", nil),
+		llmtoolkit.MustTool("sky_planet", "Lists the planets.", nil),
+		llmtoolkit.MustTool("weather_now", "The weather at a place.", nil),
+	}
+	assert.Equal(t, "", topOf(t, NewIndex(tools), "galaxy"))
+	ix := NewIndexWith(tools, WithEquivalents([]string{"galaxy", "planet"}), WithRelated([]string{"galaxy", "orbit"}))
+	got, err := ix.Search(context.Background(), "galaxy", BM25, 5)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, "sky_planet", got[0].Tool.Name)
+	assert.Equal(t, "sky_orbit", got[1].Tool.Name)
+}
+
+// TestResolverRelatedWords: a Resolver's search uses the host's related
+// words.
+func TestResolverRelatedWords(t *testing.T) {
+	fake := &lt.Fake{}
+	ok := func(_ context.Context, c llmtoolkit.Call) (string, error) { return "", nil }
+	tool := llmtoolkit.MustTool("sky_orbit", "Lists the orbits.", nil)
+	tool.Deferred = true
+	fake.Add(tool, ok)
+	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "galaxy"}}
+	res := llmtoolkit.Execute(t.Context(), New(fake), call)
+	assert.Contains(t, res.Content, "No tool matches")
+	res = llmtoolkit.Execute(t.Context(), New(fake, WithRelatedWords([]string{"galaxy", "orbit"})), call)
+	assert.Contains(t, res.Content, "- sky_orbit:")
 }

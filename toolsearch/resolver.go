@@ -89,6 +89,7 @@ type config struct {
 	// equivalents are the host's groups of equivalent words, behind a
 	// pointer so that config stays comparable.
 	equivalents  *[][]string
+	related      *[][]string
 	mode         Mode
 	embedder     Embedder
 	exposure     Exposure
@@ -128,6 +129,19 @@ func WithEquivalentWords(groups ...[]string) Option {
 		}
 		all = append(slices.Clone(all), groups...)
 		c.equivalents = &all
+	}
+}
+
+// WithRelatedWords adds groups of related words to [DefaultRelated] for
+// the BM25 search (see [WithRelated]).
+func WithRelatedWords(groups ...[]string) Option {
+	return func(c *config) {
+		var all [][]string
+		if c.related != nil {
+			all = *c.related
+		}
+		all = append(slices.Clone(all), groups...)
+		c.related = &all
 	}
 }
 
@@ -337,6 +351,9 @@ func (s *Resolver) indexOptions() []IndexOption {
 	var opts []IndexOption
 	if s.cfg.equivalents != nil {
 		opts = append(opts, WithEquivalents(*s.cfg.equivalents...))
+	}
+	if s.cfg.related != nil {
+		opts = append(opts, WithRelated(*s.cfg.related...))
 	}
 	if s.cfg.embedder != nil {
 		opts = append(opts, WithEmbeddings(s.cfg.embedder, s.vectors))
