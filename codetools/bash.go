@@ -113,7 +113,12 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 	if c.cfg.jobs.background && boolArg(args, "run_in_background", false) {
 		switch {
 		case calltask.In(ctx): // an MCP task is the background: run to the end in it
-			return c.bashInTask(ctx, command)
+			after := c.watchBash(ctx)
+			out, err := c.bashInTask(ctx, command)
+			if err != nil {
+				return out, err
+			}
+			return out + after(ctx), nil
 		case calltask.Offered(ctx):
 			return "", calltask.ErrRunAsTask
 		}

@@ -38,22 +38,18 @@ func (c *CodeTools) watchBash(ctx context.Context) func(context.Context) string 
 	if c.lsp == nil || c.cfg.lsp.off["bash"] {
 		return func(context.Context) string { return "" }
 	}
-	w := &c.bashWatch
-	w.once.Do(func() {
-		w.eng, w.err = snapshot.New(c.dir, snapshot.Options{MaxEntries: maxBashWatchEntries})
-	})
-	if w.err != nil {
-		return func(context.Context) string { return "" }
-	}
 	// Commands running at once each compare their own before and after
 	// (the engine scans one at a time): a file another changed meanwhile
 	// is told too, which is true of the tree.
-	before, err := w.eng.Files(ctx)
+	before, err := c.treeFiles(ctx)
+	if c.bashWatch.err != nil {
+		return func(context.Context) string { return "" }
+	}
 	if err != nil {
 		return func(context.Context) string { return bashWatchNote(err) }
 	}
 	return func(ctx context.Context) string {
-		after, err := w.eng.Files(ctx)
+		after, err := c.treeFiles(ctx)
 		if err != nil {
 			return bashWatchNote(err)
 		}

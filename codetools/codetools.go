@@ -32,6 +32,7 @@ type CodeTools struct {
 	lsp       *lsp.Manager  // language servers; nil unless WithLanguageServers
 	bashWatch bashWatch     // the files bash changes, for the servers (bash_changes.go)
 	srvSbx    serverSandbox // how the servers run (language_servers_sandbox.go)
+	jobWatch  jobWatches    // the files background jobs change, for the servers (job_changes.go)
 }
 
 // handler runs one tool with arguments already validated against its schema.
@@ -168,7 +169,9 @@ func (c *CodeTools) Root() string { return c.dir }
 // removed when it ends. The error reports every file that could not be
 // removed. Calls after Close fail.
 func (c *CodeTools) Close() error {
+	waitWatches := c.stopJobWatches()
 	c.closeJobs()
+	waitWatches()
 	return errors.Join(c.closeLanguageServers(), c.closeServerSandbox(), c.closeSpills(), c.closeSandbox(), c.root.Close())
 }
 

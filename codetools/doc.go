@@ -204,15 +204,20 @@
 // and, being in the answer, in the trace row. [WithoutDiagnostics] turns
 // them off for the tools it names.
 //
-// bash (run to its end, or WithBashAutoBackground's first part; not a
-// background job) finds the files its command changed exactly: the
+// bash (run to its end, WithBashAutoBackground's first part, or in an
+// MCP task) finds the files its command changed exactly: the
 // tree's stat index (internal/snapshot, as checkpoints scan it:
 // .gitignore honoured, only files whose stat moved read) before and after
 // the command, a file counting when its content hash differs. Each
 // changed file a server handles (at most 20) is told as an edit's is,
 // and its diagnostics follow the output, within one settle time for all.
-// The scans run only with servers on; WithoutDiagnostics("bash") skips
-// them.
+// A background job's index is taken when it starts (or when
+// auto-background makes it a job) and again when it ends, whose changed
+// files are told to their servers then; job_output and job_kill scan
+// again while it runs and append the diagnostics of the files changed
+// since the last report (at most 20, once each, the starting and the
+// reading call's excluded paths left out). The scans run only with
+// servers on; WithoutDiagnostics("bash") skips them, for jobs too.
 //
 // The option also adds six tools: diagnostics (a file, or everything the
 // running servers reported), definition, references, hover, symbols (a

@@ -94,10 +94,12 @@ func (c *CodeTools) startJob(ctx context.Context, command string, tty bool, cols
 // bashBackground runs bash's command as a job: the answer names it and
 // shows its first output.
 func (c *CodeTools) bashBackground(ctx context.Context, command string) (string, error) {
+	w := c.watchJob(ctx)
 	j, fallback, err := c.startJob(ctx, command, false, 0, 0, false)
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
+	c.keepJobWatch(j, w)
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: jobFirstOutput})
 	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer("Started job", ch, true), nil
@@ -152,6 +154,9 @@ func (c *CodeTools) bashAuto(ctx context.Context, command string, timeout time.D
 	if ch.Info.State != jobs.Running {
 		return c.oneShotAnswer(ctx, j, ch, fallback)
 	}
+	// A job from now on: bash's own scan (after this returns) reports
+	// what it changed so far, the job's watch what follows.
+	c.keepJobWatch(j, c.watchJob(ctx))
 	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer(fmt.Sprintf("The command was still running after %s, so it goes on in the background as job", after), ch, true), nil
 }
@@ -291,7 +296,7 @@ func (c *CodeTools) jobOutput(ctx context.Context, args map[string]any) (string,
 	wait := min(time.Duration(intArg(args, "wait_seconds", defaultJobWaitMS))*time.Second, jobMaxWait)
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: wait, UntilExit: boolArg(args, "until_exit", false)})
 	c.showJob(ctx, JobRead, ch, c.jobText(ch), false, "")
-	return c.jobAnswer("Job", ch, false), nil
+	return c.jobAnswer("Job", ch, false) + c.jobDiagnostics(ctx, j), nil
 }
 
 func (c *CodeTools) jobListSpec() toolSpec {
@@ -371,7 +376,7 @@ func (c *CodeTools) jobKill(ctx context.Context, args map[string]any) (string, e
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{})
 	c.showJob(ctx, JobStopped, ch, c.jobText(ch), false, "")
-	return c.jobAnswer("Job", ch, false), nil
+	return c.jobAnswer("Job", ch, false) + c.jobDiagnostics(ctx, j), nil
 }
 
 // showJob shows a call on a job ([JobPayload]); fallback is the
