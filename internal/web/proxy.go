@@ -20,7 +20,7 @@ import (
 const (
 	// DefaultProxyConns is how many connections a Proxy holds open at
 	// once unless told otherwise: one more is answered 503 and closed.
-	DefaultProxyConns = 64
+	DefaultProxyConns  = 64
 	proxyHeaderTimeout = 10 * time.Second
 	proxyIdleTimeout   = 5 * time.Minute // a tunnel or a kept-alive connection with no byte either way
 	proxyMaxHeader     = 64 << 10
