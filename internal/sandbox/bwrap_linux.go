@@ -171,33 +171,50 @@ func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error)
 	}
 	// The init inside: the socket filter, every descriptor but 0-2 closed.
 	init := helperConfig{Confine: p.Mode != Off, NoNetwork: p.Mode != Off && !p.Network, AllowUnix: true, TTY: spec.TTY}
-	if server != nil {
+	files := helperFiles{sock: server}
+	var link *proxyLink
+	switch {
+	case server != nil:
 		// The session's network namespace holds only a loopback: it is
 		// the boundary, so TCP and Internet sockets are allowed inside
 		// it (as in Landlock's shared one).
-		init.Stage, init.NoNetwork = "server", false
+		init.Stage, init.NoNetwork, init.Proxy = "server", false, p.Proxy != nil
+	case p.Proxy != nil:
+		// So is the command's own, where the proxy's listener is (bwrap
+		// sets its loopback up).
+		if link, err = newProxyLink(p.Proxy); err != nil {
+			return nil, err
+		}
+		init.NoNetwork, files.proxy = false, link.theirs
+	}
+	fail := func(err error) (*Cmd, error) {
+		if link != nil {
+			link.mine.Close()
+			link.theirs.Close()
+		}
+		return nil, err
 	}
 	var cmd *exec.Cmd
 	if stage.Drop {
 		// Root: the helper's bwrap stage, in a mount namespace of its own,
 		// execs bwrap with init's command line.
-		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, nil, server)
+		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, files)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		stage.Exec = append(args, "--")
 		stage.Exec = append(stage.Exec, inner.Args...)
-		cmd, err = newHelperCmd("/proc/self/exe", helperArg0, Spec{Dir: spec.Dir, Env: spec.Env}, stage, nil, server)
+		cmd, err = newHelperCmd("/proc/self/exe", helperArg0, Spec{Dir: spec.Dir, Env: spec.Env}, stage, files)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		cmd.Args = cmd.Args[:2] // the configuration; bwrap's argv is in it
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWNS}
 		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	} else {
-		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, nil, server)
+		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, files)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		cmd = exec.Command(b.path)
 		cmd.Args = append(append(args, "--"), inner.Args...)
@@ -205,7 +222,7 @@ func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	}
-	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), Fallback: setgidNote(stage.Writable), kill: killBwrap}, nil
+	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), Fallback: setgidNote(stage.Writable), kill: killBwrap, proxy: link}, nil
 }
 
 // killBwrap kills the init of bwrap's PID namespace (bwrap's child) first

@@ -72,6 +72,17 @@ type helperConfig struct {
 	TTY       bool     `json:"tty,omitempty"`        // fd 0 is the controlling terminal: run the command as its foreground group
 	NetFD     int      `json:"net_fd,omitempty"`     // a network namespace to join first (Policy.Loopback); 0: none
 	SockFD    int      `json:"sock_fd,omitempty"`    // stage "server": its end of the session's socketpair
+	ProxyFD   int      `json:"proxy_fd,omitempty"`   // Policy.Proxy: the socket the listener is passed to the host on (kept by the bwrap stage)
+	Proxy     bool     `json:"proxy,omitempty"`      // stage "server": a proxy listener per command
+	LoopUp    bool     `json:"loop_up,omitempty"`    // in a new network namespace: set its loopback up
+}
+
+// helperFiles are the descriptors a helper is given beside its pidfd on
+// the host.
+type helperFiles struct {
+	net   *os.File // a network namespace to join (Policy.Loopback)
+	sock  *os.File // stage "server": its end of the session's socketpair
+	proxy *os.File // Policy.Proxy: its end of the proxy's socketpair
 }
 
 func init() {
@@ -105,9 +116,22 @@ func helperMain(config string, argv []string) int {
 	if c.SockFD > 0 {
 		keep = append(keep, c.SockFD)
 	}
+	if c.ProxyFD > 0 {
+		keep = append(keep, c.ProxyFD)
+	}
 	closeInherited(keep...)
 	if err := dieWithParent(c.Parent); err != nil {
 		return fail(err)
+	}
+	if c.LoopUp {
+		if err := loopbackUp(); err != nil {
+			return fail(err)
+		}
+	}
+	if c.ProxyFD > 0 && c.Stage == "" {
+		if err := helperProxy(c.ProxyFD); err != nil {
+			return fail(err)
+		}
 	}
 	// Capabilities, Landlock and seccomp apply to the calling thread and
 	// the processes it starts: lock this goroutine to its thread and start
@@ -354,7 +378,7 @@ func nsAttr(noNet, asRoot bool) (*syscall.SysProcAttr, string) {
 
 // helperCommand prepares the helper to run spec with configuration c, in
 // new namespaces where it can (see nsAttr); Fallback says when it cannot.
-func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, netns ...*os.File) (*Cmd, error) {
+func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, files helperFiles) (*Cmd, error) {
 	attr, fallback := nsAttr(noNetNS, c.Confine)
 	switch {
 	case !c.Confine: // nothing to mount: the host's /proc shows the namespace's processes too
@@ -378,7 +402,7 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, netn
 	if c.Confine && !c.MountNS {
 		fallback += "; metadata writes (chmod, touch) outside the writable folders are not refused"
 	}
-	cmd, err := newHelperCmd("/proc/self/exe", helperArg0, spec, c, netns...) // the running program, even if its file was replaced
+	cmd, err := newHelperCmd("/proc/self/exe", helperArg0, spec, c, files) // the running program, even if its file was replaced
 	if err != nil {
 		return nil, err
 	}
@@ -387,10 +411,10 @@ func helperCommand(spec Spec, c helperConfig, noNetNS bool, backend string, netn
 }
 
 // newHelperCmd returns the command that runs the helper at path (argv[0]
-// arg0) with configuration c on spec, passing it the host's pidfd and, when
-// set, the network namespace to join (netns[0]) and the server's end of a
-// session's socketpair (netns[1]).
-func newHelperCmd(path, arg0 string, spec Spec, c helperConfig, netns ...*os.File) (*exec.Cmd, error) {
+// arg0) with configuration c on spec, passing it the host's pidfd and the
+// files set (numbered in this order: pidfd, sock, proxy, net, so that the
+// bwrap stage and the init it execs number them alike).
+func newHelperCmd(path, arg0 string, spec Spec, c helperConfig, files helperFiles) (*exec.Cmd, error) {
 	pidfd, err := hostPidfd()
 	if err == nil {
 		c.Parent = true
@@ -399,13 +423,17 @@ func newHelperCmd(path, arg0 string, spec Spec, c helperConfig, netns ...*os.Fil
 	if c.Parent {
 		extra = append(extra, pidfd) // parentFD
 	}
-	if len(netns) > 1 && netns[1] != nil {
+	if files.sock != nil {
 		c.SockFD = 3 + len(extra)
-		extra = append(extra, netns[1])
+		extra = append(extra, files.sock)
 	}
-	if len(netns) > 0 && netns[0] != nil {
+	if files.proxy != nil {
+		c.ProxyFD = 3 + len(extra)
+		extra = append(extra, files.proxy)
+	}
+	if files.net != nil {
 		c.NetFD = 3 + len(extra)
-		extra = append(extra, netns[0])
+		extra = append(extra, files.net)
 	}
 	cfg, err := json.Marshal(c)
 	if err != nil {
@@ -454,7 +482,7 @@ func (containBackend) Command(spec Spec, p Policy) (*Cmd, error) {
 	if p.Mode != Off {
 		return nil, fmt.Errorf("%w: the namespace backend only contains; it cannot enforce %s", ErrBadPolicy, p.Mode)
 	}
-	c, err := helperCommand(spec, helperConfig{}, false, "")
+	c, err := helperCommand(spec, helperConfig{}, false, "", helperFiles{})
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 		return nil, err
 	}
 	if p.Mode == Off {
-		return helperCommand(spec, helperConfig{}, false, l.Name())
+		return helperCommand(spec, helperConfig{}, false, l.Name(), helperFiles{})
 	}
 	tmp, err := absClean(p.Tmp)
 	if err != nil {
@@ -190,18 +190,37 @@ func (l *Landlock) Command(spec Spec, p Policy) (*Cmd, error) {
 	if p.Mode == WorkspaceWrite {
 		c.Writable = append(c.Writable, root)
 	}
+	var link *proxyLink
+	files := helperFiles{}
+	if p.Proxy != nil {
+		// The command's namespace holds only a loopback, where the
+		// proxy's listener is: it is the boundary, so TCP and Internet
+		// sockets are allowed inside it.
+		if link, err = newProxyLink(p.Proxy); err != nil {
+			return nil, err
+		}
+		files.proxy, c.NoNetwork, c.LoopUp = link.theirs, false, p.Loopback == nil
+	}
 	var cmd *Cmd
 	if p.Loopback != nil && !p.Network {
 		// The shared namespace holds only a loopback: it is the boundary,
 		// so TCP and Internet sockets are allowed inside it.
-		c.NoNetwork = false
-		cmd, err = helperCommand(spec, c, false, l.Name(), p.Loopback)
+		c.NoNetwork, files.net = false, p.Loopback
+		cmd, err = helperCommand(spec, c, false, l.Name(), files)
 	} else {
-		cmd, err = helperCommand(spec, c, !p.Network, l.Name())
+		cmd, err = helperCommand(spec, c, !p.Network, l.Name(), files)
+	}
+	if err == nil && link != nil && p.Loopback == nil && cmd.SysProcAttr.Cloneflags&unix.CLONE_NEWNET == 0 {
+		err = fmt.Errorf("%w: landlock: a proxy needs a network namespace of the command's own: %s", ErrUnavailable, cmd.Fallback)
 	}
 	if err != nil {
+		if link != nil {
+			link.mine.Close()
+			link.theirs.Close()
+		}
 		return nil, err
 	}
+	cmd.proxy = link
 	cmd.Fallback = joinNotes(cmd.Fallback, setgidNote(c.Writable))
 	return cmd, nil
 }

@@ -72,7 +72,19 @@
 // its program does; a command that needs a terminal or another policy
 // gets a sandbox of its own from the backend.
 //
-// Known limits: no host allow-list; under Landlock with a host that is not
+// One way out of a closed network: a policy with a [Proxy] (Network off)
+// gets a TCP listener on 127.0.0.1 inside the command's network namespace
+// (its own, the session's, or Policy.Loopback; loopback only in each), made
+// by the helper (or, in a session, by its server for each command) and
+// passed to the host over a socket, where the Proxy serves it; the proxy
+// variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, lower case too; NO_PROXY
+// localhost) point the command to it, and the Proxy alone decides what is
+// reached (proxy_linux.go). The namespace stays the boundary: the seccomp
+// filter and Landlock allow TCP inside it, and a direct connection reaches
+// nothing. The proxy ends with the command (its helper's end of the socket
+// closes) and its refusals are written to the command's standard error.
+//
+// Known limits: under Landlock with a host that is not
 // root the command sees itself as uid 0 of its user namespace (the host's
 // user outside, without any capability: the helper needs to be that root
 // to mount); under Landlock with the network open a
@@ -91,8 +103,10 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -179,6 +193,26 @@ type Policy struct {
 	// (a server started by one answers the next) and nothing else. Only
 	// the Landlock backend joins one; bubblewrap refuses the policy.
 	Loopback *os.File
+	// Proxy, set with Network off, opens one way out of the closed
+	// network: the command's network namespace (loopback only, as
+	// without it) gets a listener on 127.0.0.1 that the host serves with
+	// Proxy, and HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lower-case
+	// forms point to it (NO_PROXY to localhost). Only the proxy decides
+	// what is reached (internal/web's Proxy: the hosts of an allow-list).
+	// It needs a network namespace: where none is given, Command fails
+	// with ErrUnavailable rather than open the host's network.
+	Proxy Proxy
+}
+
+// A Proxy serves the HTTP proxy of a command under a [Policy] with Proxy
+// set (internal/web's Proxy is one).
+type Proxy interface {
+	// Serve serves the connections accepted on l, the listener in the
+	// command's network namespace, until ctx ends (the command is gone);
+	// then it closes l and every connection still open, and returns.
+	// refused, when not nil, is called with the text of each refusal:
+	// the sandbox writes it where the command's errors go.
+	Serve(ctx context.Context, l net.Listener, refused func(msg string))
 }
 
 // SystemFolders are the folders every sandboxed command may read (those
@@ -187,6 +221,9 @@ type Policy struct {
 var SystemFolders = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys"}
 
 func (p Policy) check() error {
+	if p.Proxy != nil && (p.Mode == Off || p.Network) {
+		return fmt.Errorf("%w: a proxy opens a closed network: it needs a mode other than off and Network false", ErrBadPolicy)
+	}
 	if p.Mode == Off {
 		return nil
 	}
@@ -240,7 +277,8 @@ type Cmd struct {
 	// text says why.
 	Fallback string
 	kill     func(*exec.Cmd) error
-	served   *served // run by a Session's server; nil otherwise
+	served   *served    // run by a Session's server; nil otherwise
+	proxy    *proxyLink // Policy.Proxy of a command with a sandbox of its own; nil otherwise
 }
 
 // Start starts the command (through the session's server for a command of
@@ -248,6 +286,9 @@ type Cmd struct {
 func (c *Cmd) Start() error {
 	if c.served != nil {
 		return c.served.start(c.Cmd)
+	}
+	if c.proxy != nil {
+		return c.proxy.start(c.Cmd)
 	}
 	return c.Cmd.Start()
 }
@@ -258,7 +299,11 @@ func (c *Cmd) Wait() error {
 	if c.served != nil {
 		return c.served.wait()
 	}
-	return c.Cmd.Wait()
+	err := c.Cmd.Wait()
+	if c.proxy != nil {
+		c.proxy.stop()
+	}
+	return err
 }
 
 // Exited is closed once a command of a [Session] has exited (nil for any

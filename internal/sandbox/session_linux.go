@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,6 +120,11 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 	if p.Mode == WorkspaceWrite {
 		c.Writable = append(c.Writable, root)
 	}
+	if p.Proxy != nil {
+		// A listener per command, in the session's network namespace,
+		// which holds only a loopback: it is the boundary.
+		c.Proxy, c.NoNetwork, c.LoopUp = true, false, !isBwrap && p.Loopback == nil
+	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("session: socketpair: %w", err)
@@ -136,9 +142,9 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 		cmd, err = bw.command(spec, p, theirs)
 	} else if p.Loopback != nil && !p.Network {
 		c.NoNetwork = false // the shared namespace holds only a loopback: it is the boundary
-		cmd, err = helperCommand(spec, c, false, b.Name(), p.Loopback, theirs)
+		cmd, err = helperCommand(spec, c, false, b.Name(), helperFiles{net: p.Loopback, sock: theirs})
 	} else {
-		cmd, err = helperCommand(spec, c, !p.Network, b.Name(), nil, theirs)
+		cmd, err = helperCommand(spec, c, !p.Network, b.Name(), helperFiles{sock: theirs})
 	}
 	if err != nil {
 		mine.Close()
@@ -201,7 +207,7 @@ func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
 	}
 	argv := append([]string{spec.Path}, spec.Args...)
 	ec := &exec.Cmd{Path: spec.Path, Args: argv, Dir: spec.Dir, Env: spec.Env}
-	sv := &served{s: s, exited: make(chan struct{}), started: make(chan reply, 1)}
+	sv := &served{s: s, exited: make(chan struct{}), started: make(chan startedReply, 1), proxy: p.Proxy}
 	writable := []string{s.tmp}
 	if s.policy.Mode == WorkspaceWrite {
 		writable = append(writable, s.root)
@@ -211,7 +217,8 @@ func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
 
 // serves reports whether spec under p may run in the session's sandbox.
 func (s *Session) serves(spec Spec, p Policy) bool {
-	if spec.TTY || p.Mode != s.policy.Mode || p.Network != s.policy.Network || p.Loopback != s.policy.Loopback {
+	if spec.TTY || p.Mode != s.policy.Mode || p.Network != s.policy.Network || p.Loopback != s.policy.Loopback ||
+		(p.Proxy == nil) != (s.policy.Proxy == nil) {
 		return false
 	}
 	root, err := absClean(p.Root)
@@ -279,13 +286,16 @@ func (s *Session) read() {
 	}()
 	defer guard.Recover("sandbox session: reader", nil, nil)
 	buf := make([]byte, 4096)
+	oob := make([]byte, unix.CmsgSpace(4))
 	for {
-		n, _, _, _, err := s.conn.ReadMsgUnix(buf, nil)
+		n, oobn, _, _, err := s.conn.ReadMsgUnix(buf, oob)
 		if err != nil || n == 0 {
 			return
 		}
+		files := receivedFiles(oob[:oobn])
 		var r reply
 		if json.Unmarshal(buf[:n], &r) != nil {
+			closeFiles(files)
 			continue
 		}
 		s.mu.Lock()
@@ -294,12 +304,20 @@ func (s *Session) read() {
 			delete(s.waiting, r.ID)
 		}
 		s.mu.Unlock()
+		if sv == nil || r.Op != "started" {
+			closeFiles(files)
+		}
 		if sv == nil {
 			continue
 		}
 		switch r.Op {
 		case "started":
-			sv.started <- r
+			var lf *os.File
+			if len(files) > 0 {
+				lf = files[0]
+				closeFiles(files[1:])
+			}
+			sv.started <- startedReply{r, lf}
 		case "exited":
 			sv.finish(r.Status, nil)
 		}
@@ -331,15 +349,55 @@ func (s *Session) send(r request, files ...*os.File) error {
 
 // served is a command run by a session's server.
 type served struct {
-	s       *Session
-	id      uint64
-	started chan reply
-	exited  chan struct{}
-	once    sync.Once
-	status  int
-	err     error
-	copies  sync.WaitGroup // the copies of non-file streams
-	closers []io.Closer    // the host's ends, closed once the copies are done
+	s         *Session
+	id        uint64
+	started   chan startedReply
+	exited    chan struct{}
+	proxy     Proxy // the command's Policy.Proxy; nil: none
+	once      sync.Once
+	status    int
+	err       error
+	proxyDone chan struct{}  // closed once the command's proxy is done; nil: none
+	copies    sync.WaitGroup // the copies of non-file streams
+	closers   []io.Closer    // the host's ends, closed once the copies are done
+}
+
+// startedReply is a "started" reply with the command's proxy listener,
+// when the session has a proxy.
+type startedReply struct {
+	reply
+	listener *os.File
+}
+
+// closeFiles closes received descriptors nobody takes.
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// serveProxy serves the command's proxy listener (nil: none) until the
+// command has exited; refusals go to stderr when it is a file.
+func (sv *served) serveProxy(lf *os.File, stderr io.Writer) {
+	if lf == nil {
+		return
+	}
+	if sv.proxy == nil {
+		lf.Close()
+		return
+	}
+	w := newRefusalWriter(stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	sv.proxyDone = make(chan struct{})
+	go func() {
+		defer guard.Recover("sandbox session: proxy", nil, nil)
+		<-sv.exited
+		cancel()
+	}()
+	go func() {
+		defer close(sv.proxyDone)
+		serveListener(ctx, sv.proxy, lf, w)
+	}()
 }
 
 // finish records the command's end.
@@ -394,6 +452,7 @@ func (sv *served) start(ec *exec.Cmd) error {
 			sv.drop()
 			return errors.New(r.Err)
 		}
+		sv.serveProxy(r.listener, ec.Stderr)
 		return nil
 	case <-sv.exited: // the server went away
 		sv.drop()
@@ -472,6 +531,9 @@ func (sv *served) output(w io.Writer) (stream, error) {
 // and its output copied: nil, or an *ExitError with its status.
 func (sv *served) wait() error {
 	<-sv.exited
+	if sv.proxyDone != nil {
+		<-sv.proxyDone
+	}
 	sv.copies.Wait()
 	for _, c := range sv.closers {
 		c.Close()
@@ -556,7 +618,7 @@ func serveMain(c helperConfig) int {
 	if err != nil {
 		return fail(err)
 	}
-	srv := &server{conn: conn.(*net.UnixConn), procs: map[uint64]*os.Process{}, drop: c.Drop}
+	srv := &server{conn: conn.(*net.UnixConn), procs: map[uint64]*os.Process{}, drop: c.Drop, proxy: c.Proxy}
 	if err := srv.reply(reply{Op: "ready"}); err != nil {
 		return fail(err)
 	}
@@ -595,16 +657,21 @@ func confineServer(c helperConfig) error {
 type server struct {
 	conn  *net.UnixConn
 	drop  bool
+	proxy bool // a proxy listener per command, passed with its "started" reply
 	mu    sync.Mutex
 	procs map[uint64]*os.Process
 }
 
-func (srv *server) reply(r reply) error {
+func (srv *server) reply(r reply, fds ...int) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	_, _, err = srv.conn.WriteMsgUnix(b, nil, nil)
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	_, _, err = srv.conn.WriteMsgUnix(b, oob, nil)
 	return err
 }
 
@@ -665,6 +732,16 @@ func (srv *server) handle(msg []byte, files []*os.File) {
 			_ = p.Signal(syscall.SIGKILL)
 		}
 	case "start":
+		lfd := -1
+		if srv.proxy {
+			fd, port, err := proxyListen()
+			if err != nil {
+				_ = srv.reply(reply{Op: "started", ID: r.ID, Err: err.Error()})
+				return
+			}
+			defer unix.Close(fd)
+			lfd, r.Env = fd, proxyEnv(r.Env, port)
+		}
 		p, err := srv.start(r, files)
 		if err != nil {
 			_ = srv.reply(reply{Op: "started", ID: r.ID, Err: err.Error()})
@@ -673,7 +750,11 @@ func (srv *server) handle(msg []byte, files []*os.File) {
 		srv.mu.Lock()
 		srv.procs[r.ID] = p
 		srv.mu.Unlock()
-		_ = srv.reply(reply{Op: "started", ID: r.ID})
+		if lfd >= 0 {
+			_ = srv.reply(reply{Op: "started", ID: r.ID}, lfd)
+		} else {
+			_ = srv.reply(reply{Op: "started", ID: r.ID})
+		}
 		go srv.wait(r.ID, p)
 	}
 }

@@ -46,3 +46,10 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Stat
 
 // ExitCode returns the exit code.
 func (e *ExitError) ExitCode() int { return e.Status }
+
+// proxyLink is a command's proxy; none on this system.
+type proxyLink struct{}
+
+func (*proxyLink) start(cmd *exec.Cmd) error { return cmd.Start() }
+
+func (*proxyLink) stop() {}
