@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -77,6 +78,10 @@ func (c *CodeTools) bashScope() string {
 		scope += " It has no network but a loopback (localhost) shared by every command of these tools: a server a background job starts is reached by later commands."
 	case c.sbx.backend != nil && !c.sbx.policy.Network:
 		scope += " It has no network."
+	}
+	if c.sbx.backend != nil && c.sbx.allow != nil {
+		scope += " Only these hosts are reached, through the HTTP proxy that HTTP_PROXY and HTTPS_PROXY name (curl, pip, npm and go use it on their own): " +
+			strings.Join(c.sbx.allow.Hosts.Entries(), ", ") + " (a bare name: ports 80 and 443); every other host and every IP address is refused (403)."
 	}
 	return scope
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
+	"github.com/llmtoolkit/llmtoolkit/internal/web"
 )
 
 // sandboxState is how bash runs its commands: the backend and policy of
@@ -21,6 +22,7 @@ type sandboxState struct {
 	session *sandbox.Session // WithSessionSandbox: the server every command runs through
 	callTmp string           // where each call's temporary folder is made: tmp, or the session's
 	missing string           // why the sandbox asked for could not run; "" otherwise
+	allow   *web.Dialer      // SandboxPolicy.AllowHosts: what http_get and the proxy dial through; nil: none
 }
 
 // setupSandbox picks the backend of WithSandbox and makes the private
@@ -29,6 +31,11 @@ type sandboxState struct {
 // missing, which bash's description and Display show.
 func (c *CodeTools) setupSandbox() error {
 	p := c.cfg.bash
+	allow, err := c.setupAllowList()
+	if err != nil {
+		return err
+	}
+	c.sbx.allow = allow
 	if p.sandbox.Mode == SandboxOff {
 		if p.requireSandbox {
 			return fmt.Errorf("codetools: %w: %w", ErrSandboxUnavailable, errNoSandboxAsked)
@@ -44,7 +51,7 @@ func (c *CodeTools) setupSandbox() error {
 		if p.requireSandbox || errors.Is(err, sandbox.ErrBadPolicy) {
 			return fmt.Errorf("codetools: WithSandbox: %w", err)
 		}
-		c.sbx.missing = err.Error()
+		c.sbx = sandboxState{missing: err.Error(), allow: allow}
 		slog.Warn("codetools: bash runs commands without the sandbox asked for", slog.String("reason", err.Error()))
 		return nil
 	}
@@ -52,9 +59,12 @@ func (c *CodeTools) setupSandbox() error {
 	if err != nil {
 		return fmt.Errorf("codetools: sandbox temporary folder: %w", err)
 	}
-	c.sbx = sandboxState{backend: b, tmp: tmp, policy: sandbox.Policy{
+	c.sbx = sandboxState{backend: b, tmp: tmp, allow: allow, policy: sandbox.Policy{
 		Mode: p.sandbox.Mode, Network: p.sandbox.Network, Root: c.dir, Readable: p.sandbox.Readable,
 	}}
+	if allow != nil {
+		c.sbx.policy.Proxy = web.NewProxy(allow, 0, nil)
+	}
 	if p.spillDir == "" {
 		c.cfg.bash.spillDir = tmp // next to the calls' folders, where no command sees them
 	}
@@ -128,6 +138,9 @@ func (c *CodeTools) sandboxName() string {
 			net = "network"
 		case c.sbx.policy.Loopback != nil || c.sbx.session != nil:
 			net = "no network, shared loopback"
+		}
+		if c.sbx.allow != nil {
+			net += ", hosts " + strings.Join(c.sbx.allow.Hosts.Entries(), " ") + " through a proxy"
 		}
 		if os.Geteuid() == 0 { // the backends drop to nobody
 			net += ", as nobody"

@@ -314,6 +314,17 @@
 //     spill files stay out of the commands' sight (TestBashTmpdirPerCall).
 //   - The sandbox's Network switch governs http_get too: closed, it refuses
 //     with [ErrNetworkClosed] (TestHTTPGetFollowsSandboxNetwork).
+//   - [SandboxPolicy].AllowHosts opens a closed network to named hosts,
+//     for bash and http_get by one list: commands reach them through an
+//     HTTP proxy the host runs (internal/web's Proxy, served in the
+//     command's loopback-only namespace by internal/sandbox), which decides
+//     on one canonical name, resolves it itself, refuses IP addresses in
+//     any spelling and non-public targets, holds 64 connections at once,
+//     and writes each refusal (403) to the command's output; http_get dials
+//     through the same Dialer and fails with [ErrHostNotAllowed]
+//     (TestSandboxAllowHosts; internal/sandbox's TestProxyAllowList, both
+//     backends, per call and in a session; internal/web's
+//     FuzzHostCheckVersusDial: the name resolved is the name checked).
 //   - grep's and glob's answers are capped at the same 50 KiB
 //     ([WithGrepMaxBytes]), whatever limit asks for; the answer says where it
 //     was cut and the Display lists exactly the lines or paths shown

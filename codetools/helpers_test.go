@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/web"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,3 +101,7 @@ func requireStress(t testing.TB) {
 		t.Skipf("a heavy stress test: set %s=1 to run it (CI does)", stressEnv)
 	}
 }
+
+// withResolver gives the allow-list's Dialer (http_get and the sandbox's
+// proxy) a resolver of the test's, so that made-up names reach its servers.
+func withResolver(r web.Resolver) Option { return func(c *config) { c.http.resolver = r } }

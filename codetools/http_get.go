@@ -59,7 +59,10 @@ func (c *CodeTools) networkClosed() bool {
 
 func (c *CodeTools) httpGetSpec() toolSpec {
 	closed := ""
-	if c.networkClosed() {
+	switch {
+	case c.networkClosed() && c.sbx.allow != nil:
+		closed = "The network is closed here but for these hosts: " + strings.Join(c.sbx.allow.Hosts.Entries(), ", ") + " (a bare name: ports 80 and 443); every other host and every IP address is refused. "
+	case c.networkClosed():
 		closed = "The network is closed here: every call fails. "
 	}
 	return makeSpec("http_get", closed+
@@ -83,14 +86,11 @@ func (c *CodeTools) httpGetSpec() toolSpec {
 // from the guard), the guard in the dialer, bounded redirects.
 func (c *CodeTools) httpClient() *http.Client {
 	cfg := c.cfg.http
-	plain := &net.Dialer{Timeout: 10 * time.Second}
-	guarded := &net.Dialer{Timeout: 10 * time.Second, Control: web.DialControl(ErrBlockedAddress)}
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, _, _ := net.SplitHostPort(addr)
-		if cfg.allowPrivate || cfg.allowHosts[strings.ToLower(strings.TrimSuffix(host, "."))] {
-			return plain.DialContext(ctx, network, addr)
-		}
-		return guarded.DialContext(ctx, network, addr)
+	var dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	if c.networkClosed() && c.sbx.allow != nil {
+		dial = c.sbx.allow.DialContext // the sandbox's allow-list: checked, resolved and guarded as the proxy's
+	} else {
+		dial = c.openDial()
 	}
 	tr := &http.Transport{
 		Proxy:                 nil,
@@ -116,6 +116,21 @@ func (c *CodeTools) httpClient() *http.Client {
 	}
 }
 
+// openDial is http_get's dial with the network open: public addresses,
+// and the private ones WithAllowPrivateNetworks or WithAllowedHosts allow.
+func (c *CodeTools) openDial() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	cfg := c.cfg.http
+	plain := &net.Dialer{Timeout: 10 * time.Second}
+	guarded := &net.Dialer{Timeout: 10 * time.Second, Control: web.DialControl(ErrBlockedAddress)}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, _ := net.SplitHostPort(addr)
+		if cfg.allowPrivate || cfg.allowHosts[strings.ToLower(strings.TrimSuffix(host, "."))] {
+			return plain.DialContext(ctx, network, addr)
+		}
+		return guarded.DialContext(ctx, network, addr)
+	}
+}
+
 func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, error) {
 	out, err := c.fetch(ctx, args)
 	if err != nil {
@@ -128,7 +143,7 @@ func (c *CodeTools) httpGet(ctx context.Context, args map[string]any) (string, e
 
 // fetch is http_get without the final scrub of its error.
 func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, error) {
-	if c.networkClosed() {
+	if c.networkClosed() && c.sbx.allow == nil {
 		return "", fmt.Errorf("http_get refused: %w", ErrNetworkClosed)
 	}
 	raw := strings.TrimSpace(stringArg(args, "url", ""))
@@ -153,6 +168,9 @@ func (c *CodeTools) fetch(ctx context.Context, args map[string]any) (string, err
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {
+		if errors.Is(err, ErrHostNotAllowed) {
+			return "", fmt.Errorf("http_get %s refused: %w (the sandbox's network is closed but for SandboxPolicy.AllowHosts)", u.Redacted(), unwrapURLError(err))
+		}
 		if errors.Is(err, ErrBlockedAddress) {
 			return "", fmt.Errorf("http_get %s refused: %w (hosts may allow it with codetools.WithAllowPrivateNetworks or WithAllowedHosts)", u.Redacted(), unwrapURLError(err))
 		}

@@ -3,6 +3,8 @@ package codetools
 import (
 	"strings"
 	"time"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/web"
 )
 
 // httpConfig holds http_get's settings.
@@ -11,6 +13,7 @@ type httpConfig struct {
 	allowPrivate     bool            // let http_get reach loopback and private networks
 	allowHosts       map[string]bool // host names (lower case) the network guard lets through
 	httpMaxRedirects int
+	resolver         web.Resolver // the allow-list's resolver; nil: the system's (tests give a fake)
 }
 
 func defaultHTTPConfig() httpConfig {

@@ -2,10 +2,12 @@ package codetools
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
+	"github.com/llmtoolkit/llmtoolkit/internal/web"
 )
 
 // SandboxMode says what bash's commands may write when they run in an OS
@@ -37,10 +39,26 @@ type SandboxPolicy struct {
 	// Mode says what commands may write.
 	Mode SandboxMode
 	// Network lets the tools reach the network: bash's commands open
-	// connections (all or nothing: there is no allow-list of hosts) and
-	// http_get fetches. False closes it for both: http_get then refuses
-	// every call with an error naming this option.
+	// connections and http_get fetches. False closes it for both: http_get
+	// then refuses every call with an error naming this option, unless
+	// AllowHosts names the host.
 	Network bool
+	// AllowHosts, with Network false, opens the closed network to the
+	// hosts it names, for bash's commands and http_get alike: an entry is
+	// a host name ("registry.npmjs.org": ports 80 and 443), a name and a
+	// port ("registry.internal:8443"), or "*.example.com" (every name
+	// below example.com). Commands reach them through an HTTP proxy the
+	// host runs (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point to it inside
+	// the sandbox; direct connections still reach nothing), which refuses,
+	// with 403 and a line in the command's output, every other host, every
+	// IP address and a listed name that resolves to a non-public address
+	// (unless [WithAllowPrivateNetworks] or [WithAllowedHosts] lets http_get
+	// reach it: the proxy is guarded as http_get is). The check and the
+	// dial use one canonical name (IDNA, lower case, no final dot), which
+	// the host resolves itself. At most 64 proxy connections are open at
+	// once across the tools. New fails on an entry that is not a host name
+	// (an IP address, a URL), and with Network true or the mode off.
+	AllowHosts []string
 	// Backend picks the engine: "auto" or "" (the strongest available:
 	// bubblewrap, then Landlock), "bubblewrap" or "landlock".
 	Backend string
@@ -141,3 +159,28 @@ func (c *CodeTools) bashEnv(tmp string) []string {
 
 // errNoSandboxAsked is WithSandboxRequired's error without WithSandbox.
 var errNoSandboxAsked = errors.New("WithSandboxRequired needs WithSandbox with a mode other than SandboxOff")
+
+// ErrHostNotAllowed is wrapped by the error of an http_get call whose host
+// [SandboxPolicy].AllowHosts does not name (an IP address included), when
+// the sandbox closes the network; bash's commands get a 403 from their
+// proxy for such a host.
+var ErrHostNotAllowed = web.ErrHostNotAllowed
+
+// setupAllowList reads SandboxPolicy.AllowHosts into the Dialer http_get
+// and the sandbox's proxy share; nil without an allow-list.
+func (c *CodeTools) setupAllowList() (*web.Dialer, error) {
+	p := c.cfg.bash.sandbox
+	if len(p.AllowHosts) == 0 {
+		return nil, nil
+	}
+	if p.Mode == SandboxOff || p.Network {
+		return nil, fmt.Errorf("codetools: WithSandbox: %w: SandboxPolicy.AllowHosts opens a closed network: it needs a mode other than SandboxOff and Network false", sandbox.ErrBadPolicy)
+	}
+	hosts, err := web.ParseHostList(p.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("codetools: WithSandbox: SandboxPolicy.AllowHosts: %w", err)
+	}
+	cfg := c.cfg.http
+	return &web.Dialer{Hosts: hosts, Resolver: cfg.resolver, Blocked: ErrBlockedAddress,
+		Private: func(host string) bool { return cfg.allowPrivate || cfg.allowHosts[host] }}, nil
+}

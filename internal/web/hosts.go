@@ -117,13 +117,13 @@ func (l *HostList) Len() int {
 }
 
 // Check canonicalizes host and returns its canonical form when the list
-// allows it on port; otherwise an error wrapping [ErrHostNotAllowed] (or
+// allows it on port; otherwise an error wrapping [ErrHostNotAllowed] (and
 // [ErrBadHost] for an IP address or a name DNS does not take) that names
 // the host, the port and the entries.
 func (l *HostList) Check(host string, port int) (string, error) {
 	name, err := CanonicalHost(host)
 	if err != nil {
-		return "", fmt.Errorf("%q: %w; the allow-list names hosts only", host, err)
+		return "", fmt.Errorf("%w: %q: %w; the allow-list names hosts only", ErrHostNotAllowed, host, err)
 	}
 	if l.allows(name, port) {
 		return name, nil
