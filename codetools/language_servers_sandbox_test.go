@@ -111,3 +111,15 @@ func TestGoplsNeverSeesExcludedFiles(t *testing.T) {
 		assert.NotContains(t, s.Location.URI, "/secret/", "gopls indexed the excluded file")
 	}
 }
+
+// TestServerMemoryLimitInSandbox: MemoryBytes reaches the server process
+// inside the sandbox (the shell that execs it sets RLIMIT_AS), as its own
+// /proc/self/limits shows.
+func TestServerMemoryLimitInSandbox(t *testing.T) {
+	needServerSandbox(t)
+	const limit = 3 << 30
+	c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second, MemoryBytes: limit}))
+	res := execute(c, "write_file", map[string]any{"path": "a.fake", "content": "READ /proc/self/limits address\n"})
+	require.False(t, res.IsError, res.Content)
+	assert.Regexp(t, `read: Max address space +3221225472 +3221225472 +bytes`, res.Content)
+}

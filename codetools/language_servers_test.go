@@ -79,10 +79,11 @@ func TestDiagnosticsOffPerToolAndMissingServer(t *testing.T) {
 	assert.Nil(t, payloadOf[DiffPayload](t, res, DisplayDiff).Diagnostics)
 }
 
-// TestHostileServersDoNotHoldEdits: a server that hangs at initialize or
-// crashes leaves the edit answered within its settle time, with a note.
+// TestHostileServersDoNotHoldEdits: a server that hangs at initialize,
+// crashes, floods diagnostics or writes 1 GiB to stderr leaves the edit
+// answered within its settle time, with a note.
 func TestHostileServersDoNotHoldEdits(t *testing.T) {
-	for _, mode := range []string{"hang", "crash", "flood"} {
+	for _, mode := range []string{"hang", "crash", "flood", "stderr"} {
 		t.Run(mode, func(t *testing.T) {
 			c := newTools(t, WithLanguageServers(fakeServer(t, mode)),
 				WithLanguageServerLimits(LanguageServerLimits{Settle: time.Second, ShutdownTimeout: 200 * time.Millisecond, StartTimeout: 500 * time.Millisecond}))
@@ -103,6 +104,8 @@ func TestHostileServersDoNotHoldEdits(t *testing.T) {
 					if i == 0 {
 						assert.Contains(t, res.Content, "(980 more not shown)")
 					}
+				case "stderr": // still writing its 1 GiB, or done and answering
+					assert.Regexp(t, `No diagnostics for a.fake: fake|fake reports 1 error`, res.Content, "call %d", i)
 				}
 			}
 			start := time.Now()

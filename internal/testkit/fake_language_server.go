@@ -21,8 +21,9 @@ const FakeLanguageServerEnv = "LLMTOOLKIT_FAKE_LSP"
 //
 //	ok        answers initialize, publishes one error per line holding BAD
 //	          (and a warning per MEH), in UTF-16 columns, and for a line
-//	          "READ PATH" a warning whose message is what opening PATH
-//	          (relative to its working folder) gave: "read: TEXT" or
+//	          "READ PATH [WORD]" a warning whose message is what opening
+//	          PATH (relative to its working folder) gave: "read: TEXT"
+//	          (only its last line holding WORD, when given) or
 //	          "cannot read: ERROR"
 //	crash     like ok, but exits at the first didChange
 //	hang      never answers initialize
@@ -70,11 +71,17 @@ func fakeServer(mode string) {
 					"severity": 1, "code": "bad", "source": "fake", "message": "BAD is not allowed"})
 			}
 			if p, ok := strings.CutPrefix(line, "READ "); ok {
+				p, word, _ := strings.Cut(p, " ")
 				msg := "cannot read: "
 				if data, err := os.ReadFile(p); err != nil {
 					msg += err.Error()
 				} else {
 					msg = "read: " + string(data)
+					for _, l := range strings.Split(string(data), "\n") {
+						if word != "" && strings.Contains(l, word) {
+							msg = "read: " + l
+						}
+					}
 				}
 				diags = append(diags, map[string]any{"range": map[string]any{
 					"start": map[string]any{"line": i, "character": 0}, "end": map[string]any{"line": i, "character": 1}},
