@@ -2,6 +2,7 @@ package codetools_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -73,6 +74,32 @@ func ExampleCodeTools_Sandbox() {
 	}
 	defer tools.Close()
 	fmt.Fprintln(os.Stderr, "bash runs:", tools.Sandbox())
+}
+
+// Close the network but for a package registry: bash's commands reach it
+// through the sandbox's proxy (HTTPS_PROXY points to it), http_get by the
+// same list; any other host, and any IP address, is refused.
+func ExampleSandboxPolicy_allowHosts() {
+	dir, err := os.MkdirTemp("", "codetools-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	tools, err := codetools.New(dir, codetools.WithSandbox(codetools.SandboxPolicy{
+		Mode:       codetools.SandboxWorkspaceWrite,
+		AllowHosts: []string{"registry.npmjs.org", "*.pythonhosted.org"},
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tools.Close()
+	for _, url := range []string{"https://example.com/", "https://93.184.215.14/"} {
+		res := llmtoolkit.Execute(context.Background(), tools, llmtoolkit.Call{Name: "http_get", Arguments: map[string]any{"url": url}})
+		fmt.Println(url, "refused:", errors.Is(res.Err, codetools.ErrHostNotAllowed))
+	}
+	// Output:
+	// https://example.com/ refused: true
+	// https://93.184.215.14/ refused: true
 }
 
 // Give a model the tools it was trained on: Claude gets Anthropic's text

@@ -161,3 +161,30 @@ func TestProxyPolicyChecked(t *testing.T) {
 		assert.ErrorIs(t, err, ErrBadPolicy, name)
 	}
 }
+
+// TestProxyEndsWithTheCommand: a command's proxy listener is closed once
+// it has ended, in a session's shared namespace too: a later command
+// cannot use an earlier one's proxy, and its own works.
+func TestProxyEndsWithTheCommand(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") }))
+	defer srv.Close()
+	pp := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	hosts, err := web.ParseHostList([]string{"registry.test:" + pp})
+	require.NoError(t, err)
+	proxy := web.NewProxy(&web.Dialer{Hosts: hosts, Resolver: fakeHosts{"registry.test": "127.0.0.1"},
+		Private: func(string) bool { return true }}, 0, nil)
+	for name, b := range sessionBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			p := Policy{Mode: WorkspaceWrite, Root: t.TempDir(), Tmp: t.TempDir(), Proxy: proxy}
+			first, err := runToFile(t, b, p, `printf %s "$HTTP_PROXY"`)
+			require.NoError(t, err, first)
+			out, err := runToFile(t, b, p, `curl -sS --max-time 10 http://registry.test:`+pp+`/ && curl -sS --max-time 5 -x `+first+` http://registry.test:`+pp+`/`)
+			assert.Error(t, err, "the first command's proxy still answers: %s", out)
+			assert.True(t, strings.HasPrefix(out, "ok"), out)
+			assert.Contains(t, out, "Couldn't connect", out)
+		})
+	}
+}

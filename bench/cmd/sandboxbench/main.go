@@ -26,6 +26,7 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(dir)
+	allowed := []string{"proxy.golang.org"}
 	cases := []struct {
 		name string
 		opts []codetools.Option
@@ -35,6 +36,11 @@ func main() {
 		{"bash, landlock, the session's sandbox", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock"}), codetools.WithSessionSandbox()}},
 		{"bash, bubblewrap, a sandbox per call", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap"})}},
 		{"bash, bubblewrap, the session's sandbox", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap"}), codetools.WithSessionSandbox()}},
+		// With an allow-list: the proxy's listener made and passed per command.
+		{"bash, landlock, per call, allow-list", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock", AllowHosts: allowed})}},
+		{"bash, landlock, session, allow-list", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "landlock", AllowHosts: allowed}), codetools.WithSessionSandbox()}},
+		{"bash, bubblewrap, per call, allow-list", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap", AllowHosts: allowed})}},
+		{"bash, bubblewrap, session, allow-list", []codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite, Backend: "bubblewrap", AllowHosts: allowed}), codetools.WithSessionSandbox()}},
 	}
 	if l, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load: %s", l)
