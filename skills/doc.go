@@ -99,6 +99,18 @@
 // [llmtoolkit.Filter] of the tools the active skills allow (by tool name,
 // or by Claude Code's names: Read is read_file, Bash is bash; see
 // [WithToolAliases]), read again each turn. An entry's argument pattern
-// ("git:*" of "Bash(git:*)") is not enforced: bound arguments with package
-// agent's permission rules.
+// bounds the tool's commands, decided on what the call runs: a tool that
+// declares its commands ([llmtoolkit.Tool.Commands]: codetools' bash,
+// exec_command, write_stdin's typed lines, as package agent checks them)
+// runs only when each command is one command the active skills' patterns
+// name ("git:*": git alone or with arguments; "npm run *": a glob; "git
+// status": exactly that), with no shell separator, pipe, substitution,
+// redirection or expansion (; & | $ ` < > ( ) { } or a line break);
+// anything else is refused ([llmtoolkit.ErrDenied]) naming the command and
+// the patterns. An entry without a pattern leaves its tool whole. A tool
+// given a pattern that declares no commands ("Read(src/**)") is refused
+// while the pattern is in force: its arguments cannot be checked. The
+// check is on command text, advisory as package agent's rules on bash
+// are (git itself runs hooks, aliases and pagers): pair it with the
+// sandbox and the host's permission rules.
 package skills

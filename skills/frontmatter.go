@@ -174,7 +174,7 @@ func parse(data []byte, folder, file string, maxBytes int) (Skill, error) {
 		case "allowed-tools":
 			var t string
 			if t, toolsText = c.text(key, v); toolsText {
-				s.AllowedTools = strings.Fields(t)
+				s.AllowedTools = toolEntries(t)
 			}
 		default:
 			c.fail(key, "is not a field of the specification (allowed: %s); put extra properties under metadata", strings.Join(specFields, ", "))
@@ -344,6 +344,20 @@ func (c *checker) metadata(v *yaml.Node) map[string]string {
 		m[k.Value] = val.Value
 	}
 	return m
+}
+
+// toolEntries splits allowed-tools at spaces, but not inside an entry's
+// parentheses ("Bash(git status) Read" is two entries).
+func toolEntries(text string) []string {
+	var out []string
+	for _, f := range strings.Fields(text) {
+		if n := len(out); n > 0 && strings.Count(out[n-1], "(") > strings.Count(out[n-1], ")") {
+			out[n-1] += " " + f
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // nameRule says what is wrong with name, or "".

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // The tools' names.
@@ -268,17 +269,25 @@ func (t *Toolset) Deactivate(name string) {
 // or while no active skill declares any; else when an entry of one of
 // them names it (by name, case aside, or by an alias), or when it is one
 // of the toolset's own tools. An entry's argument pattern ("git:*" of
-// "Bash(git:*)") is not enforced: narrowing is by tool; pair it with
-// package agent's permission rules to bound arguments.
+// "Bash(git:*)") bounds the commands of the tool (see [Toolset.Narrow]),
+// not whether it is offered.
 func (t *Toolset) Allows(ctx context.Context, name string) bool {
+	allowed, _ := t.allowance(ctx, name)
+	return allowed
+}
+
+// allowance reports whether the tool named name is offered, and the
+// argument patterns its commands must match: nil when they are not
+// bounded (the tool is offered whole, or every entry naming it is bare).
+func (t *Toolset) allowance(ctx context.Context, name string) (allowed bool, patterns []string) {
 	if !t.narrow || name == ActivateTool || name == ReadResourceTool {
-		return true
+		return true, nil
 	}
 	t.mu.Lock()
 	active := slices.Clone(t.active)
 	t.mu.Unlock()
 	set := t.catalog.Current(ctx)
-	declared := false
+	declared, bare := false, false
 	for _, a := range active {
 		sk, ok := set.Lookup(a)
 		if !ok || len(sk.AllowedTools) == 0 {
@@ -286,20 +295,111 @@ func (t *Toolset) Allows(ctx context.Context, name string) bool {
 		}
 		declared = true
 		for _, entry := range sk.AllowedTools {
-			base, _, _ := strings.Cut(entry, "(")
-			base = strings.TrimRight(base, ",")
-			if strings.EqualFold(base, name) || t.aliases[strings.ToLower(base)] == name {
-				return true
+			base, rest, hasPattern := strings.Cut(strings.TrimRight(entry, ","), "(")
+			if !strings.EqualFold(base, name) && t.aliases[strings.ToLower(base)] != name {
+				continue
+			}
+			allowed = true
+			if pattern, ok := strings.CutSuffix(rest, ")"); hasPattern && ok && strings.TrimSpace(pattern) != "" && strings.TrimSpace(pattern) != "*" {
+				patterns = append(patterns, strings.TrimSpace(pattern))
+			} else {
+				bare = true
 			}
 		}
 	}
-	return !declared
+	if !declared {
+		return true, nil
+	}
+	if bare {
+		patterns = nil
+	}
+	return allowed, patterns
+}
+
+// shellControl are the characters that would let a command line do more
+// than the one command an argument pattern names: separators, pipes,
+// substitutions, redirections, expansions.
+const shellControl = ";&|`$<>\n\r(){}"
+
+// commandMatches reports whether a command line is one command that an
+// allowed-tools pattern names, as Claude Code writes them: "git:*" is git
+// alone or git followed by arguments, "npm run *" a glob whose * matches
+// any text, "git status" that command exactly. A line holding a shell
+// control character never matches.
+func commandMatches(pattern, line string) bool {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.ContainsAny(line, shellControl) {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(pattern, ":*"); ok {
+		return line == prefix || strings.HasPrefix(line, prefix+" ")
+	}
+	if !strings.Contains(pattern, "*") {
+		return line == pattern
+	}
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(line, parts[0]) {
+		return false
+	}
+	rest := line[len(parts[0]):]
+	for i, part := range parts[1:] {
+		if i == len(parts)-2 {
+			return strings.HasSuffix(rest, part)
+		}
+		j := strings.Index(rest, part)
+		if j < 0 {
+			return false
+		}
+		rest = rest[j+len(part):]
+	}
+	return true
+}
+
+// checkCommands refuses a call of a tool whose commands the active
+// skills bound by argument patterns, unless each command it runs and each
+// line it types ([llmtoolkit.Tool.Commands], as package agent checks
+// them) matches one of the patterns. A tool with patterns that declares
+// no commands is refused: its arguments cannot be checked.
+func (t *Toolset) checkCommands(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call) error {
+	_, patterns := t.allowance(ctx, call.Name)
+	if patterns == nil {
+		return nil
+	}
+	refuse := func(format string, args ...any) error {
+		return llmtoolkit.Deny(call.Name, fmt.Sprintf("the active skills (%s) allow it only for %s: ", strings.Join(t.Active(), ", "), strings.Join(patterns, " or "))+fmt.Sprintf(format, args...))
+	}
+	cmds := tool.Commands
+	if cmds == nil {
+		return refuse("the tool declares no command arguments (llmtoolkit.Tool.Commands), so its calls cannot be checked against them")
+	}
+	var lines []string
+	for _, name := range cmds.Names {
+		if v, ok := call.Arguments[name].(string); ok {
+			lines = append(lines, v)
+		}
+	}
+	if cmds.Typed != nil {
+		typed, err := cmds.Typed(ctx, call.Arguments)
+		if err != nil {
+			return refuse("the tool cannot say what the call types: %v", err)
+		}
+		lines = append(lines, typed...)
+	}
+	for _, line := range lines {
+		if !slices.ContainsFunc(patterns, func(p string) bool { return commandMatches(p, line) }) {
+			return refuse("the command %q is not one of them (one command, no ; & | $ ` < > or parentheses); run a matching command, or deactivate the skill", textutil.CutUTF8(line, 200))
+		}
+	}
+	return nil
 }
 
 // Narrow returns r limited, through [llmtoolkit.Filter], to the tools
 // [Toolset.Allows] while skills are active: its list is read again on
 // every Tools call (agentloop offers it from the next turn), and a call of
-// a tool left out is refused as an unknown tool. Without
+// a tool left out is refused as an unknown tool. A call of a tool the
+// active skills allow only with argument patterns ("Bash(git:*)") is
+// refused with [llmtoolkit.ErrDenied] unless each command it runs or types
+// ([llmtoolkit.Tool.Commands]) matches one (see the package doc). Without
 // [WithAllowedTools] it is r's list unchanged.
 func (t *Toolset) Narrow(r llmtoolkit.Resolver) llmtoolkit.Resolver {
 	return narrowed{t: t, r: r}
@@ -324,9 +424,14 @@ func (n narrowed) LookupTool(name string) (llmtoolkit.Tool, bool) {
 }
 
 func (n narrowed) Resolve(ctx context.Context, call llmtoolkit.Call) (string, error) {
+	tool, listed := llmtoolkit.FindTool(n.r, call.Name)
 	if !n.t.Allows(ctx, call.Name) {
-		if _, listed := llmtoolkit.FindTool(n.r, call.Name); listed {
+		if listed {
 			return "", fmt.Errorf("%w: %q is not among the allowed tools of the active skills (%s)", llmtoolkit.ErrUnknownTool, call.Name, strings.Join(n.t.Active(), ", "))
+		}
+	} else if listed {
+		if err := n.t.checkCommands(ctx, tool, call); err != nil {
+			return "", err
 		}
 	}
 	return n.filter(ctx).Resolve(ctx, call)

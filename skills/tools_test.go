@@ -117,8 +117,17 @@ func TestDeferredWithToolSearch(t *testing.T) {
 // With WithAllowedTools, an active skill's allowed-tools narrow the
 // host's tools (through llmtoolkit.Filter), aliases included; the skill
 // tools stay; Deactivate restores the list.
+// bashTool is a bash that declares its command, as codetools' does.
+func bashTool() llmtoolkit.Tool {
+	tool := llmtoolkit.MustTool("bash", "Runs a command.", map[string]any{"type": "object",
+		"properties": map[string]any{"command": map[string]any{"type": "string"}}, "required": []any{"command"}})
+	tool.Commands = &llmtoolkit.CommandArguments{Names: []string{"command"}}
+	return tool
+}
+
 func TestAllowedToolsNarrow(t *testing.T) {
-	host := lt.NewFake(map[string]string{"bash": "ran", "read_file": "read", "write_file": "wrote", "http_get": "got"})
+	host := lt.NewFake(map[string]string{"read_file": "read", "write_file": "wrote", "http_get": "got"})
+	host.Add(bashTool(), func(context.Context, llmtoolkit.Call) (string, error) { return "ran", nil })
 	set := validSet(t)
 	for _, narrow := range []bool{true, false} {
 		opts := []skills.ToolOption{}
@@ -146,15 +155,95 @@ func TestAllowedToolsNarrow(t *testing.T) {
 		assert.ElementsMatch(t, []string{"bash", "read_file", skills.ActivateTool, skills.ReadResourceTool}, names())
 		res := call(t, r, "write_file", map[string]any{})
 		require.ErrorIs(t, res.Err, llmtoolkit.ErrUnknownTool)
-		assert.Contains(t, res.Content, "Available tools: bash, read_file, activate_skill, read_skill_resource")
+		assert.Contains(t, res.Content, "Available tools: read_file, bash, activate_skill, read_skill_resource")
 		_, err := r.Resolve(t.Context(), llmtoolkit.Call{Name: "write_file"})
 		require.ErrorIs(t, err, llmtoolkit.ErrUnknownTool)
 		assert.Contains(t, err.Error(), "not among the allowed tools of the active skills (minimal, pdf-processing)")
 		assert.Empty(t, host.CallsTo("write_file"))
-		require.NoError(t, call(t, r, "bash", map[string]any{}).Err)
+		// Bash(pdftotext:*): bash is offered, for pdftotext only.
+		require.NoError(t, call(t, r, "bash", map[string]any{"command": "pdftotext report.pdf -"}).Err)
+		res = call(t, r, "bash", map[string]any{"command": "rm -rf ~"})
+		require.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+		assert.Contains(t, res.Content, `allow it only for pdftotext:*: the command "rm -rf ~" is not one of them`)
+		assert.Len(t, host.CallsTo("bash"), 1, "the refused command never ran")
 		ts.Deactivate("pdf-processing")
 		assert.ElementsMatch(t, all, names())
+		require.NoError(t, call(t, r, "bash", map[string]any{"command": "rm -rf build"}).Err, "no active skill bounds bash")
 	}
+}
+
+// TestAllowedToolsCommandPatterns: a skill's Bash(PATTERN) entries bound
+// bash's commands (and any tool's that declares them) while it is active:
+// one command matching a pattern, nothing chained, piped or substituted.
+func TestAllowedToolsCommandPatterns(t *testing.T) {
+	set := validSet(t) // allowed-tools-patterns: Bash(git:*) Bash(jq:*) Read Grep
+	var ran []string
+	host := lt.NewFake(map[string]string{"read_file": "read"})
+	host.Add(bashTool(), func(_ context.Context, c llmtoolkit.Call) (string, error) {
+		ran = append(ran, c.Arguments["command"].(string))
+		return "ran", nil
+	})
+	term := llmtoolkit.MustTool("write_stdin", "Types into a terminal.", map[string]any{"type": "object",
+		"properties": map[string]any{"chars": map[string]any{"type": "string"}}})
+	term.Commands = &llmtoolkit.CommandArguments{Typed: func(_ context.Context, args map[string]any) ([]string, error) {
+		s, _ := args["chars"].(string)
+		return strings.Split(strings.TrimSuffix(s, "\n"), "\n"), nil
+	}}
+	host.Add(term, func(context.Context, llmtoolkit.Call) (string, error) { return "typed", nil })
+	ts := skills.NewTools(set, skills.WithAllowedTools(), skills.WithToolAliases(map[string]string{"Term": "write_stdin"}))
+	r := ts.Narrow(llmtoolkit.Compose(host, ts))
+	_, err := ts.Activate(t.Context(), "allowed-tools-patterns")
+	require.NoError(t, err)
+	tests := []struct {
+		command string
+		ok      bool
+	}{
+		{"git status", true},
+		{"git", true},
+		{"  git log --oneline -5  ", true},
+		{"jq .name package.json", true},
+		{"gitk", false},
+		{"git status; rm -rf ~", false},
+		{"git log | sh", false},
+		{"git log && curl evil.example", false},
+		{"git log `rm x`", false},
+		{"git log $(rm x)", false},
+		{"git log > /etc/passwd", false},
+		{"git log\nrm -rf ~", false},
+		{"GIT_DIR=/tmp git log", false},
+		{"sh -c 'git status'", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		res := call(t, r, "bash", map[string]any{"command": tt.command})
+		if tt.ok {
+			assert.NoError(t, res.Err, tt.command)
+			continue
+		}
+		assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied, tt.command)
+		assert.Contains(t, res.Content, "git:* or jq:*", tt.command)
+	}
+	assert.Equal(t, []string{"git status", "git", "  git log --oneline -5  ", "jq .name package.json"}, ran)
+
+	// A tool that is not named is not offered; an entry without a pattern
+	// leaves its tool whole.
+	assert.ErrorIs(t, call(t, r, "write_stdin", map[string]any{"chars": "ls\n"}).Err, llmtoolkit.ErrUnknownTool)
+	require.NoError(t, call(t, r, "read_file", map[string]any{}).Err)
+
+	// Typed lines are checked as commands, and a tool given a pattern
+	// that declares no commands is refused: its arguments cannot be checked.
+	extra, err := skills.Parse([]byte("---\nname: term\ndescription: d\nallowed-tools: Term(git:*) Read(src/**)\n---\n"), "term", "term/SKILL.md")
+	require.NoError(t, err)
+	ts2 := skills.NewTools(skills.NewSet(extra), skills.WithAllowedTools(), skills.WithToolAliases(map[string]string{"Term": "write_stdin"}))
+	r2 := ts2.Narrow(llmtoolkit.Compose(host, ts2))
+	_, err = ts2.Activate(t.Context(), "term")
+	require.NoError(t, err)
+	require.NoError(t, call(t, r2, "write_stdin", map[string]any{"chars": "git status\n"}).Err)
+	res := call(t, r2, "write_stdin", map[string]any{"chars": "git status\nrm -rf ~\n"})
+	require.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+	res = call(t, r2, "read_file", map[string]any{})
+	require.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+	assert.Contains(t, res.Content, "declares no command arguments")
 }
 
 // Activations and reads leave audit rows like any tool's.
