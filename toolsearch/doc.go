@@ -40,7 +40,8 @@
 // share of the query's words (each with its equivalents) it meets, so
 // that a tool that meets most of a need outranks one that meets one of
 // its words strongly, and by 1.5 when the query names its server ("in
-// jira"). Numbers alone ("issue 512",
+// jira"); a question asks, at half weight, for a list ("which", "what",
+// "how many") or a state ("is", "did"). Numbers alone ("issue 512",
 // "at 3") are values, not words of what a tool does, and are left out
 // (a run holding letters is kept: "ec2", "s3"); a word no tool has also
 // meets, at half weight, the tools' words it begins, as people shorten

@@ -222,6 +222,10 @@ const (
 	// serverBoost is the score a tool gains, as a share of its own, when
 	// the query names its server ("find my open tickets in jira").
 	serverBoost = 0.5
+	// weightQuestion is the weight of what a question implies: "which",
+	// "what", "who" and "how" ask for a list (the find group), "is",
+	// "did" and the like for a state (the status group).
+	weightQuestion = 0.5
 )
 
 var fieldWeights = [numFields]float64{weightName, weightDesc, weightArgName, weightArgDesc, weightServer}
@@ -265,8 +269,7 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 					plain[term] = true
 				}
 			})
-			groups, _ := ix.equiv.expand(ts)
-			ts = append(ts, groups...)
+			ts = append(ts, ix.equiv.expand(ts)...)
 			for _, term := range ts {
 				c := tf[term]
 				if c == nil {
@@ -483,7 +486,8 @@ type queryTerm struct {
 	term   string
 	weight float64
 	// concept is the query's word (or pair of words) the term stands
-	// for: the word itself, its groups' terms, its extensions.
+	// for: the word itself, its groups' terms, its extensions; or what a
+	// question implies (a list, a state).
 	concept int
 }
 
@@ -491,8 +495,8 @@ type queryTerm struct {
 // terms, at weightEquivalent.
 func (ix *Index) queryTerms(query string) []queryTerm {
 	ts := terms(query)
-	var consumed []bool
-	sources := ix.equiv.sources(ts, &consumed)
+	var paired []int
+	sources := ix.equiv.sources(ts, &paired)
 	// concept is, for each position of ts, the concept it stands for: one
 	// per distinct word, the words of a pair the first's.
 	concept := make([]int, len(ts))
@@ -505,7 +509,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			concept[i] = out[k].concept
 			continue
 		}
-		if i > 0 && consumed != nil && consumed[i] && consumed[i-1] {
+		if i > 0 && paired[i] == pairSecond {
 			concept[i] = concept[i-1]
 		} else {
 			concept[i] = n
@@ -513,7 +517,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		}
 		seen[t] = true
 		w := 1.0
-		if consumed != nil && consumed[i] {
+		if paired[i] != notPaired {
 			w = weightConsumed
 		}
 		index[t] = len(out)
@@ -564,6 +568,23 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			n++
 		}
 		out = append(out, queryTerm{j, weightJoined, c})
+	}
+	// Questions ask for a list ("which", "how many") or a state ("is",
+	// "did").
+	if len(words) > 0 {
+		add := func(g string) {
+			if !seen[g] && len(ix.postings[g]) > 0 {
+				seen[g] = true
+				out = append(out, queryTerm{g, weightQuestion, n})
+				n++
+			}
+		}
+		switch words[0] {
+		case "which", "who", "what", "how":
+			add(markEquivalent + "find")
+		case "is", "are", "has", "have", "did", "does", "was", "were":
+			add(markEquivalent + "status")
+		}
 	}
 	for i, t := range ts {
 		for _, longer := range ix.extensions(t) {

@@ -40,7 +40,10 @@ func (e *equivalents) add(mark string, groups [][]string) {
 		key := mark + strings.Join(plainTerms(g[0]), " ")
 		for _, member := range g {
 			words := plainTerms(member)
-			if len(words) == 0 || len(words) > 2 {
+			// A member of two words that is one without its stop words
+			// ("send again") is left out: the one word would stand for
+			// the pair.
+			if len(words) == 0 || len(words) > 2 || len(words) < len(strings.Fields(member)) {
 				continue
 			}
 			k := strings.Join(words, " ")
@@ -53,14 +56,22 @@ func (e *equivalents) add(mark string, groups [][]string) {
 
 // expand returns the group terms of a stream of terms: those of each two
 // adjacent terms that are a member ("set up", "call off") and of each
-// term that is not part of such a pair, so that "set up" means create,
-// not update. consumed tells the terms that were part of a pair.
-func (e *equivalents) expand(ts []string) (out []string, consumed []bool) {
-	for _, src := range e.sources(ts, &consumed) {
+// term that is not part of such a pair of an equivalents group, so that
+// "set up" means create, not update.
+func (e *equivalents) expand(ts []string) []string {
+	var out []string
+	for _, src := range e.sources(ts, nil) {
 		out = append(out, src.groups...)
 	}
-	return out, consumed
+	return out
 }
+
+// The parts of a pair of words that is a member of an equivalents group.
+const (
+	notPaired = iota
+	pairFirst
+	pairSecond
+)
 
 // source is the group terms of one word, or of a pair of words, of a
 // stream: at, the position of the (first) word.
@@ -70,22 +81,30 @@ type source struct {
 }
 
 // sources is expand's group terms, one list per word or pair of words
-// that has any.
-func (e *equivalents) sources(ts []string, consumed *[]bool) []source {
+// that has any. When paired is not nil, it is set to the part each term
+// plays in a pair of an equivalents group (notPaired, pairFirst,
+// pairSecond).
+func (e *equivalents) sources(ts []string, paired *[]int) []source {
+	c := make([]int, len(ts))
+	if paired != nil {
+		*paired = c
+	}
 	if e == nil || len(e.groups) == 0 {
 		return nil
 	}
-	c := make([]bool, len(ts))
-	*consumed = c
 	var out []source
 	for i := 0; i+1 < len(ts); i++ {
-		if g := e.groups[ts[i]+" "+ts[i+1]]; len(g) > 0 {
-			out = append(out, source{i, g})
-			c[i], c[i+1] = true, true
+		g := e.groups[ts[i]+" "+ts[i+1]]
+		if len(g) == 0 {
+			continue
+		}
+		out = append(out, source{i, g})
+		if slices.ContainsFunc(g, func(k string) bool { return strings.HasPrefix(k, markEquivalent) }) {
+			c[i], c[i+1] = pairFirst, pairSecond
 		}
 	}
 	for i, t := range ts {
-		if g := e.groups[t]; !c[i] && len(g) > 0 {
+		if g := e.groups[t]; c[i] == notPaired && len(g) > 0 {
 			out = append(out, source{i, g})
 		}
 	}

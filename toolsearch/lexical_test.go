@@ -214,3 +214,16 @@ func TestResolverRelatedWords(t *testing.T) {
 	res = llmtoolkit.Execute(t.Context(), New(fake, WithRelatedWords([]string{"galaxy", "orbit"})), call)
 	assert.Contains(t, res.Content, "- sky_orbit:")
 }
+
+// TestQuestions: a question asks for a list ("which", "how many") or a
+// state ("is", "did"), among tools that otherwise tie.
+func TestQuestions(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("tracker_delete_issue", "Deletes an issue.", nil),
+		llmtoolkit.MustTool("tracker_list_issues", "Lists issues.", nil),
+		llmtoolkit.MustTool("deploy_start", "Starts a deploy.", nil),
+		llmtoolkit.MustTool("deploy_state", "The status of a deploy.", nil),
+	})
+	assert.Equal(t, "tracker_list_issues", topOf(t, ix, "which issues mention the login page"))
+	assert.Equal(t, "deploy_state", topOf(t, ix, "did the deploy finish"))
+}
