@@ -125,6 +125,10 @@ type CommandArguments struct {
 	// Names lists the top-level string arguments the tool runs as a
 	// command line (as bash -c runs bash's "command").
 	Names []string
+	// Lists names the top-level arguments whose values are arrays of
+	// command lines, each run as bash -c runs bash's "command" (the
+	// commands of codetools' shell).
+	Lists []string
 	// Typed, when set, returns the lines a call enters into a running
 	// program (a terminal's keys): for each Enter the call types, the line
 	// typed since the previous Enter, earlier calls' text included, with

@@ -10,7 +10,8 @@ import (
 // BashToolName and BashCommandArgument are the tool and argument under
 // which the rules see every command a call runs or types: a rule on
 // bash's "command" holds for each tool that declares its commands
-// ([llmtoolkit.Tool.Commands]: codetools' exec_command and write_stdin),
+// ([llmtoolkit.Tool.Commands]: codetools' exec_command, shell and
+// write_stdin),
 // whatever it is named.
 const (
 	BashToolName        = "bash"
@@ -31,6 +32,20 @@ func commandsOf(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool)
 	for _, name := range cmds.Names {
 		if v, ok := call.Arguments[name].(string); ok {
 			run = append(run, as(v))
+		}
+	}
+	for _, name := range cmds.Lists {
+		switch vs := call.Arguments[name].(type) {
+		case []any:
+			for _, v := range vs {
+				if s, ok := v.(string); ok {
+					run = append(run, as(s))
+				}
+			}
+		case []string:
+			for _, s := range vs {
+				run = append(run, as(s))
+			}
 		}
 	}
 	if cmds.Typed != nil {

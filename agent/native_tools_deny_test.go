@@ -110,3 +110,58 @@ func responseCalls(t *testing.T, read func(json.RawMessage) (agentloop.Response,
 	require.NoError(t, err, body)
 	return resp.ToolCalls
 }
+
+// TestResponsesNativeToolsHoldDeny: the same through the Responses API's
+// own shapes: an apply_patch_call's operation on a denied path (a create,
+// an update, a delete through a link) and a shell_call whose second
+// command a deny rule on bash's command matches are refused, under a deny
+// rule and under plan mode; nothing runs, and the refusal is answered in
+// the native items (apply_patch_call_output "failed", shell_call_output).
+func TestResponsesNativeToolsHoldDeny(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "secrets"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "secrets", "key"), []byte("KEY\n"), 0o644))
+	require.NoError(t, os.Symlink("secrets", filepath.Join(dir, "alias")))
+	code, err := codetools.New(dir, codetools.WithModelTools("gpt-5.1-codex", ""))
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+
+	items := []string{
+		`{"type":"apply_patch_call","id":"apc_1","call_id":"call_1","status":"completed","operation":{"type":"update_file","path":"secrets/key","diff":"@@\n-KEY\n+X\n"}}`,
+		`{"type":"apply_patch_call","id":"apc_1","call_id":"call_1","status":"completed","operation":{"type":"create_file","path":"alias/new","diff":"+x\n"}}`,
+		`{"type":"apply_patch_call","id":"apc_1","call_id":"call_1","status":"completed","operation":{"type":"delete_file","path":"alias/key"}}`,
+		`{"type":"shell_call","id":"sh_1","call_id":"call_1","status":"completed","action":{"commands":["touch ran","rm -rf secrets"],"timeout_ms":null,"max_output_length":null}}`,
+	}
+	guards := map[string]*agent.Permissions{
+		"deny": newPerms(t, agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{
+			{Tool: "*", Argument: "path", Glob: "secrets/**"}, {Tool: "bash", Argument: "command", Regexp: `\brm\b`}}}),
+		"plan": newPerms(t, agent.Config{Mode: agent.ModePlan}),
+	}
+	for guard, p := range guards {
+		for _, item := range items {
+			t.Run(guard+"/"+item, func(t *testing.T) {
+				resp, err := provider.OpenAIResponsesResponse(json.RawMessage(`{"status":"completed","output":[` + item + `]}`))
+				require.NoError(t, err)
+				require.Len(t, resp.ToolCalls, 1)
+				call := resp.ToolCalls[0]
+				require.Nil(t, call.Malformed)
+				res := llmtoolkit.Execute(t.Context(), p.Guard(code), call)
+				require.True(t, res.IsError, res.Content)
+				assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+				out, err := json.Marshal(provider.OpenAIResponsesCallOutput(call, res))
+				require.NoError(t, err)
+				if call.Name == "apply_patch" {
+					assert.Contains(t, string(out), `"type":"apply_patch_call_output"`)
+					assert.Contains(t, string(out), `"status":"failed"`)
+				} else {
+					assert.Contains(t, string(out), `"type":"shell_call_output"`)
+					assert.Contains(t, string(out), `"exit_code":1`)
+				}
+			})
+		}
+	}
+	assert.Equal(t, "KEY\n", readFile(t, filepath.Join(dir, "secrets", "key")))
+	for _, p := range []string{"secrets/new", "ran"} {
+		assert.NoFileExists(t, filepath.Join(dir, p))
+	}
+}

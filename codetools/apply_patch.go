@@ -28,7 +28,7 @@ const (
 )
 
 func (c *CodeTools) applyPatchSpec() toolSpec {
-	return makeSpec("apply_patch",
+	s := makeSpec("apply_patch",
 		"Apply a patch that adds, deletes, updates or moves files, all or nothing: if any part fails, no file is changed and the error names the operation, the hunk and its line. Format:\n"+
 			"*** Begin Patch\n"+
 			"*** Add File: path/new.txt\n+each line of the new file starts with +\n"+
@@ -44,6 +44,10 @@ func (c *CodeTools) applyPatchSpec() toolSpec {
 			"patch": map[string]any{"type": "string", "minLength": 1, "description": "The whole patch, from '*** Begin Patch' to '*** End Patch'."},
 		}, "patch"),
 		llmtoolkit.Annotations{Destructive: true}, c.applyPatch)
+	if c.cfg.nativeOpenAI {
+		s.tool.Native = NativeApplyPatch
+	}
+	return s
 }
 
 // applyPatchPathFact declares every file a patch touches: a patch that

@@ -151,19 +151,104 @@ func (c *CodeTools) bash(ctx context.Context, args map[string]any) (string, erro
 // bashOnce runs command to its end (or its timeout) and returns its
 // output.
 func (c *CodeTools) bashOnce(ctx context.Context, command string, timeout time.Duration) (string, error) {
+	r, err := c.runOnce(ctx, command, timeout, false)
+	if err != nil {
+		return "", err
+	}
+	text := r.out.Text()
+	if r.left != "" {
+		text += "\n\n[" + r.left + "]"
+	}
+	r.show(ctx, c, command, text)
+	if err := r.trap.Err(); err != nil {
+		return "", err
+	}
+	prefix := text + "\n\n"
+	if r.out.Total() == 0 && r.left == "" {
+		prefix = ""
+	}
+	switch {
+	case r.timedOut:
+		return "", &commandError{fmt.Sprintf("%sCommand timed out after %d seconds", prefix, int(timeout.Round(time.Second)/time.Second))}
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("%sCommand cancelled: %w", prefix, ctx.Err())
+	case r.waitErr != nil && r.code == -1:
+		return "", fmt.Errorf("%sbash: %w", prefix, r.waitErr)
+	case r.code != 0:
+		return "", &commandError{fmt.Sprintf("%sCommand exited with code %d", prefix, r.code)}
+	}
+	return text, nil
+}
+
+// commandRun is what one command run to its end left: its output (stdout
+// and stderr merged in out, or stdout in out and stderr in errOut), how it
+// ended and the processes that could not be killed.
+type commandRun struct {
+	out, errOut *proc.Output
+	code        int // the exit code, -1 without one
+	waitErr     error
+	timedOut    bool
+	left        string // a note on processes that outlived the kill
+	elapsed     time.Duration
+	sandbox     string // where it ran, for the Display
+	trap        *proc.Trap
+}
+
+// show tells the call's listeners of the command (a process Display) whose
+// output, as shown to the model, is text, and returns the payload.
+func (r *commandRun) show(ctx context.Context, c *CodeTools, command, text string) ProcessPayload {
+	total := r.out.Total()
+	if r.errOut != nil {
+		total += r.errOut.Total()
+	}
+	p := ProcessPayload{
+		Command: command, ExitCode: r.code, Output: text, OutputBytes: total,
+		DurationMS: r.elapsed.Milliseconds(), TimedOut: r.timedOut,
+		OutputFile: r.out.Path(), OutputFileCut: r.out.Cut(), Sandbox: r.sandbox,
+	}
+	if p.OutputFile == "" && r.errOut != nil {
+		p.OutputFile, p.OutputFileCut = r.errOut.Path(), r.errOut.Cut()
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayProcess, Payload: p})
+	return p
+}
+
+// runOnce runs command with bash -c to its end, its timeout or ctx's end,
+// then kills whatever it left running. split keeps stderr apart (errOut),
+// each stream capped and spilled as bash's output is. Its error is the
+// failure to start the command; a panic in its goroutines is r.trap.Err().
+func (c *CodeTools) runOnce(ctx context.Context, command string, timeout time.Duration, split bool) (*commandRun, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return "", fmt.Errorf("bash: %w", err)
+		return nil, fmt.Errorf("bash: %w", err)
+	}
+	var er, ew *os.File
+	if split {
+		if er, ew, err = os.Pipe(); err != nil {
+			pr.Close()
+			pw.Close()
+			return nil, fmt.Errorf("bash: %w", err)
+		}
+	}
+	closeErr := func() {
+		if er != nil {
+			er.Close()
+			ew.Close()
+		}
 	}
 	sc, done, err := c.bashCommand(command, false)
 	if err != nil {
 		pr.Close()
 		pw.Close()
-		return "", fmt.Errorf("bash: sandbox: %w", err)
+		closeErr()
+		return nil, fmt.Errorf("bash: sandbox: %w", err)
 	}
 	defer done() // runs after the processes are reaped (the defers below run first)
 	cmd := sc.Cmd
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
+	if split {
+		cmd.Stderr = ew
+	}
 	trap := proc.NewTrap("bash", toolPanic)
 	trap.Hook = bashTestHook
 	guard := proc.NewGuard(sc, pw, trap)
@@ -172,22 +257,52 @@ func (c *CodeTools) bashOnce(ctx context.Context, command string, timeout time.D
 	if err := sc.Start(); err != nil {
 		pr.Close()
 		pw.Close()
-		return "", fmt.Errorf("bash: cannot start %s: %w", cmd.Path, err)
+		closeErr()
+		return nil, fmt.Errorf("bash: cannot start %s: %w", cmd.Path, err)
 	}
 	pw.Close()
+	if ew != nil {
+		ew.Close()
+	}
 	guard.Started()
-	out := proc.NewOutput(func() (*os.File, error) { return c.spills.Create(c.cfg.bash.spillDir) }, c.cfg.bash.spillMaxBytes)
-	defer func() { // also when something below panics: the file is tracked either way
-		if path := out.Finish(); path != "" {
-			c.spills.Keep(path, c.cfg.bash.spillMaxAge, c.cfg.bash.spillMaxFiles)
+	spill := func() (*os.File, error) { return c.spills.Create(c.cfg.bash.spillDir) }
+	r := &commandRun{out: proc.NewOutput(spill, c.cfg.bash.spillMaxBytes), trap: trap}
+	if split {
+		r.errOut = proc.NewOutput(spill, c.cfg.bash.spillMaxBytes)
+	}
+	defer func() { // also when something below panics: the files are tracked either way
+		for _, o := range []*proc.Output{r.out, r.errOut} {
+			if o == nil {
+				continue
+			}
+			if path := o.Finish(); path != "" {
+				c.spills.Keep(path, c.cfg.bash.spillMaxAge, c.cfg.bash.spillMaxFiles)
+			}
 		}
 	}()
 	copied := make(chan struct{})
-	trap.Go("output reader", func() {
-		trap.Stage("copy")
-		buf := make([]byte, 32*1024)
-		_, _ = io.CopyBuffer(out, pr, buf)
-	}, func() { close(copied) })
+	copyFrom := func(from *os.File, to *proc.Output) func() {
+		return func() {
+			trap.Stage("copy")
+			buf := make([]byte, 32*1024)
+			_, _ = io.CopyBuffer(to, from, buf)
+		}
+	}
+	if split {
+		errCopied := make(chan struct{})
+		trap.Go("stderr reader", copyFrom(er, r.errOut), func() { close(errCopied) })
+		outCopied := make(chan struct{})
+		trap.Go("output reader", copyFrom(pr, r.out), func() { close(outCopied) })
+		go func() { <-errCopied; <-outCopied; close(copied) }()
+	} else {
+		trap.Go("output reader", copyFrom(pr, r.out), func() { close(copied) })
+	}
+	closeReaders := func() {
+		pr.Close()
+		if er != nil {
+			er.Close()
+		}
+	}
 	exited := make(chan struct{})
 	trap.Go("exit waiter", func() {
 		trap.Stage("wait")
@@ -199,7 +314,7 @@ func (c *CodeTools) bashOnce(ctx context.Context, command string, timeout time.D
 			guard.KillAll()
 			<-exited
 			_ = guard.Reap()
-			pr.Close()
+			closeReaders()
 			<-copied
 		}
 	}()
@@ -207,11 +322,10 @@ func (c *CodeTools) bashOnce(ctx context.Context, command string, timeout time.D
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	timedOut := false
 	select {
 	case <-exited:
 	case <-timer.C:
-		timedOut = true
+		r.timedOut = true
 		guard.KillAll()
 		<-exited
 	case <-ctx.Done():
@@ -223,52 +337,25 @@ func (c *CodeTools) bashOnce(ctx context.Context, command string, timeout time.D
 	}
 	// Background processes the command left must not outlive the call (and
 	// would hold the pipe open).
-	left := guard.KillAll()
-	waitErr := guard.Reap()
+	r.left = guard.KillAll()
+	r.waitErr = guard.Reap()
 	select {
 	case <-copied:
 	case <-time.After(2 * time.Second): // a process escaped and holds the pipe
 	}
-	pr.Close()
+	closeReaders()
 	<-copied
 	settled = true
-	elapsed := time.Since(began)
+	r.elapsed = time.Since(began)
 
-	sandboxShown := c.sandboxName()
+	r.sandbox = c.sandboxName()
 	if sc.Fallback != "" {
-		sandboxShown += "; " + sc.Fallback
+		r.sandbox += "; " + sc.Fallback
 	}
-	text := out.Text()
-	if left != "" {
-		text += "\n\n[" + left + "]"
+	if r.waitErr != nil {
+		r.code = proc.ExitCode(r.waitErr)
 	}
-	code := 0
-	if waitErr != nil {
-		code = proc.ExitCode(waitErr)
-	}
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayProcess, Payload: ProcessPayload{
-		Command: command, ExitCode: code, Output: text, OutputBytes: out.Total(),
-		DurationMS: elapsed.Milliseconds(), TimedOut: timedOut,
-		OutputFile: out.Path(), OutputFileCut: out.Cut(), Sandbox: sandboxShown,
-	}})
-	if err := trap.Err(); err != nil {
-		return "", err
-	}
-	prefix := text + "\n\n"
-	if out.Total() == 0 && left == "" {
-		prefix = ""
-	}
-	switch {
-	case timedOut:
-		return "", &commandError{fmt.Sprintf("%sCommand timed out after %d seconds", prefix, int(timeout.Round(time.Second)/time.Second))}
-	case ctx.Err() != nil:
-		return "", fmt.Errorf("%sCommand cancelled: %w", prefix, ctx.Err())
-	case waitErr != nil && code == -1:
-		return "", fmt.Errorf("%sbash: %w", prefix, waitErr)
-	case code != 0:
-		return "", &commandError{fmt.Sprintf("%sCommand exited with code %d", prefix, code)}
-	}
-	return text, nil
+	return r, nil
 }
 
 // bashTestHook, when set by a test, is called at the start of each

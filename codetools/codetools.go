@@ -119,6 +119,9 @@ func (c *CodeTools) specs() []toolSpec {
 	if c.cfg.applyPatch {
 		specs = append(specs, c.applyPatchSpec())
 	}
+	if c.cfg.shell {
+		specs = append(specs, c.shellSpec())
+	}
 	specs = append(specs, c.jobSpecs()...)      // opt-in: WithBackgroundJobs
 	specs = append(specs, c.terminalSpecs()...) // opt-in: WithTerminals
 	if c.cfg.textEditor {
@@ -143,6 +146,7 @@ func (c *CodeTools) specs() []toolSpec {
 	// checked as bash's command.
 	commands := map[string]*llmtoolkit.CommandArguments{
 		"bash": commandFact("command"), "exec_command": commandFact("cmd"), "write_stdin": c.typedFact(),
+		ShellName: {Lists: []string{"commands"}},
 	}
 	for i := range specs {
 		if f, ok := paths[specs[i].tool.Name]; ok {
@@ -157,7 +161,7 @@ func (c *CodeTools) specs() []toolSpec {
 
 // processTools run or stop commands, which the sandbox confines: they stay
 // under a read-only sandbox.
-var processTools = map[string]bool{"bash": true, "job_kill": true, "exec_command": true, "write_stdin": true}
+var processTools = map[string]bool{"bash": true, ShellName: true, "job_kill": true, "exec_command": true, "write_stdin": true}
 
 // Root returns the absolute path of the root folder.
 func (c *CodeTools) Root() string { return c.dir }

@@ -46,6 +46,10 @@ const (
 	// servers on ([WithLanguageServers]): a [DiagnosticsPayload]. The
 	// edits that show a diff carry it in [DiffPayload.Diagnostics].
 	DisplayDiagnostics = "diagnostics"
+	// DisplayShell is the shell tool's Display ([WithShell]): a
+	// [ShellPayload], one [ProcessPayload] per command run. Each command
+	// is also shown alone, as a "process" Display, when it ends.
+	DisplayShell = "shell"
 	// DisplayJob is the Display of the calls on a background job or a
 	// terminal session: bash's run_in_background (and a command kept as
 	// a job by [WithBashAutoBackground]), job_output, job_kill,
@@ -103,6 +107,14 @@ type JobPayload struct {
 	LogFileCut bool   `json:"logFileCut"`
 	// Sandbox says where the job runs, as [ProcessPayload].Sandbox.
 	Sandbox string `json:"sandbox"`
+}
+
+// ShellPayload is the payload of a "shell" Display: the commands of one
+// shell call that ran, in order (a timeout ends the call).
+type ShellPayload struct {
+	// Commands are the commands run, each as bash's Display shows one
+	// (Output: its stdout, then its stderr).
+	Commands []ProcessPayload `json:"commands"`
 }
 
 // PatchPayload is the payload of a "patch" Display: what apply_patch did
@@ -350,6 +362,8 @@ func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
 		d.Payload, err = decodePayload[FilesPayload](d.Payload)
 	case DisplayWebpage:
 		d.Payload, err = decodePayload[WebpagePayload](d.Payload)
+	case DisplayShell:
+		d.Payload, err = decodePayload[ShellPayload](d.Payload)
 	case DisplayPatch:
 		d.Payload, err = decodePayload[PatchPayload](d.Payload)
 	case DisplayDiagnostics:

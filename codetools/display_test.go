@@ -25,6 +25,9 @@ var documentedKeys = map[string][]string{
 	DisplayFiles:   {"pattern", "total", "shown", "paths"},
 	DisplayWebpage: {"url", "status", "contentType", "truncated"},
 	DisplayPatch:   {"files", "omitted"},
+	DisplayShell:   {"commands"},
+	// "shell" commands
+	"shell.commands": {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut", "sandbox"},
 	DisplayJob: {"event", "jobId", "command", "terminal", "tty", "state", "exitCode", "reason", "output", "screen",
 		"outputBytes", "durationMs", "logFile", "logFileCut", "sandbox"},
 	// "patch" files
@@ -45,6 +48,8 @@ var payloadTypes = map[string]reflect.Type{
 	DisplayFiles:        reflect.TypeFor[FilesPayload](),
 	DisplayWebpage:      reflect.TypeFor[WebpagePayload](),
 	DisplayPatch:        reflect.TypeFor[PatchPayload](),
+	DisplayShell:        reflect.TypeFor[ShellPayload](),
+	"shell.commands":    reflect.TypeFor[ProcessPayload](),
 	DisplayJob:          reflect.TypeFor[JobPayload](),
 	"patch.files":       reflect.TypeFor[PatchFile](),
 	"matches.items":     reflect.TypeFor[Match](),

@@ -24,7 +24,8 @@
 // Beside its text, each tool that has something to show attaches an
 // [llmtoolkit.Display] for hosts, with a payload of a documented type
 // ([FilePayload], [DiffPayload], [ProcessPayload], [MatchesPayload],
-// [FilesPayload], [WebpagePayload], [JobPayload]) whose JSON keys are camelCase; a host
+// [FilesPayload], [WebpagePayload], [PatchPayload], [ShellPayload],
+// [JobPayload]) whose JSON keys are camelCase; a host
 // renders it with a type switch, and [DecodeDisplay] types one read back
 // from JSON.
 //
@@ -55,6 +56,19 @@
 // commands plus delete and rename, every path under /memories mapped into
 // one folder of the root and refused when its canonical path leaves it.
 //
+// WithShell adds the Responses API's shell tool, shell: a call's commands run
+// one after the other on bash's engine (the sandbox, containment, output caps
+// and spill files), stdout and stderr apart, and the answer is the JSON of a
+// shell_call_output's entries (stdout, stderr, outcome exit code or timeout
+// per command; a timeout ends the call). Its commands are declared
+// (llmtoolkit.CommandArguments.Lists), so a permission layer checks each as
+// bash's command. WithModelTools for the GPT-5 family adds apply_patch and
+// shell with Native NativeApplyPatch and NativeShell: package provider
+// declares them to the Responses API as {"type": "apply_patch"} and {"type":
+// "shell"}, reads an apply_patch_call's one-file operation as an apply_patch
+// call of the same V4A patch (the same path decisions, all or nothing) and
+// answers in apply_patch_call_output and shell_call_output items.
+//
 // # Display payloads
 //
 // Each kind has one exported payload type, with a doc comment on every
@@ -77,6 +91,7 @@
 //	webpage   http_get                          WebpagePayload       url, status, contentType, truncated
 //	patch     apply_patch (WithApplyPatch)      PatchPayload         files (each PatchFile: operation, path, movedFrom, diff,
 //	                                                                 truncated, added, removed), omitted
+//	shell     shell (WithShell)                 ShellPayload         commands (each a ProcessPayload)
 //	job       bash run_in_background, job_output,  JobPayload       event (start, read, write, stop), jobId, command,
 //	          job_kill, exec_command, write_stdin                    terminal, tty, state, exitCode, reason, output, screen,
 //	                                                                 outputBytes, durationMs, logFile, logFileCut, sandbox

@@ -104,7 +104,7 @@ func ExampleSandboxPolicy_allowHosts() {
 
 // Give a model the tools it was trained on: Claude gets Anthropic's text
 // editor (declared to Anthropic as its built-in tool) beside the function
-// tools; a GPT-5 model gets apply_patch; any other model the function tools.
+// tools; a GPT-5 model gets apply_patch and shell, native to the Responses API; any other model the function tools.
 func ExampleWithModelTools() {
 	dir, err := os.MkdirTemp("", "codetools-example")
 	if err != nil {
@@ -124,6 +124,6 @@ func ExampleWithModelTools() {
 	}
 	// Output:
 	// claude-sonnet-4-5: 13 tools, the last str_replace_based_edit_tool (native "anthropic/text_editor_20250728")
-	// gpt-5: 13 tools, the last apply_patch (native "")
+	// gpt-5: 14 tools, the last shell (native "openai/shell")
 	// gemini-2.5-pro: 12 tools, the last http_get (native "")
 }

@@ -15,7 +15,7 @@ const (
 	// (text_editor_20250728) and the memory tool.
 	FamilyClaude ModelFamily = "claude"
 	// FamilyGPT5: OpenAI's GPT-5 and Codex models, trained on V4A patches
-	// (apply_patch).
+	// (apply_patch) and the shell tool.
 	FamilyGPT5 ModelFamily = "gpt-5"
 	// FamilyOther: every other model; it gets the function tools alone.
 	FamilyOther ModelFamily = ""
@@ -44,7 +44,11 @@ func FamilyOf(model string) ModelFamily {
 //   - Claude ([FamilyClaude]): the text editor, str_replace_based_edit_tool
 //     ([WithTextEditor], view capped at read_file's byte limit), and, when
 //     memoryFolder is not empty, the memory tool ([WithMemory]) over it;
-//   - GPT-5 and Codex ([FamilyGPT5]): apply_patch ([WithApplyPatch]);
+//   - GPT-5 and Codex ([FamilyGPT5]): apply_patch ([WithApplyPatch]) and
+//     shell ([WithShell]), marked [NativeApplyPatch] and [NativeShell] so
+//     that package provider declares them to the Responses API as its own
+//     {"type": "apply_patch"} and {"type": "shell"} (and as function tools
+//     to the other formats);
 //   - any other model: nothing; the 12 function tools serve it.
 //
 // The function tools stay in every set, the fallback a model may still
@@ -54,8 +58,7 @@ func FamilyOf(model string) ModelFamily {
 // whichever the model saw. The engines are the same as the function tools'
 // (confinement, exact-unique edits, atomic writes).
 //
-// Not yet in the sets: Anthropic's bash_20250124 and the Responses API's
-// native shell and apply_patch declarations; bash serves those models as a
+// Not yet in the sets: Anthropic's bash_20250124; bash serves Claude as a
 // function tool.
 func WithModelTools(model, memoryFolder string) Option {
 	fam := FamilyOf(model)
@@ -68,6 +71,8 @@ func WithModelTools(model, memoryFolder string) Option {
 			}
 		case FamilyGPT5:
 			WithApplyPatch()(c)
+			WithShell()(c)
+			c.nativeOpenAI = true
 		}
 	}
 }

@@ -2,6 +2,7 @@ package codetools_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,13 +42,15 @@ func TestWithModelTools(t *testing.T) {
 	for _, tc := range []struct {
 		model, memory string
 		extra         []string
-		native        map[string]string
+		native        map[string]string // the Anthropic declarations
+		responses     map[string]string // the Responses declarations
 	}{
 		{model: "claude-sonnet-4-5", extra: []string{codetools.TextEditorName},
 			native: map[string]string{codetools.TextEditorName: "text_editor_20250728"}},
 		{model: "claude-opus-4-1", memory: "notes", extra: []string{codetools.TextEditorName, "memory"},
 			native: map[string]string{codetools.TextEditorName: "text_editor_20250728", "memory": "memory_20250818"}},
-		{model: "gpt-5", memory: "notes", extra: []string{"apply_patch"}},
+		{model: "gpt-5", memory: "notes", extra: []string{"apply_patch", codetools.ShellName},
+			responses: map[string]string{"apply_patch": "apply_patch", codetools.ShellName: "shell"}},
 		{model: "gemini-2.5-pro", memory: "notes"},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
@@ -71,6 +74,18 @@ func TestWithModelTools(t *testing.T) {
 				} else {
 					assert.Empty(t, decl.Type, decl.Name)
 					assert.NotNil(t, decl.InputSchema, decl.Name)
+				}
+			}
+
+			// The Responses request: the GPT-5 tools as the API's own
+			// declarations, the rest as function tools.
+			for i, decl := range provider.OpenAIResponsesTools(ct.Tools()) {
+				name := ct.Tools()[i].Name
+				if typ, ok := tc.responses[name]; ok {
+					assert.Equal(t, typ, decl.Type, name)
+					assert.JSONEq(t, `{"type":"`+typ+`"}`, string(mustJSON(t, decl)), name)
+				} else {
+					assert.Equal(t, "function", decl.Type, name)
 				}
 			}
 
@@ -126,6 +141,20 @@ func TestNativeDeclarationBytes(t *testing.T) {
 	require.NoError(t, err)
 	defer gpt.Close()
 	all := gpt.Tools()
-	t.Logf("responses tools array: 12 function tools %d B; + apply_patch as a function tool %d B",
-		size(provider.OpenAIResponsesTools(all[:12])), size(provider.OpenAIResponsesTools(all)))
+	asFunctions := make([]llmtoolkit.Tool, len(all))
+	copy(asFunctions, all)
+	for i := range asFunctions {
+		asFunctions[i].Native = ""
+	}
+	nativeBytes, functionBytes = size(provider.OpenAIResponsesTools(all)), size(provider.OpenAIResponsesTools(asFunctions))
+	t.Logf("responses tools array: 12 function tools %d B; + apply_patch and shell native %d B, as function tools %d B (%d B a turn saved)",
+		size(provider.OpenAIResponsesTools(all[:12])), nativeBytes, functionBytes, functionBytes-nativeBytes)
+	assert.Less(t, nativeBytes, functionBytes)
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
 }

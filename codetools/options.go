@@ -22,6 +22,8 @@ type config struct {
 	jobs         jobsConfig // background jobs and terminals: options_jobs.go
 
 	applyPatch    bool   // WithApplyPatch: the 13th tool
+	shell         bool   // WithShell: the Responses API's shell over bash's engine
+	nativeOpenAI  bool   // WithModelTools for GPT-5: apply_patch and shell declared native
 	textEditor    bool   // WithTextEditor: Anthropic's text editor
 	textEditorMax int    // its view's cap in bytes
 	memoryDir     string // WithMemory: the memory tool's folder, relative to the root

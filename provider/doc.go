@@ -83,6 +83,18 @@
 // providers without one's state reaching another's request; hosts store it
 // with the conversation (it has a JSON form) and leave it alone.
 //
+// # Native tools
+//
+// A tool whose llmtoolkit.Tool.Native is "anthropic/TYPE" is declared to
+// Anthropic as that built-in client tool (the text editor, memory); one
+// whose Native is "openai/apply_patch" or "openai/shell" to the Responses
+// API as its own {"type": ...}, its apply_patch_call and shell_call items
+// read as calls of the tool of that name and answered with
+// apply_patch_call_output and shell_call_output items
+// ([OpenAIResponsesCallOutput]); every other format sees a function tool of
+// the same name (TestOpenAIResponsesNativeApplyPatchAndShell; conformance:
+// openai-go's types).
+//
 // # Tool search
 //
 // The plain tool codecs send every definition as it is, deferred or not.

@@ -13,8 +13,9 @@ import (
 // in that API's flat format: {"type": "function", "name", "description",
 // "parameters", "strict"}.
 type OpenAIResponsesTool struct {
-	// Type is "function", or "tool_search" for the API's tool search
-	// ([OpenAIResponsesToolsWithSearch]).
+	// Type is "function", "tool_search" for the API's tool search
+	// ([OpenAIResponsesToolsWithSearch]), or a native tool's type
+	// ([OpenAIResponsesApplyPatchType], [OpenAIResponsesShellType]).
 	Type string `json:"type"`
 	// Name is the tool's name.
 	Name string `json:"name"`
@@ -33,10 +34,10 @@ type OpenAIResponsesTool struct {
 	DeferLoading bool `json:"defer_loading,omitempty"`
 }
 
-// MarshalJSON writes a function tool with its fields, and a "tool_search"
-// tool as {"type": "tool_search"} alone.
+// MarshalJSON writes a function tool with its fields, and a "tool_search",
+// "apply_patch" or "shell" tool as its type alone ({"type": "shell"}).
 func (t OpenAIResponsesTool) MarshalJSON() ([]byte, error) {
-	if t.Type == OpenAIResponsesToolSearchType {
+	if isOpenAIResponsesNativeType(t.Type) {
 		return json.Marshal(struct {
 			Type string `json:"type"`
 		}{t.Type})
@@ -68,8 +69,16 @@ type OpenAIResponsesItem struct {
 	Name string `json:"name,omitempty"`
 	// Arguments is a function_call's arguments, a JSON object as text.
 	Arguments string `json:"arguments,omitempty"`
-	// Output is a function_call_output's text.
+	// Output is a function_call_output's or an apply_patch_call_output's
+	// text.
 	Output string `json:"output,omitempty"`
+	// Status is an apply_patch_call_output's: "completed" or "failed".
+	Status string `json:"status,omitempty"`
+	// ShellOutput is a shell_call_output's "output": an entry per command.
+	ShellOutput []OpenAIResponsesShellOutput `json:"-"`
+	// MaxOutputLength is a shell_call_output's max_output_length, the
+	// call's own echoed (0: not written).
+	MaxOutputLength int64 `json:"-"`
 	// ContentParts, when set, is a message's "content" or a
 	// function_call_output's "output" as an array (text, images, files:
 	// see [OpenAIResponsesPart]), written instead of Content or Output.
@@ -109,6 +118,24 @@ func (it OpenAIResponsesItem) MarshalJSON() ([]byte, error) {
 			CallID string `json:"call_id"`
 			Output string `json:"output"`
 		}{it.Type, it.CallID, it.Output})
+	case itemApplyPatchCallOutput:
+		return json.Marshal(struct {
+			Type   string `json:"type"`
+			CallID string `json:"call_id"`
+			Status string `json:"status"`
+			Output string `json:"output"`
+		}{it.Type, it.CallID, it.Status, it.Output})
+	case itemShellCallOutput:
+		out := it.ShellOutput
+		if out == nil {
+			out = []OpenAIResponsesShellOutput{}
+		}
+		return json.Marshal(struct {
+			Type            string                       `json:"type"`
+			CallID          string                       `json:"call_id"`
+			Output          []OpenAIResponsesShellOutput `json:"output"`
+			MaxOutputLength int64                        `json:"max_output_length,omitempty"`
+		}{it.Type, it.CallID, out, it.MaxOutputLength})
 	}
 	type plain OpenAIResponsesItem
 	return json.Marshal(plain(it))
@@ -116,10 +143,22 @@ func (it OpenAIResponsesItem) MarshalJSON() ([]byte, error) {
 
 // OpenAIResponsesTools converts tools to the Responses API "tools" array,
 // with "strict": false (the API's default is true, which most schemas do
-// not satisfy). Use [OpenAIResponsesStrictTool] for strict tools.
+// not satisfy). Use [OpenAIResponsesStrictTool] for strict tools. A tool
+// whose [llmtoolkit.Tool.Native] is "openai/apply_patch" or "openai/shell"
+// and whose name is that type (codetools' apply_patch and shell, as
+// WithModelTools makes them for the GPT-5 family) is written as the API's
+// own tool, {"type": "apply_patch"} or {"type": "shell"}: the model knows
+// its input. Its calls come back as apply_patch_call and shell_call items,
+// read as calls of the tool ([OpenAIResponsesApplyPatchType],
+// [OpenAIResponsesShellType]), and are answered by the items
+// [OpenAIResponsesCallOutput] writes.
 func OpenAIResponsesTools(tools []llmtoolkit.Tool) []OpenAIResponsesTool {
 	out := make([]OpenAIResponsesTool, len(tools))
 	for i, t := range tools {
+		if typ, ok := openAIResponsesNative(t); ok {
+			out[i] = OpenAIResponsesTool{Type: typ, Name: t.Name}
+			continue
+		}
 		out[i] = OpenAIResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: parametersOrEmpty(t.Parameters)}
 	}
 	return out
@@ -162,6 +201,12 @@ type openAIResponsesItemIn struct {
 		Text    string `json:"text"`
 		Refusal string `json:"refusal"`
 	} `json:"content"`
+	// The native calls' fields: an apply_patch_call's operation, a
+	// shell_call's action and environment, their status.
+	Operation   json.RawMessage `json:"operation"`
+	Action      json.RawMessage `json:"action"`
+	Environment json.RawMessage `json:"environment"`
+	Status      string          `json:"status"`
 }
 
 // openAIResponsesState is the value of [StateOpenAIResponses] on an
@@ -170,9 +215,16 @@ type openAIResponsesState struct {
 	Output []json.RawMessage `json:"output"`
 }
 
-// openAIResponsesCallState is the value of [StateOpenAIResponses] on a call.
+// openAIResponsesCallState is the value of [StateOpenAIResponses] on a
+// call: its item id and, for a native call, the item's type and the fields
+// that replay it.
 type openAIResponsesCallState struct {
-	ID string `json:"id"`
+	ID          string          `json:"id"`
+	Kind        string          `json:"kind,omitempty"` // "apply_patch_call", "shell_call"; "" for a function_call
+	Status      string          `json:"status,omitempty"`
+	Operation   json.RawMessage `json:"operation,omitempty"`
+	Action      json.RawMessage `json:"action,omitempty"`
+	Environment json.RawMessage `json:"environment,omitempty"`
 }
 
 // openAIResponsesTurn is what one response's output holds.
@@ -250,6 +302,13 @@ func openAIResponsesItems(raws []json.RawMessage) (openAIResponsesTurn, error) {
 				call.Provider = stateWith(nil, StateOpenAIResponses, openAIResponsesCallState{ID: it.ID})
 			}
 			turn.calls = append(turn.calls, call)
+		case itemApplyPatchCall, itemShellCall:
+			call := openAIResponsesNativeCall(it)
+			call.Provider = stateWith(nil, StateOpenAIResponses, openAIResponsesCallState{
+				ID: it.ID, Kind: it.Type, Status: it.Status,
+				Operation: notNull(it.Operation), Action: notNull(it.Action), Environment: notNull(it.Environment),
+			})
+			turn.calls = append(turn.calls, call)
 		default:
 			keep = true
 		}
@@ -284,8 +343,14 @@ func errorPrefixed(r llmtoolkit.Result) string {
 
 // OpenAIResponsesFunctionCall converts a call to a function_call item, to
 // replay a conversation, with its item id when the call came with one. A
-// malformed call's arguments are replayed as the model sent them.
+// malformed call's arguments are replayed as the model sent them. A call
+// read from an apply_patch_call or a shell_call is replayed as that item,
+// as it came.
 func OpenAIResponsesFunctionCall(c llmtoolkit.Call) (OpenAIResponsesItem, error) {
+	var native openAIResponsesCallState
+	if stateGet(c.Provider, StateOpenAIResponses, &native) && native.Kind != "" {
+		return openAIResponsesNativeItem(c, native), nil
+	}
 	args, err := textArguments("OpenAI Responses", c)
 	if err != nil {
 		return OpenAIResponsesItem{}, err
@@ -372,6 +437,11 @@ func openAIResponsesMatches(raws []json.RawMessage, m agentloop.Message) bool {
 				return false
 			}
 			n++
+		case itemApplyPatchCall, itemShellCall:
+			if !sameCall(m, n, it.CallID, strings.TrimSuffix(it.Type, "_call")) {
+				return false
+			}
+			n++
 		}
 	}
 	return rest == "" && n == len(m.ToolCalls)
@@ -380,12 +450,14 @@ func openAIResponsesMatches(raws []json.RawMessage, m agentloop.Message) bool {
 // OpenAIResponsesInput converts an agentloop conversation to a Responses
 // API request's "input": system and user messages as message items,
 // assistant messages as [OpenAIResponsesAssistantItems] writes them
-// (reasoning items replayed), and each tool message as the
-// function_call_output item that answers its call. Send the request with
+// (reasoning items replayed), and each tool message as the item that
+// answers its call ([OpenAIResponsesCallOutput]: a function_call_output, or
+// the apply_patch_call_output or shell_call_output of a native call). Send the request with
 // "store": false and "include": ["reasoning.encrypted_content"] to keep
 // reasoning across turns without server-side state.
 func OpenAIResponsesInput(history []agentloop.Message) ([]OpenAIResponsesItem, error) {
 	out := make([]OpenAIResponsesItem, 0, len(history))
+	calls := map[string]llmtoolkit.Call{} // the calls so far, by id
 	for i, m := range history {
 		switch m.Role {
 		case agentloop.RoleSystem, agentloop.RoleUser:
@@ -400,8 +472,12 @@ func OpenAIResponsesInput(history []agentloop.Message) ([]OpenAIResponsesItem, e
 				return nil, err
 			}
 			out = append(out, items...)
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c
+			}
 		case agentloop.RoleTool:
-			out = append(out, OpenAIResponsesToolOutput(llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError, Parts: m.Parts}))
+			r := llmtoolkit.Result{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.IsError, Parts: m.Parts}
+			out = append(out, OpenAIResponsesCallOutput(calls[m.ToolCallID], r))
 		default:
 			return nil, fmt.Errorf("provider: OpenAI Responses: message %d has unknown role %q", i, m.Role)
 		}
