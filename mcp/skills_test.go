@@ -363,3 +363,51 @@ func TestSkillsOverStdio(t *testing.T) {
 	require.NoError(t, inW.Close())
 	<-done
 }
+
+// BenchmarkSkillActivateOverMCP: one activation of a served skill over
+// HTTP on loopback: resources/read of its SKILL.md, verified (size,
+// digest, frontmatter), then its answer. Each round lists again so the
+// SKILL.md is fetched each time.
+func BenchmarkSkillActivateOverMCP(b *testing.B) {
+	ctx := b.Context()
+	set, err := skills.NewLoader([]skills.Source{skills.Dir("../skills/testdata/valid")}).Load(ctx)
+	require.NoError(b, err)
+	srv := httptest.NewServer(Handler(newFixture(), WithSkills(set)))
+	b.Cleanup(srv.Close)
+	c, err := Connect(ctx, HTTPTransport(srv.URL, nil))
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = c.Close() })
+	loader := skills.NewLoader([]skills.Source{c.Skills()})
+	remote, err := loader.Load(ctx)
+	require.NoError(b, err)
+	require.Empty(b, remote.Problems())
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		remote, err = loader.Load(ctx) // a fresh listing: nothing verified yet
+		require.NoError(b, err)
+		ts := skills.NewTools(remote)
+		b.StartTimer()
+		_, err := ts.Activate(ctx, "release-notes")
+		require.NoError(b, err)
+	}
+}
+
+// BenchmarkSkillsListOverMCP: listing the 24 testdata skills over HTTP
+// (the server digests every file of each).
+func BenchmarkSkillsListOverMCP(b *testing.B) {
+	ctx := b.Context()
+	set, err := skills.NewLoader([]skills.Source{skills.Dir("../skills/testdata/valid")}).Load(ctx)
+	require.NoError(b, err)
+	srv := httptest.NewServer(Handler(newFixture(), WithSkills(set)))
+	b.Cleanup(srv.Close)
+	c, err := Connect(ctx, HTTPTransport(srv.URL, nil))
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = c.Close() })
+	loader := skills.NewLoader([]skills.Source{c.Skills()})
+	for b.Loop() {
+		s, err := loader.Load(ctx)
+		require.NoError(b, err)
+		require.Equal(b, set.Len(), s.Len())
+	}
+}
