@@ -15,7 +15,7 @@ var DefaultEquivalents = [][]string{
 	// Verbs.
 	{"find", "search", "look up", "lookup", "look for", "query", "list", "show", "browse", "locate"},
 	{"get", "fetch", "read", "retrieve", "show", "view", "see", "display", "inspect", "describe", "details"},
-	{"create", "new", "add", "make", "file", "open", "report", "set up", "insert", "put", "register", "spin up", "generate"},
+	{"create", "new", "add", "make", "file", "open", "report", "set up", "insert", "put", "register", "spin up", "generate", "schedule", "book"},
 	{"delete", "remove", "drop", "erase", "destroy", "wipe", "purge", "get rid", "trash", "discard", "tear down", "take down", "clean up", "empty", "flush"},
 	{"update", "change", "edit", "modify", "set", "adjust", "patch", "alter", "tweak"},
 	{"reschedule", "move", "postpone", "push back", "shift"},
