@@ -181,7 +181,13 @@ func (c *Checkpointer) Save(ctx context.Context, k Kind, key string) (cp Checkpo
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	return c.insert(ctx, k, key, "", snap)
+	cp, err = c.insert(ctx, k, key, "", snap)
+	if err != nil && cp.ID == "" {
+		// No checkpoint names the blobs the scan wrote, so a collection may
+		// remove them: the next scan must not trust its index.
+		c.engine.Reset()
+	}
+	return cp, err
 }
 
 func (c *Checkpointer) insert(ctx context.Context, k Kind, key, of string, snap snapshot.Snapshot) (Checkpoint, error) {
@@ -407,6 +413,7 @@ func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions
 	}
 	before, ierr := c.insert(ctx, KindBefore, "", target.ID, r.Before)
 	if ierr != nil {
+		c.engine.Reset()
 		return res, errors.Join(err, ierr)
 	}
 	res.Before = before
@@ -415,6 +422,7 @@ func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions
 	}
 	after, err := c.insert(ctx, KindRewind, "", target.ID, r.After)
 	if err != nil {
+		c.engine.Reset()
 		return res, err
 	}
 	res.After, res.Exact = after, r.Exact

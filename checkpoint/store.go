@@ -180,7 +180,7 @@ type blobs struct {
 	s *Store
 }
 
-var _ snapshot.Blobs = blobs{}
+var _ snapshot.BatchBlobs = blobs{}
 
 func (b blobs) Has(ctx context.Context, h snapshot.Hash) (bool, error) {
 	var n int64
@@ -191,13 +191,64 @@ func (b blobs) Has(ctx context.Context, h snapshot.Hash) (bool, error) {
 	return n > 0, nil
 }
 
-func (b blobs) Put(ctx context.Context, h snapshot.Hash, data []byte) error {
+// writers pools the DEFLATE writers (each holds about a megabyte of
+// state: one per blob would be most of a small blob's cost).
+var writers = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	return w
+}}
+
+func compress(data []byte) []byte {
 	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	buf.Grow(len(data)/3 + 64)
+	w := writers.Get().(*flate.Writer)
+	w.Reset(&buf)
 	_, _ = w.Write(data)
 	_ = w.Close()
-	row := blob{Hash: h.String(), Size: int64(len(data)), Data: buf.Bytes(), CreatedAt: time.Now().UTC()}
+	writers.Put(w)
+	return buf.Bytes()
+}
+
+func (b blobs) Put(ctx context.Context, h snapshot.Hash, data []byte) error {
+	row := blob{Hash: h.String(), Size: int64(len(data)), Data: compress(data), CreatedAt: time.Now().UTC()}
 	err := b.s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error
+	if err != nil {
+		return fmt.Errorf("checkpoint: writing the store: %w", err)
+	}
+	return nil
+}
+
+// Missing returns those of hs the store does not hold: one query.
+func (b blobs) Missing(ctx context.Context, hs []snapshot.Hash) ([]snapshot.Hash, error) {
+	keys := make([]string, len(hs))
+	for i, h := range hs {
+		keys[i] = h.String()
+	}
+	var held []string
+	if err := b.s.db.WithContext(ctx).Model(&blob{}).Where("hash IN ?", keys).Pluck("hash", &held).Error; err != nil {
+		return nil, fmt.Errorf("checkpoint: reading the store: %w", err)
+	}
+	have := make(map[string]struct{}, len(held))
+	for _, h := range held {
+		have[h] = struct{}{}
+	}
+	var out []snapshot.Hash
+	for i, h := range hs {
+		if _, ok := have[keys[i]]; !ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// PutMany compresses the blobs and writes them in one transaction.
+func (b blobs) PutMany(ctx context.Context, list []snapshot.Blob) error {
+	now := time.Now().UTC()
+	rows := make([]blob, len(list))
+	for i, x := range list {
+		rows[i] = blob{Hash: x.Hash.String(), Size: int64(len(x.Data)), Data: compress(x.Data), CreatedAt: now}
+	}
+	err := b.s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(rows, 100).Error
 	if err != nil {
 		return fmt.Errorf("checkpoint: writing the store: %w", err)
 	}

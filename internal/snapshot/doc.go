@@ -9,12 +9,19 @@
 // names are length-prefixed, so newlines and all are kept) and every file
 // under [Options.MaxBlobBytes] as a blob of its content. The engine keeps
 // a stat index of its last scan (size, mtime, ctime, inode, device, mode):
-// a file whose stat has not moved is not read again, so a scan costs a
-// listing of every folder and an lstat of every entry, plus the reading of
-// what changed. A file whose times fall within [racyMargin] of the scan
-// that saw it is read again by the next scan (git's racy-clean rule: a
-// write in the same clock tick leaves the times as they were). Blobs go
+// a file whose stat has not moved is not read again, and a folder none of
+// whose entries changed keeps the listing hash of the last scan (nothing
+// encoded, hashed or asked of the store), so a scan costs a listing of
+// every folder (getdents, no *os.File) and an lstat of every entry, plus
+// the reading of what changed. A [BatchBlobs] store is asked about and
+// written the new blobs by batch (one query and one write per batch), all
+// before the scan returns. A file whose times fall within [racyMargin] of
+// the scan that saw it is read again by the next scan (git's racy-clean
+// rule: a write in the same clock tick leaves the times as they were). Blobs go
 // through the [Blobs] interface; one already held is not written again.
+// [Engine.Files] stores nothing, so the Scan after it reads everything
+// again; [Engine.Reset] asks the same when the last scan's blobs may be
+// gone (its checkpoint was never saved).
 //
 // The walk is confined as internal/walk's: every folder is opened from its
 // parent's descriptor with O_NOFOLLOW|O_DIRECTORY|O_NONBLOCK, so a symbolic

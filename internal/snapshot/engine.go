@@ -22,6 +22,23 @@ type Blobs interface {
 	Get(ctx context.Context, h Hash) ([]byte, error)
 }
 
+// BatchBlobs is a [Blobs] that also answers for and stores many blobs at
+// once: a scan then asks the store once per batch of new blobs, and
+// writes them in one go, rather than two statements a blob.
+type BatchBlobs interface {
+	Blobs
+	// Missing returns those of hs that are not held.
+	Missing(ctx context.Context, hs []Hash) ([]Hash, error)
+	// PutMany stores each blob unless held already.
+	PutMany(ctx context.Context, blobs []Blob) error
+}
+
+// Blob is one blob to store: Data under its SHA-256, Hash.
+type Blob struct {
+	Hash Hash
+	Data []byte
+}
+
 // ErrMissingBlob is wrapped by the error for a blob the store does not
 // hold.
 var ErrMissingBlob = errors.New("snapshot: blob missing from the store")
@@ -113,10 +130,35 @@ type Engine struct {
 	root string
 	opts Options
 
-	mu    sync.Mutex
-	index map[string]statEntry // rel -> stat and hash of the last scan
-	known map[Hash]struct{}    // blobs the last scan found or stored
-	now   func() time.Time
+	mu sync.Mutex
+	// index holds the last scan's record of every folder, by
+	// root-relative path ("" is the root).
+	index map[string]*dirRecord
+	// stored reports that the last scan stored its blobs (Files stores
+	// none: the next Scan reads and stores everything again).
+	stored bool
+	now    func() time.Time
+}
+
+// dirRecord is what the engine keeps of a folder between scans: its
+// entries as recorded (sorted by name), the stat of each file and link
+// (parallel to entries; zero for the other kinds) and its listing's hash.
+type dirRecord struct {
+	entries []Entry
+	stats   []statEntry
+	hash    Hash
+}
+
+func sameEntries(a, b []Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !a[i].same(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // statEntry is what the stat index holds of a file.
@@ -156,7 +198,17 @@ const racyMargin = 50 * time.Millisecond
 func (e *Engine) Scan(ctx context.Context, b Blobs) (Snapshot, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.scan(ctx, b)
+	return e.scan(ctx, b, true)
+}
+
+// Reset forgets the stat index, so that the next scan reads and stores
+// every file again (as the first did). A host calls it when the blobs of
+// the last scan may not have been kept (the checkpoint naming them was
+// never saved, and a collection may remove them).
+func (e *Engine) Reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.index, e.stored = nil, false
 }
 
 // Files scans the root as [Engine.Scan] does but stores nothing, and
@@ -167,12 +219,16 @@ func (e *Engine) Scan(ctx context.Context, b Blobs) (Snapshot, error) {
 func (e *Engine) Files(ctx context.Context) (map[string]Hash, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, err := e.scan(ctx, discard{}); err != nil {
+	if _, err := e.scan(ctx, discard{}, false); err != nil {
 		return nil, err
 	}
-	out := make(map[string]Hash, len(e.index))
-	for p, se := range e.index {
-		out[p] = se.hash
+	out := make(map[string]Hash, len(e.index)*8)
+	for dir, rec := range e.index {
+		for _, en := range rec.entries {
+			if en.Kind == KindFile {
+				out[join(dir, en.Name)] = en.Hash
+			}
+		}
 	}
 	return out, nil
 }

@@ -4,7 +4,9 @@ package snapshot
 
 import "context"
 
-func (e *Engine) scan(context.Context, Blobs) (Snapshot, error) { return Snapshot{}, ErrUnsupported }
+func (e *Engine) scan(context.Context, Blobs, bool) (Snapshot, error) {
+	return Snapshot{}, ErrUnsupported
+}
 
 func (e *Engine) apply(context.Context, Blobs, []Change) ([]Skipped, error) {
 	return nil, ErrUnsupported

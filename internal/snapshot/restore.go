@@ -55,7 +55,7 @@ func (e *Engine) Restore(ctx context.Context, b Blobs, to Hash, opts RestoreOpti
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var r Restored
-	before, err := e.scan(ctx, b)
+	before, err := e.scan(ctx, b, true)
 	if err != nil {
 		return r, err
 	}
@@ -96,7 +96,7 @@ func (e *Engine) Restore(ctx context.Context, b Blobs, to Hash, opts RestoreOpti
 	if err != nil {
 		return r, err
 	}
-	after, err := e.scan(ctx, b)
+	after, err := e.scan(ctx, b, true)
 	if err != nil {
 		return r, err
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -25,27 +27,34 @@ type scanState struct {
 	e       *Engine
 	b       Blobs
 	cutoff  int64 // ns: stat times at or after it are racy
-	old     map[string]statEntry
+	old     map[string]*dirRecord
 	sem     chan struct{}
 	entries atomic.Int64
 
-	mu     sync.Mutex
-	index  map[string]statEntry
-	known  map[Hash]struct{}
-	snap   Snapshot
-	hashed atomic.Int64
-	hbytes atomic.Int64
+	mu    sync.Mutex
+	index map[string]*dirRecord
+	known map[Hash]struct{} // blobs this scan stored or will (pending)
+	// pending are the new blobs not yet written (a BatchBlobs store).
+	pending      []Blob
+	pendingBytes int
+	snap         Snapshot
+	hashed       atomic.Int64
+	hbytes       atomic.Int64
 }
 
-func (e *Engine) scan(ctx context.Context, b Blobs) (Snapshot, error) {
+func (e *Engine) scan(ctx context.Context, b Blobs, stores bool) (Snapshot, error) {
 	start := e.now()
+	old := e.index
+	if stores && !e.stored {
+		old = nil // the last scan stored nothing (Files): read and store it all
+	}
 	s := &scanState{
 		ctx: ctx, e: e, b: b,
 		cutoff: start.Add(-racyMargin).UnixNano(),
-		old:    e.index,
+		old:    old,
 		sem:    make(chan struct{}, e.opts.Workers-1),
-		index:  make(map[string]statEntry, len(e.index)),
-		known:  make(map[Hash]struct{}, len(e.known)),
+		index:  make(map[string]*dirRecord, len(e.index)),
+		known:  map[Hash]struct{}{},
 	}
 	fd, err := openRoot(e.root)
 	if err != nil {
@@ -53,6 +62,9 @@ func (e *Engine) scan(ctx context.Context, b Blobs) (Snapshot, error) {
 	}
 	var m *gitignore.Matcher
 	h, err := s.dir(fd, "", m, 0)
+	if err == nil {
+		err = s.flush()
+	}
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -60,7 +72,9 @@ func (e *Engine) scan(ctx context.Context, b Blobs) (Snapshot, error) {
 	s.snap.Entries = int(s.entries.Load())
 	s.snap.Hashed = int(s.hashed.Load())
 	s.snap.HashedBytes = s.hbytes.Load()
-	e.index, e.known = s.index, s.known
+	sort.Strings(s.snap.Huge)
+	e.index = s.index
+	e.stored = stores
 	return s.snap, nil
 }
 
@@ -85,36 +99,39 @@ func retry(fn func() (int, error)) (int, error) {
 	}
 }
 
-// known reports whether the blob h is held, asking the store once.
-func (s *scanState) have(h Hash) (bool, error) {
-	s.mu.Lock()
-	_, ok := s.known[h]
-	if !ok {
-		_, ok = s.e.known[h]
-	}
-	s.mu.Unlock()
-	if ok {
-		s.remember(h)
-		return true, nil
-	}
-	ok, err := s.b.Has(s.ctx, h)
-	if err != nil {
-		return false, err
-	}
-	if ok {
-		s.remember(h)
-	}
-	return ok, nil
-}
+// Bounds of the blobs a scan holds before it writes them (one batch).
+const (
+	batchBlobs = 512
+	batchBytes = 8 << 20
+)
 
-func (s *scanState) remember(h Hash) {
-	s.mu.Lock()
-	s.known[h] = struct{}{}
-	s.mu.Unlock()
-}
-
+// put stores the blob h (data) unless this scan has it already. With a
+// [BatchBlobs] store, new blobs wait in a batch, written when it is full
+// and at the end of the scan (flush), before the scan returns.
 func (s *scanState) put(h Hash, data []byte) error {
-	ok, err := s.have(h)
+	s.mu.Lock()
+	if _, ok := s.known[h]; ok {
+		s.mu.Unlock()
+		return nil
+	}
+	s.known[h] = struct{}{}
+	if _, ok := s.b.(BatchBlobs); !ok {
+		s.mu.Unlock()
+		return s.putOne(h, data)
+	}
+	s.pending = append(s.pending, Blob{Hash: h, Data: data})
+	s.pendingBytes += len(data)
+	var batch []Blob
+	if len(s.pending) >= batchBlobs || s.pendingBytes >= batchBytes {
+		batch, s.pending, s.pendingBytes = s.pending, nil, 0
+	}
+	s.mu.Unlock()
+	return s.write(batch)
+}
+
+// putOne stores one blob unless the store holds it.
+func (s *scanState) putOne(h Hash, data []byte) error {
+	ok, err := s.b.Has(s.ctx, h)
 	if err != nil || ok {
 		return err
 	}
@@ -122,40 +139,125 @@ func (s *scanState) put(h Hash, data []byte) error {
 		return err
 	}
 	s.mu.Lock()
-	s.known[h] = struct{}{}
 	s.snap.Stored++
 	s.snap.StoredBytes += int64(len(data))
 	s.mu.Unlock()
 	return nil
 }
 
+// flush writes the blobs still waiting.
+func (s *scanState) flush() error {
+	s.mu.Lock()
+	batch := s.pending
+	s.pending, s.pendingBytes = nil, 0
+	s.mu.Unlock()
+	return s.write(batch)
+}
+
+// write stores those of batch the store does not hold, in one go.
+func (s *scanState) write(batch []Blob) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	bb := s.b.(BatchBlobs)
+	hs := make([]Hash, len(batch))
+	for i, b := range batch {
+		hs[i] = b.Hash
+	}
+	missing, err := bb.Missing(s.ctx, hs)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	want := make(map[Hash]struct{}, len(missing))
+	for _, h := range missing {
+		want[h] = struct{}{}
+	}
+	out := batch[:0:0]
+	var n int64
+	for _, b := range batch {
+		if _, ok := want[b.Hash]; ok {
+			out = append(out, b)
+			n += int64(len(b.Data))
+			delete(want, b.Hash)
+		}
+	}
+	if err := bb.PutMany(s.ctx, out); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.snap.Stored += len(out)
+	s.snap.StoredBytes += n
+	s.mu.Unlock()
+	return nil
+}
+
+// direntBufs pools the buffers folders are listed into.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// readNames lists the folder fd (. and .. left out), straight from
+// getdents: no *os.File, no poller.
+func readNames(fd int) ([]string, error) {
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	var names []string
+	for {
+		n, err := retry(func() (int, error) { return unix.Getdents(fd, *bp) })
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent((*bp)[:n], -1, names)
+	}
+}
+
 // dir records the folder open as fd (closed here) at rel and returns its
-// listing's hash.
+// listing's hash. The folder's record of the last scan (s.old[rel], its
+// entries sorted by name) gives the hash of every file whose stat has not
+// moved, and the listing's own hash when no entry changed (then nothing
+// is encoded, hashed or asked of the store).
 func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Hash, error) {
-	f := os.NewFile(uintptr(fd), rel)
-	defer f.Close()
+	defer unix.Close(fd)
 	if err := s.ctx.Err(); err != nil {
 		return Hash{}, err
 	}
 	if depth > s.e.opts.MaxDepth {
 		return Hash{}, fmt.Errorf("%w: %q is more than %d folders deep", ErrTooLarge, rel, s.e.opts.MaxDepth)
 	}
-	names, err := f.Readdirnames(-1)
+	names, err := readNames(fd)
 	if err != nil {
 		return Hash{}, fmt.Errorf("snapshot: listing %q: %w", rel, err)
 	}
 	if n := s.entries.Add(int64(len(names))); n > int64(s.e.opts.MaxEntries) {
 		return Hash{}, fmt.Errorf("%w: more than %d entries", ErrTooLarge, s.e.opts.MaxEntries)
 	}
+	sort.Strings(names)
 	if !s.e.opts.NoIgnoreFiles {
-		for _, name := range names {
-			if name == ".gitignore" {
-				m = m.Child(rel, readIgnore(fd, join(rel, name)))
-				break
-			}
+		if _, found := slices.BinarySearch(names, ".gitignore"); found {
+			m = m.Child(rel, readIgnore(fd, join(rel, ".gitignore")))
 		}
 	}
+	var old *dirRecord
+	if s.old != nil {
+		old = s.old[rel]
+	}
+	oi := 0 // the next entry of old to look at
+	prev := func(name string) (Entry, statEntry, bool) {
+		if old == nil {
+			return Entry{}, statEntry{}, false
+		}
+		for oi < len(old.entries) && old.entries[oi].Name < name {
+			oi++
+		}
+		if oi < len(old.entries) && old.entries[oi].Name == name {
+			return old.entries[oi], old.stats[oi], true
+		}
+		return Entry{}, statEntry{}, false
+	}
 	entries := make([]Entry, 0, len(names))
+	stats := make([]statEntry, 0, len(names))
+	var huge []string
 	type sub struct {
 		i    int
 		fd   int
@@ -191,6 +293,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 			continue
 		}
 		en := Entry{Name: name, Kind: kind, Mode: st.Mode & 0o7777}
+		var se statEntry
 		switch kind {
 		case KindDir:
 			sfd, err := retry(func() (int, error) {
@@ -216,10 +319,9 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 			default:
 			}
 		case KindFile:
-			se := statOf(&st)
-			if old, ok := s.old[crel]; ok && old.sameStat(se) {
-				se.hash, se.huge = old.hash, old.huge
-				s.remember(se.hash)
+			se = statOf(&st)
+			if pe, ps, ok := prev(name); ok && pe.Kind == KindFile && ps.sameStat(se) {
+				se.hash, se.huge = pe.Hash, pe.Huge
 			} else {
 				h, huge, err := s.file(fd, name, crel, &se)
 				if err != nil {
@@ -235,27 +337,33 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 			}
 			en.Size, en.Hash, en.Huge = se.size, se.hash, se.huge
 			if se.huge {
-				s.mu.Lock()
-				s.snap.Huge = append(s.snap.Huge, crel)
-				s.mu.Unlock()
+				huge = append(huge, crel)
 			}
-			s.mu.Lock()
-			s.index[crel] = se
-			s.mu.Unlock()
 		case KindLink:
-			t, err := readlinkat(fd, name)
-			if err != nil {
-				if errors.Is(err, unix.ENOENT) {
-					continue
+			// A link is never changed in place: the same stat is the same
+			// target.
+			se = statOf(&st)
+			if pe, ps, ok := prev(name); ok && pe.Kind == KindLink && ps.sameStat(se) {
+				en.Target = pe.Target
+			} else {
+				t, err := readlinkat(fd, name)
+				if err != nil {
+					if errors.Is(err, unix.ENOENT) {
+						continue
+					}
+					return fail(fmt.Errorf("snapshot: reading link %q: %w", crel, err))
 				}
-				return fail(fmt.Errorf("snapshot: reading link %q: %w", crel, err))
+				en.Target = t
 			}
-			en.Target = t
+			if se.ctime >= s.cutoff || se.mtime >= s.cutoff {
+				se.ctime = -1 // racy: read again next time
+			}
 			en.Mode = 0o777
 		case KindCharDevice, KindBlockDevice:
 			en.Rdev = uint64(st.Rdev)
 		}
 		entries = append(entries, en)
+		stats = append(stats, se)
 	}
 	for _, sb := range subs {
 		if sb.done == nil {
@@ -278,12 +386,21 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 	if firstErr != nil {
 		return Hash{}, firstErr
 	}
-	data := encodeTree(entries)
-	h := Sum(data)
-	if err := s.put(h, data); err != nil {
-		return Hash{}, fmt.Errorf("snapshot: storing the listing of %q: %w", rel, err)
+	rec := &dirRecord{entries: entries, stats: stats}
+	if old != nil && sameEntries(old.entries, entries) {
+		rec.hash = old.hash // the listing the last scan stored
+	} else {
+		data := encodeTree(entries)
+		rec.hash = Sum(data)
+		if err := s.put(rec.hash, data); err != nil {
+			return Hash{}, fmt.Errorf("snapshot: storing the listing of %q: %w", rel, err)
+		}
 	}
-	return h, nil
+	s.mu.Lock()
+	s.index[rel] = rec
+	s.snap.Huge = append(s.snap.Huge, huge...)
+	s.mu.Unlock()
+	return rec.hash, nil
 }
 
 // closed is a channel that yields nil errors forever.

@@ -68,13 +68,48 @@ func write(t testing.TB, root string, files map[string]string) { testkit.WriteFi
 // what was written before it.
 func settle() { time.Sleep(60 * time.Millisecond) }
 
+// batchBlobs is memBlobs answering and storing by batch, as the
+// checkpoint store does.
+type batchBlobs struct {
+	*memBlobs
+	batches int
+}
+
+func (b *batchBlobs) Missing(ctx context.Context, hs []snapshot.Hash) ([]snapshot.Hash, error) {
+	var out []snapshot.Hash
+	for _, h := range hs {
+		if ok, _ := b.Has(ctx, h); !ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+func (b *batchBlobs) PutMany(ctx context.Context, list []snapshot.Blob) error {
+	b.batches++
+	for _, x := range list {
+		if err := b.Put(ctx, x.Hash, x.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func TestScanHashesOnlyWhatMoved(t *testing.T) {
+	for name, newStore := range map[string]func() snapshot.Blobs{
+		"one by one": func() snapshot.Blobs { return newMem() },
+		"by batch":   func() snapshot.Blobs { return &batchBlobs{memBlobs: newMem()} },
+	} {
+		t.Run(name, func(t *testing.T) { scanHashesOnlyWhatMoved(t, newStore()) })
+	}
+}
+
+func scanHashesOnlyWhatMoved(t *testing.T, b snapshot.Blobs) {
 	root := t.TempDir()
 	write(t, root, map[string]string{"a.txt": "a", "dir/b.txt": "b", "dir/sub/c.txt": "c"})
 	settle()
 	e, err := snapshot.New(root, snapshot.Options{})
 	require.NoError(t, err)
-	b := newMem()
 	ctx := context.Background()
 	first, err := e.Scan(ctx, b)
 	require.NoError(t, err)
@@ -374,4 +409,33 @@ func TestFilesStoresNothing(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"dir/b.txt", "new.txt", "dir/c.txt"}, differ, "a.txt rewritten with the same bytes is not a change")
+}
+
+// TestScanAfterFilesStoresEverything: Files stores nothing, so a Scan of
+// the same engine after it stores every blob (it cannot trust an index
+// whose blobs were never written); so does a Scan after Reset. Every
+// blob the tree names is then held.
+func TestScanAfterFilesStoresEverything(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"a.txt": "a", "dir/b.txt": "b"})
+	settle()
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, err = e.Files(ctx)
+	require.NoError(t, err)
+	b := newMem()
+	s, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.Equal(t, 4, s.Stored, "two files and two listings")
+	flat, err := snapshot.Flatten(ctx, b, s.Tree)
+	require.NoError(t, err)
+	assert.Len(t, flat, 3)
+
+	other := newMem()
+	e.Reset()
+	s, err = e.Scan(ctx, other)
+	require.NoError(t, err)
+	assert.Equal(t, 4, s.Stored, "after Reset, all again")
+	assert.Equal(t, 2, s.Hashed)
 }

@@ -8,7 +8,10 @@
 //   - the store's size after a run of TURNS turns (10 files changed each);
 //   - the time of a rewind across 1 turn, half the run and the whole run.
 //
-// Usage: checkpointbench [-runs N] [-turns N] [TREE]
+// With -cpuprofile, the per-turn cases are profiled into FILE (go tool
+// pprof); -turns 0 skips the store run and the rewinds.
+//
+// Usage: checkpointbench [-runs N] [-turns N] [-cpuprofile FILE] [TREE]
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -27,7 +31,8 @@ import (
 
 func main() {
 	runs := flag.Int("runs", 9, "measured pairs per case")
-	turns := flag.Int("turns", 200, "turns of the store-size run")
+	turns := flag.Int("turns", 200, "turns of the store-size run (0: none, no rewinds)")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the per-turn cases to this file")
 	flag.Parse()
 	src := flag.Arg(0)
 	if src == "" {
@@ -40,6 +45,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// cpuProfile is where the per-turn cases' CPU profile goes ("": none).
+var cpuProfile string
 
 func check(err error) {
 	if err != nil {
@@ -151,6 +159,15 @@ func run(src string, runs, turns int) error {
 			f.Close()
 		}
 	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	for _, changed := range []bool{false, true} {
 		var ours, git []time.Duration
 		for i := range runs {
@@ -182,6 +199,12 @@ func run(src string, runs, turns int) error {
 			name, mo.Round(10*time.Microsecond), mg.Round(10*time.Microsecond), float64(mo)/float64(mg), runs, load())
 	}
 
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if turns == 0 {
+		return nil
+	}
 	var ids []string
 	start = time.Now()
 	for range turns {
