@@ -255,6 +255,40 @@ func (b blobs) PutMany(ctx context.Context, list []snapshot.Blob) error {
 	return nil
 }
 
+// GetMany reads the blobs hs in one query.
+func (b blobs) GetMany(ctx context.Context, hs []snapshot.Hash) (map[snapshot.Hash][]byte, error) {
+	keys := make([]string, len(hs))
+	for i, h := range hs {
+		keys[i] = h.String()
+	}
+	var rows []blob
+	if err := b.s.db.WithContext(ctx).Where("hash IN ?", keys).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("checkpoint: reading the store: %w", err)
+	}
+	out := make(map[snapshot.Hash][]byte, len(rows))
+	for _, row := range rows {
+		h, err := snapshot.ParseHash(row.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: blob %q is damaged in the store", row.Hash)
+		}
+		data, err := inflate(row)
+		if err != nil {
+			return nil, err
+		}
+		out[h] = data
+	}
+	return out, nil
+}
+
+// inflate decompresses a blob row, checking its size.
+func inflate(row blob) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(row.Data)), row.Size+1))
+	if err != nil || int64(len(data)) != row.Size {
+		return nil, fmt.Errorf("checkpoint: blob %s is damaged in the store", row.Hash)
+	}
+	return data, nil
+}
+
 func (b blobs) Get(ctx context.Context, h snapshot.Hash) ([]byte, error) {
 	var row blob
 	err := b.s.db.WithContext(ctx).Where("hash = ?", h.String()).Take(&row).Error
@@ -264,9 +298,5 @@ func (b blobs) Get(ctx context.Context, h snapshot.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: reading the store: %w", err)
 	}
-	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(row.Data)), row.Size+1))
-	if err != nil || int64(len(data)) != row.Size {
-		return nil, fmt.Errorf("checkpoint: blob %s is damaged in the store", h)
-	}
-	return data, nil
+	return inflate(row)
 }

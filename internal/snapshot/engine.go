@@ -31,6 +31,9 @@ type BatchBlobs interface {
 	Missing(ctx context.Context, hs []Hash) ([]Hash, error)
 	// PutMany stores each blob unless held already.
 	PutMany(ctx context.Context, blobs []Blob) error
+	// GetMany returns the blobs of hs the store holds, by hash (one
+	// missing is absent from the map, not an error).
+	GetMany(ctx context.Context, hs []Hash) (map[Hash][]byte, error)
 }
 
 // Blob is one blob to store: Data under its SHA-256, Hash.
@@ -127,8 +130,9 @@ type Snapshot struct {
 // last scan, so that the next hashes only what moved. Its methods may be
 // called from several goroutines; scans and restores run one at a time.
 type Engine struct {
-	root string
-	opts Options
+	root     string
+	opts     Options
+	excluded func(rel string) bool // Options.Excluded as given (nil: none)
 
 	mu sync.Mutex
 	// index holds the last scan's record of every folder, by
@@ -177,7 +181,7 @@ func New(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: root %q: %w", root, err)
 	}
-	return &Engine{root: filepath.Clean(abs), opts: opts.withDefaults(), now: time.Now}, nil
+	return &Engine{root: filepath.Clean(abs), opts: opts.withDefaults(), excluded: opts.Excluded, now: time.Now}, nil
 }
 
 // Root returns the engine's root folder.

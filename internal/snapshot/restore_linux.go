@@ -81,6 +81,66 @@ type restorer struct {
 	d     *dirs
 	modes map[string]uint32 // folders whose mode is set last
 	skip  []Skipped
+	fetch *prefetch
+}
+
+// prefetch reads the contents a restore writes ahead of it, a window at a
+// time from a [BatchBlobs] store (one query for up to prefetchBlobs
+// blobs or prefetchBytes bytes), in the order the files are written.
+type prefetch struct {
+	bb     BatchBlobs
+	order  []Hash  // the contents to write, in order
+	sizes  []int64 // their sizes
+	next   int     // the first of order not yet fetched
+	window map[Hash][]byte
+	asked  map[Hash]struct{} // what the window's query asked for
+}
+
+const (
+	prefetchBlobs = 256
+	prefetchBytes = 16 << 20
+)
+
+func newPrefetch(b Blobs, changes []Change) *prefetch {
+	bb, ok := b.(BatchBlobs)
+	if !ok {
+		return nil
+	}
+	p := &prefetch{bb: bb}
+	for _, c := range changes {
+		if (c.Op == OpAdded || c.Op == OpModified) && c.New.Kind == KindFile && !c.New.Huge {
+			p.order = append(p.order, c.New.Hash)
+			p.sizes = append(p.sizes, c.New.Size)
+		}
+	}
+	return p
+}
+
+// get returns the content h, fetching the next window when h is not in
+// the current one. ok is false when the store lacks it.
+func (p *prefetch) get(ctx context.Context, h Hash) (data []byte, ok bool, err error) {
+	if data, ok := p.window[h]; ok {
+		return data, true, nil
+	}
+	if _, ok := p.asked[h]; ok || p.next >= len(p.order) {
+		return nil, false, nil // not held (or not foreseen): asked alone
+	}
+	var hs []Hash
+	var bytes int64
+	for p.next < len(p.order) && len(hs) < prefetchBlobs && (len(hs) == 0 || bytes+p.sizes[p.next] <= prefetchBytes) {
+		hs = append(hs, p.order[p.next])
+		bytes += p.sizes[p.next]
+		p.next++
+	}
+	if p.window, err = p.bb.GetMany(ctx, hs); err != nil {
+		return nil, false, err
+	}
+	p.asked = make(map[Hash]struct{}, len(hs))
+	for _, x := range hs {
+		p.asked[x] = struct{}{}
+	}
+	data, ok = p.window[h]
+	return data, ok, nil
 }
 
 // apply makes changes (sorted, a folder before what it holds): removals
@@ -91,7 +151,7 @@ func (e *Engine) apply(ctx context.Context, b Blobs, changes []Change) ([]Skippe
 		return nil, err
 	}
 	defer unix.Close(root)
-	r := &restorer{ctx: ctx, b: b, d: &dirs{root: root, fds: map[string]int{}}, modes: map[string]uint32{}}
+	r := &restorer{ctx: ctx, b: b, d: &dirs{root: root, fds: map[string]int{}}, modes: map[string]uint32{}, fetch: newPrefetch(b, changes)}
 	defer r.d.closeAll()
 	for i := len(changes) - 1; i >= 0; i-- {
 		r.d.trim()
@@ -214,7 +274,7 @@ func (r *restorer) create(c Change) error {
 			r.skip = append(r.skip, Skipped{c.Path, fmt.Sprintf("a file of %d bytes, over the size bound: recorded by hash and size only", n.Size)})
 			return nil
 		}
-		data, err := r.b.Get(r.ctx, n.Hash)
+		data, err := r.content(n.Hash)
 		if err != nil {
 			if errors.Is(err, ErrMissingBlob) {
 				r.skip = append(r.skip, Skipped{c.Path, "its content is no longer in the store"})
@@ -257,6 +317,18 @@ func (r *restorer) create(c Change) error {
 	}
 	r.skip = append(r.skip, Skipped{c.Path, "a " + n.Kind.String() + " is recorded, not recreated"})
 	return nil
+}
+
+// content returns the blob h, from the prefetched window when the store
+// takes batches.
+func (r *restorer) content(h Hash) ([]byte, error) {
+	if r.fetch != nil {
+		data, ok, err := r.fetch.get(r.ctx, h)
+		if err != nil || ok {
+			return data, err
+		}
+	}
+	return r.b.Get(r.ctx, h)
 }
 
 // replace makes the new entry under a temporary name with mk, then renames

@@ -277,20 +277,25 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 		return Hash{}, err
 	}
 	for _, name := range names {
-		crel := join(rel, name)
 		var st unix.Stat_t
 		if err := fstatat(fd, name, &st); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // gone since the listing
 			}
-			return fail(fmt.Errorf("snapshot: %q: %w", crel, err))
+			return fail(fmt.Errorf("snapshot: %q: %w", join(rel, name), err))
 		}
 		kind := kindOf(st.Mode)
 		if name == ".git" && kind == KindDir {
 			continue
 		}
-		if s.e.opts.Excluded(crel) || m.Ignored(crel, kind == KindDir) {
-			continue
+		// The path is made only where it is needed: not for a file
+		// unchanged, when nothing is excluded or ignored here.
+		crel := ""
+		if s.e.excluded != nil || m != nil || kind != KindFile {
+			crel = join(rel, name)
+			if (s.e.excluded != nil && s.e.excluded(crel)) || m.Ignored(crel, kind == KindDir) {
+				continue
+			}
 		}
 		en := Entry{Name: name, Kind: kind, Mode: st.Mode & 0o7777}
 		var se statEntry
@@ -323,6 +328,9 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 			if pe, ps, ok := prev(name); ok && pe.Kind == KindFile && ps.sameStat(se) {
 				se.hash, se.huge = pe.Hash, pe.Huge
 			} else {
+				if crel == "" {
+					crel = join(rel, name)
+				}
 				h, huge, err := s.file(fd, name, crel, &se)
 				if err != nil {
 					if errors.Is(err, unix.ENOENT) {
@@ -337,7 +345,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 			}
 			en.Size, en.Hash, en.Huge = se.size, se.hash, se.huge
 			if se.huge {
-				huge = append(huge, crel)
+				huge = append(huge, join(rel, name))
 			}
 		case KindLink:
 			// A link is never changed in place: the same stat is the same

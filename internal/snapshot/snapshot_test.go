@@ -73,6 +73,12 @@ func settle() { time.Sleep(60 * time.Millisecond) }
 type batchBlobs struct {
 	*memBlobs
 	batches int
+	gets    int // single Gets
+}
+
+func (b *batchBlobs) Get(ctx context.Context, h snapshot.Hash) ([]byte, error) {
+	b.gets++
+	return b.memBlobs.Get(ctx, h)
 }
 
 func (b *batchBlobs) Missing(ctx context.Context, hs []snapshot.Hash) ([]snapshot.Hash, error) {
@@ -93,6 +99,17 @@ func (b *batchBlobs) PutMany(ctx context.Context, list []snapshot.Blob) error {
 		}
 	}
 	return nil
+}
+
+func (b *batchBlobs) GetMany(ctx context.Context, hs []snapshot.Hash) (map[snapshot.Hash][]byte, error) {
+	b.batches++
+	out := map[snapshot.Hash][]byte{}
+	for _, h := range hs {
+		if d, err := b.memBlobs.Get(ctx, h); err == nil {
+			out[h] = d
+		}
+	}
+	return out, nil
 }
 
 func TestScanHashesOnlyWhatMoved(t *testing.T) {
@@ -185,13 +202,69 @@ func excludeNodeModules(rel string) bool {
 }
 
 func TestRestoreRoundTrip(t *testing.T) {
+	for name, newStore := range map[string]func() snapshot.Blobs{
+		"one by one": func() snapshot.Blobs { return newMem() },
+		"by batch":   func() snapshot.Blobs { return &batchBlobs{memBlobs: newMem()} },
+	} {
+		t.Run(name, func(t *testing.T) { restoreRoundTrip(t, newStore()) })
+	}
+}
+
+// TestRestoreFetchesByBatch: a restore of 700 files from a BatchBlobs
+// store reads their contents a window at a time (a few GetMany, not one
+// query a file); a content the store lost is skipped and named, and the
+// files after it still come from the windows.
+func TestRestoreFetchesByBatch(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 700 {
+		files[fmt.Sprintf("d%d/f%03d", i%7, i)] = fmt.Sprintf("content %d\n", i)
+	}
+	write(t, root, files)
+	settle()
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := &batchBlobs{memBlobs: newMem()}
+	a, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	for i := range 7 {
+		require.NoError(t, os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i))))
+	}
+	b.mu.Lock()
+	delete(b.m, snapshot.Sum([]byte("content 350\n")))
+	b.mu.Unlock()
+	b.batches, b.gets = 0, 0
+	r, err := e.Restore(ctx, b, a.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	require.Len(t, r.Skipped, 1)
+	assert.Equal(t, "d0/f350", r.Skipped[0].Path)
+	assert.Contains(t, r.Skipped[0].Reason, "no longer in the store")
+	assert.False(t, r.Exact)
+	got := 0
+	for p, want := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if p == "d0/f350" {
+			assert.Error(t, err)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, want, string(data))
+		got++
+	}
+	assert.Equal(t, 699, got)
+	assert.GreaterOrEqual(t, b.batches, 3, "700 contents, 256 a window")
+	assert.LessOrEqual(t, b.batches, 6, "the contents come a window at a time (and the after-scan stores nothing new)")
+	assert.Less(t, b.gets, 30, "single reads are the listings the diff reads, and the lost content")
+}
+
+func restoreRoundTrip(t *testing.T, b snapshot.Blobs) {
 	ctx := context.Background()
 	root, outside := t.TempDir(), t.TempDir()
 	write(t, outside, map[string]string{"secret": "outside"})
 	hostile(t, root, outside)
 	e, err := snapshot.New(root, snapshot.Options{Excluded: excludeNodeModules})
 	require.NoError(t, err)
-	b := newMem()
 	a, err := e.Scan(ctx, b)
 	require.NoError(t, err)
 	wantA := digest(t, root)

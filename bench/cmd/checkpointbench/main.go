@@ -8,10 +8,12 @@
 //   - the store's size after a run of TURNS turns (10 files changed each);
 //   - the time of a rewind across 1 turn, half the run and the whole run.
 //
+// The per-turn cases give the CPU time (user and system) of both too.
 // With -cpuprofile, the per-turn cases are profiled into FILE (go tool
-// pprof); -turns 0 skips the store run and the rewinds.
+// pprof), with -rewindprofile the rewinds; -turns 0 skips the store run
+// and the rewinds.
 //
-// Usage: checkpointbench [-runs N] [-turns N] [-cpuprofile FILE] [TREE]
+// Usage: checkpointbench [-runs N] [-turns N] [-cpuprofile FILE] [-rewindprofile FILE] [TREE]
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit/checkpoint"
@@ -33,6 +36,7 @@ func main() {
 	runs := flag.Int("runs", 9, "measured pairs per case")
 	turns := flag.Int("turns", 200, "turns of the store-size run (0: none, no rewinds)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the per-turn cases to this file")
+	flag.StringVar(&rewindProfile, "rewindprofile", "", "write a CPU profile of the rewinds to this file")
 	flag.Parse()
 	src := flag.Arg(0)
 	if src == "" {
@@ -46,8 +50,16 @@ func main() {
 	}
 }
 
-// cpuProfile is where the per-turn cases' CPU profile goes ("": none).
-var cpuProfile string
+// cpuProfile and rewindProfile are where the CPU profiles of the
+// per-turn cases and of the rewinds go ("": none).
+var cpuProfile, rewindProfile string
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 func check(err error) {
 	if err != nil {
@@ -136,17 +148,27 @@ func run(src string, runs, turns int) error {
 		return err
 	}
 
+	// The CPU time (user and system) of each is measured beside the wall
+	// time: on a loaded machine it tells the work apart from the waiting.
+	var ourCPU, gitCPU []time.Duration
 	gitStatus := func() (time.Duration, error) {
 		t := time.Now()
 		cmd := exec.Command("git", "status", "--porcelain")
 		cmd.Dir = tree
 		err := cmd.Run()
-		return time.Since(t), err
+		d := time.Since(t)
+		if err == nil {
+			gitCPU = append(gitCPU, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
+		return d, err
 	}
 	save := func() (time.Duration, error) {
+		before := selfCPU()
 		t := time.Now()
 		_, err := c.Save(ctx, checkpoint.KindTurn, "")
-		return time.Since(t), err
+		d := time.Since(t)
+		ourCPU = append(ourCPU, selfCPU()-before)
+		return d, err
 	}
 	turn := 0
 	change := func() {
@@ -170,6 +192,7 @@ func run(src string, runs, turns int) error {
 	}
 	for _, changed := range []bool{false, true} {
 		var ours, git []time.Duration
+		ourCPU, gitCPU = nil, nil
 		for i := range runs {
 			if changed {
 				change()
@@ -197,6 +220,9 @@ func run(src string, runs, turns int) error {
 		mo, mg := median(ours), median(git)
 		fmt.Printf("per turn, %s: checkpoint %v, git status %v, ratio %.2f (median of %d, load %s)\n",
 			name, mo.Round(10*time.Microsecond), mg.Round(10*time.Microsecond), float64(mo)/float64(mg), runs, load())
+		co, cg := median(ourCPU), median(gitCPU)
+		fmt.Printf("  CPU time (user+system), %s: checkpoint %v, git status %v, ratio %.2f\n",
+			name, co.Round(10*time.Microsecond), cg.Round(10*time.Microsecond), float64(co)/float64(cg))
 	}
 
 	if cpuProfile != "" {
@@ -236,6 +262,16 @@ func run(src string, runs, turns int) error {
 	fmt.Printf("store after %d more turns (10 files changed each, %v in all): %.1f MiB, tree %.1f MiB (load %s)\n",
 		turns, elapsed.Round(time.Millisecond), float64(info.Size())/(1<<20), float64(treeBytes)/(1<<20), load())
 
+	if rewindProfile != "" {
+		f, err := os.Create(rewindProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, back := range []int{1, turns / 2, turns} {
 		to := first.ID
 		if back < turns {
