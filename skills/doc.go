@@ -100,7 +100,7 @@
 // or by Claude Code's names: Read is read_file, Bash is bash; see
 // [WithToolAliases]), read again each turn. An entry's argument pattern
 // bounds the tool's commands, decided on what the call runs: a tool that
-// declares its commands ([llmtoolkit.Tool.Commands]: codetools' bash,
+// declares its commands ([llmtoolkit.Tool.Commands]: codetools' bash, shell,
 // exec_command, write_stdin's typed lines, as package agent checks them)
 // runs only when each command is one command the active skills' patterns
 // name ("git:*": git alone or with arguments; "npm run *": a glob; "git

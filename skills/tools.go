@@ -356,8 +356,8 @@ func commandMatches(pattern, line string) bool {
 }
 
 // checkCommands refuses a call of a tool whose commands the active
-// skills bound by argument patterns, unless each command it runs and each
-// line it types ([llmtoolkit.Tool.Commands], as package agent checks
+// skills bound by argument patterns, unless each command it runs (one or
+// a list of them) and each line it types ([llmtoolkit.Tool.Commands], as package agent checks
 // them) matches one of the patterns. A tool with patterns that declares
 // no commands is refused: its arguments cannot be checked.
 func (t *Toolset) checkCommands(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call) error {
@@ -376,6 +376,20 @@ func (t *Toolset) checkCommands(ctx context.Context, tool llmtoolkit.Tool, call 
 	for _, name := range cmds.Names {
 		if v, ok := call.Arguments[name].(string); ok {
 			lines = append(lines, v)
+		}
+	}
+	for _, name := range cmds.Lists {
+		switch vs := call.Arguments[name].(type) {
+		case []string:
+			lines = append(lines, vs...)
+		case []any:
+			for _, v := range vs {
+				s, ok := v.(string)
+				if !ok {
+					return refuse("argument %q holds a %T, not a command line", name, v)
+				}
+				lines = append(lines, s)
+			}
 		}
 	}
 	if cmds.Typed != nil {

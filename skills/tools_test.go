@@ -225,6 +225,21 @@ func TestAllowedToolsCommandPatterns(t *testing.T) {
 	}
 	assert.Equal(t, []string{"git status", "git", "  git log --oneline -5  ", "jq .name package.json"}, ran)
 
+	// A tool running a list of commands (codetools' shell) runs them only
+	// when each matches.
+	shell := llmtoolkit.MustTool("shell", "Runs commands.", map[string]any{"type": "object",
+		"properties": map[string]any{"commands": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}})
+	shell.Commands = &llmtoolkit.CommandArguments{Lists: []string{"commands"}}
+	host.Add(shell, func(context.Context, llmtoolkit.Call) (string, error) { return "ran", nil })
+	ts3 := skills.NewTools(set, skills.WithAllowedTools(), skills.WithToolAliases(map[string]string{"Bash": "shell"}))
+	r3 := ts3.Narrow(llmtoolkit.Compose(host, ts3))
+	_, err = ts3.Activate(t.Context(), "allowed-tools-patterns")
+	require.NoError(t, err)
+	require.NoError(t, call(t, r3, "shell", map[string]any{"commands": []any{"git status", "jq . a.json"}}).Err)
+	res := call(t, r3, "shell", map[string]any{"commands": []any{"git status", "rm -rf ~"}})
+	require.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
+	assert.Contains(t, res.Content, `"rm -rf ~"`)
+
 	// A tool that is not named is not offered; an entry without a pattern
 	// leaves its tool whole.
 	assert.ErrorIs(t, call(t, r, "write_stdin", map[string]any{"chars": "ls\n"}).Err, llmtoolkit.ErrUnknownTool)
@@ -239,7 +254,7 @@ func TestAllowedToolsCommandPatterns(t *testing.T) {
 	_, err = ts2.Activate(t.Context(), "term")
 	require.NoError(t, err)
 	require.NoError(t, call(t, r2, "write_stdin", map[string]any{"chars": "git status\n"}).Err)
-	res := call(t, r2, "write_stdin", map[string]any{"chars": "git status\nrm -rf ~\n"})
+	res = call(t, r2, "write_stdin", map[string]any{"chars": "git status\nrm -rf ~\n"})
 	require.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
 	res = call(t, r2, "read_file", map[string]any{})
 	require.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
