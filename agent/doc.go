@@ -154,8 +154,10 @@
 // are advisory as all rules on command text are (see below); the job tools
 // are checked as the tools they are (job_output and job_list read-only,
 // job_kill not), and a job is reachable only from the session, run and
-// agent that started it (codetools): a sub-agent's jobs are its own
-// (TestJobCommandsCheckedAsBash, TestSubAgentJobsAreTheirs).
+// agent that started it (codetools): a sub-agent's jobs are its own, and
+// are killed when it ends (spawn_agent marks its calls' context with its
+// end, internal/calltask) (TestJobCommandsCheckedAsBash,
+// TestSubAgentJobsAreTheirs).
 //
 // # Denials and traces
 //

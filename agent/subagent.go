@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 )
 
 // SpawnToolName is the name of the sub-agent tool ([SpawnAgent]).
@@ -346,6 +347,9 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	sctx = llmtoolkit.WithListeners(sctx, llmtoolkit.Listeners{Show: func(llmtoolkit.Display) {}}) // the sub-agent's tools do not show on the parent's call
 	sctx, cancel := context.WithTimeout(sctx, s.cfg.Timeout)
 	defer cancel()
+	// The jobs and terminals the sub-agent starts are its own (nobody
+	// else may reach them): they end with it.
+	sctx = calltask.WithLifetime(sctx, sctx.Done())
 	release, err := b.acquire(sctx, depth, s.cfg.MaxSubAgents, s.cfg.MaxConcurrentSubAgents)
 	if err != nil {
 		if ws != nil {

@@ -171,7 +171,9 @@
 // and exec_command its workdir as a path, so package agent checks them as
 // bash's commands. A job ends, with every process it
 // started (a daemon it forked included), when its command ends, on
-// job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], and, where
+// job_kill, after [JobLimits].MaxLifetime, at [CodeTools.Close], when the
+// sub-agent that started it ends (agent's spawn_agent says so on the
+// context), and, where
 // commands are contained, with the host process even when it is SIGKILLed.
 // More than [JobLimits].MaxJobs running is refused ([ErrTooManyJobs]).
 // Served over MCP with bash of mcp.TaskOnDemand support, a background

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/jobs"
 	"github.com/llmtoolkit/llmtoolkit/internal/proc"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
@@ -87,6 +89,16 @@ func (c *CodeTools) startJob(ctx context.Context, command string, tty bool, cols
 	j, err := c.jobs.Start(jobs.Spec{Cmd: sc, Command: command, Owner: jobOwner(ctx), TTY: tty, Cols: cols, Rows: rows, Stdin: stdin, Done: done})
 	if err != nil {
 		return nil, "", err
+	}
+	if life := calltask.Lifetime(ctx); life != nil { // a sub-agent's: it ends with the sub-agent
+		go func() {
+			defer guard.Recover("codetools: a sub-agent's job", nil, nil)
+			select {
+			case <-life:
+				j.Kill("its sub-agent ended")
+			case <-j.Done():
+			}
+		}()
 	}
 	return j, sc.Fallback, nil
 }

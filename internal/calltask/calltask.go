@@ -3,7 +3,10 @@
 // task of its own (its client runs tasks), or that it runs in one. A tool
 // of this module that would keep work in the background (codetools' bash
 // with run_in_background) hands it to the task instead: the task is the
-// background, its client polls and cancels it.
+// background, its client polls and cancels it. It also carries the end of
+// the run a call belongs to when that run is a sub-agent's
+// ([WithLifetime]): the background work its calls start (codetools' jobs
+// and terminals) ends with it, since nobody else may reach it.
 package calltask
 
 import (
@@ -41,4 +44,20 @@ func WithTask(ctx context.Context) context.Context {
 func In(ctx context.Context) bool {
 	ok, _ := ctx.Value(inKey{}).(bool)
 	return ok
+}
+
+type lifetimeKey struct{}
+
+// WithLifetime marks ctx with the end of the run its calls belong to (a
+// sub-agent's, set by agent's spawn_agent): background work a call starts
+// ends when done is closed.
+func WithLifetime(ctx context.Context, done <-chan struct{}) context.Context {
+	return context.WithValue(ctx, lifetimeKey{}, done)
+}
+
+// Lifetime returns the end of the call's run set by [WithLifetime]; nil
+// when none was set (the work lives as long as its session).
+func Lifetime(ctx context.Context) <-chan struct{} {
+	done, _ := ctx.Value(lifetimeKey{}).(<-chan struct{})
+	return done
 }
