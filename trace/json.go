@@ -23,9 +23,12 @@ func (j JSON) Value() (driver.Value, error) {
 	if j == nil {
 		return "{}", nil
 	}
-	b, err := json.Marshal(map[string]any(j))
-	if err != nil {
-		return nil, fmt.Errorf("trace: encoding a JSON column: %w", err)
+	b, ok := appendJSONObject(make([]byte, 0, 128), j)
+	if !ok { // a value appendJSON does not encode: encoding/json's answer
+		var err error
+		if b, err = json.Marshal(map[string]any(j)); err != nil {
+			return nil, fmt.Errorf("trace: encoding a JSON column: %w", err)
+		}
 	}
 	if strings.Contains(string(b), `\u0000`) { // built by hand, not by New
 		n, err := normalize(j)
