@@ -203,7 +203,11 @@ func WithFlushInterval(d time.Duration) Option {
 // keeps the default. With [WithAsync] it bounds each batch as a whole, the
 // row-by-row retry of a failed batch included, so that [Recorder.Close]
 // with a hung database takes about one timeout per batch. Writes do not stop when the call's context is
-// cancelled: the trace of a cancelled call is still written.
+// cancelled: the trace of a cancelled call is still written. On SQLite, a
+// synchronous insert that the database already bounds by d (a pool of
+// unlimited size, whose busy timeout, read once, is at most d: OpenSQLite's
+// 10 s) is left to that bound, without a context that ends: the driver
+// would start a goroutine per statement to watch it.
 func WithWriteTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {

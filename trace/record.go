@@ -41,6 +41,7 @@ type Recorder struct {
 	batch         *gorm.DB                  // batch inserts
 	rowsPerInsert int
 	sqlite        bool                                          // the database is SQLite: names ignore case
+	busy          sqliteBusy                                    // its busy timeout (sqlite_bound.go)
 	tables        tableChecks                                   // tables known to exist (on SQLite, not to differ only by case)
 	inserts       inserts                                       // the INSERT statements, by table and row count
 	subWrap       func(llmtoolkit.Resolver) llmtoolkit.Resolver // forSubAgent, put on each call's context
@@ -121,6 +122,7 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 		rec.tables.unique = rec.cfg.idempotentCalls
 		if db.Dialector.Name() == "sqlite" {
 			rec.sqlite = true
+			rec.busy.ms.Store(busyUnknown)
 			// The pure-Go driver binds parameters in time quadratic in their
 			// number: statements of 100 rows in one transaction are faster
 			// than one statement of 500.
@@ -506,17 +508,28 @@ func (rec *Recorder) write(ctx context.Context, tbl table, t *Trace) (dup bool, 
 		}
 		rec.mu.RUnlock()
 	}
-	return rec.insert(context.WithoutCancel(ctx), tbl, t)
+	ctx = context.WithoutCancel(ctx)
+	if rec.sqliteBounded(ctx) {
+		return rec.insertWithin(ctx, tbl, t)
+	}
+	return rec.insert(ctx, tbl, t)
 }
 
-// insert writes one trace into tbl now; dup reports a row the table
-// already held ([WithIdempotentCalls]), counted and logged.
+// insert writes one trace into tbl now, within the write timeout; dup
+// reports a row the table already held ([WithIdempotentCalls]), counted and
+// logged.
 func (rec *Recorder) insert(ctx context.Context, tbl table, t *Trace) (dup bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
+	defer cancel()
+	return rec.insertWithin(ctx, tbl, t)
+}
+
+// insertWithin writes one trace into tbl now, bounded by ctx (or, for a
+// context that never ends, by the database: sqliteBounded).
+func (rec *Recorder) insertWithin(ctx context.Context, tbl table, t *Trace) (dup bool, err error) {
 	if rec.db == nil {
 		return false, errors.New("trace: cannot write the trace: trace.Record was given a nil *gorm.DB")
 	}
-	ctx, cancel := context.WithTimeout(ctx, rec.cfg.writeTimeout)
-	defer cancel()
 	var skipped int
 	err = dbGuarded(rec.db, func() (err error) {
 		skipped, err = rec.inserts.exec(ctx, rec.db, tbl, []*Trace{t})
