@@ -253,7 +253,10 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // references, identity; 200 needs, testdata/needs4.jsonl). The fourth is
 // held out: written and committed before the tuning that followed, and its
 // misses are not logged (heldOut), so that no tuning looks at them: it
-// stands for the catalog of a user the tuning never saw.
+// stands for the catalog of a user the tuning never saw. (It was measured
+// twice: before the tuning, BM25 0.355 / 0.175 / 0.256, and once after,
+// 0.475 / 0.240 / 0.346; its author also wrote the tables of equivalent
+// and related words, so it is not independent of them.)
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -264,7 +267,7 @@ func TestLexicalQuality(t *testing.T) {
 		{"catalog.json", "needs.jsonl", 400, 100, 0.99, 0.87, 0.92, false},
 		{"catalog2.json", "needs2.jsonl", 150, 80, 0.92, 0.75, 0.82, false},
 		{"catalog3.json", "needs3.jsonl", 250, 100, 0.88, 0.55, 0.67, false},
-		{"catalog4.json", "needs4.jsonl", 300, 150, 0.33, 0.15, 0.23, true},
+		{"catalog4.json", "needs4.jsonl", 300, 150, 0.46, 0.22, 0.33, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -300,7 +303,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog.json", "needs.jsonl", 0.93, 0.82, 0.87, false},
 		{"catalog2.json", "needs2.jsonl", 0.81, 0.53, 0.65, false},
 		{"catalog3.json", "needs3.jsonl", 0.62, 0.38, 0.49, false},
-		{"catalog4.json", "needs4.jsonl", 0.29, 0.10, 0.18, true},
+		{"catalog4.json", "needs4.jsonl", 0.32, 0.11, 0.20, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
