@@ -108,6 +108,8 @@ type cached struct {
 	sys   fileID
 	skill Skill
 	err   error
+
+	listing *Listing // a remote skill's listing: the same one keeps its verified files
 }
 
 // NewLoader returns a loader of the sources' skills. Nothing is read
@@ -201,7 +203,7 @@ func (l *Loader) log(problems []error) {
 // reuses) each SKILL.md.
 func (l *Loader) scan(ctx context.Context, src Source, next map[string]cached) ([]Skill, []error) {
 	if src.remote != nil {
-		return l.scanRemote(ctx, src)
+		return l.scanRemote(ctx, src, next)
 	}
 	var fsys fs.FS
 	var base string // the absolute folder of a disk source

@@ -73,7 +73,9 @@ func FromRemote(name string, r Remote) Source { return Source{name: name, remote
 var digestForm = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // scanRemote lists a remote source's skills and checks each listing.
-func (l *Loader) scanRemote(ctx context.Context, src Source) ([]Skill, []error) {
+// A skill listed as it was at the last scan is the same skill: its files,
+// once verified, stay verified.
+func (l *Loader) scanRemote(ctx context.Context, src Source, next map[string]cached) ([]Skill, []error) {
 	list, err := src.remote.ListSkills(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -84,7 +86,18 @@ func (l *Loader) scanRemote(ctx context.Context, src Source) ([]Skill, []error) 
 	var out []Skill
 	var errs []error
 	for _, ls := range list {
+		loc := src.name + ":" + ls.URI
+		if c, ok := l.cache[loc]; ok && c.listing != nil && reflect.DeepEqual(*c.listing, ls) {
+			next[loc] = c
+			if c.err != nil {
+				errs = append(errs, c.err)
+				continue
+			}
+			out = append(out, c.skill)
+			continue
+		}
 		sk, err := fromListing(src, ls, l.cfg.maxBytes)
+		next[loc] = cached{skill: sk, err: err, listing: &ls}
 		if err != nil {
 			errs = append(errs, err)
 			continue

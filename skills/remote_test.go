@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/skills"
 )
 
@@ -128,4 +129,31 @@ func TestRemoteActivationVerifies(t *testing.T) {
 			assert.Equal(t, []string{ls.URI}, r.fetched)
 		})
 	}
+}
+
+// TestRemoteVerifiedAcrossReloads: a loader that lists again before each
+// use keeps a skill listed the same as it was, verified once; a changed
+// listing is a new skill, to activate again.
+func TestRemoteVerifiedAcrossReloads(t *testing.T) {
+	ctx := context.Background()
+	ls := goodListing()
+	r := &fakeRemote{listings: []skills.Listing{ls}, files: map[string]string{ls.URI: remoteDoc, "skill://pdf/references/A.md": "a\n"}}
+	loader := skills.NewLoader([]skills.Source{skills.FromRemote("peer", r)}, skills.WithReloadInterval(0))
+	tools := skills.NewTools(loader)
+	_, err := tools.Activate(ctx, "pdf")
+	require.NoError(t, err)
+	res, err := tools.Resolve(ctx, llmtoolkitCall("pdf", "references/A.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "a\n", res)
+	assert.Equal(t, []string{ls.URI, "skill://pdf/references/A.md"}, r.fetched, "the SKILL.md fetched once")
+
+	changed := goodListing()
+	changed.Files[1] = listed("skill://pdf/references/A.md", "b\n")
+	r.listings = []skills.Listing{changed}
+	_, err = tools.Resolve(ctx, llmtoolkitCall("pdf", "references/A.md"))
+	require.ErrorContains(t, err, "activate the skill first")
+}
+
+func llmtoolkitCall(name, p string) llmtoolkit.Call {
+	return llmtoolkit.Call{ID: "r", Name: skills.ReadResourceTool, Arguments: map[string]any{"name": name, "path": p}}
 }
