@@ -55,6 +55,7 @@ func TestBashChangesWithGopls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real gopls: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	server := goplsServer(t)
 	dir := goModule(t)
 	c, err := New(dir, WithLanguageServers(server), WithLanguageServerLimits(LanguageServerLimits{Settle: 90 * time.Second, Quiet: 300 * time.Millisecond}))

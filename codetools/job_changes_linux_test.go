@@ -97,6 +97,7 @@ func TestJobChangesWithGopls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real gopls: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	server := goplsServer(t)
 	dir := goModule(t)
 	c, err := New(dir, WithBackgroundJobs(), WithLanguageServers(server), WithLanguageServerLimits(LanguageServerLimits{Settle: 90 * time.Second, Quiet: 300 * time.Millisecond}))

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/lsp"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
@@ -40,7 +41,8 @@ func (c *CodeTools) setupLanguageServers() {
 	c.lsp = lsp.New(c.dir, specs, lsp.Options{
 		StartTimeout: cfg.limits.StartTimeout, ShutdownTimeout: cfg.limits.ShutdownTimeout,
 		MaxStderr: cfg.limits.MaxStderrBytes, MemoryLimit: cfg.limits.MemoryBytes,
-		ReadFile: c.readForServer, Logger: logger, Launch: c.launchServer,
+		FirstOpenWait: max(10*time.Second, cfg.limits.Settle), // a longer Settle accepts longer waits
+		ReadFile:      c.readForServer, Logger: logger, Launch: c.launchServer,
 	})
 }
 

@@ -72,6 +72,7 @@ func TestGoplsNeverSeesExcludedFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real language servers: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	needServerSandbox(t)
 	server := goplsServer(t)
 	dir := t.TempDir()

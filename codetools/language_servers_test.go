@@ -135,6 +135,14 @@ func goplsServer(t testing.TB) LanguageServer {
 	return s
 }
 
+// Real servers: the tests against them (gopls, pyright,
+// typescript-language-server; skipped in -short, so run once in CI's test
+// stage and not in its race pass) run in parallel with each other, each on
+// a root and a server of its own: most of their time is spent waiting for
+// a server's start and its diagnostics to settle. They do not share one
+// server: each changes the same files of its module and asks what the
+// server says after, which a shared server would mix.
+
 // realServerCase is one real server: a file, an edit that breaks its
 // types, and what the error says.
 type realServerCase struct {
@@ -147,6 +155,7 @@ func TestRealServersReportTypeErrors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real language servers: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	cases := []realServerCase{
 		{name: "gopls", file: "b/b.go", good: "var X int = a.N()", bad: `var X string = a.N()`, want: "cannot use a.N()", server: func(t *testing.T) LanguageServer { return goplsServer(t) }},
 		{name: "pyright", file: "m.py", good: "x: int = 1", bad: `x: int = "one"`, want: `"Literal['one']" is not assignable`,
@@ -164,6 +173,7 @@ func TestRealServersReportTypeErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			server := tc.server(t)
 			var dir string
 			if tc.files == nil {

@@ -42,6 +42,7 @@ func TestTypeScriptNavigationMatchesCompilerAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real typescript-language-server: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	bin := testkit.LanguageServer(t, "LLMTOOLKIT_TYPESCRIPT_LANGUAGE_SERVER", "typescript-language-server")
 	tsModule := filepath.Join(filepath.Dir(bin), "..", "typescript")
 	node, err := exec.LookPath("node")
@@ -98,6 +99,7 @@ func TestPyrightNavigationMatchesJedi(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real pyright: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	bin := testkit.LanguageServer(t, "LLMTOOLKIT_PYRIGHT", "pyright-langserver")
 	python, err := exec.LookPath("python3")
 	if err != nil || exec.Command(python, "-c", "import jedi").Run() != nil {

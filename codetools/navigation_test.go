@@ -73,6 +73,7 @@ func TestNavigationWithGopls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real gopls: not in -short")
 	}
+	t.Parallel() // a real server: see "Real servers" in language_servers_test.go
 	server := goplsServer(t)
 	dir := goModule(t)
 	writeTestFiles(t, dir, map[string]string{"c/c.go": "package c\n\nimport (\n\t\"strconv\"\n\n\t\"example.com/m/a\"\n)\n\nfunc S() string { return strconv.Itoa(a.N()) }\n"})

@@ -55,7 +55,9 @@ func DefaultLanguageServers() []LanguageServer {
 type LanguageServerLimits struct {
 	// Settle bounds how long a change waits for its diagnostics (default
 	// 3 s), the server's start included; past it the answer says the
-	// server did not answer in time.
+	// server did not answer in time. A navigation tool's first query on
+	// a file waits up to the longer of it and 10 s for the file's first
+	// diagnostics (a server still loading the project answers wrongly).
 	Settle time.Duration
 	// Quiet is how long a change waits after a publish for another one
 	// (default 150 ms).

@@ -32,6 +32,12 @@ type Options struct {
 	// MaxDiagnosticsPerFile and MaxFiles bound what is kept of
 	// publishDiagnostics.
 	MaxDiagnosticsPerFile, MaxFiles int
+	// FirstOpenWait bounds the wait, when a query (definition,
+	// references, ...) first opens a file, for the server's first
+	// diagnostics of it: a server still loading the project answers from
+	// what it has read so far (typescript-language-server named an
+	// import as the definition).
+	FirstOpenWait time.Duration
 	// MemoryLimit, when not 0, caps each server's address space in bytes
 	// (RLIMIT_AS, Linux; inherited by what it starts). Node-based servers
 	// reserve much address space: give them several GiB.
@@ -54,10 +60,10 @@ type Options struct {
 
 // DefaultOptions returns the defaults: 60 s to start, 2 s to shut down,
 // 64 KiB of stderr, 64 MiB frames, 1,000 diagnostics per file and 10,000
-// files, no memory limit.
+// files, 10 s for a file's first diagnostics, no memory limit.
 func DefaultOptions() Options {
 	return Options{StartTimeout: 60 * time.Second, ShutdownTimeout: 2 * time.Second, MaxStderr: 64 << 10,
-		MaxFrame: 64 << 20, MaxDiagnosticsPerFile: 1000, MaxFiles: 10_000}
+		MaxFrame: 64 << 20, MaxDiagnosticsPerFile: 1000, MaxFiles: 10_000, FirstOpenWait: 10 * time.Second}
 }
 
 func (o Options) withDefaults() Options {
@@ -67,6 +73,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = d.ShutdownTimeout
+	}
+	if o.FirstOpenWait <= 0 {
+		o.FirstOpenWait = d.FirstOpenWait
 	}
 	if o.MaxStderr <= 0 {
 		o.MaxStderr = d.MaxStderr

@@ -150,16 +150,12 @@ func (m *Manager) open(ctx context.Context, abs, text string) (*server, error) {
 		// and found the uses in this file only, until it had read the
 		// others). Its first diagnostics for the file say it has; they are
 		// awaited a bounded time.
-		wctx, cancel := context.WithTimeout(ctx, firstOpenWait)
+		wctx, cancel := context.WithTimeout(ctx, m.opts.FirstOpenWait)
 		s.waitDiagnostics(wctx, uri, v, gen, 0)
 		cancel()
 	}
 	return s, nil
 }
-
-// firstOpenWait bounds the wait, at a file's first opening by a query,
-// for the server's first diagnostics of it.
-const firstOpenWait = 10 * time.Second
 
 // locations converts a server's locations to byte columns.
 func (m *Manager) locations(s *server, locs []Location) []Location {
