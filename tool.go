@@ -139,6 +139,42 @@ type CommandArguments struct {
 	Typed func(ctx context.Context, args map[string]any) ([]string, error)
 }
 
+// Lines returns the command lines a call with args runs (its Names and
+// Lists arguments, in that order) and the lines it types (Typed's), the
+// one reading of the declaration every checker of commands shares. A list
+// holding something other than text is an error, as Typed's error is. A
+// nil c declares none.
+func (c *CommandArguments) Lines(ctx context.Context, args map[string]any) (run, typed []string, err error) {
+	if c == nil {
+		return nil, nil, nil
+	}
+	for _, name := range c.Names {
+		if v, ok := args[name].(string); ok {
+			run = append(run, v)
+		}
+	}
+	for _, name := range c.Lists {
+		switch vs := args[name].(type) {
+		case []any:
+			for _, v := range vs {
+				s, ok := v.(string)
+				if !ok {
+					return nil, nil, fmt.Errorf("argument %q holds a %T, not a command line", name, v)
+				}
+				run = append(run, s)
+			}
+		case []string:
+			run = append(run, vs...)
+		}
+	}
+	if c.Typed != nil {
+		if typed, err = c.Typed(ctx, args); err != nil {
+			return nil, nil, err
+		}
+	}
+	return run, typed, nil
+}
+
 // schemaCache holds the compiled schema shared by all copies of a Tool.
 type schemaCache struct {
 	mu       sync.Mutex

@@ -1,6 +1,7 @@
 package llmtoolkit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -300,5 +301,40 @@ func TestMissingPropertiesAreSorted(t *testing.T) {
 		err := tool.ValidateArguments(map[string]any{})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "/: missing properties: 'alpha', 'mid', 'zeta' (add them)")
+	}
+}
+
+func TestCommandArgumentsLines(t *testing.T) {
+	typedErr := errors.New("no such session")
+	errNotText := errors.New("not text")
+	for _, tc := range []struct {
+		name       string
+		c          *CommandArguments
+		args       map[string]any
+		run, typed []string
+		err        error
+	}{
+		{name: "nil", c: nil, args: map[string]any{"command": "ls"}},
+		{name: "names", c: &CommandArguments{Names: []string{"command", "cmd"}},
+			args: map[string]any{"command": "ls", "cmd": 3}, run: []string{"ls"}},
+		{name: "lists", c: &CommandArguments{Names: []string{"command"}, Lists: []string{"commands", "more"}},
+			args: map[string]any{"command": "pwd", "commands": []any{"ls", "rm x"}, "more": []string{"id"}}, run: []string{"pwd", "ls", "rm x", "id"}},
+		{name: "not text in a list", c: &CommandArguments{Lists: []string{"commands"}},
+			args: map[string]any{"commands": []any{"ls", 1}}, err: errNotText},
+		{name: "typed", c: &CommandArguments{Typed: func(context.Context, map[string]any) ([]string, error) { return []string{"y"}, nil }},
+			args: map[string]any{}, typed: []string{"y"}},
+		{name: "typed error", c: &CommandArguments{Names: []string{"command"}, Typed: func(context.Context, map[string]any) ([]string, error) { return nil, typedErr }},
+			args: map[string]any{"command": "ls"}, err: typedErr},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, typed, err := tc.c.Lines(t.Context(), tc.args)
+			if tc.err == errNotText {
+				require.ErrorContains(t, err, `argument "commands" holds a int, not a command line`)
+				return
+			}
+			require.ErrorIs(t, err, tc.err)
+			assert.Equal(t, tc.run, run)
+			assert.Equal(t, tc.typed, typed)
+		})
 	}
 }

@@ -29,33 +29,15 @@ func commandsOf(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool)
 	as := func(line string) target {
 		return target{call: llmtoolkit.Call{ID: call.ID, Name: BashToolName, Arguments: map[string]any{BashCommandArgument: line}}}
 	}
-	for _, name := range cmds.Names {
-		if v, ok := call.Arguments[name].(string); ok {
-			run = append(run, as(v))
-		}
+	runLines, typedLines, err := cmds.Lines(ctx, call.Arguments)
+	if err != nil {
+		return nil, nil, llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool cannot say what the call runs or types: %v", err))
 	}
-	for _, name := range cmds.Lists {
-		switch vs := call.Arguments[name].(type) {
-		case []any:
-			for _, v := range vs {
-				if s, ok := v.(string); ok {
-					run = append(run, as(s))
-				}
-			}
-		case []string:
-			for _, s := range vs {
-				run = append(run, as(s))
-			}
-		}
+	for _, l := range runLines {
+		run = append(run, as(l))
 	}
-	if cmds.Typed != nil {
-		lines, err := cmds.Typed(ctx, call.Arguments)
-		if err != nil {
-			return nil, nil, llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool cannot say what the call types: %v", err))
-		}
-		for _, l := range lines {
-			typed = append(typed, as(l))
-		}
+	for _, l := range typedLines {
+		typed = append(typed, as(l))
 	}
 	return run, typed, nil
 }

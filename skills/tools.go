@@ -372,34 +372,11 @@ func (t *Toolset) checkCommands(ctx context.Context, tool llmtoolkit.Tool, call 
 	if cmds == nil {
 		return refuse("the tool declares no command arguments (llmtoolkit.Tool.Commands), so its calls cannot be checked against them")
 	}
-	var lines []string
-	for _, name := range cmds.Names {
-		if v, ok := call.Arguments[name].(string); ok {
-			lines = append(lines, v)
-		}
+	run, typed, err := cmds.Lines(ctx, call.Arguments)
+	if err != nil {
+		return refuse("the tool cannot say what the call runs or types: %v", err)
 	}
-	for _, name := range cmds.Lists {
-		switch vs := call.Arguments[name].(type) {
-		case []string:
-			lines = append(lines, vs...)
-		case []any:
-			for _, v := range vs {
-				s, ok := v.(string)
-				if !ok {
-					return refuse("argument %q holds a %T, not a command line", name, v)
-				}
-				lines = append(lines, s)
-			}
-		}
-	}
-	if cmds.Typed != nil {
-		typed, err := cmds.Typed(ctx, call.Arguments)
-		if err != nil {
-			return refuse("the tool cannot say what the call types: %v", err)
-		}
-		lines = append(lines, typed...)
-	}
-	for _, line := range lines {
+	for _, line := range append(run, typed...) {
 		if !slices.ContainsFunc(patterns, func(p string) bool { return commandMatches(p, line) }) {
 			return refuse("the command %q is not one of them (one command, no ; & | $ ` < > or parentheses); run a matching command, or deactivate the skill", textutil.CutUTF8(line, 200))
 		}
