@@ -70,7 +70,7 @@ func TestSandboxAllowHosts(t *testing.T) {
 				WithSandboxRequired(), WithAllowedHosts("registry.test"), withResolver(dns),
 			}
 			if s.session {
-				opts = append(opts, WithSessionSandbox(), WithBackgroundJobs())
+				opts = append(opts, WithSessionSandbox(), WithBackgroundJobs(), WithTerminals())
 			}
 			_, c := newTestTools(t, opts...)
 			assert.Contains(t, c.Sandbox(), "hosts registry.test:"+port+" through a proxy")
@@ -89,6 +89,16 @@ func TestSandboxAllowHosts(t *testing.T) {
 			}
 			out, err := run(t, c, "bash", map[string]any{"command": "curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:" + port + "/"})
 			assert.Error(t, err, "reached directly: %s", out)
+
+			if s.session { // a background job and a terminal (a sandbox of its own) too
+				started := mustRun(t, c, "bash", map[string]any{"command": "curl -sS --max-time 20 http://registry.test:" + port + "/; curl -sS -o /dev/null --max-time 20 http://other.test:" + port + "/", "run_in_background": true})
+				end := started + mustRun(t, c, "job_output", map[string]any{"job_id": jobID(t, started), "wait_seconds": 30, "until_exit": true})
+				assert.Contains(t, end, "index of registry.test:"+port)
+				assert.Contains(t, end, "llmtoolkit sandbox proxy: GET http://other.test:"+port+"/ refused")
+				term := mustRun(t, c, "exec_command", map[string]any{"cmd": "curl -sS --max-time 20 http://registry.test:" + port + "/; echo; curl -sS -o /dev/null -w '%{http_code}' http://other.test:" + port + "/", "tty": true, "yield_time_ms": 20000})
+				assert.Contains(t, term, "index of registry.test:"+port)
+				assert.Contains(t, term, "403")
+			}
 
 			// http_get follows the same list.
 			out = mustRun(t, c, "http_get", map[string]any{"url": "http://registry.test:" + port + "/", "format": "raw"})
