@@ -16,11 +16,14 @@ import (
 // O_NOFOLLOW of a single name relative to the folder, non-blocking, with
 // the type checked on the opened descriptor.
 
-// dirOS is an open folder: its *os.File (to list it, and to keep the
-// descriptor alive) and the raw descriptor.
+// dirOS is an open folder: its raw descriptor, listed with getdents(2)
+// (Entries), and for the start folder the *os.File that owns it. A
+// subfolder has no *os.File: os.NewFile would cost an fcntl and a poller
+// registration (which fails for a folder) per folder.
 type dirOS struct {
-	f  *os.File
-	fd int
+	f      *os.File // the start folder's; nil for the others
+	fd     int
+	closed bool
 }
 
 // OpenStart opens the folder rel of r (p names it in errors) where a walk
@@ -55,15 +58,21 @@ func (d *Dir) OpenSub(name string) (*Dir, error) {
 	}
 	s := &Dir{}
 	s.fd = fd
-	s.f = os.NewFile(uintptr(fd), name)
 	return s, nil
 }
 
-// Entries lists the folder.
-func (d *Dir) Entries() ([]os.DirEntry, error) { return d.f.ReadDir(-1) }
-
-// Close closes the folder.
-func (d *Dir) Close() { d.f.Close() }
+// Close closes the folder; closing it again does nothing.
+func (d *Dir) Close() {
+	if d.closed {
+		return
+	}
+	d.closed = true
+	if d.f != nil {
+		d.f.Close()
+		return
+	}
+	unix.Close(d.fd)
+}
 
 // Open opens a regular file of the folder for reading. O_NONBLOCK keeps a
 // pipe swapped in after the listing from blocking the open, and fstat on

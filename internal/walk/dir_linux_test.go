@@ -4,7 +4,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,4 +78,54 @@ func appendTo(t *testing.T, path, s string) {
 	_, err = f.WriteString(s)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+}
+
+// TestDirEntriesAreReadDirs: a folder's listing from getdents gives what
+// os.ReadDir gives, in the same order: names (across several getdents
+// calls), types (folders, links, pipes) and what Info says.
+func TestDirEntriesAreReadDirs(t *testing.T) {
+	r, dir := newRoot(t)
+	files := map[string]string{}
+	for i := range 1500 { // more than one 16 KiB getdents buffer
+		files[strings.Repeat("long-name-", 3)+strconv.Itoa(i)+".go"] = "x"
+	}
+	files["sub/inner.txt"] = "y"
+	write(t, dir, files)
+	require.NoError(t, os.Symlink("sub", filepath.Join(dir, "link")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	require.NoError(t, os.Chmod(filepath.Join(dir, "sub"), 0o1755))
+
+	d, err := walk.OpenStart(r, ".", ".")
+	require.NoError(t, err)
+	defer d.Close()
+	sub, err := d.OpenSub("sub")
+	require.NoError(t, err)
+	defer sub.Close()
+	for _, tc := range []struct {
+		d    *walk.Dir
+		path string
+	}{{d, dir}, {sub, filepath.Join(dir, "sub")}} {
+		got, err := tc.d.Entries()
+		require.NoError(t, err)
+		want, err := os.ReadDir(tc.path)
+		require.NoError(t, err)
+		slices.SortFunc(got, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		require.Len(t, got, len(want))
+		for i, w := range want {
+			g := got[i]
+			assert.Equal(t, w.Name(), g.Name())
+			assert.Equal(t, w.Type(), g.Type(), w.Name())
+			assert.Equal(t, w.IsDir(), g.IsDir(), w.Name())
+			wi, err := w.Info()
+			require.NoError(t, err)
+			gi, err := g.Info()
+			require.NoError(t, err)
+			assert.Equal(t, wi.Mode(), gi.Mode(), w.Name())
+			assert.Equal(t, wi.Size(), gi.Size(), w.Name())
+			assert.Equal(t, wi.ModTime(), gi.ModTime(), w.Name())
+			assert.Equal(t, wi.Name(), gi.Name())
+		}
+	}
+	sub.Close()
+	sub.Close() // a second Close does nothing (the descriptor may be another's by now)
 }
