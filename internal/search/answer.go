@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -270,9 +269,11 @@ func writePiece[M any](p *grepPiece, buf []byte, out string, items []M, item fun
 			continue
 		}
 		at += copy(buf[at:], p.rel)
-		if line[0] == ':' { // ":N: text\n"
-			j := strings.IndexByte(line[1:], ':') + 1
-			n, _ := strconv.Atoi(line[1:j])
+		if line[0] == ':' { // ":N: text\n", N as the searcher wrote it
+			n, j := 0, 1
+			for ; line[j] != ':'; j++ {
+				n = n*10 + int(line[j]-'0')
+			}
 			items[k] = item(p.rel, n, out[at+j+2:at+len(line)-1])
 			k++
 		}

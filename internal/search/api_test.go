@@ -50,6 +50,28 @@ func TestWriteOrdersAndLists(t *testing.T) {
 	assert.Equal(t, []item{{"A.TXT", 1, "hit one"}, {"A.TXT", 3, "hit three"}, {"B.TXT", 2, "hit two"}}, a.Items)
 }
 
+// TestWriteItemsLineNumbers: the items' line numbers are those the answer
+// shows, of any number of digits, with context lines between them.
+func TestWriteItemsLineNumbers(t *testing.T) {
+	var body strings.Builder
+	want := []item{}
+	for n := 1; n <= 123456; n++ {
+		if n == 1 || n == 10 || n == 99 || n == 1000 || n == 123456 {
+			fmt.Fprintf(&body, "hit %d\n", n)
+			want = append(want, item{"F", n, fmt.Sprintf("hit %d", n)})
+			continue
+		}
+		body.WriteString("x\n")
+	}
+	for _, ctxLines := range []int{0, 2} {
+		a := answerOf(t, "hit", 100, ctxLines, 1<<30, "f", body.String())
+		assert.Equal(t, want, a.Items, "context %d", ctxLines)
+		for _, it := range want {
+			assert.Contains(t, a.Text+"\n", fmt.Sprintf("F:%d: hit %d\n", it.line, it.line))
+		}
+	}
+}
+
 // TestWriteCuts: the limit and the size cap end the answer with a notice
 // that says which one, and the items stop where the answer does.
 func TestWriteCuts(t *testing.T) {
