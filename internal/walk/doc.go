@@ -10,7 +10,9 @@
 // above it cannot move it. On Linux a Dir is a raw descriptor: openat with
 // O_NOFOLLOW of a single name is confined by construction and skips the
 // bookkeeping of *os.File (poller registration, fcntl, fstat) that costs
-// more than the read itself for small files. Elsewhere a Dir is an
+// more than the read itself for small files; it is listed with getdents(2)
+// on that descriptor, and a file opened from it reports its end without a
+// last read once it was read up to the size its fstat gave. Elsewhere a Dir is an
 // [os.Root] opened below its parent. Every open is non-blocking where the
 // system allows it (a named pipe swapped in after the listing returns at
 // once) and its type is checked on the opened descriptor: O_DIRECTORY for
