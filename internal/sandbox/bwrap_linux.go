@@ -202,6 +202,7 @@ func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error)
 		if err != nil {
 			return fail(err)
 		}
+		stage.PIDNS = true // see SysProcAttr below; its own /proc, for the ID maps
 		stage.Exec = append(args, "--")
 		stage.Exec = append(stage.Exec, inner.Args...)
 		cmd, err = newHelperCmd("/proc/self/exe", helperArg0, Spec{Dir: spec.Dir, Env: spec.Env}, stage, files)
@@ -209,7 +210,12 @@ func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error)
 			return fail(err)
 		}
 		cmd.Args = cmd.Args[:2] // the configuration; bwrap's argv is in it
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWNS}
+		// A PID namespace of its own, whose init is bwrap (the helper
+		// execs it), dying with the host: bwrap's child, the sandbox's
+		// init, arms its own parent-death signal only once it runs, so a
+		// host killed between bwrap's clone and that moment would leave it
+		// behind; the end of this namespace's init ends it too.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWNS | unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
 		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	} else {
 		inner, err := newHelperCmd(bwrapInit, bwrapInit, spec, init, files)
