@@ -269,7 +269,9 @@ func (c *Checkpointer) List(ctx context.Context, f Filter) ([]Checkpoint, error)
 type Change struct {
 	Path string `json:"path"`
 	// Op is "added", "removed", "modified" (content, link target or
-	// type) or "mode".
+	// type), "mode" (permission bits, maybe owner or time too) or "meta"
+	// (owner or modification time only: a file written again with the
+	// same bytes).
 	Op string `json:"op"`
 	// Kind is the kind of the entry after the change (before it, for a
 	// removal): "file", "folder", "symbolic link", ...

@@ -38,8 +38,8 @@
 // # Rewind
 //
 // [Checkpointer.Rewind] puts the root back exactly: contents, modes,
-// links, pipes, folders; new files removed, deleted ones restored. A dry
-// run lists the changes and writes nothing. Every change is put to the
+// owners, times, links, pipes, folders; new files removed, deleted ones
+// restored. A dry run lists the changes and writes nothing. Every change is put to the
 // host's allow functions ([WithAllow], [RewindOptions.Allow]: package
 // agent's deny rules) before anything is written: one refusal refuses the
 // whole rewind. Files are written under a temporary name and renamed into
@@ -47,8 +47,10 @@
 // following a link. The state a rewind replaces is itself a checkpoint
 // (kind before-rewind), so a rewind is undone by rewinding to it.
 // [Rewound.Skipped] names what could not be restored (files over the
-// size bound, devices, folders still holding ignored files). Owners and
-// times are not restored, and a hard link comes back as its own file.
+// size bound, devices, folders still holding ignored files, owners the
+// process may not set). Owners and modification times are restored
+// (those of checkpoints saved before they were recorded are left as they
+// are); a hard link comes back as its own file.
 //
 // # Storage
 //

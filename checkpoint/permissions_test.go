@@ -34,6 +34,8 @@ func TestRewindHonoursAgentDenyRules(t *testing.T) {
 	require.NoError(t, err)
 	cp, err := c.Save(ctx, checkpoint.KindManual, "")
 	require.NoError(t, err)
+	keyInfo, err := os.Stat(filepath.Join(root, "secret/key"))
+	require.NoError(t, err)
 
 	writeFiles(t, root, map[string]string{"src/a.go": "package b\n", "secret/key": "k2"})
 	before := treeDigest(t, root)
@@ -42,7 +44,10 @@ func TestRewindHonoursAgentDenyRules(t *testing.T) {
 	assert.Contains(t, err.Error(), "secret/key")
 	assert.Equal(t, before, treeDigest(t, root))
 
+	// Put the denied file back as it was, time and all (setting its time
+	// would be a write there too).
 	require.NoError(t, os.WriteFile(filepath.Join(root, "secret/key"), []byte("k1"), 0o644))
+	require.NoError(t, os.Chtimes(filepath.Join(root, "secret/key"), keyInfo.ModTime(), keyInfo.ModTime()))
 	r, err := c.Rewind(ctx, cp.ID, checkpoint.RewindOptions{})
 	require.NoError(t, err)
 	assert.True(t, r.Exact)

@@ -13,7 +13,8 @@ const (
 	OpAdded    Op = "added"
 	OpRemoved  Op = "removed"
 	OpModified Op = "modified" // content, link target or type
-	OpMode     Op = "mode"     // permission bits only
+	OpMode     Op = "mode"     // permission bits (and maybe owner or time) only
+	OpMeta     Op = "meta"     // owner or modification time only
 )
 
 // Change is one path that differs between two trees. A folder added or
@@ -44,13 +45,22 @@ func ReadTree(ctx context.Context, b Blobs, h Hash) ([]Entry, error) {
 // path (a folder before what it holds). Equal subtrees are skipped by
 // their hash, so the cost is that of what changed. maxChanges bounds the
 // list (0: no bound); past it the list ends and truncated is true.
+//
+// A folder whose only change is its owner or time is listed (OpMeta) when
+// nothing below it changed; when something did, the folder's own time
+// follows from it and is not listed.
 func Diff(ctx context.Context, b Blobs, from, to Hash, maxChanges int) (changes []Change, truncated bool, err error) {
-	d := differ{ctx: ctx, b: b, max: maxChanges}
-	err = d.trees("", from, to)
+	d, truncated, err := diff(ctx, b, from, to, maxChanges)
+	return d.out, truncated, err
+}
+
+func diff(ctx context.Context, b Blobs, from, to Hash, maxChanges int) (*differ, bool, error) {
+	d := &differ{ctx: ctx, b: b, max: maxChanges}
+	err := d.trees("", from, to)
 	if err == errEnough {
-		return d.out, true, nil
+		return d, true, nil
 	}
-	return d.out, false, err
+	return d, false, err
 }
 
 type differ struct {
@@ -58,6 +68,10 @@ type differ struct {
 	b   Blobs
 	max int
 	out []Change
+	// folders are the folders present in both trees whose listings
+	// differ (Old and New their entries): a restore writes in them, so it
+	// sets their owner and time last.
+	folders []Change
 }
 
 var errEnough = fmt.Errorf("enough changes")
@@ -125,15 +139,23 @@ func (d *differ) entry(p string, o, n Entry) error {
 			if err := d.add(Change{Path: p, Op: OpMode, Old: o, New: n}); err != nil {
 				return err
 			}
+		} else if o.Hash == n.Hash && !o.sameMeta(n) {
+			return d.add(Change{Path: p, Op: OpMeta, Old: o, New: n})
 		}
+		if o.Hash == n.Hash {
+			return nil
+		}
+		d.folders = append(d.folders, Change{Path: p, Op: OpMeta, Old: o, New: n})
 		return d.trees(p, o.Hash, n.Hash)
 	case o.Kind != n.Kind && (o.Kind == KindDir || n.Kind == KindDir):
 		if err := d.whole(p, o, OpRemoved); err != nil {
 			return err
 		}
 		return d.whole(p, n, OpAdded)
-	case o.Kind == n.Kind && o.Size == n.Size && o.Hash == n.Hash && o.Huge == n.Huge && o.Target == n.Target && o.Rdev == n.Rdev:
+	case o.sameContent(n) && o.Mode != n.Mode:
 		return d.add(Change{Path: p, Op: OpMode, Old: o, New: n})
+	case o.sameContent(n):
+		return d.add(Change{Path: p, Op: OpMeta, Old: o, New: n})
 	}
 	return d.add(Change{Path: p, Op: OpModified, Old: o, New: n})
 }

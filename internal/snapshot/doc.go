@@ -5,7 +5,8 @@
 // # Scans
 //
 // [Engine.Scan] walks the root and records every folder as a listing blob
-// (names, kinds, permission bits, sizes, content hashes, link targets;
+// (names, kinds, permission bits, owners, modification times, sizes,
+// content hashes, link targets;
 // names are length-prefixed, so newlines and all are kept) and every file
 // under [Options.MaxBlobBytes] as a blob of its content. The engine keeps
 // a stat index of its last scan (size, mtime, ctime, inode, device, mode):
@@ -46,7 +47,11 @@
 // Every folder is reached from the root one name at a time with
 // O_NOFOLLOW, so a link swapped in on the way is refused. What it cannot
 // put back is listed in [Restored.Skipped]: Huge files, devices and
-// sockets, folders that hold ignored files. Owners and times are not
-// restored; hard links come back as separate files. Linux only
+// sockets, folders that hold ignored files. Owners (where the process
+// may set them: a refusal is Skipped) and modification times are
+// restored, folders' last; hard links come back as separate files.
+// Listings record owners and times since format 2; a listing of format 1
+// (written before) is still read, and a restore to it leaves owners and
+// times as they are. Linux only
 // ([ErrUnsupported] elsewhere).
 package snapshot

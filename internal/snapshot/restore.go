@@ -49,8 +49,9 @@ type Restored struct {
 // state it replaces is stored, Before), lists the changes, asks
 // opts.Allow for each, and only then writes; it scans again after
 // (After). Paths the host excludes and files ignored by .gitignore are
-// never touched. Owners and times are not restored; a hard link comes
-// back as a file of its own.
+// never touched. Owners (where the process may set them) and modification
+// times are restored too, a folder's last; a hard link comes back as a
+// file of its own.
 func (e *Engine) Restore(ctx context.Context, b Blobs, to Hash, opts RestoreOptions) (Restored, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -61,16 +62,17 @@ func (e *Engine) Restore(ctx context.Context, b Blobs, to Hash, opts RestoreOpti
 	}
 	r.Before = before
 	max := opts.MaxChanges
-	changes, truncated, err := Diff(ctx, b, before.Tree, to, max)
+	d, truncated, err := diff(ctx, b, before.Tree, to, max)
 	if err != nil {
 		return r, err
 	}
 	if truncated {
 		return r, fmt.Errorf("%w: more than %d changes to restore", ErrTooLarge, max)
 	}
+	changes := d.out
 	r.Changes = changes
 	var denied []string
-	for _, c := range changes {
+	for _, c := range append(changes[:len(changes):len(changes)], d.folders...) {
 		if e.opts.Excluded(c.Path) {
 			denied = append(denied, fmt.Sprintf("%q (excluded by the host)", c.Path))
 			continue
@@ -92,7 +94,7 @@ func (e *Engine) Restore(ctx context.Context, b Blobs, to Hash, opts RestoreOpti
 		r.Exact = before.Tree == to
 		return r, nil
 	}
-	r.Skipped, err = e.apply(ctx, b, changes)
+	r.Skipped, err = e.apply(ctx, b, changes, d.folders)
 	if err != nil {
 		return r, err
 	}
@@ -101,6 +103,30 @@ func (e *Engine) Restore(ctx context.Context, b Blobs, to Hash, opts RestoreOpti
 		return r, err
 	}
 	r.After = after
-	r.Exact = after.Tree == to
+	if r.Exact, err = equivalent(ctx, b, after.Tree, to); err != nil {
+		return r, err
+	}
 	return r, nil
+}
+
+// equivalent reports whether the trees a and b record the same root: the
+// same tree, or one that differs only where a listing of the first format
+// (no owners, no times) recorded no owner or time.
+func equivalent(ctx context.Context, b Blobs, a, to Hash) (bool, error) {
+	if a == to {
+		return true, nil
+	}
+	d, _, err := diff(ctx, b, a, to, 1)
+	if err != nil {
+		return false, err
+	}
+	if len(d.out) > 0 {
+		return false, nil
+	}
+	for _, f := range d.folders {
+		if !f.Old.sameMeta(f.New) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

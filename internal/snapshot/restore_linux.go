@@ -80,6 +80,7 @@ type restorer struct {
 	b     Blobs
 	d     *dirs
 	modes map[string]uint32 // folders whose mode is set last
+	metas map[string]Entry  // folders whose owner and time are set last
 	skip  []Skipped
 	fetch *prefetch
 }
@@ -145,13 +146,16 @@ func (p *prefetch) get(ctx context.Context, h Hash) (data []byte, ok bool, err e
 
 // apply makes changes (sorted, a folder before what it holds): removals
 // deepest first, then creations and modifications, then folder modes.
-func (e *Engine) apply(ctx context.Context, b Blobs, changes []Change) ([]Skipped, error) {
+func (e *Engine) apply(ctx context.Context, b Blobs, changes, changedFolders []Change) ([]Skipped, error) {
 	root, err := openRoot(e.root)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(root)
-	r := &restorer{ctx: ctx, b: b, d: &dirs{root: root, fds: map[string]int{}}, modes: map[string]uint32{}, fetch: newPrefetch(b, changes)}
+	r := &restorer{ctx: ctx, b: b, d: &dirs{root: root, fds: map[string]int{}}, modes: map[string]uint32{}, metas: map[string]Entry{}, fetch: newPrefetch(b, changes)}
+	for _, f := range changedFolders {
+		r.metas[f.Path] = f.New
+	}
 	defer r.d.closeAll()
 	for i := len(changes) - 1; i >= 0; i-- {
 		r.d.trim()
@@ -170,7 +174,7 @@ func (e *Engine) apply(ctx context.Context, b Blobs, changes []Change) ([]Skippe
 		switch c.Op {
 		case OpAdded, OpModified:
 			err = r.create(c)
-		case OpMode:
+		case OpMode, OpMeta:
 			err = r.chmod(c)
 		}
 		if err != nil {
@@ -196,7 +200,57 @@ func (e *Engine) apply(ctx context.Context, b Blobs, changes []Change) ([]Skippe
 			return r.skip, fmt.Errorf("snapshot: setting the mode of %q: %w", p, err)
 		}
 	}
+	// Owners and times of folders last: every write in a folder moved
+	// its time.
+	metas := make([]Change, 0, len(r.metas))
+	for p, en := range r.metas {
+		metas = append(metas, Change{Path: p, New: en})
+	}
+	sort.Slice(metas, func(i, j int) bool { return metas[i].Path < metas[j].Path })
+	for _, f := range metas {
+		dir, name := parentOf(f.Path)
+		pfd, err := r.d.open(dir)
+		if err != nil {
+			continue // removed with its parent
+		}
+		var st unix.Stat_t
+		if fstatat(pfd, name, &st) != nil || kindOf(st.Mode) != KindDir {
+			continue
+		}
+		if err := r.meta(pfd, name, f.Path, f.New, &st); err != nil {
+			return r.skip, err
+		}
+	}
 	return r.skip, nil
+}
+
+// meta sets the owner and modification time of name in folder fd (its
+// stat st) to en's, where en recorded them: the owner when it differs (a
+// refusal is Skipped, not an error: only a privileged process may give a
+// file away), the time always (a link's own, never its target's).
+func (r *restorer) meta(fd int, name, p string, en Entry, st *unix.Stat_t) error {
+	if !en.Meta {
+		return nil
+	}
+	if st.Uid != en.UID || st.Gid != en.GID {
+		err := unix.Fchownat(fd, name, int(en.UID), int(en.GID), unix.AT_SYMLINK_NOFOLLOW)
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) {
+			r.skip = append(r.skip, Skipped{p, fmt.Sprintf("its owner %d:%d could not be set back: %v", en.UID, en.GID, err)})
+		} else if err != nil {
+			return fmt.Errorf("snapshot: setting the owner of %q: %w", p, err)
+		}
+		if err == nil && en.Kind != KindLink && en.Kind != KindDir {
+			// chown clears setuid and setgid: set the mode again.
+			if err := unix.Fchmodat(fd, name, en.Mode, 0); err != nil {
+				return fmt.Errorf("snapshot: setting the mode of %q: %w", p, err)
+			}
+		}
+	}
+	ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(en.Mtime)}
+	if err := unix.UtimesNanoAt(fd, name, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("snapshot: setting the time of %q: %w", p, err)
+	}
+	return nil
 }
 
 // writable runs fn in folder dir; when fn is refused for lack of
@@ -268,6 +322,7 @@ func (r *restorer) create(c Change) error {
 			return fmt.Errorf("snapshot: creating folder %q: %w", c.Path, err)
 		}
 		r.modes[c.Path] = n.Mode
+		r.metas[c.Path] = n
 		return nil
 	case KindFile:
 		if n.Huge {
@@ -303,20 +358,41 @@ func (r *restorer) create(c Change) error {
 				}
 				p = p[w:]
 			}
-			return unix.Fchmod(ffd, n.Mode)
+			if err := unix.Fchmod(ffd, n.Mode); err != nil {
+				return err
+			}
+			return r.metaOfNew(fd, tmp, c.Path, n)
 		})
 	case KindLink:
-		return r.replace(dir, name, c.Path, func(fd int, tmp string) error { return unix.Symlinkat(n.Target, fd, tmp) })
+		return r.replace(dir, name, c.Path, func(fd int, tmp string) error {
+			if err := unix.Symlinkat(n.Target, fd, tmp); err != nil {
+				return err
+			}
+			return r.metaOfNew(fd, tmp, c.Path, n)
+		})
 	case KindFIFO:
 		return r.replace(dir, name, c.Path, func(fd int, tmp string) error {
 			if err := unix.Mknodat(fd, tmp, unix.S_IFIFO|0o600, 0); err != nil {
 				return err
 			}
-			return unix.Fchmodat(fd, tmp, n.Mode, 0)
+			if err := unix.Fchmodat(fd, tmp, n.Mode, 0); err != nil {
+				return err
+			}
+			return r.metaOfNew(fd, tmp, c.Path, n)
 		})
 	}
 	r.skip = append(r.skip, Skipped{c.Path, "a " + n.Kind.String() + " is recorded, not recreated"})
 	return nil
+}
+
+// metaOfNew sets the owner and time of tmp, the entry just made for p in
+// folder fd, before it is renamed into place.
+func (r *restorer) metaOfNew(fd int, tmp, p string, n Entry) error {
+	var st unix.Stat_t
+	if err := fstatat(fd, tmp, &st); err != nil {
+		return err
+	}
+	return r.meta(fd, tmp, p, n, &st)
 }
 
 // content returns the blob h, from the prefetched window when the store
@@ -352,12 +428,11 @@ func (r *restorer) replace(dir, name, p string, mk func(fd int, tmp string) erro
 	return nil
 }
 
+// chmod makes a change of mode, owner or time (OpMode, OpMeta).
 func (r *restorer) chmod(c Change) error {
 	if c.New.Kind == KindDir {
 		r.modes[c.Path] = c.New.Mode
-		return nil
-	}
-	if c.New.Kind == KindLink {
+		r.metas[c.Path] = c.New
 		return nil
 	}
 	dir, name := parentOf(c.Path)
@@ -369,6 +444,11 @@ func (r *restorer) chmod(c Change) error {
 		if kindOf(st.Mode) != c.New.Kind {
 			return fmt.Errorf("snapshot: %q changed type during the restore", c.Path)
 		}
-		return unix.Fchmodat(fd, name, c.New.Mode, 0)
+		if c.New.Kind != KindLink && st.Mode&0o7777 != c.New.Mode {
+			if err := unix.Fchmodat(fd, name, c.New.Mode, 0); err != nil {
+				return err
+			}
+		}
+		return r.meta(fd, name, c.Path, c.New, &st)
 	})
 }

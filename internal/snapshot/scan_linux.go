@@ -297,7 +297,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 				continue
 			}
 		}
-		en := Entry{Name: name, Kind: kind, Mode: st.Mode & 0o7777}
+		en := Entry{Name: name, Kind: kind, Mode: st.Mode & 0o7777, Meta: true, UID: st.Uid, GID: st.Gid, Mtime: st.Mtim.Nano()}
 		var se statEntry
 		switch kind {
 		case KindDir:

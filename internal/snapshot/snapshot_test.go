@@ -4,6 +4,7 @@ package snapshot_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/snapshot"
 	"github.com/llmtoolkit/llmtoolkit/internal/testkit"
@@ -512,3 +514,129 @@ func TestScanAfterFilesStoresEverything(t *testing.T) {
 	assert.Equal(t, 4, s.Stored, "after Reset, all again")
 	assert.Equal(t, 2, s.Hashed)
 }
+
+// TestRestoreOwnersAndTimes: a restore puts back the modification time of
+// files, folders and links (a link's own) and, where the process may (as
+// root), their owners; a file written again with the same bytes is a
+// change of time only (OpMeta).
+func TestRestoreOwnersAndTimes(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, map[string]string{"dir/a.txt": "a", "dir/b.txt": "b", "c.txt": "c"})
+	require.NoError(t, os.Symlink("c.txt", filepath.Join(root, "link")))
+	old := time.Date(2020, 1, 2, 3, 4, 5, 600, time.UTC)
+	for _, p := range []string{"dir/a.txt", "dir/b.txt", "c.txt", "dir"} {
+		require.NoError(t, os.Chtimes(filepath.Join(root, p), old, old))
+	}
+	ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(old.UnixNano())}
+	require.NoError(t, unix.UtimesNanoAt(unix.AT_FDCWD, filepath.Join(root, "link"), ts, unix.AT_SYMLINK_NOFOLLOW))
+	asRoot := os.Geteuid() == 0
+	if asRoot {
+		require.NoError(t, os.Lchown(filepath.Join(root, "dir/b.txt"), 1234, 5678))
+		require.NoError(t, os.Lchown(filepath.Join(root, "link"), 1234, 5678))
+	}
+	lines := func() string {
+		var out []string
+		for _, p := range []string{"dir", "dir/a.txt", "dir/b.txt", "c.txt", "link"} {
+			var st unix.Stat_t
+			require.NoError(t, unix.Lstat(filepath.Join(root, p), &st))
+			out = append(out, fmt.Sprintf("%s %d %d:%d", p, st.Mtim.Nano(), st.Uid, st.Gid))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := lines()
+	settle()
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := newMem()
+	a, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+
+	write(t, root, map[string]string{"dir/a.txt": "a"}) // the same bytes: a new time
+	require.NoError(t, os.WriteFile(filepath.Join(root, "dir/new.txt"), []byte("n"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "link")))
+	require.NoError(t, os.Symlink("c.txt", filepath.Join(root, "link")))
+	if asRoot {
+		require.NoError(t, os.Lchown(filepath.Join(root, "dir/b.txt"), 0, 0))
+	}
+	require.NotEqual(t, want, lines())
+	changed, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	changes, _, err := snapshot.Diff(ctx, b, a.Tree, changed.Tree, 0)
+	require.NoError(t, err)
+	ops := map[string]snapshot.Op{}
+	for _, c := range changes {
+		ops[c.Path] = c.Op
+	}
+	assert.Equal(t, snapshot.OpMeta, ops["dir/a.txt"], "same bytes, new time")
+	assert.Equal(t, snapshot.OpAdded, ops["dir/new.txt"])
+	assert.NotContains(t, ops, "dir", "the folder's time follows from what changed in it")
+
+	r, err := e.Restore(ctx, b, a.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, r.Skipped)
+	assert.True(t, r.Exact)
+	assert.Equal(t, want, lines())
+	if !asRoot {
+		t.Log("not root: owners were not changed, so none was restored")
+	}
+}
+
+// TestRestoreToAListingWithoutOwnersOrTimes: a checkpoint written before
+// owners and times were recorded (listings of format 1) still restores,
+// exactly as far as it recorded: contents and modes; times stay as
+// they are.
+func TestRestoreToAListingWithoutOwnersOrTimes(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	b := newMem()
+	put := func(data []byte) snapshot.Hash {
+		h := snapshot.Sum(data)
+		require.NoError(t, b.Put(ctx, h, data))
+		return h
+	}
+	// Format 1, as llmtoolkit wrote it: magic, count, then per entry kind,
+	// flags, mode, name, and a file's size and hash.
+	v1 := func(entries ...[]byte) []byte {
+		out := append([]byte("llmtoolkit-tree-1\n"), byte(len(entries)))
+		for _, e := range entries {
+			out = append(out, e...)
+		}
+		return out
+	}
+	file := func(name string, mode uint32, content string) []byte {
+		h := put([]byte(content))
+		e := []byte{byte(snapshot.KindFile), 0}
+		e = binary.AppendUvarint(e, uint64(mode))
+		e = binary.AppendUvarint(e, uint64(len(name)))
+		e = append(e, name...)
+		e = binary.AppendUvarint(e, uint64(len(content)))
+		return append(e, h[:]...)
+	}
+	folder := func(name string, mode uint32, listing snapshot.Hash) []byte {
+		e := []byte{byte(snapshot.KindDir), 0}
+		e = binary.AppendUvarint(e, uint64(mode))
+		e = binary.AppendUvarint(e, uint64(len(name)))
+		e = append(e, name...)
+		return append(e, listing[:]...)
+	}
+	sub := put(v1(file("b.txt", 0o600, "bee\n")))
+	tree := put(v1(file("a.txt", 0o644, "ay\n"), folder("dir", 0o755, sub)))
+	entries, err := snapshot.ReadTree(ctx, b, tree)
+	require.NoError(t, err)
+	require.Len(t, entries, 2)
+	assert.False(t, entries[0].Meta)
+
+	write(t, root, map[string]string{"a.txt": "changed", "other.txt": "gone after"})
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	r, err := e.Restore(ctx, b, tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	assert.True(t, r.Exact, "equal as far as the old listing recorded")
+	assert.Equal(t, "\"a.txt\" ---------- 644 "+hexSum("ay\n")+"\n\"dir\" d--------- 755\n\"dir/b.txt\" ---------- 600 "+hexSum("bee\n"), digest(t, root))
+	changes, _, err := snapshot.Diff(ctx, b, tree, r.After.Tree, 0)
+	require.NoError(t, err)
+	assert.Empty(t, changes, "an old listing and a new one of the same files differ in nothing")
+}
+
+func hexSum(s string) string { return snapshot.Sum([]byte(s)).String() }

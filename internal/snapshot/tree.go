@@ -88,15 +88,41 @@ type Entry struct {
 	Target string
 	// Rdev is a device's number (recorded, never opened).
 	Rdev uint64
+	// Meta reports that the owner and modification time were recorded
+	// (listings written before they were, format 1, have neither: a
+	// restore leaves them as they are).
+	Meta bool
+	// UID and GID are the owner; Mtime the modification time, in
+	// nanoseconds since 1970 (of a link itself, never its target).
+	UID, GID uint32
+	Mtime    int64
 }
 
-// same reports whether e and o record the same thing (name aside).
+// same reports whether e and o record the same thing (name aside). The
+// owner and time count only where both recorded them.
 func (e Entry) same(o Entry) bool {
-	return e.Kind == o.Kind && e.Mode == o.Mode && e.Size == o.Size && e.Hash == o.Hash &&
+	return e.sameContent(o) && e.Mode == o.Mode && e.sameMeta(o)
+}
+
+// sameContent reports whether e and o hold the same thing (kind,
+// content, target), whatever their mode, owner and time.
+func (e Entry) sameContent(o Entry) bool {
+	return e.Kind == o.Kind && e.Size == o.Size && e.Hash == o.Hash &&
 		e.Huge == o.Huge && e.Target == o.Target && e.Rdev == o.Rdev
 }
 
-const treeMagic = "llmtoolkit-tree-1\n"
+// sameMeta reports whether e and o have the same owner and time, or one
+// of them recorded neither.
+func (e Entry) sameMeta(o Entry) bool {
+	return !e.Meta || !o.Meta || (e.UID == o.UID && e.GID == o.GID && e.Mtime == o.Mtime)
+}
+
+// The listing formats: 1 without owners and times, 2 with them. Listings
+// of format 1 stay readable.
+const (
+	treeMagic1 = "llmtoolkit-tree-1\n"
+	treeMagic  = "llmtoolkit-tree-2\n"
+)
 
 // maxTreeEntries bounds the entries one decoded listing may claim.
 const maxTreeEntries = 1 << 22
@@ -119,6 +145,9 @@ func encodeTree(entries []Entry) []byte {
 		}
 		b = append(b, byte(e.Kind), flags)
 		b = binary.AppendUvarint(b, uint64(e.Mode))
+		b = binary.AppendUvarint(b, uint64(e.UID))
+		b = binary.AppendUvarint(b, uint64(e.GID))
+		b = binary.AppendVarint(b, e.Mtime)
 		b = binary.AppendUvarint(b, uint64(len(e.Name)))
 		b = append(b, e.Name...)
 		switch e.Kind {
@@ -141,11 +170,16 @@ func encodeTree(entries []Entry) []byte {
 // decode.
 var errBadTree = errors.New("snapshot: a folder listing in the store is damaged")
 
-// decodeTree reads what encodeTree wrote, refusing anything else.
+// decodeTree reads what encodeTree wrote (format 2) or an older version
+// did (format 1), refusing anything else.
 func decodeTree(b []byte) ([]Entry, error) {
+	meta := true
 	rest, ok := strings.CutPrefix(string(b), treeMagic)
 	if !ok {
-		return nil, errBadTree
+		if rest, ok = strings.CutPrefix(string(b), treeMagic1); !ok {
+			return nil, errBadTree
+		}
+		meta = false
 	}
 	d := decoder{b: []byte(rest)}
 	n := d.uvarint()
@@ -160,6 +194,15 @@ func decodeTree(b []byte) ([]Entry, error) {
 		flags := d.byte()
 		e.Huge = flags&1 != 0
 		e.Mode = uint32(d.uvarint())
+		if meta {
+			e.Meta = true
+			uid, gid := d.uvarint(), d.uvarint()
+			if uid > 1<<32-1 || gid > 1<<32-1 {
+				d.err = errBadTree
+			}
+			e.UID, e.GID = uint32(uid), uint32(gid)
+			e.Mtime = d.varint()
+		}
 		e.Name = d.str()
 		switch e.Kind {
 		case KindFile:
@@ -207,6 +250,19 @@ func (d *decoder) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errBadTree
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.err = errBadTree
 		return 0
