@@ -370,8 +370,8 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 	// matched is, per tool, the concepts of the query it has a term of
 	// (the first 64).
 	matched := make([]uint64, len(ix.docs))
-	var named []int
-	boosted := map[int]bool{}
+	// named is, per tool, whether the query names its server.
+	named := make([]bool, len(ix.docs))
 	concepts := 0
 	for _, qt := range qterms {
 		concepts = max(concepts, qt.concept+1)
@@ -400,15 +400,14 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 			matched[p.doc] |= 1 << (qt.concept % 64)
 			if qt.weight == 1 && p.tf[fieldServer] > 0 {
-				named = append(named, p.doc)
+				named[p.doc] = true
 			}
 		}
 	}
 	// A query that names a tool's server ("in linear", "on github")
 	// means that server's tools.
-	for _, i := range named {
-		if !boosted[i] {
-			boosted[i] = true
+	for _, i := range touched {
+		if named[i] {
 			scores[i] *= 1 + serverBoost
 		}
 	}
