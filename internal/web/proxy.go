@@ -36,6 +36,13 @@ const (
 // connections) and a body saying why, logged, and told to the Serve's
 // caller. Connections are bounded across every Serve of one Proxy; a
 // tunnel or kept-alive connection idle for 5 minutes is closed.
+//
+// Known limit: a tunnel is opened to the address a listed name resolves
+// to, and what flows through it is not read (no TLS is broken), so other
+// sites served from that address (virtual hosting, a CDN's domain
+// fronting) are reachable through it by a client that names them inside
+// TLS or in a Host header; plain requests are rewritten to the host
+// checked.
 type Proxy struct {
 	dial      *Dialer
 	slots     chan struct{}
