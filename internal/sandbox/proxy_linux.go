@@ -195,8 +195,11 @@ func (pl *proxyLink) start(cmd *exec.Cmd) error {
 	c, err := net.FileConn(pl.mine)
 	pl.mine.Close()
 	if err != nil {
+		// The listener cannot be received: nobody would answer it.
 		w.close()
-		return nil // the command runs; its proxy cannot: every connection to it is refused
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return fmt.Errorf("proxy: %w", err)
 	}
 	pl.conn = c.(*net.UnixConn)
 	ctx, cancel := context.WithCancel(context.Background())
