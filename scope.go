@@ -50,6 +50,12 @@ type Scope struct {
 	// refused; the tool's answer says what it left out. Add to it (a
 	// sub-agent's guard adds to its parent's), never replace it.
 	ExcludedPaths []string
+	// HiddenPaths are globs, as ExcludedPaths, of paths that no process
+	// serving every tool may read: codetools' language servers, which
+	// serve every call, hide them from their servers. A permission layer
+	// adds the path globs of all its deny rules here, whichever tool they
+	// name (package agent's guard does). Add to it, never replace it.
+	HiddenPaths []string
 }
 
 // Turn identifies one turn of an agent loop (see [Scope.Turn]). Turns are
@@ -70,7 +76,7 @@ type scopeKey struct{}
 
 // WithScope returns a context whose [Scope] is ctx's changed by edit. edit
 // is handed a copy (ctx's own scope does not change), whose ExcludedPaths
-// may be appended to safely:
+// and HiddenPaths may be appended to safely:
 //
 //	ctx = llmtoolkit.WithScope(ctx, func(s *llmtoolkit.Scope) {
 //		s.Session = map[string]any{"tenant_id": tenantID, "conversation_id": conversationID}
@@ -79,12 +85,13 @@ type scopeKey struct{}
 func WithScope(ctx context.Context, edit func(*Scope)) context.Context {
 	s := ScopeFrom(ctx)
 	s.ExcludedPaths = slices.Clip(s.ExcludedPaths)
+	s.HiddenPaths = slices.Clip(s.HiddenPaths)
 	edit(&s)
 	return context.WithValue(ctx, scopeKey{}, &s)
 }
 
 // ScopeFrom returns the [Scope] of ctx, the zero Scope when none was set.
-// Its ExcludedPaths must not be modified.
+// Its ExcludedPaths and HiddenPaths must not be modified.
 func ScopeFrom(ctx context.Context) Scope {
 	if s, ok := ctx.Value(scopeKey{}).(*Scope); ok {
 		return *s

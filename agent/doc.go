@@ -117,7 +117,11 @@
 // cover a tool's path argument are handed to it
 // (llmtoolkit.Scope.ExcludedPaths): codetools' grep, glob, tree and
 // list_directory leave those folders out, never open them, and end their
-// answer with what they left out. Other arguments are matched by their text
+// answer with what they left out. The globs of every deny rule on an
+// argument some tool declares as a path, whichever tool it names, go to
+// every call (llmtoolkit.Scope.HiddenPaths): codetools' language servers,
+// which serve every tool, never see those files
+// (TestLanguageServersHideEveryToolsDenyRules). Other arguments are matched by their text
 // (numbers and booleans by their JSON text, arrays element by element: any
 // element for deny, all for allow). What this cannot promise: a tool that
 // declares no paths (MCP tools, the host's) is matched on the cleaned

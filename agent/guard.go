@@ -103,10 +103,15 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 	if call.Name == SpawnToolName {
 		ctx = g.p.within(ctx, g.p.own) // the sub-agent runs under these permissions
 	}
-	if globs := excludedPaths(g.p.deny, call.Name, tool); len(globs) > 0 {
+	if globs, hidden := excludedPaths(g.p.deny, call.Name, tool), g.hiddenPaths(); len(globs) > 0 || len(hidden) > 0 {
 		// What the deny rules forbid a direct call, the tool's walks
-		// leave out (grep, glob, tree and list_directory of codetools).
-		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) { sc.ExcludedPaths = append(sc.ExcludedPaths, globs...) })
+		// leave out (grep, glob, tree and list_directory of codetools);
+		// what they forbid any tool, the processes serving every tool
+		// (codetools' language servers) do not see.
+		ctx = llmtoolkit.WithScope(ctx, func(sc *llmtoolkit.Scope) {
+			sc.ExcludedPaths = append(sc.ExcludedPaths, globs...)
+			sc.HiddenPaths = append(sc.HiddenPaths, hidden...)
+		})
 	}
 	if found && g.p.Kind(tool) != KindReadOnly {
 		ctx = writecheck.With(ctx, g.writeCheck(call, tool))
@@ -147,4 +152,32 @@ func refused(ctx context.Context, tool llmtoolkit.Tool, call llmtoolkit.Call, er
 		Kind: llmtoolkit.ObservedRefused, Call: call, Tool: tool, Duration: d,
 		Result: llmtoolkit.Result{ToolCallID: call.ID, Name: call.Name, Content: err.Error(), IsError: true, Err: err},
 	})
+}
+
+// hiddenPaths returns the globs of the deny rules on an argument some
+// tool of the resolver declares as a path, whichever tool they name
+// (llmtoolkit.Scope.HiddenPaths).
+func (g *guard) hiddenPaths() []string {
+	var withGlob []*rule
+	for i := range g.p.deny {
+		if g.p.deny[i].src.Glob != "" {
+			withGlob = append(withGlob, &g.p.deny[i])
+		}
+	}
+	if len(withGlob) == 0 {
+		return nil
+	}
+	tools := g.r.Tools()
+	var out []string
+	for _, r := range withGlob {
+		for _, t := range tools {
+			if t.Paths != nil && t.Paths.Declares(r.src.Argument) {
+				if !slices.Contains(out, r.src.Glob) {
+					out = append(out, r.src.Glob)
+				}
+				break
+			}
+		}
+	}
+	return out
 }

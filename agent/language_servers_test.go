@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,6 +87,44 @@ func TestRenameChecksEveryFile(t *testing.T) {
 			assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied)
 			assert.Contains(t, res.Content, "the rename would change b.fake")
 			assert.Equal(t, []string{"old a.fake\n", "old b.fake\n"}, []string{a, b}, "nothing written")
+		})
+	}
+}
+
+// TestLanguageServersHideEveryToolsDenyRules: a deny rule naming one tool
+// (read_file) hides its paths from the language servers that every tool's
+// calls reach: an edit's server, started by write_file's call, which the
+// rule does not name, cannot open the denied files; without the rule it
+// does (the control).
+func TestLanguageServersHideEveryToolsDenyRules(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		deny []agent.Rule
+		want string
+	}{
+		{"no rule", nil, "read: TOPSECRET"},
+		// No sandbox here: the server is not started at all.
+		{"read_file's rule", []agent.Rule{{Tool: "read_file", Argument: "path", Glob: "secret/**"}}, "cannot read|no sandbox backend runs here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "secret"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "secret", "key.txt"), []byte("TOPSECRET"), 0o644))
+			code, err := codetools.New(dir, codetools.WithLanguageServers(codetools.LanguageServer{Name: "fake", Command: []string{exe},
+				Env: []string{testkit.FakeLanguageServerEnv + "=ok"}, Languages: map[string]string{".fake": "fake"}}),
+				codetools.WithLanguageServerLimits(codetools.LanguageServerLimits{Settle: 20 * time.Second}))
+			require.NoError(t, err)
+			t.Cleanup(func() { code.Close() })
+			p := newPerms(t, agent.Config{Mode: agent.ModeAcceptEdits, Deny: tc.deny})
+			res := llmtoolkit.Execute(t.Context(), p.Guard(code), llmtoolkit.Call{ID: "1", Name: "write_file",
+				Arguments: map[string]any{"path": "a.fake", "content": "READ secret/key.txt\n"}})
+			require.False(t, res.IsError, res.Content)
+			assert.Regexp(t, tc.want, res.Content)
+			if tc.deny != nil {
+				assert.NotContains(t, res.Content, "TOPSECRET")
+			}
 		})
 	}
 }

@@ -261,9 +261,10 @@
 // module cache, WithSandbox's Readable and its LanguageServer.Readable,
 // and writes only a private home, cache (GOCACHE, XDG_CACHE_HOME) and
 // TMPDIR kept until Close: never the host's caches, which may hold what
-// an unconfined build read. What the calls exclude
-// (llmtoolkit.Scope.ExcludedPaths) is hidden from it: every glob a call
-// has carried is kept, and a call bringing a new one restarts the
+// an unconfined build read. What the calls exclude or hide
+// (llmtoolkit.Scope.ExcludedPaths and HiddenPaths: agent's guard hands
+// every call the globs of all its deny rules) is hidden from it: every
+// glob a call has carried is kept, and a call bringing a new one restarts the
 // running servers, whose views then cover each matching folder with an
 // empty tmpfs and each matching file (and, while there are globs, every
 // file with more than one name) with an empty one; the server process

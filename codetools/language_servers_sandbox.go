@@ -83,10 +83,12 @@ func (c *CodeTools) closeServerSandbox() error {
 	return os.RemoveAll(c.srvSbx.tmp)
 }
 
-// serversScope notes the paths ctx's call excludes: when one is new, the
+// serversScope notes the paths ctx's call excludes or hides
+// (llmtoolkit.Scope.ExcludedPaths and HiddenPaths): when one is new, the
 // running servers are restarted, so that every server's view hides it.
 func (c *CodeTools) serversScope(ctx context.Context) {
-	globs := llmtoolkit.ScopeFrom(ctx).ExcludedPaths
+	sc := llmtoolkit.ScopeFrom(ctx)
+	globs := append(slices.Clip(sc.ExcludedPaths), sc.HiddenPaths...)
 	if len(globs) == 0 {
 		return
 	}
