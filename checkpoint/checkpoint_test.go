@@ -308,3 +308,80 @@ func child() {
 		}
 	}
 }
+
+// TestRewindHardLinks: a checkpoint records which paths name one file; a
+// rewind links them again and makes files linked since separate, on
+// both databases, after a collection too (the groups' blob is kept); a
+// checkpoint row of before the links column (links empty) rewinds with
+// links left as they are.
+func TestRewindHardLinks(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		root := t.TempDir()
+		writeFiles(t, root, map[string]string{"a.txt": "shared\n", "x.txt": "x\n"})
+		p := func(rel string) string { return filepath.Join(root, rel) }
+		require.NoError(t, os.Link(p("a.txt"), p("b.txt")))
+		ino := func(rel string) uint64 {
+			info, err := os.Lstat(p(rel))
+			require.NoError(t, err)
+			return info.Sys().(*syscall.Stat_t).Ino
+		}
+		store, err := checkpoint.NewStore(db, checkpoint.WithCollectGrace(0))
+		require.NoError(t, err)
+		c, err := checkpoint.New(store, root)
+		require.NoError(t, err)
+		cp, err := c.Save(ctx, checkpoint.KindManual, "")
+		require.NoError(t, err)
+		require.NotEmpty(t, cp.Links)
+		want := treeDigest(t, root)
+
+		require.NoError(t, os.Remove(p("b.txt")))
+		require.NoError(t, os.WriteFile(p("b.txt"), []byte("shared\n"), 0o644))
+		require.NoError(t, os.Link(p("x.txt"), p("y.txt")))
+		_, err = c.Save(ctx, checkpoint.KindManual, "")
+		require.NoError(t, err)
+		_, err = store.Collect(ctx)
+		require.NoError(t, err)
+
+		r, err := c.Rewind(ctx, cp.ID, checkpoint.RewindOptions{})
+		require.NoError(t, err)
+		assert.True(t, r.Exact, "skipped: %v", r.Skipped)
+		assert.Equal(t, want, treeDigest(t, root))
+		assert.Equal(t, ino("a.txt"), ino("b.txt"), "linked again")
+		assert.NoFileExists(t, p("y.txt"))
+
+		// A row saved before links were recorded.
+		require.NoError(t, db.Model(&checkpoint.Checkpoint{}).Where("id = ?", cp.ID).Update("links", "").Error)
+		require.NoError(t, os.Remove(p("b.txt")))
+		require.NoError(t, os.WriteFile(p("b.txt"), []byte("shared\n"), 0o644))
+		_, err = c.Rewind(ctx, cp.ID, checkpoint.RewindOptions{})
+		require.NoError(t, err)
+		assert.NotEqual(t, ino("a.txt"), ino("b.txt"), "left as they are")
+	})
+}
+
+// TestMigrateAddsTheLinksColumn: a checkpoints table of before the links
+// column gets it from Migrate, its rows keep rewinding, new ones record
+// their links.
+func TestMigrateAddsTheLinksColumn(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		ctx := context.Background()
+		root := t.TempDir()
+		writeFiles(t, root, map[string]string{"a.txt": "a\n"})
+		require.NoError(t, db.Migrator().DropColumn(&checkpoint.Checkpoint{}, "links"))
+		require.False(t, db.Migrator().HasColumn(&checkpoint.Checkpoint{}, "links"))
+		require.NoError(t, db.Exec("INSERT INTO checkpoints (id, root, key, kind, tree, entries, huge, iteration, created_at) VALUES ('old', 'r', 'old', 'manual', 'x', 0, 0, 0, ?)", time.Now().UTC()).Error)
+		require.NoError(t, checkpoint.Migrate(db))
+		require.True(t, db.Migrator().HasColumn(&checkpoint.Checkpoint{}, "links"))
+		store, err := checkpoint.NewStore(db)
+		require.NoError(t, err)
+		c, err := checkpoint.New(store, root, checkpoint.WithRootName("r"))
+		require.NoError(t, err)
+		old, err := c.Get(ctx, "old")
+		require.NoError(t, err)
+		assert.Empty(t, old.Links)
+		cp, err := c.Save(ctx, checkpoint.KindManual, "")
+		require.NoError(t, err)
+		assert.NotEmpty(t, cp.Links)
+	})
+}

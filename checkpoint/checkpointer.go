@@ -200,6 +200,7 @@ func (c *Checkpointer) insert(ctx context.Context, k Kind, key, of string, snap 
 		ID: id, Root: c.name, Key: key, Kind: k,
 		TenantID: a.TenantID, ConversationID: a.ConversationID, AgentID: a.AgentID, Iteration: a.Iteration, CallID: a.CallID,
 		Tree: snap.Tree.String(), Of: of, Entries: snap.Entries, Huge: len(snap.Huge),
+		Links:     linksOf(snap),
 		CreatedAt: time.Now().UTC(),
 	}
 	res := c.store.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&cp)
@@ -213,6 +214,13 @@ func (c *Checkpointer) insert(ctx context.Context, k Kind, key, of string, snap 
 		return cp, err
 	}
 	return cp, nil
+}
+
+func linksOf(snap snapshot.Snapshot) string {
+	if snap.Links.IsZero() {
+		return ""
+	}
+	return snap.Links.String()
 }
 
 func (c *Checkpointer) byKey(ctx context.Context, key string) (Checkpoint, error) {
@@ -386,10 +394,17 @@ func (c *Checkpointer) Rewind(ctx context.Context, to string, opts RewindOptions
 	if err != nil {
 		return Rewound{}, err
 	}
+	var links snapshot.Hash
+	if target.Links != "" {
+		if links, err = snapshot.ParseHash(target.Links); err != nil {
+			return Rewound{}, err
+		}
+	}
 	res = Rewound{To: target}
 	r, err := c.engine.Restore(ctx, blobs{c.store}, th, snapshot.RestoreOptions{
 		DryRun:     opts.DryRun,
 		MaxChanges: 0,
+		Links:      links,
 		Allow: func(ch snapshot.Change) error {
 			for _, allow := range []func(context.Context, string) error{c.allow, opts.Allow} {
 				if allow != nil {

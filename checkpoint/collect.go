@@ -64,7 +64,8 @@ type Collected struct {
 // the bounds, or written by a Save that never finished: a process killed
 // mid-turn), older than ten minutes, so that a Save in progress in another
 // process keeps its own. It marks every blob reachable from the remaining
-// checkpoints' trees (each listing read once) and sweeps the rest. Saves
+// checkpoints' trees (each listing read once) and their hard-link groups,
+// and sweeps the rest. Saves
 // and rewinds of this Store wait for it.
 func (s *Store) Collect(ctx context.Context) (Collected, error) {
 	s.gc.Lock()
@@ -107,6 +108,17 @@ func (s *Store) Collect(ctx context.Context) (Collected, error) {
 		if err := mark(h); err != nil {
 			return out, fmt.Errorf("checkpoint: collecting: %w", err)
 		}
+	}
+	var links []string
+	if err := db.Model(&Checkpoint{}).Where("links <> ''").Distinct("links").Pluck("links", &links).Error; err != nil {
+		return out, fmt.Errorf("checkpoint: collecting: %w", err)
+	}
+	for _, l := range links {
+		h, err := snapshot.ParseHash(l)
+		if err != nil {
+			return out, err
+		}
+		live[h] = struct{}{} // the hard-link groups
 	}
 	cutoff := time.Now().UTC().Add(-s.limits.grace)
 	type row struct {

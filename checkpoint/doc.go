@@ -50,7 +50,8 @@
 // size bound, devices, folders still holding ignored files, owners the
 // process may not set). Owners and modification times are restored
 // (those of checkpoints saved before they were recorded are left as they
-// are); a hard link comes back as its own file.
+// are), and so are hard links: the paths that named one file name one
+// file again, and files linked since are made separate.
 //
 // # Storage
 //

@@ -43,6 +43,10 @@ type Checkpoint struct {
 	CallID         string `gorm:"column:call_id;size:256" json:"call_id,omitempty"`
 	// Tree is the hash of the root folder's listing.
 	Tree string `gorm:"column:tree;size:64" json:"tree"`
+	// Links is the hash of its hard-link groups (the paths that name one
+	// file); empty in checkpoints saved before they were recorded, whose
+	// rewinds leave hard links as they are.
+	Links string `gorm:"column:links;size:64" json:"links,omitempty"`
 	// Of is, for a rewind's checkpoints, the checkpoint rewound to.
 	Of string `gorm:"column:of;size:36" json:"of,omitempty"`
 	// Entries counts the paths recorded; Huge the files recorded by hash

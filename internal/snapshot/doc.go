@@ -49,7 +49,10 @@
 // put back is listed in [Restored.Skipped]: Huge files, devices and
 // sockets, folders that hold ignored files. Owners (where the process
 // may set them: a refusal is Skipped) and modification times are
-// restored, folders' last; hard links come back as separate files.
+// restored, folders' last. A scan records which paths name one file
+// ([Snapshot.Links], a blob beside the listings); a restore given them
+// ([RestoreOptions.Links]) links those paths again and makes files
+// linked since separate (without them, links are left as they are).
 // Listings record owners and times since format 2; a listing of format 1
 // (written before) is still read, and a restore to it leaves owners and
 // times as they are. Linux only

@@ -124,6 +124,10 @@ type Snapshot struct {
 	StoredBytes int64
 	// Huge lists the files recorded by hash and size only.
 	Huge []string
+	// Links is the hash of the tree's hard-link groups (a blob of
+	// [EncodeLinks]: the paths of the tree that share a file), stored
+	// beside the listings; a restore given it links them again.
+	Links Hash
 }
 
 // Engine snapshots and restores one root. It keeps the stat index of its

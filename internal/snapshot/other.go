@@ -8,6 +8,6 @@ func (e *Engine) scan(context.Context, Blobs, bool) (Snapshot, error) {
 	return Snapshot{}, ErrUnsupported
 }
 
-func (e *Engine) apply(context.Context, Blobs, []Change, []Change) ([]Skipped, error) {
+func (e *Engine) apply(context.Context, Blobs, []Change, []Change, [][]string) ([]Skipped, error) {
 	return nil, ErrUnsupported
 }

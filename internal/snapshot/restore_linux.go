@@ -146,7 +146,7 @@ func (p *prefetch) get(ctx context.Context, h Hash) (data []byte, ok bool, err e
 
 // apply makes changes (sorted, a folder before what it holds): removals
 // deepest first, then creations and modifications, then folder modes.
-func (e *Engine) apply(ctx context.Context, b Blobs, changes, changedFolders []Change) ([]Skipped, error) {
+func (e *Engine) apply(ctx context.Context, b Blobs, changes, changedFolders []Change, links [][]string) ([]Skipped, error) {
 	root, err := openRoot(e.root)
 	if err != nil {
 		return nil, err
@@ -199,6 +199,9 @@ func (e *Engine) apply(ctx context.Context, b Blobs, changes, changedFolders []C
 		if err := unix.Fchmodat(pfd, name, r.modes[p], 0); err != nil {
 			return r.skip, fmt.Errorf("snapshot: setting the mode of %q: %w", p, err)
 		}
+	}
+	if err := r.link(links); err != nil {
+		return r.skip, err
 	}
 	// Owners and times of folders last: every write in a folder moved
 	// its time.
@@ -382,6 +385,47 @@ func (r *restorer) create(c Change) error {
 		})
 	}
 	r.skip = append(r.skip, Skipped{c.Path, "a " + n.Kind.String() + " is recorded, not recreated"})
+	return nil
+}
+
+// link makes each group's paths names of one file again: every path
+// that is not its first's file is replaced (a temporary name renamed over
+// it) by a hard link to the first. A group whose first path is not a
+// regular file is Skipped.
+func (r *restorer) link(groups [][]string) error {
+	for _, g := range groups {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		r.d.trim()
+		dir0, name0 := parentOf(g[0])
+		fd0, err := r.d.open(dir0)
+		if err != nil {
+			r.skip = append(r.skip, Skipped{g[0], fmt.Sprintf("its hard links could not be made again: %v", err)})
+			continue
+		}
+		var st0 unix.Stat_t
+		if err := fstatat(fd0, name0, &st0); err != nil || kindOf(st0.Mode) != KindFile {
+			r.skip = append(r.skip, Skipped{g[0], "its hard links could not be made again: it is not a regular file"})
+			continue
+		}
+		for _, q := range g[1:] {
+			dir, name := parentOf(q)
+			fd, err := r.d.open(dir)
+			if err != nil {
+				return err
+			}
+			var st unix.Stat_t
+			if fstatat(fd, name, &st) == nil && st.Dev == st0.Dev && st.Ino == st0.Ino {
+				continue // linked already
+			}
+			if err := r.replace(dir, name, q, func(fd int, tmp string) error {
+				return unix.Linkat(fd0, name0, fd, tmp, 0)
+			}); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -34,6 +34,8 @@ type scanState struct {
 	mu    sync.Mutex
 	index map[string]*dirRecord
 	known map[Hash]struct{} // blobs this scan stored or will (pending)
+	// links are the paths of each file with more than one name.
+	links map[[2]uint64][]string
 	// pending are the new blobs not yet written (a BatchBlobs store).
 	pending      []Blob
 	pendingBytes int
@@ -62,6 +64,17 @@ func (e *Engine) scan(ctx context.Context, b Blobs, stores bool) (Snapshot, erro
 	}
 	var m *gitignore.Matcher
 	h, err := s.dir(fd, "", m, 0)
+	if err == nil {
+		var groups [][]string
+		for _, g := range s.links {
+			if len(g) > 1 {
+				groups = append(groups, g)
+			}
+		}
+		data := EncodeLinks(groups)
+		s.snap.Links = Sum(data)
+		err = s.put(s.snap.Links, data)
+	}
 	if err == nil {
 		err = s.flush()
 	}
@@ -258,6 +271,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 	entries := make([]Entry, 0, len(names))
 	stats := make([]statEntry, 0, len(names))
 	var huge []string
+	var linked []linkedFile
 	type sub struct {
 		i    int
 		fd   int
@@ -347,6 +361,9 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 			if se.huge {
 				huge = append(huge, join(rel, name))
 			}
+			if st.Nlink > 1 {
+				linked = append(linked, linkedFile{[2]uint64{st.Dev, st.Ino}, join(rel, name)})
+			}
 		case KindLink:
 			// A link is never changed in place: the same stat is the same
 			// target.
@@ -407,8 +424,21 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 	s.mu.Lock()
 	s.index[rel] = rec
 	s.snap.Huge = append(s.snap.Huge, huge...)
+	for _, l := range linked {
+		if s.links == nil {
+			s.links = map[[2]uint64][]string{}
+		}
+		s.links[l.id] = append(s.links[l.id], l.path)
+	}
 	s.mu.Unlock()
 	return rec.hash, nil
+}
+
+// linkedFile is a file of more than one name: its device and inode, and
+// one of its paths.
+type linkedFile struct {
+	id   [2]uint64
+	path string
 }
 
 // closed is a channel that yields nil errors forever.

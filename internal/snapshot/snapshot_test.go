@@ -502,7 +502,7 @@ func TestScanAfterFilesStoresEverything(t *testing.T) {
 	b := newMem()
 	s, err := e.Scan(ctx, b)
 	require.NoError(t, err)
-	assert.Equal(t, 4, s.Stored, "two files and two listings")
+	assert.Equal(t, 5, s.Stored, "two files, two listings and the (empty) hard-link groups")
 	flat, err := snapshot.Flatten(ctx, b, s.Tree)
 	require.NoError(t, err)
 	assert.Len(t, flat, 3)
@@ -511,7 +511,7 @@ func TestScanAfterFilesStoresEverything(t *testing.T) {
 	e.Reset()
 	s, err = e.Scan(ctx, other)
 	require.NoError(t, err)
-	assert.Equal(t, 4, s.Stored, "after Reset, all again")
+	assert.Equal(t, 5, s.Stored, "after Reset, all again")
 	assert.Equal(t, 2, s.Hashed)
 }
 
@@ -640,3 +640,63 @@ func TestRestoreToAListingWithoutOwnersOrTimes(t *testing.T) {
 }
 
 func hexSum(s string) string { return snapshot.Sum([]byte(s)).String() }
+
+// TestRestoreHardLinks: a scan records which paths name one file
+// (Snapshot.Links); a restore given them links those paths again, makes
+// files linked since separate again, and is exact only when the links
+// are as recorded.
+func TestRestoreHardLinks(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, map[string]string{"a.txt": "shared\n", "x.txt": "same\n", "y.txt": "same\n"})
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	require.NoError(t, os.MkdirAll(p("dir"), 0o755))
+	require.NoError(t, os.Link(p("a.txt"), p("b.txt")))
+	require.NoError(t, os.Link(p("a.txt"), p("dir/c.txt")))
+	ino := func(rel string) uint64 {
+		var st unix.Stat_t
+		require.NoError(t, unix.Lstat(p(rel), &st))
+		return st.Ino
+	}
+	settle()
+	e, err := snapshot.New(root, snapshot.Options{})
+	require.NoError(t, err)
+	b := newMem()
+	a, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	groups, err := snapshot.ReadLinks(ctx, b, a.Links)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"a.txt", "b.txt", "dir/c.txt"}}, groups)
+	want := digest(t, root)
+
+	// b.txt made separate (same bytes), y.txt linked to x.txt (same
+	// bytes), a new link to a.txt.
+	require.NoError(t, os.Remove(p("b.txt")))
+	require.NoError(t, os.WriteFile(p("b.txt"), []byte("shared\n"), 0o644))
+	require.NoError(t, os.Remove(p("y.txt")))
+	require.NoError(t, os.Link(p("x.txt"), p("y.txt")))
+	require.NoError(t, os.Link(p("a.txt"), p("d.txt")))
+	changed, err := e.Scan(ctx, b)
+	require.NoError(t, err)
+	assert.NotEqual(t, a.Links, changed.Links)
+
+	r, err := e.Restore(ctx, b, a.Tree, snapshot.RestoreOptions{Links: a.Links})
+	require.NoError(t, err)
+	assert.Empty(t, r.Skipped)
+	assert.True(t, r.Exact)
+	assert.Equal(t, a.Links, r.After.Links)
+	assert.Equal(t, want, digest(t, root))
+	assert.Equal(t, ino("a.txt"), ino("b.txt"), "linked again")
+	assert.Equal(t, ino("a.txt"), ino("dir/c.txt"))
+	assert.NotEqual(t, ino("x.txt"), ino("y.txt"), "made separate again")
+	assert.NoFileExists(t, p("d.txt"))
+
+	// Without the groups (a checkpoint recorded before them), links are
+	// left as they are (and the two names cannot have two times).
+	require.NoError(t, os.Remove(p("y.txt")))
+	require.NoError(t, os.Link(p("x.txt"), p("y.txt")))
+	_, err = e.Restore(ctx, b, a.Tree, snapshot.RestoreOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, want, digest(t, root))
+	assert.Equal(t, ino("x.txt"), ino("y.txt"))
+}
