@@ -106,10 +106,10 @@ type Index struct {
 	// abbreviation begins ("ack" of "acknowledg").
 	vocab  []string
 	avgLen [numFields]float64
-	// norm is each tool's length normalization per field:
-	// 1/(1 - b + b·length/avgLen).
-	norm  [][numFields]float64
-	vec   *vectors // nil without an embedder
+	vec    *vectors // nil without an embedder
+	// stems are the stems the index made of its tools' words, read by
+	// its queries (read-only: safe for concurrent searches).
+	stems *stemmer
 	equiv *equivalents
 }
 
@@ -169,10 +169,14 @@ type document struct {
 	length       [numFields]float64
 }
 
-// posting is one term's frequency in each field of one document.
+// posting is one term's frequency in one document: the sum over the
+// fields of its frequency in each, weighed (fieldWeights) and normalized
+// by the field's length (1/(1 - b + b·length/avgLen)), computed once when
+// the index is built.
 type posting struct {
-	doc int
-	tf  [numFields]float32
+	doc    int32
+	tf     float32
+	server bool // the term is in the name of the tool's server
 }
 
 // Field weights of BM25F: a word of the name counts as three words of the
@@ -252,6 +256,9 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 	var total [numFields]float64
 	st := newStemmer()
 	plain := map[string]bool{} // the terms that are a word, not a joined run
+	// raw is each tool's terms' frequencies per field, until the fields'
+	// mean lengths are known.
+	raw := make([]map[string]*[numFields]float32, 0, len(tools))
 	for i, t := range tools {
 		var names, descs []string
 		schemaArgs(t.Parameters, 0, &names, &descs)
@@ -261,6 +268,7 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 			names: names, descs: descs, server: serverOf(t),
 		}
 		tf := map[string]*[numFields]float32{}
+		raw = append(raw, tf)
 		for f, text := range [numFields]string{t.Name, t.Description, d.argNames, d.argDescs, d.server} {
 			var ts []string
 			st.tokenize(text, func(term string, joined bool) {
@@ -281,9 +289,6 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 			d.length[f] = float64(len(ts))
 			total[f] += d.length[f]
 		}
-		for term, c := range tf {
-			ix.postings[term] = append(ix.postings[term], posting{doc: i, tf: *c})
-		}
 		d.all = d.name + "\n" + d.desc + "\n" + d.argNames + "\n" + d.argDescs + "\n" + d.server
 		d.folded = fold(d.all)
 		ix.docs[i] = d
@@ -293,15 +298,23 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 			ix.avgLen[f] = max(total[f]/float64(len(tools)), 1)
 		}
 	}
+	ix.stems = st.readOnlyView()
 	ix.vocab = make([]string, 0, len(plain))
 	for term := range plain {
 		ix.vocab = append(ix.vocab, term)
 	}
 	slices.Sort(ix.vocab)
-	ix.norm = make([][numFields]float64, len(tools))
-	for i := range ix.docs {
+	for i, tf := range raw {
+		var norm [numFields]float64
 		for f := range numFields {
-			ix.norm[i][f] = 1 / (1 - bm25B + bm25B*ix.docs[i].length[f]/ix.avgLen[f])
+			norm[f] = 1 / (1 - bm25B + bm25B*ix.docs[i].length[f]/ix.avgLen[f])
+		}
+		for term, c := range tf {
+			w := 0.0
+			for f, n := range c {
+				w += fieldWeights[f] * float64(n) * norm[f]
+			}
+			ix.postings[term] = append(ix.postings[term], posting{doc: int32(i), tf: float32(w), server: c[fieldServer] > 0})
 		}
 	}
 	if cfg.embedder != nil {
@@ -388,18 +401,13 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 		df := float64(len(list))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
-			tf := 0.0
-			for f, c := range p.tf {
-				if c > 0 {
-					tf += fieldWeights[f] * float64(c) * ix.norm[p.doc][f]
-				}
-			}
+			tf := float64(p.tf)
 			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+				touched = append(touched, int(p.doc))
 			}
 			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 			matched[p.doc] |= 1 << (qt.concept % 64)
-			if qt.weight == 1 && p.tf[fieldServer] > 0 {
+			if qt.weight == 1 && p.server {
 				named[p.doc] = true
 			}
 		}
@@ -493,7 +501,8 @@ type queryTerm struct {
 // queryTerms is a query's distinct terms, then its equivalents' group
 // terms, at weightEquivalent.
 func (ix *Index) queryTerms(query string) []queryTerm {
-	ts := terms(query)
+	qs := ix.stems
+	ts := qs.terms(query)
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
 	// concept is, for each position of ts, the concept it stands for: one
@@ -548,20 +557,26 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 	// Two words written apart that a tool writes as one ("roll out"
 	// rollout, "sign up" signup, "time off" time_off, "log in" login).
 	words := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	st := (*stemmer)(nil)
+	// Only a pair some tool writes as one word (or its plural) is
+	// stemmed: the stems the index made.
 	for i := 0; i+1 < len(words); i++ {
 		if isNumber(words[i]) || isNumber(words[i+1]) {
 			continue
 		}
-		j := st.stem(words[i] + words[i+1])
+		j, ok := qs.known(words[i] + words[i+1])
+		if !ok {
+			if j, ok = qs.known(words[i] + words[i+1] + "s"); !ok {
+				continue
+			}
+		}
 		if seen[j] || len(ix.postings[j]) == 0 {
 			continue
 		}
 		seen[j] = true
 		c := n
-		if k, ok := index[st.stem(words[i])]; ok {
+		if k, ok := index[qs.stem(words[i])]; ok {
 			c = out[k].concept
-		} else if k, ok := index[st.stem(words[i+1])]; ok {
+		} else if k, ok := index[qs.stem(words[i+1])]; ok {
 			c = out[k].concept
 		} else {
 			n++

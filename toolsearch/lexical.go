@@ -135,35 +135,54 @@ func terms(text string) []string { return (*stemmer)(nil).terms(text) }
 
 // stemmer stems words with the Snowball English (Porter2) stemmer,
 // remembering the stems it made: an index stems the same few thousand
-// words again and again. A nil stemmer remembers nothing (queries).
-type stemmer struct{ cache map[string]string }
+// words again and again. A nil stemmer remembers nothing; a read-only
+// one (an index's, for its queries) looks up what it remembers and adds
+// nothing, so that queries can share it.
+type stemmer struct {
+	cache    map[string]string
+	readOnly bool
+}
 
 // newStemmer returns a stemmer that remembers.
 func newStemmer() *stemmer { return &stemmer{cache: map[string]string{}} }
+
+// readOnlyView is a stemmer that looks up what s remembers and adds
+// nothing: safe for concurrent use once s is no longer written.
+func (s *stemmer) readOnlyView() *stemmer { return &stemmer{cache: s.cache, readOnly: true} }
 
 // maxCachedStems bounds what a stemmer remembers.
 const maxCachedStems = 1 << 16
 
 // stem is w's Snowball English stem ("listing", "lists", "listed" give
 // "list"; "creates", "created" give "creat"), w itself when it has a
-// digit ("ec2", "s3", "2").
+// digit ("ec2", "s3", "2"); an irregular form is stemmed as its base
+// ("paid" as "pay").
 func (s *stemmer) stem(w string) string {
 	if s != nil {
 		if st, ok := s.cache[w]; ok {
 			return st
 		}
 	}
-	st := w
-	if base, ok := irregular[w]; ok {
-		w = base
+	st, base := w, w
+	if b, ok := irregular[w]; ok {
+		base = b
 	}
-	if strings.IndexFunc(w, unicode.IsDigit) < 0 {
-		st = english.Stem(w, true)
+	if strings.IndexFunc(base, unicode.IsDigit) < 0 {
+		st = english.Stem(base, true)
 	}
-	if s != nil && len(s.cache) < maxCachedStems {
+	if s != nil && !s.readOnly && len(s.cache) < maxCachedStems {
 		s.cache[w] = st
 	}
 	return st
+}
+
+// known is the stem s remembers of w, if it does.
+func (s *stemmer) known(w string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	st, ok := s.cache[w]
+	return st, ok
 }
 
 // terms is [terms] with s's stems.
