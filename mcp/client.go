@@ -54,7 +54,7 @@ type Client struct {
 	maxSchemaNodes int          // see WithMaxSchemaNodes
 	bound          *answerBound // see WithMaxAnswerBytes
 	tasks          *taskRPC     // see WithClientTasks; nil without it
-	ext            *taskRPC     // the skills extension's requests; nil off HTTP
+	ext            extSender    // the skills extension's requests; nil on other transports
 
 	mu     sync.RWMutex
 	tools  []llmtoolkit.Tool
@@ -109,7 +109,8 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: cfg.name, Version: cfg.version}, &copts)
 	injectTraceContext(client, cfg.propagator)
-	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger(), bound), nil)
+	lc := &lineCaller{}
+	session, err := client.Connect(ctx, clientTransportFor(transport, cfg.warnLogger(), bound, lc), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connecting to the MCP server: %w", bound.wrap(err))
 	}
@@ -127,6 +128,9 @@ func Connect(ctx context.Context, transport sdk.Transport, opts ...Option) (*Cli
 		}
 		c.ext = &taskRPC{endpoint: t.Endpoint, next: next, session: session, ext: SkillsExtension,
 			impl: &sdk.Implementation{Name: cfg.name, Version: cfg.version}, maxBytes: int64(cfg.maxAnswerBytes)}
+	} else if lc.attached() {
+		lc.session, lc.impl = session, &sdk.Implementation{Name: cfg.name, Version: cfg.version}
+		c.ext = lc
 	}
 	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil && init.ServerInfo.Name != "" {
 		c.server = init.ServerInfo.Name

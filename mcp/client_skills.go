@@ -13,8 +13,8 @@ import (
 
 // ErrNoSkills is wrapped by the error of listing the skills of a server
 // that does not declare the skills extension ([SkillsExtension]), or of a
-// client not connected over [HTTPTransport] (skills/list is sent over
-// HTTP only).
+// client connected over a transport it cannot send skills/list on (one
+// not HTTP, a command, stdio or a line transport).
 var ErrNoSkills = errors.New("mcp: the MCP server serves no skills to this client")
 
 // Skills returns the server's skills as a source of a [skills.Loader]
@@ -27,8 +27,10 @@ var ErrNoSkills = errors.New("mcp: the MCP server serves no skills to this clien
 // one of its files when it is read; each is verified against the
 // listing (size, sha256 digest, and the SKILL.md's frontmatter field by
 // field) and refused, unused, on any difference ([skills.ErrIntegrity]).
-// The listing is sent over [HTTPTransport] only; on another transport,
-// or from a server that does not declare the extension, the listing fails
+// The listing is sent over [HTTPTransport], [CommandTransport] and line
+// transports (the SDK's client sends no method it does not know: this
+// package sends it on the session's connection); on another transport, or
+// from a server that does not declare the extension, the listing fails
 // with [ErrNoSkills] (one of the loaded set's problems).
 func (c *Client) Skills() skills.Source { return skills.FromRemote(c.server, remoteSkills{c}) }
 
@@ -52,7 +54,7 @@ func (r remoteSkills) ListSkills(ctx context.Context) ([]skills.Listing, error) 
 		return nil, fmt.Errorf("%w: MCP server %q does not declare the %s extension", ErrNoSkills, c.server, SkillsExtension)
 	}
 	if c.ext == nil {
-		return nil, fmt.Errorf("%w: skills/list is sent over HTTPTransport only", ErrNoSkills)
+		return nil, fmt.Errorf("%w: skills/list is sent over HTTP, a command or a line transport only", ErrNoSkills)
 	}
 	var out []skills.Listing
 	seen := map[string]bool{}

@@ -62,6 +62,7 @@ type LineTransport struct {
 
 	closeWriter bool         // close Writer with the session (for an sdk.IOTransport)
 	methods     extraMethods // requests the transport answers itself (the skills extension's)
+	ext         *lineCaller  // a client's requests the SDK cannot send (the skills extension's)
 	client      bool         // the client's end: see clientTransportFor
 	bound       *answerBound // a client's bound: a longer line ends the session
 	onClose     func() error // called last when the session ends (a command's exit)
@@ -101,7 +102,10 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 		c.dst, _ = dst.(io.Closer)
 	}
 	c.onClose = t.onClose
-	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client, bound: t.bound, methods: t.methods}
+	f := &lineFilter{src: src, conn: c, limit: limit, log: log, client: t.client, bound: t.bound, methods: t.methods, ext: t.ext}
+	if t.ext != nil {
+		t.ext.attach(c)
+	}
 	go f.run()
 	return c, nil
 }
@@ -297,6 +301,7 @@ type lineFilter struct {
 	client  bool         // reading a server's messages: see clientRefuse
 	bound   *answerBound // a client's bound: a longer line ends the session
 	methods extraMethods // requests answered here, not by the SDK
+	ext     *lineCaller  // a client's own requests: their answers go to it
 }
 
 // extraMethods answers a request of a method the SDK does not know: ok is
@@ -387,6 +392,9 @@ func (f *lineFilter) handle(line []byte, tooLong bool) error {
 		if f.extra(req) {
 			return nil
 		}
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok && f.ext != nil && f.ext.deliver(resp) {
+		return nil
 	}
 	f.conn.inFlight.observe(msg)
 	select {

@@ -411,3 +411,35 @@ func BenchmarkSkillsListOverMCP(b *testing.B) {
 		require.Equal(b, set.Len(), s.Len())
 	}
 }
+
+// TestSkillsBothWaysOverStdio: Connect on a line transport (as over a
+// command's stdio) lists a Serve'd server's skills, activates one and
+// reads its file, verified.
+func TestSkillsBothWaysOverStdio(t *testing.T) {
+	ctx := testContext(t)
+	set, err := skills.NewLoader([]skills.Source{skills.Dir(skillFolder(t))}).Load(ctx)
+	require.NoError(t, err)
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, fixture(t), &LineTransport{Reader: toServer, Writer: fromServer}, WithSkills(set))
+	}()
+	c, err := Connect(ctx, &LineTransport{Reader: toClient, Writer: fromClient})
+	require.NoError(t, err)
+	remote, err := skills.NewLoader([]skills.Source{c.Skills()}).Load(ctx)
+	require.NoError(t, err)
+	require.Empty(t, remote.Problems())
+	require.Equal(t, 1, remote.Len())
+	tools := skills.NewTools(remote)
+	out, err := tools.Activate(ctx, "pdf-processing")
+	require.NoError(t, err)
+	assert.Contains(t, out, "Skill body.")
+	got, err := tools.Resolve(ctx, llmtoolkit.Call{Name: skills.ReadResourceTool, Arguments: map[string]any{"name": "pdf-processing", "path": "references/FORMS.md"}})
+	require.NoError(t, err)
+	assert.Equal(t, formsDoc, got)
+	assert.NotEmpty(t, c.Tools(), "the SDK's session goes on")
+	require.NoError(t, c.Close())
+	require.NoError(t, fromClient.Close()) // the server reads its input's end
+	require.NoError(t, <-done)
+}

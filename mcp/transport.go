@@ -42,6 +42,7 @@ type commandTransport struct {
 	cmd   *exec.Cmd
 	log   *slog.Logger // set by Connect
 	bound *answerBound // set by Connect
+	ext   *lineCaller  // set by Connect
 }
 
 // Connect starts the command; it implements [sdk.Transport].
@@ -58,7 +59,7 @@ func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) 
 		return nil, err
 	}
 	lt := &LineTransport{Reader: io.NopCloser(stdout), Writer: stdin, Logger: t.log,
-		closeWriter: true, client: true, bound: t.bound, onClose: func() error { return awaitExit(t.cmd) }}
+		closeWriter: true, client: true, bound: t.bound, ext: t.ext, onClose: func() error { return awaitExit(t.cmd) }}
 	if t.bound != nil {
 		lt.MaxLineLength = lineBound(0, t.bound)
 	}
@@ -100,20 +101,20 @@ func awaitExit(cmd *exec.Cmd) error {
 // LineTransport on the same streams, so that a bad line does not end the
 // session, and a LineTransport reads as a client's; each reads lines of
 // at most the client's bound. Others are used as they are.
-func clientTransportFor(transport sdk.Transport, log *slog.Logger, b *answerBound) sdk.Transport {
+func clientTransportFor(transport sdk.Transport, log *slog.Logger, b *answerBound, ext *lineCaller) sdk.Transport {
 	switch t := transport.(type) {
 	case *commandTransport:
 		c := *t
-		c.log, c.bound = log, b
+		c.log, c.bound, c.ext = log, b, ext
 		return &c
 	case *sdk.CommandTransport:
-		return &commandTransport{cmd: t.Command, log: log, bound: b}
+		return &commandTransport{cmd: t.Command, log: log, bound: b, ext: ext}
 	case *sdk.IOTransport:
 		return &LineTransport{Reader: t.Reader, Writer: t.Writer, Logger: log, closeWriter: true, client: true,
-			bound: b, MaxLineLength: lineBound(0, b)}
+			bound: b, MaxLineLength: lineBound(0, b), ext: ext}
 	case *LineTransport:
 		c := *t
-		c.client, c.bound, c.MaxLineLength = true, b, lineBound(t.MaxLineLength, b)
+		c.client, c.bound, c.MaxLineLength, c.ext = true, b, lineBound(t.MaxLineLength, b), ext
 		if c.Logger == nil {
 			c.Logger = log
 		}
