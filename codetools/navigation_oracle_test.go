@@ -63,16 +63,23 @@ func TestTypeScriptNavigationMatchesCompilerAPI(t *testing.T) {
 	c, err := New(dir, WithLanguageServers(s), WithLanguageServerLimits(LanguageServerLimits{Settle: 90 * time.Second}))
 	require.NoError(t, err)
 	defer c.Close()
-	for _, at := range []struct {
+	positions := []struct {
 		file      string
 		line, col int
-	}{{"c.ts", 2, 18}, {"b.ts", 2, 26}, {"a.ts", 1, 17}} {
-		cmd := exec.Command(node, oracle, dir, at.file, strconv.Itoa(at.line), strconv.Itoa(at.col))
-		cmd.Env = append(os.Environ(), "TS_MODULE="+tsModule)
-		out, err := cmd.Output()
-		require.NoError(t, err, "%s", out)
-		var want struct{ Definition, References []string }
-		require.NoError(t, json.Unmarshal(out, &want))
+	}{{"c.ts", 2, 18}, {"b.ts", 2, 26}, {"a.ts", 1, 17}}
+	oargs := []string{oracle, dir}
+	for _, at := range positions {
+		oargs = append(oargs, at.file, strconv.Itoa(at.line), strconv.Itoa(at.col))
+	}
+	cmd := exec.Command(node, oargs...) // one program for all three positions
+	cmd.Env = append(os.Environ(), "TS_MODULE="+tsModule)
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", out)
+	var wants []struct{ Definition, References []string }
+	require.NoError(t, json.Unmarshal(out, &wants))
+	require.Len(t, wants, len(positions))
+	for i, at := range positions {
+		want := wants[i]
 		sort.Strings(want.Definition)
 		sort.Strings(want.References)
 		require.NotEmpty(t, want.References)
