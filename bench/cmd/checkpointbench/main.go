@@ -277,13 +277,15 @@ func run(src string, runs, turns int) error {
 		if back < turns {
 			to = ids[len(ids)-1-back]
 		}
+		cpu := selfCPU()
 		t := time.Now()
 		r, err := c.Rewind(ctx, to, checkpoint.RewindOptions{})
 		if err != nil {
 			return err
 		}
 		d := time.Since(t)
-		fmt.Printf("rewind %d turns back: %v, %d changes, exact %v (load %s)\n", back, d.Round(time.Millisecond), len(r.Changes), r.Exact, load())
+		fmt.Printf("rewind %d turns back: %v (CPU %v), %d changes, exact %v (load %s)\n", back, d.Round(time.Millisecond),
+			(selfCPU() - cpu).Round(time.Millisecond), len(r.Changes), r.Exact, load())
 		if _, err := c.Rewind(ctx, r.Before.ID, checkpoint.RewindOptions{}); err != nil {
 			return err
 		}
