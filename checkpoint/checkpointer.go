@@ -31,6 +31,9 @@ type Attribution struct {
 	TenantID, ConversationID, AgentID string
 	Iteration                         int
 	CallID                            string
+	// Jobs are the calls whose background jobs may have written since the
+	// previous checkpoint ([Checkpoint].Jobs; [Resolver] sets them).
+	Jobs []string
 }
 
 // Session map keys read by [AttributionFrom]: trace's (SessionTenantID,
@@ -198,7 +201,7 @@ func (c *Checkpointer) insert(ctx context.Context, k Kind, key, of string, snap 
 	}
 	cp := Checkpoint{
 		ID: id, Root: c.name, Key: key, Kind: k,
-		TenantID: a.TenantID, ConversationID: a.ConversationID, AgentID: a.AgentID, Iteration: a.Iteration, CallID: a.CallID,
+		TenantID: a.TenantID, ConversationID: a.ConversationID, AgentID: a.AgentID, Iteration: a.Iteration, CallID: a.CallID, Jobs: a.Jobs,
 		Tree: snap.Tree.String(), Of: of, Entries: snap.Entries, Huge: len(snap.Huge),
 		Links:     linksOf(snap),
 		CreatedAt: time.Now().UTC(),

@@ -2,8 +2,10 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -39,6 +41,12 @@ func WithLogger(l *slog.Logger) ResolverOption { return func(r *resolver) { r.lo
 // ([llmtoolkit.Scope].RunID, which the durable engines set): a turn resumed
 // after a crash keeps its first checkpoint. Save the state after the last
 // turn with [Checkpointer.Save]. The definitions pass through unchanged.
+//
+// Background jobs (codetools' run_in_background, known by the job
+// Displays their calls show) write when they like: a checkpoint names in
+// Jobs the calls whose jobs may have written since the previous one
+// (those started and not yet shown ended by a later call, job_output's
+// say), so a turn's diff tells the job's writes are among its changes.
 func Resolver(inner llmtoolkit.Resolver, c *Checkpointer, opts ...ResolverOption) llmtoolkit.Resolver {
 	r := &resolver{inner: inner, c: c, log: slog.Default()}
 	for _, o := range opts {
@@ -58,6 +66,10 @@ type resolver struct {
 	last     llmtoolkit.Turn
 	lastErr  error
 	failures atomic.Int64
+
+	jobsMu  sync.Mutex
+	running map[int]string      // job id -> the call that started it, while not seen to end
+	ran     map[string]struct{} // calls whose jobs ran since the last checkpoint
 }
 
 func (r *resolver) Tools() []llmtoolkit.Tool { return r.inner.Tools() }
@@ -80,7 +92,82 @@ func (r *resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 	if err := r.before(ctx, call); err != nil && r.required {
 		return "", err
 	}
-	return r.inner.Resolve(ctx, call)
+	out, err := r.inner.Resolve(ctx, call)
+	if d, ok := llmtoolkit.ShownDisplay(ctx); ok && d.Kind == displayJob {
+		r.observeJob(call, d)
+	}
+	return out, err
+}
+
+// displayJob is the Display kind of codetools' background jobs (a
+// JobPayload: camelCase keys, always present).
+const displayJob = "job"
+
+// observeJob learns from a call's job Display which jobs run: one shown
+// running is the job of the call that started it (its first Display),
+// one shown ended is no longer.
+func (r *resolver) observeJob(call llmtoolkit.Call, d llmtoolkit.Display) {
+	b, err := json.Marshal(d.Payload)
+	if err != nil {
+		return
+	}
+	var p struct {
+		Event string `json:"event"`
+		JobID *int   `json:"jobId"`
+		State string `json:"state"`
+	}
+	if json.Unmarshal(b, &p) != nil || p.JobID == nil {
+		return
+	}
+	r.jobsMu.Lock()
+	defer r.jobsMu.Unlock()
+	if r.running == nil {
+		r.running, r.ran = map[int]string{}, map[string]struct{}{}
+	}
+	owner, known := r.running[*p.JobID]
+	if p.Event == "start" && p.State != "running" { // ended within its call
+		r.ran[call.ID] = struct{}{}
+		delete(r.running, *p.JobID)
+		return
+	}
+	if p.State == "running" {
+		if p.Event == "start" {
+			r.running[*p.JobID] = call.ID // a job id used again is a new job
+			return
+		}
+		if !known {
+			r.running[*p.JobID] = call.ID
+		}
+		return
+	}
+	if known { // ended: it ran since the last checkpoint, and no more
+		r.ran[owner] = struct{}{}
+		delete(r.running, *p.JobID)
+	}
+}
+
+// jobCalls returns the calls whose jobs may have written since the last
+// checkpoint, sorted, and starts the next interval.
+func (r *resolver) jobCalls() []string {
+	r.jobsMu.Lock()
+	defer r.jobsMu.Unlock()
+	set := map[string]struct{}{}
+	for c := range r.ran {
+		set[c] = struct{}{}
+	}
+	for _, c := range r.running {
+		set[c] = struct{}{}
+	}
+	clear(r.ran)
+	if len(set) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // turnKey keys a turn's checkpoint when the run has an id.
@@ -101,9 +188,12 @@ func (r *resolver) before(ctx context.Context, call llmtoolkit.Call) error {
 	turn, inTurn := llmtoolkit.ScopeFrom(ctx).Turn, llmtoolkit.ScopeFrom(ctx).Turn != (llmtoolkit.Turn{})
 	a := AttributionFrom(ctx)
 	a.CallID = call.ID
-	sctx := WithAttribution(ctx, a)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !inTurn || turn != r.last || r.everyCall {
+		a.Jobs = r.jobCalls()
+	}
+	sctx := WithAttribution(ctx, a)
 	if !inTurn || turn != r.last {
 		_, err := r.c.Save(sctx, KindTurn, turnKey(ctx, KindTurn, call))
 		r.last, r.lastErr = turn, err

@@ -125,6 +125,17 @@ func TestScriptedRunRewindsEveryTurn(t *testing.T) {
 		assert.Equal(t, tenant, cp.TenantID)
 		assert.Equal(t, fmt.Sprintf("call_%d", i+1), cp.CallID)
 	}
+	// The background job (call_7) wrote after its turn: the next turn's
+	// checkpoint holds its file and names its call among the writers.
+	assert.Empty(t, byTurn[6].Jobs, "no job ran before turn 7")
+	assert.Equal(t, []string{"call_7"}, byTurn[7].Jobs)
+	jobChanges, _, err := c.Diff(ctx, byTurn[6].ID, byTurn[7].ID)
+	require.NoError(t, err)
+	var jobPaths []string
+	for _, ch := range jobChanges {
+		jobPaths = append(jobPaths, ch.Op+" "+ch.Path)
+	}
+	assert.Contains(t, jobPaths, "added bg.txt")
 	// Back to every turn, newest first, then forward again.
 	for i := len(byTurn) - 1; i >= 0; i-- {
 		res, err := c.Rewind(ctx, byTurn[i].ID, checkpoint.RewindOptions{})
