@@ -165,3 +165,30 @@ func TestResponsesNativeToolsHoldDeny(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(dir, p))
 	}
 }
+
+// TestAnthropicNativeBashHoldsDeny: bash as Claude's bash_20250124 (the
+// persistent session of WithModelTools) is checked as bash: a deny rule
+// on its command refuses a tool_use block that runs it, plan mode refuses
+// every command, and nothing runs in the session.
+func TestAnthropicNativeBashHoldsDeny(t *testing.T) {
+	dir := t.TempDir()
+	code, err := codetools.New(dir, codetools.WithModelTools("claude-sonnet-4-5", ""))
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+	tool, ok := code.LookupTool("bash")
+	require.True(t, ok)
+	require.Equal(t, codetools.NativeBash, tool.Native)
+	guards := map[string]*agent.Permissions{
+		"deny": newPerms(t, agent.Config{Mode: agent.ModeBypass, Deny: []agent.Rule{{Tool: "bash", Argument: "command", Regexp: `\brm\b`}}}),
+		"plan": newPerms(t, agent.Config{Mode: agent.ModePlan}),
+	}
+	for guard, p := range guards {
+		body := `{"content":[{"type":"tool_use","id":"toolu_1","name":"bash","input":{"command":"touch ran; rm -f x"}}],"stop_reason":"tool_use"}`
+		calls := responseCalls(t, provider.AnthropicResponse, body)
+		require.Len(t, calls, 1)
+		res := llmtoolkit.Execute(t.Context(), p.Guard(code), calls[0])
+		require.True(t, res.IsError, "%s: %s", guard, res.Content)
+		assert.ErrorIs(t, res.Err, llmtoolkit.ErrDenied, guard)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "ran"))
+}

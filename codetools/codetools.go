@@ -29,6 +29,7 @@ type CodeTools struct {
 	spills    proc.SpillFiles // bash's spill files, removed by Close
 	sbx       sandboxState
 	jobs      *jobs.Table   // background jobs and terminals; nil unless on (options_jobs.go)
+	sessions  bashSessions  // WithBashSession's persistent shells (bash_session.go)
 	lsp       *lsp.Manager  // language servers; nil unless WithLanguageServers
 	bashWatch bashWatch     // the files bash changes, for the servers (bash_changes.go)
 	srvSbx    serverSandbox // how the servers run (language_servers_sandbox.go)
@@ -111,7 +112,7 @@ func (c *CodeTools) specs() []toolSpec {
 		c.listDirectorySpec(),
 		c.treeSpec(),
 		c.fileInfoSpec(),
-		c.bashSpec(),
+		c.bashOrSessionSpec(),
 		c.grepSpec(),
 		c.globSpec(),
 		c.httpGetSpec(),

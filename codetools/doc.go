@@ -56,6 +56,15 @@
 // commands plus delete and rename, every path under /memories mapped into
 // one folder of the root and refused when its canonical path leaves it.
 //
+// WithBashSession makes bash Anthropic's bash_20250124 (Native NativeBash,
+// input command or restart): one persistent shell per session, run as a
+// background job (the sandbox, containment, lifetime), so a command's cd,
+// exports and functions carry to the next; each command is evaluated in it
+// with an empty input and ends with a random marker and its exit code, its
+// output capped and spilled as bash's; a command past bash's timeout is
+// killed with the shell, and the next answer says the state is gone.
+// WithModelTools for Claude turns it on.
+//
 // WithShell adds the Responses API's shell tool, shell: a call's commands run
 // one after the other on bash's engine (the sandbox, containment, output caps
 // and spill files), stdout and stderr apart, and the answer is the JSON of a

@@ -30,7 +30,7 @@ const (
 // are on.
 func (c *CodeTools) setupJobs() {
 	j := c.cfg.jobs
-	if !j.background && !j.terminals {
+	if !j.background && !j.terminals && !c.cfg.bash.persistent {
 		return
 	}
 	b := c.cfg.bash

@@ -12,7 +12,7 @@ type ModelFamily string
 // The families [WithModelTools] knows.
 const (
 	// FamilyClaude: Anthropic's Claude models, trained on the text editor
-	// (text_editor_20250728) and the memory tool.
+	// (text_editor_20250728), bash (bash_20250124) and the memory tool.
 	FamilyClaude ModelFamily = "claude"
 	// FamilyGPT5: OpenAI's GPT-5 and Codex models, trained on V4A patches
 	// (apply_patch) and the shell tool.
@@ -42,8 +42,10 @@ func FamilyOf(model string) ModelFamily {
 // the one way to get the best set for a model:
 //
 //   - Claude ([FamilyClaude]): the text editor, str_replace_based_edit_tool
-//     ([WithTextEditor], view capped at read_file's byte limit), and, when
-//     memoryFolder is not empty, the memory tool ([WithMemory]) over it;
+//     ([WithTextEditor], view capped at read_file's byte limit), bash as
+//     Anthropic's bash_20250124, a persistent session ([WithBashSession]),
+//     and, when memoryFolder is not empty, the memory tool ([WithMemory])
+//     over it;
 //   - GPT-5 and Codex ([FamilyGPT5]): apply_patch ([WithApplyPatch]) and
 //     shell ([WithShell]), marked [NativeApplyPatch] and [NativeShell] so
 //     that package provider declares them to the Responses API as its own
@@ -57,15 +59,13 @@ func FamilyOf(model string) ModelFamily {
 // the audit trail, permissions, hooks and Display name the same tool
 // whichever the model saw. The engines are the same as the function tools'
 // (confinement, exact-unique edits, atomic writes).
-//
-// Not yet in the sets: Anthropic's bash_20250124; bash serves Claude as a
-// function tool.
 func WithModelTools(model, memoryFolder string) Option {
 	fam := FamilyOf(model)
 	return func(c *config) {
 		switch fam {
 		case FamilyClaude:
 			WithTextEditor(0)(c)
+			WithBashSession()(c)
 			if memoryFolder != "" {
 				WithMemory(memoryFolder)(c)
 			}

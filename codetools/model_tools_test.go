@@ -46,9 +46,9 @@ func TestWithModelTools(t *testing.T) {
 		responses     map[string]string // the Responses declarations
 	}{
 		{model: "claude-sonnet-4-5", extra: []string{codetools.TextEditorName},
-			native: map[string]string{codetools.TextEditorName: "text_editor_20250728"}},
+			native: map[string]string{codetools.TextEditorName: "text_editor_20250728", "bash": "bash_20250124"}},
 		{model: "claude-opus-4-1", memory: "notes", extra: []string{codetools.TextEditorName, "memory"},
-			native: map[string]string{codetools.TextEditorName: "text_editor_20250728", "memory": "memory_20250818"}},
+			native: map[string]string{codetools.TextEditorName: "text_editor_20250728", "memory": "memory_20250818", "bash": "bash_20250124"}},
 		{model: "gpt-5", memory: "notes", extra: []string{"apply_patch", codetools.ShellName},
 			responses: map[string]string{"apply_patch": "apply_patch", codetools.ShellName: "shell"}},
 		{model: "gemini-2.5-pro", memory: "notes"},
@@ -133,7 +133,7 @@ func TestNativeDeclarationBytes(t *testing.T) {
 	}
 	nativeBytes, functionBytes := size(provider.AnthropicTools(native)), size(provider.AnthropicTools(functions))
 	baseBytes := size(provider.AnthropicTools(native[:12]))
-	t.Logf("anthropic tools array: 12 function tools %d B; + text editor and memory native %d B, as function tools %d B (%d B a turn saved)",
+	t.Logf("anthropic tools array: 12 function tools %d B (bash native); + text editor and memory native %d B; all as function tools %d B (%d B a turn saved)",
 		baseBytes, nativeBytes, functionBytes, functionBytes-nativeBytes)
 	assert.Less(t, nativeBytes, functionBytes)
 

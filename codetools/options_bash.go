@@ -5,6 +5,7 @@ import "time"
 // bashConfig holds bash's settings, its sandbox's included.
 type bashConfig struct {
 	shell          string        // "" finds bash, then sh
+	persistent     bool          // WithBashSession: bash is Anthropic's persistent bash_20250124
 	bashEnv        []string      // KEY=VALUE added to the environment
 	bashCleanEnv   bool          // only PATH and HOME of the minimal environment
 	inheritEnv     []string      // names of host variables passed on

@@ -17,17 +17,22 @@ import (
 // TestAnthropicNativeTextEditorInSDK: a tool declared Native
 // "anthropic/text_editor_20250728" (codetools' str_replace_based_edit_tool)
 // is written as the SDK's ToolTextEditor20250728Param, and the memory tool
-// ("anthropic/memory_20250818") as its MemoryTool20250818Param, nothing
-// lost, beside an ordinary client tool.
+// ("anthropic/memory_20250818") as its MemoryTool20250818Param and bash in
+// its persistent form ("anthropic/bash_20250124") as its
+// ToolBash20250124Param, nothing lost, beside an ordinary client tool.
 func TestAnthropicNativeTextEditorInSDK(t *testing.T) {
 	editor := llmtoolkit.MustTool("str_replace_based_edit_tool", "View and edit files.", map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}})
 	editor.Native = "anthropic/text_editor_20250728"
 	read := llmtoolkit.MustTool("read_file", "Reads a file.", map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}})
 	memory := llmtoolkit.MustTool("memory", "Notes.", map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}})
 	memory.Native = "anthropic/memory_20250818"
-	body := mustJSON(t, provider.AnthropicTools([]llmtoolkit.Tool{editor, read, memory}))
+	bash := llmtoolkit.MustTool("bash", "Runs commands.", map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}})
+	bash.Native = "anthropic/bash_20250124"
+	body := mustJSON(t, provider.AnthropicTools([]llmtoolkit.Tool{editor, read, memory, bash}))
 	tools := sdkRoundTrip[[]anthropic.ToolUnionParam](t, "Anthropic tools", body)
-	require.Len(t, tools, 3)
+	require.Len(t, tools, 4)
+	require.NotNil(t, tools[3].OfBashTool20250124, "%s", body)
+	assert.Equal(t, "bash", string(tools[3].OfBashTool20250124.Name))
 	require.NotNil(t, tools[2].OfMemoryTool20250818, "%s", body)
 	require.NotNil(t, tools[0].OfTextEditor20250728, "%s", body)
 	assert.Nil(t, tools[0].OfTool)

@@ -24,8 +24,10 @@ import (
 // TestAnthropicScriptedRunWithTrainedTools: an httptest server replays a
 // Claude model's turns through agentloop over codetools' Claude set; the
 // model views a file with the native text editor, edits it, patches it and
-// runs a command, and each next request carries the answer as a
-// tool_result block for the call's id, the text editor declared natively.
+// runs commands in the native bash's persistent session (a variable set
+// by one is read by the next), and each next request carries the answer
+// as a tool_result block for the call's id, the text editor and bash
+// declared natively.
 func TestAnthropicScriptedRunWithTrainedTools(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644))
@@ -37,7 +39,8 @@ func TestAnthropicScriptedRunWithTrainedTools(t *testing.T) {
 		`{"content":[{"type":"tool_use","id":"toolu_1","name":"str_replace_based_edit_tool","input":{"command":"view","path":"a.txt"}}],"stop_reason":"tool_use"}`,
 		`{"content":[{"type":"tool_use","id":"toolu_2","name":"str_replace_based_edit_tool","input":{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"ONE"}}],"stop_reason":"tool_use"}`,
 		`{"content":[{"type":"tool_use","id":"toolu_3","name":"apply_patch","input":{"patch":"*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch"}}],"stop_reason":"tool_use"}`,
-		`{"content":[{"type":"tool_use","id":"toolu_4","name":"bash","input":{"command":"cat a.txt"}}],"stop_reason":"tool_use"}`,
+		`{"content":[{"type":"tool_use","id":"toolu_4","name":"bash","input":{"command":"export NOTE=kept; cat a.txt"}}],"stop_reason":"tool_use"}`,
+		`{"content":[{"type":"tool_use","id":"toolu_5","name":"bash","input":{"command":"echo \"note: $NOTE\""}}],"stop_reason":"tool_use"}`,
 		`{"content":[{"type":"text","text":"done"}],"stop_reason":"end_turn"}`,
 	}
 	var mu sync.Mutex
@@ -91,8 +94,8 @@ func TestAnthropicScriptedRunWithTrainedTools(t *testing.T) {
 	assert.Equal(t, "done", final.Content)
 	require.Len(t, bodies, len(turns))
 
-	// The first request declares the text editor natively, bash and
-	// apply_patch as client tools with schemas.
+	// The first request declares the text editor and bash natively,
+	// apply_patch as a client tool with a schema.
 	decl := map[string]map[string]any{}
 	for _, tool := range bodies[0]["tools"].([]any) {
 		m := tool.(map[string]any)
@@ -100,10 +103,10 @@ func TestAnthropicScriptedRunWithTrainedTools(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}, decl[codetools.TextEditorName])
 	assert.NotNil(t, decl["apply_patch"]["input_schema"])
-	assert.NotNil(t, decl["bash"]["input_schema"])
+	assert.Equal(t, map[string]any{"type": "bash_20250124", "name": "bash"}, decl["bash"])
 
 	// Each next request ends with the answer to the previous call.
-	for i, want := range []string{"two", "Successfully", "a.txt", `ONE\nTWO`} {
+	for i, want := range []string{"two", "Successfully", "a.txt", `ONE\nTWO`, "note: kept"} {
 		msgs := bodies[i+1]["messages"].([]any)
 		last := msgs[len(msgs)-1].(map[string]any)
 		require.Equal(t, "user", last["role"])
