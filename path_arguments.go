@@ -44,3 +44,70 @@ func (p *PathArguments) Declares(name string) bool {
 	}
 	return p.List != nil && slices.Contains(p.Lists, name)
 }
+
+// ArgumentPath is one canonical path a call names: the argument that names
+// it and the path as [PathArguments.Canonical] or [PathArguments.List]
+// returns it.
+type ArgumentPath struct {
+	// Argument is the argument's name.
+	Argument string
+	// Path is the canonical path.
+	Path string
+	// Listed reports that the argument is one of Lists (it names several
+	// paths, a patch's files).
+	Listed bool
+}
+
+// Resolve returns the canonical paths a call with args names, the one
+// reading of the declaration the permission checks (package agent) and the
+// audit trail (package trace) share: each string argument of Names, then
+// each of Lists, in their order. A value the tool would refuse is an error
+// naming its argument ("argument path: ..."). A nil p declares none.
+func (p *PathArguments) Resolve(ctx context.Context, args map[string]any) ([]ArgumentPath, error) {
+	if p == nil {
+		return nil, nil
+	}
+	var out []ArgumentPath
+	if p.Canonical != nil {
+		for _, name := range p.Names {
+			v, ok := args[name].(string)
+			if !ok {
+				continue
+			}
+			cp, err := p.Canonical(ctx, name, v)
+			if err != nil {
+				return nil, &PathArgumentError{Argument: name, Err: err}
+			}
+			out = append(out, ArgumentPath{Argument: name, Path: cp})
+		}
+	}
+	if p.List != nil {
+		for _, name := range p.Lists {
+			v, ok := args[name].(string)
+			if !ok {
+				continue
+			}
+			cps, err := p.List(ctx, name, v)
+			if err != nil {
+				return nil, &PathArgumentError{Argument: name, Err: err}
+			}
+			for _, cp := range cps {
+				out = append(out, ArgumentPath{Argument: name, Path: cp, Listed: true})
+			}
+		}
+	}
+	return out, nil
+}
+
+// PathArgumentError is [PathArguments.Resolve]'s error: the argument
+// whose value the tool would refuse, and why.
+type PathArgumentError struct {
+	Argument string
+	Err      error
+}
+
+// Error names the argument and the reason.
+func (e *PathArgumentError) Error() string { return "argument " + e.Argument + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *PathArgumentError) Unwrap() error { return e.Err }

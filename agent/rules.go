@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -144,36 +145,16 @@ func targetOf(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool) (
 	if tool.Paths == nil {
 		return t, nil
 	}
-	deny := func(name string, err error) error {
-		return llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool would refuse argument %s: %v", name, err))
-	}
-	if tool.Paths.Canonical != nil {
-		for _, name := range tool.Paths.Names {
-			v, ok := call.Arguments[name].(string)
-			if !ok {
-				continue
-			}
-			cp, err := tool.Paths.Canonical(ctx, name, v)
-			if err != nil {
-				return t, deny(name, err)
-			}
-			t.paths = append(t.paths, canonicalPath{name: name, path: cp})
+	paths, err := tool.Paths.Resolve(ctx, call.Arguments)
+	if err != nil {
+		var pe *llmtoolkit.PathArgumentError
+		if errors.As(err, &pe) {
+			return t, llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool would refuse argument %s: %v", pe.Argument, pe.Err))
 		}
+		return t, llmtoolkit.Deny(call.Name, fmt.Sprintf("the tool would refuse its paths: %v", err))
 	}
-	if tool.Paths.List != nil {
-		for _, name := range tool.Paths.Lists {
-			v, ok := call.Arguments[name].(string)
-			if !ok {
-				continue
-			}
-			cps, err := tool.Paths.List(ctx, name, v)
-			if err != nil {
-				return t, deny(name, err)
-			}
-			for _, cp := range cps {
-				t.paths = append(t.paths, canonicalPath{name: name, path: cp, list: true})
-			}
-		}
+	for _, p := range paths {
+		t.paths = append(t.paths, canonicalPath{name: p.Argument, path: p.Path, list: p.Listed})
 	}
 	return t, nil
 }

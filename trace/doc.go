@@ -36,7 +36,14 @@
 // parts a tool attached ([llmtoolkit.Attach]: images, documents) are
 // described under "parts", never stored: [{"kind", "media_type", "bytes",
 // "sha256"}] per part, in order (at most 64; "parts_omitted" counts the
-// rest); the SHA-256 is of a part's bytes, text or URL.
+// rest); the SHA-256 is of a part's bytes, text or URL. The files a call
+// names, as its tool declares them ([llmtoolkit.Tool.Paths], read by
+// [llmtoolkit.PathArguments.Resolve] before it runs, the permission checks'
+// reading), are under "paths": each canonical path once, in the order
+// named (a patch touching three files: those three, a move both ends; a
+// memory command on /memories/x: the real file in the memory folder), at
+// most 200 ("paths_omitted" counts the rest), a refused call's too
+// (TestRowsHoldTheRealPaths).
 //
 // # The audit promise
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/redact"
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 	"gorm.io/gorm"
 )
 
@@ -346,11 +347,12 @@ type pending struct {
 	secrets          []string
 	parts            *partDigests // what the tool attached: digests, never bytes
 	cost             *shownCost   // what the call reported it spent, if it did
+	paths            []string     // the canonical paths the call names (Tool.Paths), each once
 }
 
 // begin attributes a call, chooses its table and redacts its arguments.
 func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) *pending {
-	p := &pending{tool: call.Name, callID: call.ID, parts: &partDigests{}, cost: &shownCost{}}
+	p := &pending{tool: call.Name, callID: call.ID, parts: &partDigests{}, cost: &shownCost{}, paths: callPaths(ctx, call, def)}
 	p.conv, p.fe = conversationFrom(ctx)
 	if p.conv.tenantID == "" && p.conv.conversationID == "" && len(p.fe) == 0 && rec.cfg.defaultTenant != "" {
 		p.conv.tenantID, p.conv.conversationID = rec.cfg.defaultTenant, rec.cfg.defaultConversation
@@ -403,6 +405,7 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	rec.convs.note(key, withTrimmed(p.secrets))
 	res, typ := rec.result(content, err, secrets)
 	p.parts.put(res)
+	putPaths(res, p.paths, secrets)
 	t, berr := buildJSON(Attrs{
 		ID: p.id, TenantID: p.conv.tenantID, ConversationID: p.conv.conversationID, ToolName: p.tool,
 		ResultType: typ, DurationMS: elapsed.Milliseconds(), Iteration: p.conv.iteration, ParentID: p.parent,
@@ -656,4 +659,47 @@ func (r *runSecrets) take(run string) []string {
 		r.order = slices.Delete(r.order, i, i+1)
 	}
 	return secrets
+}
+
+// Bounds of a row's "paths".
+const (
+	maxRowPaths     = 200  // paths kept; the others are counted
+	maxRowPathBytes = 1024 // bytes kept of one path
+)
+
+// callPaths returns the canonical paths call names, as its tool declares
+// them (llmtoolkit.Tool.Paths: the files a patch touches, the real path
+// of a memory's /memories/x), each once, in the order named; none when
+// the tool would refuse one (the call is refused: its error says which).
+func callPaths(ctx context.Context, call llmtoolkit.Call, def llmtoolkit.Tool) []string {
+	if def.Paths == nil || call.Malformed != nil {
+		return nil
+	}
+	named, err := def.Paths.Resolve(ctx, call.Arguments)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range named {
+		if !slices.Contains(out, p.Path) {
+			out = append(out, p.Path)
+		}
+	}
+	return out
+}
+
+// putPaths stores paths under "paths", capped and scrubbed; "paths_omitted"
+// counts those left out.
+func putPaths(res JSON, paths []string, secrets []string) {
+	if len(paths) == 0 {
+		return
+	}
+	kept := make([]any, 0, min(len(paths), maxRowPaths))
+	for _, p := range paths[:min(len(paths), maxRowPaths)] {
+		kept = append(kept, stripNUL(textutil.CutUTF8(scrub(p, secrets), maxRowPathBytes)))
+	}
+	res["paths"] = kept
+	if n := len(paths) - len(kept); n > 0 {
+		res["paths_omitted"] = float64(n)
+	}
 }

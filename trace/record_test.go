@@ -101,7 +101,7 @@ func TestRecord(t *testing.T) {
 		}
 		assert.Equal(t, trace.ResultOK, byTool["read_file"].ResultType)
 		assert.Equal(t, trace.JSON{"path": "a.go"}, byTool["read_file"].Arguments)
-		assert.Equal(t, trace.JSON{"content": "package a"}, byTool["read_file"].Result)
+		assert.Equal(t, trace.JSON{"content": "package a", "paths": []any{"a.go"}}, byTool["read_file"].Result)
 		assert.Equal(t, trace.ResultError, byTool["fail"].ResultType)
 		assert.Equal(t, trace.JSON{"error": "boom"}, byTool["fail"].Result)
 		assert.Equal(t, trace.JSON{
