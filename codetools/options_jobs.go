@@ -121,7 +121,10 @@ var ErrJobLost = jobs.ErrJobLost
 // (picked by "auto" with this option) it needs root, and terminals join
 // the same network; under bubblewrap the server's own network namespace
 // is the session's, and a terminal gets a network of its own. New fails
-// when it cannot run, saying why. Closed by [CodeTools.Close].
+// when it cannot run, saying why. Should the server die (killed,
+// crashed), what it ran is lost (a job ends "lost", a one-shot call
+// fails) and the next command starts a new one, at most 3 times a minute;
+// past that, commands fail saying so. Closed by [CodeTools.Close].
 func WithSessionSandbox() Option {
 	return func(c *config) { c.bash.session = true }
 }

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +188,46 @@ func TestSessionSandboxTimeoutKillsTheCommand(t *testing.T) {
 	assert.Less(t, time.Since(began), 10*time.Second)
 	assert.Empty(t, markedPids(tag))
 	assert.Equal(t, "hi", mustRun(t, c, "bash", map[string]any{"command": "echo hi"}))
+}
+
+// TestSessionSandboxServerKilled: the session's server SIGKILLed (under
+// each backend), the job it ran is reported lost, the next bash call gets
+// a new server and works, and a background job runs in it.
+func TestSessionSandboxServerKilled(t *testing.T) {
+	for _, backend := range []string{"landlock", "bubblewrap"} {
+		t.Run(backend, func(t *testing.T) {
+			var c *CodeTools
+			if backend == "landlock" {
+				c = sessionTools(t)
+			} else {
+				if _, err := sandbox.NewBubblewrap(); err != nil {
+					t.Skipf("no bubblewrap here: %v", err)
+				}
+				var err error
+				c, err = New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSessionSandbox(), WithBackgroundJobs(), WithSandboxRequired())
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = c.Close() })
+			}
+			marker := fmt.Sprintf("61.%d", time.Now().UnixNano()%100000)
+			id := jobID(t, mustRun(t, c, "bash", map[string]any{"command": "exec sleep " + marker, "run_in_background": true}))
+			var pids []string
+			require.Eventually(t, func() bool { pids = markedPids("sleep " + marker); return len(pids) == 1 }, 10*time.Second, 20*time.Millisecond)
+			stat, err := os.ReadFile("/proc/" + pids[0] + "/stat")
+			require.NoError(t, err)
+			f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+			server, err := strconv.Atoi(f[1]) // the job's parent: the server that forked it
+			require.NoError(t, err)
+			require.NoError(t, syscall.Kill(server, syscall.SIGKILL))
+
+			out := mustRun(t, c, "job_output", map[string]any{"job_id": id, "wait_seconds": 10})
+			assert.Contains(t, out, "lost: the session's sandbox server died")
+			assert.Eventually(t, func() bool { return len(markedPids("sleep "+marker)) == 0 }, 5*time.Second, 20*time.Millisecond)
+			assert.Equal(t, "hi", mustRun(t, c, "bash", map[string]any{"command": "echo hi"}), "the next call gets a new server")
+			started := mustRun(t, c, "bash", map[string]any{"command": "sleep 0.2; echo again", "run_in_background": true})
+			log := mustRun(t, c, "job_output", map[string]any{"job_id": jobID(t, started), "wait_seconds": 10})
+			assert.Contains(t, started+log, "again", "a job runs in the new server")
+			assert.Contains(t, log, "exited with code 0")
+			assert.Eventually(t, func() bool { return c.jobs.Running() == 0 }, 5*time.Second, 10*time.Millisecond)
+		})
+	}
 }

@@ -389,6 +389,9 @@ func (j *Job) run(g proc.Guard, trap *proc.Trap, out *os.File, l Limits) {
 	if err := trap.Err(); err != nil && reason == "" {
 		reason = err.Error()
 	}
+	if reason == "" && errors.Is(waitErr, sandbox.ErrServerLost) {
+		reason = "lost: the session's sandbox server died while it ran (the next command starts a new one)"
+	}
 	func() {
 		defer guard.Recover("jobs: done", nil, nil)
 		if j.spec.Done != nil {

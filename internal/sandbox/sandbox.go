@@ -70,7 +70,9 @@
 // namespaces and /proc. Being an init, a signal it sends itself with the
 // default action (kill $$) is ignored, and it reaps its orphans only as
 // its program does; a command that needs a terminal or another policy
-// gets a sandbox of its own from the backend.
+// gets a sandbox of its own from the backend. A server that dies (killed,
+// crashed) loses its commands ([ErrServerLost]) and is replaced at the
+// next command, a bounded number of times a minute.
 //
 // One way out of a closed network: a policy with a [Proxy] (Network off)
 // gets a TCP listener on 127.0.0.1 inside the command's network namespace
@@ -364,3 +366,13 @@ func ByName(name string) (Backend, error) {
 	}
 	return nil, fmt.Errorf("%w: unknown backend %q: use auto, bubblewrap or landlock", ErrBadPolicy, name)
 }
+
+// ErrSessionClosed is wrapped by the error of a command asked of a
+// [Session] that is closed or whose server is gone.
+var ErrSessionClosed = errors.New("the session's sandbox is closed")
+
+// ErrServerLost (wrapping ErrSessionClosed) is the error of the commands
+// a session's server was running when it died (killed, crashed): they
+// are lost with it. The next command starts a new server, at most
+// maxRestarts (3) times a minute; past that, commands fail with it too.
+var ErrServerLost = fmt.Errorf("%w: its server died", ErrSessionClosed)

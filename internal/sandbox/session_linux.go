@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -38,18 +40,33 @@ import (
 // The server dies with the host (a parent-death signal, and the socket's
 // end: it exits at EOF), recovers its panics, and is the init of the
 // session's PID namespace: its exit, at [Session.Close], kills every
-// command still running.
+// command still running. A server that dies otherwise (killed, crashed)
+// loses its commands (their Wait fails with [ErrServerLost]); the next
+// [Session.Command] starts a new one, logged, at most maxRestarts times
+// within restartWindow.
 type Session struct {
 	backend  Backend
 	policy   Policy
 	root     string
 	tmp      string
 	readable []string
+	bwrap    *Bubblewrap // the backend, when bubblewrap
+	config   helperConfig
 
-	cmd    *exec.Cmd
-	kill9  func(*exec.Cmd) error // the backend's kill of the server: bubblewrap's kills its init first
-	stderr *cappedBuffer
-	conn   *net.UnixConn
+	mu       sync.Mutex
+	cur      *hostServer // the server now serving; a dead one is replaced at the next command
+	closed   bool
+	restarts []time.Time // when servers were started again, within the last restartWindow
+}
+
+// hostServer is the host's side of one server of a session: a session
+// starts one, and another when it dies (see [Session.Command]).
+type hostServer struct {
+	cmd      *exec.Cmd
+	kill9    func(*exec.Cmd) error // the backend's kill of the server: bubblewrap's kills its init first
+	stderr   *cappedBuffer
+	conn     *net.UnixConn
+	killOnce sync.Once
 
 	mu      sync.Mutex
 	next    uint64
@@ -58,9 +75,12 @@ type Session struct {
 	done    chan struct{}
 }
 
-// ErrSessionClosed is wrapped by the error of a command asked of a
-// [Session] that is closed or whose server is gone.
-var ErrSessionClosed = errors.New("the session's sandbox is closed")
+// Restarts of a session's dead server: at most maxRestarts within
+// restartWindow, then commands fail with ErrServerLost.
+const (
+	maxRestarts   = 3
+	restartWindow = time.Minute
+)
 
 // maxRequest bounds one request to the server: a command line (at most
 // 128 KiB for one argument, the kernel's own bound) and its environment.
@@ -113,7 +133,7 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: root: %w", ErrBadPolicy, err)
 	}
-	s := &Session{backend: b, policy: p, root: root, tmp: tmp, waiting: map[uint64]*served{}, done: make(chan struct{})}
+	s := &Session{backend: b, policy: p, root: root, tmp: tmp, bwrap: bw}
 	s.readable = readableOf(Spec{}, p, root)
 	c := helperConfig{Stage: "server", Confine: true, Landlock: true, Readable: s.readable, Writable: []string{tmp},
 		NoNetwork: !p.Network, IDMap: []string{root, tmp}}
@@ -125,6 +145,18 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 		// which holds only a loopback: it is the boundary.
 		c.Proxy, c.NoNetwork, c.LoopUp = true, false, !isBwrap && p.Loopback == nil
 	}
+	s.config = c
+	hs, err := s.startServer()
+	if err != nil {
+		return nil, err
+	}
+	s.cur = hs
+	return s, nil
+}
+
+// startServer starts a server of the session and waits until it is ready.
+func (s *Session) startServer() (*hostServer, error) {
+	p, c := s.policy, s.config
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("session: socketpair: %w", err)
@@ -136,15 +168,15 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "session-host"), os.NewFile(uintptr(fds[1]), "session-server")
 	defer theirs.Close()
-	spec := Spec{Path: "server", Dir: root, Env: []string{"PATH=/usr/bin:/bin"}}
+	spec := Spec{Path: "server", Dir: s.root, Env: []string{"PATH=/usr/bin:/bin"}}
 	var cmd *Cmd
-	if isBwrap {
-		cmd, err = bw.command(spec, p, theirs)
+	if s.bwrap != nil {
+		cmd, err = s.bwrap.command(spec, p, theirs)
 	} else if p.Loopback != nil && !p.Network {
 		c.NoNetwork = false // the shared namespace holds only a loopback: it is the boundary
-		cmd, err = helperCommand(spec, c, false, b.Name(), helperFiles{net: p.Loopback, sock: theirs})
+		cmd, err = helperCommand(spec, c, false, s.backend.Name(), helperFiles{net: p.Loopback, sock: theirs})
 	} else {
-		cmd, err = helperCommand(spec, c, !p.Network, b.Name(), helperFiles{sock: theirs})
+		cmd, err = helperCommand(spec, c, !p.Network, s.backend.Name(), helperFiles{sock: theirs})
 	}
 	if err != nil {
 		mine.Close()
@@ -154,37 +186,72 @@ func NewSession(b Backend, p Policy) (*Session, error) {
 		mine.Close()
 		return nil, fmt.Errorf("%w: a session's sandbox needs its namespaces: %s", ErrUnavailable, cmd.Fallback)
 	}
-	s.stderr = &cappedBuffer{max: 4 << 10}
-	cmd.Stderr = s.stderr
+	hs := &hostServer{waiting: map[uint64]*served{}, done: make(chan struct{})}
+	hs.stderr = &cappedBuffer{max: 4 << 10}
+	cmd.Stderr = hs.stderr
 	if err := cmd.Cmd.Start(); err != nil {
 		mine.Close()
 		return nil, fmt.Errorf("session: start the server: %w", err)
 	}
-	s.cmd, s.kill9 = cmd.Cmd, cmd.kill
+	hs.cmd, hs.kill9 = cmd.Cmd, cmd.kill
 	conn, err := net.FileConn(mine)
 	mine.Close()
 	if err != nil {
-		s.kill()
+		hs.kill()
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	s.conn = conn.(*net.UnixConn)
+	hs.conn = conn.(*net.UnixConn)
 	// The first message says the server is ready (or it is gone).
 	buf := make([]byte, 4096)
-	n, _, _, _, err := s.conn.ReadMsgUnix(buf, nil)
+	n, _, _, _, err := hs.conn.ReadMsgUnix(buf, nil)
 	var r reply
 	if err == nil && n > 0 {
 		err = json.Unmarshal(buf[:n], &r)
 	}
 	if err != nil || n == 0 || r.Op != "ready" {
-		s.kill()
-		why := strings.TrimSpace(s.stderr.String())
+		hs.kill()
+		why := strings.TrimSpace(hs.stderr.String())
 		if why == "" && err != nil {
 			why = err.Error()
 		}
 		return nil, fmt.Errorf("%w: the session's sandbox did not start: %s", ErrUnavailable, why)
 	}
-	go s.read()
-	return s, nil
+	go hs.read(s.backend.Name())
+	return hs, nil
+}
+
+// server returns the session's server, starting a new one when the last
+// died (at most maxRestarts within restartWindow).
+func (s *Session) server() (*hostServer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrSessionClosed
+	}
+	hs := s.cur
+	hs.mu.Lock()
+	gone := hs.gone
+	hs.mu.Unlock()
+	if gone == nil {
+		return hs, nil
+	}
+	now := time.Now()
+	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) >= restartWindow })
+	if len(s.restarts) >= maxRestarts {
+		return nil, fmt.Errorf("%w; it was started again %d times within %s and is not any more: %w", gone, len(s.restarts), restartWindow,
+			errors.New("close the tools and make new ones"))
+	}
+	s.restarts = append(s.restarts, now)
+	hs, err := s.startServer()
+	if err != nil {
+		slog.Warn("sandbox: the session's server died and a new one did not start",
+			slog.String("backend", s.backend.Name()), slog.String("error", err.Error()))
+		return nil, fmt.Errorf("%w; a new one did not start: %w", gone, err)
+	}
+	slog.Warn("sandbox: the session's server died; a new one serves the next commands (what ran in the old one was lost)",
+		slog.String("backend", s.backend.Name()), slog.String("was", gone.Error()), slog.Int("restarts", len(s.restarts)))
+	s.cur = hs
+	return hs, nil
 }
 
 // Name names the session's backend.
@@ -199,15 +266,13 @@ func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
 	if !s.serves(spec, p) {
 		return s.backend.Command(spec, p)
 	}
-	s.mu.Lock()
-	gone := s.gone
-	s.mu.Unlock()
-	if gone != nil {
-		return nil, gone
+	hs, err := s.server()
+	if err != nil {
+		return nil, err
 	}
 	argv := append([]string{spec.Path}, spec.Args...)
 	ec := &exec.Cmd{Path: spec.Path, Args: argv, Dir: spec.Dir, Env: spec.Env}
-	sv := &served{s: s, exited: make(chan struct{}), started: make(chan startedReply, 1), proxy: p.Proxy}
+	sv := &served{s: hs, exited: make(chan struct{}), started: make(chan startedReply, 1), proxy: p.Proxy}
 	writable := []string{s.tmp}
 	if s.policy.Mode == WorkspaceWrite {
 		writable = append(writable, s.root)
@@ -242,44 +307,60 @@ func (s *Session) serves(spec Spec, p Policy) bool {
 // session's sandbox, and returns once they are gone.
 func (s *Session) Close() error {
 	s.mu.Lock()
-	if s.gone == nil {
-		s.gone = ErrSessionClosed
-	}
+	s.closed = true
+	hs := s.cur
 	s.mu.Unlock()
-	s.kill()
-	<-s.done
+	hs.mu.Lock()
+	if hs.gone == nil {
+		hs.gone = ErrSessionClosed
+	}
+	hs.mu.Unlock()
+	hs.kill()
+	<-hs.done
 	return nil
 }
 
 // kill kills the server (the init of the session's PID namespace: every
-// command dies with it) and reaps it.
-func (s *Session) kill() {
-	if s.conn != nil {
-		s.conn.Close()
-	}
-	if s.cmd != nil && s.cmd.Process != nil {
-		if s.kill9 != nil {
-			_ = s.kill9(s.cmd)
-		} else {
-			_ = s.cmd.Process.Signal(syscall.SIGKILL)
+// command dies with it) and reaps it, once.
+func (hs *hostServer) kill() {
+	hs.killOnce.Do(func() {
+		if hs.conn != nil {
+			hs.conn.Close()
 		}
-		_ = s.cmd.Wait()
-	}
+		if hs.cmd != nil && hs.cmd.Process != nil {
+			if hs.kill9 != nil {
+				_ = hs.kill9(hs.cmd)
+			} else {
+				_ = hs.cmd.Process.Signal(syscall.SIGKILL)
+			}
+			_ = hs.cmd.Wait()
+		}
+	})
 }
 
 // read dispatches the server's replies until it is gone; then every
-// command still waiting ends with ErrSessionClosed.
-func (s *Session) read() {
-	defer close(s.done)
+// command still waiting ends with ErrServerLost (ErrSessionClosed after
+// Close), and what is left of the server is killed and reaped.
+func (hs *hostServer) read(backend string) {
+	defer close(hs.done)
 	defer func() {
-		s.mu.Lock()
-		if s.gone == nil {
-			s.gone = fmt.Errorf("%w: the server is gone: %s", ErrSessionClosed, strings.TrimSpace(s.stderr.String()))
+		hs.mu.Lock()
+		died := hs.gone == nil
+		if died {
+			hs.gone = ErrServerLost
+			if why := strings.TrimSpace(hs.stderr.String()); why != "" {
+				hs.gone = fmt.Errorf("%w: %s", ErrServerLost, why)
+			}
 		}
-		left := s.waiting
-		s.waiting = map[uint64]*served{}
-		gone := s.gone
-		s.mu.Unlock()
+		left := hs.waiting
+		hs.waiting = map[uint64]*served{}
+		gone := hs.gone
+		hs.mu.Unlock()
+		hs.kill()
+		if died {
+			slog.Warn("sandbox: the session's server died", slog.String("backend", backend),
+				slog.Int("lost", len(left)), slog.String("error", gone.Error()))
+		}
 		for _, sv := range left {
 			sv.finish(-1, gone)
 		}
@@ -288,7 +369,7 @@ func (s *Session) read() {
 	buf := make([]byte, 4096)
 	oob := make([]byte, unix.CmsgSpace(4))
 	for {
-		n, oobn, _, _, err := s.conn.ReadMsgUnix(buf, oob)
+		n, oobn, _, _, err := hs.conn.ReadMsgUnix(buf, oob)
 		if err != nil || n == 0 {
 			return
 		}
@@ -298,12 +379,12 @@ func (s *Session) read() {
 			closeFiles(files)
 			continue
 		}
-		s.mu.Lock()
-		sv := s.waiting[r.ID]
+		hs.mu.Lock()
+		sv := hs.waiting[r.ID]
 		if r.Op == "exited" || (r.Op == "started" && r.Err != "") {
-			delete(s.waiting, r.ID)
+			delete(hs.waiting, r.ID)
 		}
-		s.mu.Unlock()
+		hs.mu.Unlock()
 		if sv == nil || r.Op != "started" {
 			closeFiles(files)
 		}
@@ -325,7 +406,7 @@ func (s *Session) read() {
 }
 
 // send writes one request, with files as SCM_RIGHTS.
-func (s *Session) send(r request, files ...*os.File) error {
+func (hs *hostServer) send(r request, files ...*os.File) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -341,7 +422,7 @@ func (s *Session) send(r request, files ...*os.File) error {
 		}
 		oob = unix.UnixRights(fds...)
 	}
-	if _, _, err := s.conn.WriteMsgUnix(b, oob, nil); err != nil {
+	if _, _, err := hs.conn.WriteMsgUnix(b, oob, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrSessionClosed, err)
 	}
 	return nil
@@ -349,7 +430,7 @@ func (s *Session) send(r request, files ...*os.File) error {
 
 // served is a command run by a session's server.
 type served struct {
-	s         *Session
+	s         *hostServer
 	id        uint64
 	started   chan startedReply
 	exited    chan struct{}

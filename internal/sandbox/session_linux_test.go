@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,4 +103,91 @@ func TestSessionRunsCommands(t *testing.T) {
 			t.Logf("echo hi in the session, median of 50: %v", ds[25])
 		})
 	}
+}
+
+// deepestChild returns the deepest descendant of pid (pid itself when it
+// has none): a session's server when it runs no command.
+func deepestChild(t *testing.T, pid int) int {
+	t.Helper()
+	for {
+		kids, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+		require.NoError(t, err)
+		f := strings.Fields(string(kids))
+		if len(f) == 0 {
+			return pid
+		}
+		pid, err = strconv.Atoi(f[0])
+		require.NoError(t, err)
+	}
+}
+
+func TestSessionStartsANewServerWhenItsServerDies(t *testing.T) {
+	raw := map[string]func() (Backend, error){
+		"landlock":   func() (Backend, error) { return NewLandlock() },
+		"bubblewrap": func() (Backend, error) { return NewBubblewrap() },
+	}
+	ran := false
+	for name, mk := range raw {
+		t.Run(name, func(t *testing.T) {
+			b, err := mk()
+			if err != nil {
+				t.Skip(err)
+			}
+			ran = true
+			p := Policy{Mode: WorkspaceWrite, Root: t.TempDir(), Tmp: t.TempDir()}
+			s, err := NewSession(b, p)
+			require.NoError(t, err)
+			defer s.Close()
+			sb := &sessionBackend{t: t, inner: b, made: map[string]*Session{}}
+			sb.made[strings.Join([]string{p.Mode.String(), p.Root, p.Tmp, "", "false"}, "|")] = s
+			for i := range maxRestarts + 1 {
+				out, err := run(t, sb, p, "echo hi")
+				require.NoError(t, err, "command %d: %s", i, out)
+				require.Equal(t, "hi\n", out)
+				// A long command, then its server SIGKILLed.
+				s.mu.Lock()
+				server := deepestChild(t, s.cur.cmd.Process.Pid)
+				s.mu.Unlock()
+				c, err := s.Command(Spec{Path: "/bin/sleep", Args: []string{"61.25"}, Dir: p.Root}, p)
+				require.NoError(t, err)
+				require.NoError(t, c.Start())
+				require.Eventually(t, func() bool { return sleeping("61.25") }, 5*time.Second, 10*time.Millisecond)
+				require.NoError(t, syscall.Kill(server, syscall.SIGKILL))
+				done := make(chan error, 1)
+				go func() { done <- c.Wait() }()
+				select {
+				case err = <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the command of a dead server did not end")
+				}
+				require.ErrorIs(t, err, ErrServerLost, "the command is lost with its server")
+				require.ErrorIs(t, err, ErrSessionClosed)
+				assert.Eventually(t, func() bool { return !sleeping("61.25") }, 5*time.Second, 20*time.Millisecond,
+					"the lost command's processes are gone")
+			}
+			// Past maxRestarts within a minute: a clear error, no new server.
+			_, err = s.Command(Spec{Path: "/bin/true", Dir: p.Root}, p)
+			require.ErrorIs(t, err, ErrServerLost)
+			assert.Contains(t, err.Error(), "not any more")
+			require.NoError(t, s.Close())
+			_, err = s.Command(Spec{Path: "/bin/true", Dir: p.Root}, p)
+			require.ErrorIs(t, err, ErrSessionClosed)
+			assert.NotErrorIs(t, err, ErrServerLost)
+		})
+	}
+	if !ran {
+		t.Skip("no backend serves a session here")
+	}
+}
+
+// sleeping reports whether a process runs sleep with arg.
+func sleeping(arg string) bool {
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		b, err := os.ReadFile("/proc/" + p.Name() + "/cmdline")
+		if err == nil && string(b) == "/bin/sleep\x00"+arg+"\x00" {
+			return true
+		}
+	}
+	return false
 }
