@@ -122,11 +122,10 @@ func startReplica(t *testing.T, spec replicaSpec) *replica {
 	return nil
 }
 
-// kill SIGKILLs the replica's process group and waits for it.
+// kill SIGKILLs the replica's process group and waits for it. It reads
+// nothing Wait writes (ProcessState is Wait's, in another goroutine): a
+// second kill finds the group gone and the result still in done.
 func (r *replica) kill() {
-	if r.cmd.ProcessState != nil {
-		return
-	}
 	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
 	err := <-r.done
 	r.done <- err
