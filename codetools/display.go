@@ -46,6 +46,10 @@ const (
 	// servers on ([WithLanguageServers]): a [DiagnosticsPayload]. The
 	// edits that show a diff carry it in [DiffPayload.Diagnostics].
 	DisplayDiagnostics = "diagnostics"
+	// DisplayMemory is the memory tool's Display ([WithMemory]): a
+	// [MemoryPayload], the command with the real file behind its
+	// /memories path and, for an edit, the diff.
+	DisplayMemory = "memory"
 	// DisplayShell is the shell tool's Display ([WithShell]): a
 	// [ShellPayload], one [ProcessPayload] per command run. Each command
 	// is also shown alone, as a "process" Display, when it ends.
@@ -107,6 +111,30 @@ type JobPayload struct {
 	LogFileCut bool   `json:"logFileCut"`
 	// Sandbox says where the job runs, as [ProcessPayload].Sandbox.
 	Sandbox string `json:"sandbox"`
+}
+
+// MemoryPayload is the payload of a "memory" Display: one command of the
+// memory tool and the real files it touched.
+type MemoryPayload struct {
+	// Command is the command: view, create, str_replace, insert, delete
+	// or rename.
+	Command string `json:"command"`
+	// Path is the path as the model gave it (/memories/...), rename's
+	// old_path; File is the real file, relative to the root (inside the
+	// memory folder), shown by the package's rule for names.
+	Path string `json:"path"`
+	File string `json:"file"`
+	// NewPath and NewFile are rename's new_path and its real file; ""
+	// otherwise.
+	NewPath string `json:"newPath"`
+	NewFile string `json:"newFile"`
+	// Diff is the change an edit made (create replacing a file,
+	// str_replace, insert), capped as [DiffPayload.Diff]; Truncated
+	// reports it was cut; Added and Removed count its lines.
+	Diff      string `json:"diff"`
+	Truncated bool   `json:"truncated"`
+	Added     int    `json:"added"`
+	Removed   int    `json:"removed"`
 }
 
 // ShellPayload is the payload of a "shell" Display: the commands of one
@@ -364,6 +392,8 @@ func DecodeDisplay(d llmtoolkit.Display) (llmtoolkit.Display, error) {
 		d.Payload, err = decodePayload[WebpagePayload](d.Payload)
 	case DisplayShell:
 		d.Payload, err = decodePayload[ShellPayload](d.Payload)
+	case DisplayMemory:
+		d.Payload, err = decodePayload[MemoryPayload](d.Payload)
 	case DisplayPatch:
 		d.Payload, err = decodePayload[PatchPayload](d.Payload)
 	case DisplayDiagnostics:

@@ -26,6 +26,7 @@ var documentedKeys = map[string][]string{
 	DisplayWebpage: {"url", "status", "contentType", "truncated"},
 	DisplayPatch:   {"files", "omitted"},
 	DisplayShell:   {"commands"},
+	DisplayMemory:  {"command", "path", "file", "newPath", "newFile", "diff", "truncated", "added", "removed"},
 	// "shell" commands
 	"shell.commands": {"command", "exitCode", "output", "outputBytes", "durationMs", "timedOut", "outputFile", "outputFileCut", "sandbox"},
 	DisplayJob: {"event", "jobId", "command", "terminal", "tty", "state", "exitCode", "reason", "output", "screen",
@@ -49,6 +50,7 @@ var payloadTypes = map[string]reflect.Type{
 	DisplayWebpage:      reflect.TypeFor[WebpagePayload](),
 	DisplayPatch:        reflect.TypeFor[PatchPayload](),
 	DisplayShell:        reflect.TypeFor[ShellPayload](),
+	DisplayMemory:       reflect.TypeFor[MemoryPayload](),
 	"shell.commands":    reflect.TypeFor[ProcessPayload](),
 	DisplayJob:          reflect.TypeFor[JobPayload](),
 	"patch.files":       reflect.TypeFor[PatchFile](),

@@ -101,6 +101,8 @@
 //	patch     apply_patch (WithApplyPatch)      PatchPayload         files (each PatchFile: operation, path, movedFrom, diff,
 //	                                                                 truncated, added, removed), omitted
 //	shell     shell (WithShell)                 ShellPayload         commands (each a ProcessPayload)
+//	memory    memory (WithMemory)               MemoryPayload        command, path, file, newPath, newFile, diff, truncated,
+//	                                                                 added, removed
 //	job       bash run_in_background, job_output,  JobPayload       event (start, read, write, stop), jobId, command,
 //	          job_kill, exec_command, write_stdin                    terminal, tty, state, exitCode, reason, output, screen,
 //	                                                                 outputBytes, durationMs, logFile, logFileCut, sandbox

@@ -115,6 +115,9 @@ func (c *CodeTools) memory(ctx context.Context, args map[string]any) (string, er
 		if err := c.root.Rename(from, to); err != nil {
 			return "", c.conf.FileError(stringArg(args, "old_path", ""), err)
 		}
+		llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayMemory, Payload: MemoryPayload{Command: cmd,
+			Path: shownName(stringArg(args, "old_path", "")), File: shownPath(from),
+			NewPath: shownName(stringArg(args, "new_path", "")), NewFile: shownPath(to)}})
 		return fmt.Sprintf("Renamed %s to %s", stringArg(args, "old_path", ""), stringArg(args, "new_path", "")), nil
 	}
 	p := stringArg(args, "path", "")
@@ -132,6 +135,7 @@ func (c *CodeTools) memory(ctx context.Context, args map[string]any) (string, er
 		if err := c.root.RemoveAll(rel); err != nil {
 			return "", c.conf.FileError(p, err)
 		}
+		llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayMemory, Payload: MemoryPayload{Command: cmd, Path: shownName(p), File: shownPath(rel)}})
 		return "Deleted " + p, nil
 	}
 	inner := make(map[string]any, len(args))
@@ -143,5 +147,14 @@ func (c *CodeTools) memory(ctx context.Context, args map[string]any) (string, er
 	if err != nil {
 		return "", errors.New(strings.ReplaceAll(err.Error(), rel, p))
 	}
+	// The editor showed its diff (an edit) under the real path: the
+	// memory Display carries it with both names.
+	shown := MemoryPayload{Command: cmd, Path: shownName(p), File: shownPath(rel)}
+	if d, ok := llmtoolkit.ShownDisplay(ctx); ok {
+		if diff, ok := d.Payload.(DiffPayload); ok {
+			shown.Diff, shown.Truncated, shown.Added, shown.Removed = diff.Diff, diff.Truncated, diff.Added, diff.Removed
+		}
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayMemory, Payload: shown})
 	return strings.ReplaceAll(out, rel, p), nil
 }

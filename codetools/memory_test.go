@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit"
 )
 
 func TestMemoryTool(t *testing.T) {
@@ -62,4 +64,32 @@ func TestMemoryTool(t *testing.T) {
 	canon, err := tool.Paths.Canonical(context.Background(), "path", "/memories/a/../b.md")
 	require.NoError(t, err)
 	assert.Equal(t, ".memories/b.md", canon)
+}
+
+// TestMemoryDisplay: each memory command shows a memory Display naming
+// the /memories path and the real file inside the memory folder (both
+// ends of a rename), with the diff of an edit.
+func TestMemoryDisplay(t *testing.T) {
+	t.Parallel()
+	ct := newTools(t, WithMemory("notes"))
+	ctx := context.Background()
+	run := func(args map[string]any) MemoryPayload {
+		t.Helper()
+		res := llmtoolkit.Execute(ctx, ct, llmtoolkit.Call{Name: "memory", Arguments: args})
+		require.False(t, res.IsError, res.Content)
+		return payloadOf[MemoryPayload](t, res, DisplayMemory)
+	}
+	p := run(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "one\n"})
+	assert.Equal(t, MemoryPayload{Command: "create", Path: "/memories/a.md", File: "notes/a.md"}, p)
+	p = run(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "two"})
+	assert.Equal(t, "notes/a.md", p.File)
+	assert.Contains(t, p.Diff, "+two")
+	assert.Equal(t, 1, p.Added)
+	assert.Equal(t, 1, p.Removed)
+	p = run(map[string]any{"command": "view", "path": "/memories/a.md"})
+	assert.Equal(t, MemoryPayload{Command: "view", Path: "/memories/a.md", File: "notes/a.md"}, p)
+	p = run(map[string]any{"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/old/b.md"})
+	assert.Equal(t, MemoryPayload{Command: "rename", Path: "/memories/a.md", File: "notes/a.md", NewPath: "/memories/old/b.md", NewFile: "notes/old/b.md"}, p)
+	p = run(map[string]any{"command": "delete", "path": "/memories/old"})
+	assert.Equal(t, MemoryPayload{Command: "delete", Path: "/memories/old", File: "notes/old"}, p)
 }

@@ -55,7 +55,7 @@ func TestNativeToolsServedAsOrdinaryTools(t *testing.T) {
 	}{
 		{sdk.CallToolParams{Name: codetools.TextEditorName, Arguments: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "one", "new_str": "ONE"}}, codetools.DisplayDiff},
 		{sdk.CallToolParams{Name: "apply_patch", Arguments: map[string]any{"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch"}}, codetools.DisplayPatch},
-		{sdk.CallToolParams{Name: "memory", Arguments: map[string]any{"command": "create", "path": "/memories/n.md", "file_text": "note\n"}}, ""},
+		{sdk.CallToolParams{Name: "memory", Arguments: map[string]any{"command": "create", "path": "/memories/n.md", "file_text": "note\n"}}, codetools.DisplayMemory},
 	} {
 		res, err := cs.CallTool(ctx, &tc.call)
 		require.NoError(t, err)
