@@ -53,6 +53,7 @@ func (c *CodeTools) watchBash(ctx context.Context) func(context.Context) string 
 		if err != nil {
 			return bashWatchNote(err)
 		}
+		c.checkServerViews()
 		c.serversSeeNew(addedFiles(before, after))
 		return c.diagnoseBash(ctx, changedFiles(before, after, boundExclusionsOf(ctx)))
 	}

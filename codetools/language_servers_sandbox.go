@@ -47,8 +47,9 @@ type serverSandbox struct {
 	goEnv  map[string]string // GOROOT, GOPATH, GOMODCACHE of the host's go; nil without go
 	goDir  string            // the folder of the host's go binary
 
-	mu    sync.Mutex
-	globs []string // the union of the excluded paths calls have carried
+	mu     sync.Mutex
+	globs  []string               // the union of the excluded paths calls have carried
+	covers map[string]os.FileInfo // each path the running servers' views cover, as it was then
 }
 
 // setupServerSandbox picks the servers' backend: bash's when it has one,
@@ -92,6 +93,7 @@ func (c *CodeTools) serversScope(ctx context.Context) {
 	if len(globs) == 0 {
 		return
 	}
+	c.checkServerViews()
 	s := &c.srvSbx
 	s.mu.Lock()
 	grown := false
@@ -103,6 +105,29 @@ func (c *CodeTools) serversScope(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	if grown {
+		c.lsp.Restart()
+	}
+}
+
+// checkServerViews restarts the servers when a path their views cover is
+// no longer the file or folder it was (replaced under its name, as an
+// editor's save or mv does, or removed): the kernel drops a cover whose
+// file is unlinked, so the view would show the new one.
+func (c *CodeTools) checkServerViews() {
+	s := &c.srvSbx
+	s.mu.Lock()
+	stale := false
+	for p, was := range s.covers {
+		if now, err := os.Stat(p); err != nil || !os.SameFile(was, now) {
+			stale = true
+			break
+		}
+	}
+	if stale {
+		s.covers = nil // the next launches record theirs
+	}
+	s.mu.Unlock()
+	if stale {
 		c.lsp.Restart()
 	}
 }
@@ -162,6 +187,16 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	s.mu.Lock()
+	if s.covers == nil {
+		s.covers = map[string]os.FileInfo{}
+	}
+	for _, h := range hidden {
+		if fi, err := os.Stat(h); err == nil {
+			s.covers[h] = fi
+		}
+	}
+	s.mu.Unlock()
 	home := filepath.Join(s.tmp, strings.Map(func(r rune) rune {
 		if r == '/' || r == 0 {
 			return '_'

@@ -63,6 +63,15 @@ func TestServerProcessCannotOpenExcludedFiles(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.Contains(t, res.Content, "read: visible")
 	assert.NotContains(t, res.Content, "TOPSECRET-NEW", "a file made after the server started was readable to it")
+
+	// A hidden file replaced under its name (an editor's atomic save, mv):
+	// the cover on the old file is gone with it, the servers restart.
+	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "echo TOPSECRET-SWAP > .env.new && mv .env.new .env"}})
+	require.False(t, res.IsError, res.Content)
+	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake", "content": "READ open.txt\nREAD .env\n"}})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "read: visible")
+	assert.NotContains(t, res.Content, "TOPSECRET-SWAP", "a hidden file replaced under its name was readable to the server")
 }
 
 // TestGoplsNeverSeesExcludedFiles: with secret/** excluded, gopls cannot
