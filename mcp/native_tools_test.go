@@ -14,14 +14,16 @@ import (
 )
 
 // TestNativeToolsServedAsOrdinaryTools: the tools a provider declares
-// natively (Anthropic's text editor and memory, apply_patch) are served
-// over MCP as ordinary tools, with their input schemas, and their calls
-// carry the same diff Display as the local call's.
+// natively (Anthropic's text editor, memory and persistent bash; the
+// Responses API's apply_patch and shell) are served over MCP as ordinary
+// tools, with their input schemas, and their calls carry the same Display
+// as the local call's (diff, patch, memory, process, shell); the bash
+// session keeps its state from one MCP call to the next.
 func TestNativeToolsServedAsOrdinaryTools(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644))
-	ct, err := codetools.New(dir, codetools.WithModelTools("claude-sonnet-4-5", "notes"), codetools.WithApplyPatch())
+	ct, err := codetools.New(dir, codetools.WithModelTools("claude-sonnet-4-5", "notes"), codetools.WithApplyPatch(), codetools.WithShell())
 	require.NoError(t, err)
 	t.Cleanup(func() { ct.Close() })
 	cs := sdkClient(t, ct)
@@ -41,6 +43,7 @@ func TestNativeToolsServedAsOrdinaryTools(t *testing.T) {
 		codetools.TextEditorName: {"command", "path"},
 		"memory":                 {"command"},
 		"apply_patch":            {"patch"},
+		codetools.ShellName:      {"commands"},
 	} {
 		s, ok := schemas[name]
 		require.True(t, ok, "%s is served", name)
@@ -56,10 +59,17 @@ func TestNativeToolsServedAsOrdinaryTools(t *testing.T) {
 		{sdk.CallToolParams{Name: codetools.TextEditorName, Arguments: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "one", "new_str": "ONE"}}, codetools.DisplayDiff},
 		{sdk.CallToolParams{Name: "apply_patch", Arguments: map[string]any{"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch"}}, codetools.DisplayPatch},
 		{sdk.CallToolParams{Name: "memory", Arguments: map[string]any{"command": "create", "path": "/memories/n.md", "file_text": "note\n"}}, codetools.DisplayMemory},
+		{sdk.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "export KEPT=yes"}}, codetools.DisplayProcess},
+		{sdk.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo kept=$KEPT"}}, codetools.DisplayProcess},
+		{sdk.CallToolParams{Name: codetools.ShellName, Arguments: map[string]any{"commands": []any{"cat a.txt"}}}, codetools.DisplayShell},
 	} {
 		res, err := cs.CallTool(ctx, &tc.call)
 		require.NoError(t, err)
-		require.False(t, res.IsError, "%s: %v", tc.call.Name, res.Content[0].(*sdk.TextContent).Text)
+		text := res.Content[0].(*sdk.TextContent).Text
+		require.False(t, res.IsError, "%s: %v", tc.call.Name, text)
+		if args, _ := tc.call.Arguments.(map[string]any); args["command"] == "echo kept=$KEPT" {
+			assert.Equal(t, "kept=yes", text, "the bash session carries state across MCP calls")
+		}
 		d, ok := res.Meta[DisplayMetaKey].(map[string]any)
 		if tc.kind == "" {
 			assert.False(t, ok, "%s: no Display", tc.call.Name)
