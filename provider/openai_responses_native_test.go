@@ -109,6 +109,21 @@ func TestOpenAIResponsesNativeStream(t *testing.T) {
 		require.NoError(t, err)
 		return items
 	})
+
+	// A stream cut before output_item.done: the native calls come from
+	// the items as added.
+	var s provider.OpenAIResponsesStream
+	for _, e := range []string{
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"apply_patch_call","id":"apc_1","call_id":"call_1","status":"in_progress","operation":{"type":"delete_file","path":"old.txt"}}}`,
+		`{"type":"response.output_item.added","output_index":1,"item":{"type":"shell_call","id":"sh_1","call_id":"call_2","status":"in_progress","action":{"commands":["ls"],"timeout_ms":null,"max_output_length":null}}}`,
+	} {
+		require.NoError(t, s.Add([]byte(e)))
+	}
+	resp, err := s.Response()
+	require.NoError(t, err)
+	require.Len(t, resp.ToolCalls, 2)
+	assert.Equal(t, "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n", resp.ToolCalls[0].Arguments["patch"])
+	assert.Equal(t, map[string]any{"commands": []any{"ls"}}, resp.ToolCalls[1].Arguments)
 }
 
 // TestOpenAIResponsesShellAnswerNotJSON: a shell call refused or failed
