@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,4 +64,34 @@ echo changed > main.go && echo EDITED`, "REPO", repo)
 	assert.NoFileExists(t, filepath.Join(repo, ".git", "hooks", "pre-commit"))
 	assert.Contains(t, res.Display.Payload.(agent.SubAgentPayload).Diff, "+changed")
 	assert.Equal(t, greetGo, string(must(os.ReadFile(filepath.Join(repo, "main.go")))))
+}
+
+// TestWorkspaceJobsEndWithTheSubAgent: a background job a sub-agent
+// started in its workspace (codetools' jobs, made by the host's factory)
+// ends when the sub-agent ends, before its changes are read; the file it
+// was writing is not in the diff after it.
+func TestWorkspaceJobsEndWithTheSubAgent(t *testing.T) {
+	root := greetRepo(t, false)
+	ws := newWorkspaces(t, agent.WorkspaceConfig{Root: root, Tools: codeToolsIn(codetools.WithBackgroundJobs()),
+		Decide: func(context.Context, agent.WorkspaceResult) agent.WorkspaceAction { return agent.ActionDiscard }})
+	defer func() { require.NoError(t, ws.Close()) }()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	sub := lt.NewScriptedModel(t,
+		lt.CallTools(llmtoolkit.Call{ID: "j", Name: "bash", Arguments: map[string]any{"command": "while :; do date +%s%N > " + pidFile + "; sleep 0.05; done", "run_in_background": true}}),
+		lt.Respond(func(ctx context.Context, _ []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+			for range 200 {
+				if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			return agentloop.Response{Content: "started"}, nil
+		}))
+	spawn := newSpawn(t, agent.SubAgentConfig{Model: sub.Send, Workspaces: ws, Isolation: agent.IsolationCopy, AllowMutating: true, NewID: fixedID("sub-j")})
+	res := llmtoolkit.Execute(t.Context(), spawn, spawnIn("s", "x", ""))
+	require.False(t, res.IsError, res.Content)
+	first := string(must(os.ReadFile(pidFile)))
+	require.NotEmpty(t, first, "the job ran")
+	time.Sleep(500 * time.Millisecond)
+	assert.Equal(t, first, string(must(os.ReadFile(pidFile))), "the job ended with the sub-agent: it writes no more")
 }
