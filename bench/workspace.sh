@@ -5,7 +5,10 @@
 # the file system clones (FICLONE), with the disk each copy uses. These
 # are the baselines; internal/workspace's NewWorktree and NewCopy (the copy
 # and its base) are timed beside them in the same run
-# (TestMeasureWorkspaces, rows Worktree and Copy).
+# (TestMeasureWorkspaces), where each round times the four cases in turn
+# (git worktree add, NewWorktree, cp -r, NewCopy) so that all see the same
+# load: compare those rows with each other, not with the first table,
+# which ran earlier under another load.
 #
 #   bash bench/workspace.sh [TREE]   TREE defaults to $(go env GOROOT)/src
 #   ROUNDS=5 bash bench/workspace.sh rounds per case (default 3), medians
@@ -66,5 +69,8 @@ for c in worktree cp reflink; do
 done
 w=$(tr ' ' '\n' <<<"${create[worktree]}" | grep . | median); c=$(tr ' ' '\n' <<<"${create[cp]}" | grep . | median)
 echo "create, worktree / cp -r: $(echo "scale=2; $w / $c" | bc)"
+echo "interleaved, each round every case in turn, the order reversed every other round (TestMeasureWorkspaces); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-12s %10s %10s %10s\n' case create_s remove_s create_cpu_s
 (cd "$(dirname "$0")/.." && LLMTOOLKIT_WORKSPACE_REPO="$work/repo" ROUNDS=$rounds \
-	go test ./internal/workspace -run TestMeasureWorkspaces -count=1 -v | grep -E '^(Worktree|Copy) ')
+	go test ./internal/workspace -run TestMeasureWorkspaces -count=1 -timeout 60m -v | grep -E "^(git-worktree|NewWorktree|cp-r|NewCopy|round)|FAIL|Error|panic")
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
