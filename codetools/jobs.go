@@ -103,6 +103,33 @@ func (c *CodeTools) startJob(ctx context.Context, command string, tty bool, cols
 	return j, sc.Fallback, nil
 }
 
+// jobEndTail bounds the output a job's end report holds: its last bytes.
+const jobEndTail = 2 << 10
+
+// reportJobEnd reports j's end, once it comes, where the call that
+// started it says (calltask.Later: the audit trail), for a job that
+// outlives its call; it does nothing without such a report.
+func (c *CodeTools) reportJobEnd(ctx context.Context, j *jobs.Job) {
+	report := calltask.Later(ctx)
+	if report == nil {
+		return
+	}
+	go func() {
+		defer guard.Recover("codetools: a job's end report", nil, nil)
+		<-j.Done()
+		in := j.Info() // not read: the model's next read still sees all that is new
+		text := ""
+		if tail := j.Tail(jobEndTail); len(tail) > 0 {
+			if in.TTY {
+				tail = []byte(jobs.Plain(tail))
+			}
+			text = "\nLast output:\n" + strings.ToValidUTF8(strings.TrimSuffix(string(tail), "\n"), "\uFFFD")
+		}
+		report(calltask.Event{Kind: "job_end", JobID: in.ID, IsError: in.State == jobs.Killed || in.ExitCode != 0,
+			Content: fmt.Sprintf("Job %d (%s) ended: %s.%s", in.ID, in.Command, jobStatus(in), text)})
+	}()
+}
+
 // bashBackground runs bash's command as a job: the answer names it and
 // shows its first output.
 func (c *CodeTools) bashBackground(ctx context.Context, command string) (string, error) {
@@ -112,6 +139,7 @@ func (c *CodeTools) bashBackground(ctx context.Context, command string) (string,
 		return "", fmt.Errorf("bash: %w", err)
 	}
 	c.keepJobWatch(j, w)
+	c.reportJobEnd(ctx, j)
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: jobFirstOutput})
 	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer("Started job", ch, true), nil
@@ -169,6 +197,7 @@ func (c *CodeTools) bashAuto(ctx context.Context, command string, timeout time.D
 	// A job from now on: bash's own scan (after this returns) reports
 	// what it changed so far, the job's watch what follows.
 	c.keepJobWatch(j, c.watchJob(ctx))
+	c.reportJobEnd(ctx, j)
 	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer(fmt.Sprintf("The command was still running after %s, so it goes on in the background as job", after), ch, true), nil
 }

@@ -101,6 +101,9 @@ func (c *CodeTools) execCommand(ctx context.Context, args map[string]any) (strin
 		return "", fmt.Errorf("exec_command: %w", err)
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: yieldArg(args, execDefaultYield), UntilExit: true})
+	if ch.Info.State == jobs.Running {
+		c.reportJobEnd(ctx, j)
+	}
 	return c.terminalAnswer(ctx, JobStarted, j, ch, began, args, fallback), nil
 }
 

@@ -54,7 +54,12 @@
 //   - every call that reaches a Recorder leaves exactly one row: resolved
 //     calls, calls Execute refused, calls an MCP server refused before
 //     they ran (mcp's ToolPolicy and rate limits), recipe calls (their
-//     steps' rows carry parent_id, the recipe row's ID);
+//     steps' rows carry parent_id, the recipe row's ID); and a job a call
+//     started that outlives it (codetools' background jobs and terminals)
+//     leaves one more row when it ends, tool_name "job_end", attributed as
+//     the starting call (tenant, conversation, agent_id, call_id,
+//     iteration), its arguments the job_id and the tool that started it,
+//     its result the end and the last output, scrubbed as a call's is;
 //   - the iteration comes from the context (agentloop's count winning over
 //     one given with the conversation); a sub-agent's id goes in the nullable
 //     agent_id column, the model's call id in the nullable call_id column,

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,9 +48,26 @@ func TestJobsAuditTrail(t *testing.T) {
 		call("job_kill", map[string]any{"job_id": 1})
 		call("job_kill", map[string]any{"job_id": 2})
 
-		rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})
-		require.NoError(t, err)
+		var rows []trace.Trace
+		require.Eventually(t, func() bool { // each job's end: a row of its own, once it is gone
+			var err error
+			rows, err = trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA})
+			require.NoError(t, err)
+			return len(rows) == 9
+		}, 10*time.Second, 20*time.Millisecond)
 		slices.SortStableFunc(rows, func(a, b trace.Trace) int { return a.InsertedAt.Compare(b.InsertedAt) })
+		ends := slices.DeleteFunc(slices.Clone(rows), func(r trace.Trace) bool { return r.ToolName != "job_end" })
+		rows = slices.DeleteFunc(rows, func(r trace.Trace) bool { return r.ToolName == "job_end" })
+		require.Len(t, ends, 2)
+		for _, r := range ends {
+			data, err := json.Marshal(r)
+			require.NoError(t, err)
+			for _, secret := range []string{urlPass, laterPass, typed} {
+				assert.NotContains(t, string(data), secret, "the end of %v", r.Arguments)
+			}
+			assert.Equal(t, trace.ResultError, r.ResultType)
+			assert.Contains(t, r.Result["error"], "killed (stopped)")
+		}
 		var names []string
 		for _, r := range rows {
 			names = append(names, r.ToolName)
@@ -67,5 +85,56 @@ func TestJobsAuditTrail(t *testing.T) {
 		assert.Contains(t, rows[3].Result["content"], "got:"+trace.Redacted)
 		assert.Contains(t, rows[4].Result["content"], "again:"+trace.Redacted, "a secret typed earlier is scrubbed from a later read")
 		assert.True(t, strings.Contains(rows[5].Result["content"].(string), "killed (stopped)"))
+	})
+}
+
+// TestJobEndAuditRow: a job that ends on its own, never read again, leaves
+// a row of its own ("job_end") when it ends, attributed to the call that
+// started it (tenant, conversation, agent, call id), secrets scrubbed; a
+// terminal's too. A later read still sees all its new output.
+func TestJobEndAuditRow(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		code, err := codetools.New(t.TempDir(), codetools.WithBackgroundJobs(), codetools.WithTerminals())
+		require.NoError(t, err)
+		defer code.Close()
+		rec := trace.Record(code, db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		ctx := llmtoolkit.WithScope(convCtx(t, 2), func(s *llmtoolkit.Scope) { s.AgentID, s.Iteration = "helper-1", 2 })
+		const pass = "pa55-in-the-command"
+		res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "call-bg", Name: "bash", Arguments: map[string]any{"run_in_background": true,
+			"command": "sleep 1.5; echo https://ada:" + pass + "@example.com; echo done; exit 3"}})
+		require.False(t, res.IsError, res.Content)
+		res = llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "call-tty", Name: "exec_command", Arguments: map[string]any{"cmd": "sleep 0.3; echo bye", "tty": true, "yield_time_ms": 50}})
+		require.False(t, res.IsError, res.Content)
+		require.Contains(t, res.Content, "Process running with session ID 2")
+
+		var ends []trace.Trace
+		require.Eventually(t, func() bool {
+			rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA, ToolName: "job_end"})
+			require.NoError(t, err)
+			ends = rows
+			return len(rows) == 2
+		}, 10*time.Second, 20*time.Millisecond)
+		slices.SortFunc(ends, func(a, b trace.Trace) int { return strings.Compare(*a.CallID, *b.CallID) })
+		bg, tty := ends[0], ends[1]
+		assert.Equal(t, "call-bg", *bg.CallID)
+		assert.Equal(t, "helper-1", *bg.AgentID)
+		assert.Equal(t, 2, bg.Iteration)
+		assert.Equal(t, "bash", bg.Arguments["started_by"])
+		assert.EqualValues(t, 1, bg.Arguments["job_id"])
+		assert.Equal(t, trace.ResultError, bg.ResultType)
+		assert.Contains(t, bg.Result["error"], "exited with code 3")
+		assert.Contains(t, bg.Result["error"], "https://ada:"+trace.Redacted+"@example.com")
+		data, err := json.Marshal(bg)
+		require.NoError(t, err)
+		assert.NotContains(t, string(data), pass)
+		assert.Equal(t, "call-tty", *tty.CallID)
+		assert.Equal(t, "exec_command", tty.Arguments["started_by"])
+		assert.Equal(t, trace.ResultOK, tty.ResultType)
+		assert.Contains(t, tty.Result["content"], "exited with code 0")
+		assert.Contains(t, tty.Result["content"], "bye")
+
+		out := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "read", Name: "job_output", Arguments: map[string]any{"job_id": 1}})
+		assert.Contains(t, out.Content, "done", "the end's row did not read the job's output")
 	})
 }

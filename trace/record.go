@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 	"github.com/llmtoolkit/llmtoolkit/internal/redact"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 	"gorm.io/gorm"
@@ -72,7 +73,9 @@ type Recorder struct {
 //   - Every call that reaches the Recorder leaves exactly one row: calls it
 //     resolves, calls [llmtoolkit.Execute] refused (invalid arguments) and
 //     recipe calls, whose steps leave rows of their own with ParentID set to
-//     the recipe call's row.
+//     the recipe call's row. A job a call started that outlives it
+//     (codetools' background jobs and terminals) leaves a row of its own
+//     when it ends ("job_end"), attributed as the call that started it.
 //   - A call that cannot be attributed to a tenant and a conversation (from
 //     [WithConversation], else the session map's tenant_id and
 //     conversation_id, else [WithDefaultConversation]) is refused before the
@@ -262,6 +265,7 @@ func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *
 		}
 	}
 	ctx = llmtoolkit.WithListeners(ctx, llmtoolkit.Listeners{Parts: row.parts.add, Show: row.cost.shown(ctx)})
+	ctx = calltask.WithLater(ctx, rec.later(row))
 	start := time.Now()
 	finished := false
 	defer func() {
@@ -428,6 +432,26 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		rec.recorded.Add(1)
 	}
 	return nil
+}
+
+// later returns where the background work of the call of p reports what
+// happens after the call returned (calltask.WithLater: codetools' jobs,
+// at their end): a row of its own, named by the event's kind ("job_end"),
+// attributed as the call is (tenant, conversation, agent, call id,
+// iteration, table), its arguments the job's id and the tool that
+// started it, scrubbed of the call's and its conversation's secrets.
+func (rec *Recorder) later(p *pending) func(calltask.Event) {
+	call := *p // as it is now: the event may come while the call still runs
+	return func(e calltask.Event) {
+		ev := &pending{tool: e.Kind, agent: call.agent, callID: call.callID, conv: call.conv, fe: call.fe, table: call.table,
+			unwritable: call.unwritable, secrets: call.secrets, parts: &partDigests{}, cost: &shownCost{},
+			args: JSON{"job_id": float64(e.JobID), "started_by": call.tool}}
+		var err error
+		if e.IsError {
+			err = errors.New(e.Content)
+		}
+		_ = rec.finish(context.Background(), ev, e.Content, err, 0)
+	}
 }
 
 // logUnwritable logs a call whose row cannot be written.

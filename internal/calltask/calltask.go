@@ -6,7 +6,9 @@
 // background, its client polls and cancels it. It also carries the end of
 // the run a call belongs to when that run is a sub-agent's
 // ([WithLifetime]): the background work its calls start (codetools' jobs
-// and terminals) ends with it, since nobody else may reach it.
+// and terminals) ends with it, since nobody else may reach it. And it
+// carries where such work reports what happens after the call returned
+// ([WithLater]: a job's end, for the audit trail).
 package calltask
 
 import (
@@ -60,4 +62,32 @@ func WithLifetime(ctx context.Context, done <-chan struct{}) context.Context {
 func Lifetime(ctx context.Context) <-chan struct{} {
 	done, _ := ctx.Value(lifetimeKey{}).(<-chan struct{})
 	return done
+}
+
+// An Event is what a call's background work reports once the call has
+// returned: a job's end.
+type Event struct {
+	// Kind names the event: "job_end".
+	Kind string
+	// JobID is the job's id.
+	JobID int
+	// Content says what happened (the job's state and its last output).
+	Content string
+	// IsError marks an end other than exit code 0.
+	IsError bool
+}
+
+type laterKey struct{}
+
+// WithLater marks ctx with where its call's background work reports
+// what happens after the call returned (set by trace's Recorder: a row
+// of its own, attributed to the call).
+func WithLater(ctx context.Context, report func(Event)) context.Context {
+	return context.WithValue(ctx, laterKey{}, report)
+}
+
+// Later returns the report set by [WithLater]; nil when none was set.
+func Later(ctx context.Context) func(Event) {
+	report, _ := ctx.Value(laterKey{}).(func(Event))
+	return report
 }
