@@ -24,8 +24,9 @@
 // so that the next start after a crash removes what a dead process left
 // ([Registry.Sweep]), never the workspaces of a host still running.
 //
-// Known limits: a nested repository without a commit inside a worktree
-// makes git add, hence Diff and Apply, fail (the sub-agent's change is
-// then not taken, never half taken); a Copy's merge base doubles its disk
-// where the file system does not clone.
+// A nested repository inside a worktree comes back as a submodule
+// (reported, never applied); one without a commit, which git add refuses,
+// is left out (at most 16). Known limits: a Copy's merge base doubles its
+// disk where the file system does not clone; a Copy ignores .gitignore
+// (build outputs made in it are changes like any other).
 package workspace

@@ -141,12 +141,31 @@ func (w *Worktree) Root() string { return filepath.Join(w.Dir, filepath.FromSlas
 
 // stage stages every change of the worktree under Sub, new files
 // included, in the worktree's own index.
+//
+// A nested repository without a commit makes git add fail ("'x/' does
+// not have a commit checked out"): each one is left out and the add tried
+// again, at most maxNested times.
 func (w *Worktree) stage(ctx context.Context) error {
-	if _, err := w.inTree(ctx, nil, "add", "--all", "--", w.pathspec()); err != nil {
-		return fmt.Errorf("workspace: staging the changes of %s: %w", w.Dir, err)
+	spec := []string{"add", "--all", "--", w.pathspec()}
+	for range maxNested {
+		_, err := w.inTree(ctx, nil, spec...)
+		if err == nil {
+			return nil
+		}
+		msg := err.Error()
+		i := strings.Index(msg, "error: '")
+		j := strings.Index(msg, "' does not have a commit checked out")
+		if i < 0 || j < i+8 {
+			return fmt.Errorf("workspace: staging the changes of %s: %w", w.Dir, err)
+		}
+		spec = append(spec, ":(exclude,literal)"+msg[i+8:j])
 	}
-	return nil
+	return fmt.Errorf("workspace: staging the changes of %s: more than %d nested repositories without a commit", w.Dir, maxNested)
 }
+
+// maxNested bounds the nested repositories without a commit stage leaves
+// out.
+const maxNested = 16
 
 func (w *Worktree) pathspec() string {
 	if w.Sub == "" {

@@ -219,3 +219,33 @@ func TestWorktreeMergesThreeWays(t *testing.T) {
 	assert.Equal(t, mainGo, string(top), "the worktree's change outside the root is not applied")
 	assert.Contains(t, run(t, repo, "status", "--porcelain"), "?? app/new.txt", "the parent's index is not touched")
 }
+
+// TestWorktreeNestedEmptyRepository: a nested repository without a commit
+// (git add refuses it) is left out of the diff; the sub-agent's other
+// changes still come back and apply.
+func TestWorktreeNestedEmptyRepository(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	w, err := NewWorktree(ctx, repo, filepath.Join(t.TempDir(), "wt"), "sub")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, w.Remove(ctx)) }()
+	for _, n := range []string{"empty-a", "empty b"} {
+		run(t, w.Dir, "init", "--quiet", filepath.Join(w.Dir, n))
+		require.NoError(t, os.WriteFile(filepath.Join(w.Dir, n, "f.txt"), []byte("x\n"), 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(w.Dir, "main.go"), []byte(strings.Replace(mainGo, "hello", "hi", 1)), 0o644))
+	d, err := w.Diff(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, d, `+	return "hi"`)
+	assert.NotContains(t, d, "empty")
+	require.NoError(t, w.Apply(ctx, repo, nil))
+	assert.Contains(t, string(must(os.ReadFile(filepath.Join(repo, "main.go")))), `"hi"`)
+	assert.NoDirExists(t, filepath.Join(repo, "empty-a"))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
