@@ -70,7 +70,11 @@ func (c *CodeTools) appendToFile(ctx context.Context, args map[string]any) (stri
 // changed, read back whole (within the edit size), when a language server
 // handles it.
 func (c *CodeTools) diagnoseAppended(ctx context.Context, p, rel string) string {
-	if c.lsp == nil || c.cfg.lsp.off["append_to_file"] || !c.lsp.Handles(filepath.Join(c.dir, rel)) {
+	if c.lsp == nil {
+		return ""
+	}
+	c.serversSeeNew([]string{filepath.ToSlash(rel)}) // a file they must not see, made by the append
+	if c.cfg.lsp.off["append_to_file"] || !c.lsp.Handles(filepath.Join(c.dir, rel)) {
 		return ""
 	}
 	text, _, err := c.loadText(ctx, p, rel)

@@ -85,7 +85,14 @@ func (c *CodeTools) relOf(abs string) (string, bool) {
 // lines for the answer; nil and "" when servers are off for tool, or no
 // server handles the file.
 func (c *CodeTools) afterChange(ctx context.Context, tool, rel, text string) (*DiagnosticsPayload, string) {
-	if c.lsp == nil || c.cfg.lsp.off[tool] {
+	if c.lsp == nil {
+		return nil, ""
+	}
+	// Whatever the file's language: a file the servers must not see,
+	// made or replaced by this change, restarts them (their views cover it).
+	c.checkServerViews()
+	c.serversSeeNew([]string{filepath.ToSlash(rel)})
+	if c.cfg.lsp.off[tool] {
 		return nil, ""
 	}
 	abs := filepath.Join(c.dir, rel)

@@ -132,9 +132,9 @@ func (c *CodeTools) checkServerViews() {
 	}
 }
 
-// serversSeeNew restarts the servers when a file a command added matches
-// an excluded glob and lies in no hidden folder: a view made before it
-// existed does not hide it.
+// serversSeeNew restarts the servers when a file a command or a tool made
+// matches an excluded glob, is not covered yet and lies in no hidden
+// folder: a view made before it existed does not hide it.
 func (c *CodeTools) serversSeeNew(added []string) {
 	s := &c.srvSbx
 	s.mu.Lock()
@@ -144,7 +144,9 @@ func (c *CodeTools) serversSeeNew(added []string) {
 		if !matchAny(globs, rel) {
 			continue
 		}
-		covered := false
+		s.mu.Lock()
+		_, covered := s.covers[filepath.Join(c.dir, filepath.FromSlash(rel))] // hidden already (checkServerViews checks it is the same)
+		s.mu.Unlock()
 		for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
 			if matchAny(globs, dir) {
 				covered = true // the folder was hidden whole (when it existed)

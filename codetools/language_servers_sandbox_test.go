@@ -72,6 +72,15 @@ func TestServerProcessCannotOpenExcludedFiles(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	assert.Contains(t, res.Content, "read: visible")
 	assert.NotContains(t, res.Content, "TOPSECRET-SWAP", "a hidden file replaced under its name was readable to the server")
+
+	// One a write tool makes (the rules that hide it may name only
+	// read_file): the same.
+	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "other/.env", "content": "TOPSECRET-WRITTEN"}})
+	require.False(t, res.IsError, res.Content)
+	res = llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake", "content": "READ open.txt\nREAD other/.env\n"}})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "read: visible")
+	assert.NotContains(t, res.Content, "TOPSECRET-WRITTEN", "a file a write tool made after the server started was readable to it")
 }
 
 // TestGoplsNeverSeesExcludedFiles: with secret/** excluded, gopls cannot
