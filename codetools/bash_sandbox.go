@@ -83,9 +83,8 @@ func (c *CodeTools) setupSandbox() error {
 			c.sbx.policy.Loopback = lo
 		}
 		// One sandbox for the session: its server builds the namespaces
-		// and the view once and forks every command (a terminal's
-		// excepted: each gets a sandbox of its own, in the same network
-		// under Landlock, in a network of its own under bubblewrap).
+		// and the view once and forks every command, a terminal's too
+		// (its pty's end passed as its standard streams).
 		stmp := filepath.Join(tmp, "session")
 		if err := os.Mkdir(stmp, 0o700); err != nil {
 			c.closeSandbox()

@@ -115,12 +115,11 @@ var ErrJobLost = jobs.ErrJobLost
 // background job starts answers a later command's curl localhost, and
 // nothing outside is reached. The sandbox is made once: a server started
 // by New holds the namespaces and the file-system view under the policy
-// and forks every command but a terminal's in it (about 2 ms a command
+// and forks every command in it, a terminal's too (about 2 ms a command
 // instead of 20); each command keeps its own PID namespace, of which it
 // is the init (its processes still end with it), and TMPDIR. Under Landlock
-// (picked by "auto" with this option) it needs root, and terminals join
-// the same network; under bubblewrap the server's own network namespace
-// is the session's, and a terminal gets a network of its own. New fails
+// (picked by "auto" with this option) it needs root; under bubblewrap the
+// server's own network namespace is the session's. New fails
 // when it cannot run, saying why. Should the server die (killed,
 // crashed), what it ran is lost (a job ends "lost", a one-shot call
 // fails) and the next command starts a new one, at most 3 times a minute;

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -228,6 +229,54 @@ func TestSessionSandboxServerKilled(t *testing.T) {
 			assert.Contains(t, started+log, "again", "a job runs in the new server")
 			assert.Contains(t, log, "exited with code 0")
 			assert.Eventually(t, func() bool { return c.jobs.Running() == 0 }, 5*time.Second, 10*time.Millisecond)
+		})
+	}
+}
+
+// TestSessionSandboxTerminalReachesAJob: a terminal runs in the session's
+// sandbox (each backend): a server a background job started answers an
+// exec_command terminal's curl localhost, the network closed; Ctrl-C
+// still reaches a terminal's program.
+func TestSessionSandboxTerminalReachesAJob(t *testing.T) {
+	for _, backend := range []string{"landlock", "bubblewrap"} {
+		t.Run(backend, func(t *testing.T) {
+			var c *CodeTools
+			if backend == "landlock" {
+				c = sessionTools(t, WithTerminals())
+			} else {
+				if _, err := sandbox.NewBubblewrap(); err != nil {
+					t.Skipf("no bubblewrap here: %v", err)
+				}
+				if _, err := os.Stat("/usr/bin/python3"); err != nil {
+					t.Skip("no /usr/bin/python3")
+				}
+				needProgram(t, "curl")
+				var err error
+				c, err = New(t.TempDir(), WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: "bubblewrap"}), WithSessionSandbox(),
+					WithBackgroundJobs(), WithTerminals(), WithSandboxRequired())
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = c.Close() })
+			}
+			port := 18000 + int(time.Now().UnixNano()%1000)
+			id := jobID(t, mustRun(t, c, "bash", map[string]any{"command": fmt.Sprintf("exec /usr/bin/python3 -u -m http.server %d --bind 127.0.0.1", port), "run_in_background": true}))
+			require.Eventually(t, func() bool {
+				got, _ := run(t, c, "bash", map[string]any{"command": fmt.Sprintf("curl -sf -o /dev/null http://127.0.0.1:%d/ && echo up", port)})
+				return got == "up"
+			}, 20*time.Second, 200*time.Millisecond)
+			out := mustRun(t, c, "exec_command", map[string]any{"cmd": fmt.Sprintf("echo pid=$$; test -t 0 && echo on-a-tty; curl -s -o /dev/null -w 'code=%%{http_code}\\n' http://localhost:%d/", port),
+				"tty": true, "yield_time_ms": 10000})
+			assert.Contains(t, out, "Process exited with code 0")
+			assert.Contains(t, out, "on-a-tty")
+			assert.Contains(t, out, "pid=1\n", "forked by the session's server: the init of its PID namespace")
+			assert.Contains(t, out, "code=200", "the terminal is in the session's network")
+
+			out = mustRun(t, c, "exec_command", map[string]any{"cmd": "/usr/bin/python3 -c 'import time; print(\"ready\", flush=True); time.sleep(60)'", "tty": true, "yield_time_ms": 3000})
+			require.Contains(t, out, "ready")
+			sid := idIn(t, regexp.MustCompile(`session ID (\d+)`), out)
+			out = mustRun(t, c, "write_stdin", map[string]any{"session_id": sid, "chars": "\x03", "yield_time_ms": 5000})
+			assert.Contains(t, out, "KeyboardInterrupt", "Ctrl-C reaches the terminal's program")
+			mustRun(t, c, "job_kill", map[string]any{"job_id": id})
+			assert.Eventually(t, func() bool { return c.jobs.Running() == 0 }, 10*time.Second, 20*time.Millisecond)
 		})
 	}
 }

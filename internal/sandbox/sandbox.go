@@ -69,8 +69,10 @@
 // started) and shares the session's IPC, UTS, network and mount
 // namespaces and /proc. Being an init, a signal it sends itself with the
 // default action (kill $$) is ignored, and it reaps its orphans only as
-// its program does; a command that needs a terminal or another policy
-// gets a sandbox of its own from the backend. A server that dies (killed,
+// its program does; a terminal's command (Spec.TTY) runs there too, its
+// pty's end passed as its standard streams and made its controlling
+// terminal; a command under another policy gets a sandbox of its own from
+// the backend. A server that dies (killed,
 // crashed) loses its commands ([ErrServerLost]) and is replaced at the
 // next command, a bounded number of times a minute.
 //

@@ -94,6 +94,7 @@ type request struct {
 	Argv []string `json:"argv,omitempty"`
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	TTY  bool     `json:"tty,omitempty"` // fd 0 is a terminal: the command's controlling one
 }
 
 // reply is one message from the server.
@@ -258,8 +259,9 @@ func (s *Session) server() (*hostServer, error) {
 func (s *Session) Name() string { return s.backend.Name() }
 
 // Command prepares spec to run in the session's sandbox when p is the
-// session's policy (its temporary folder, or one inside it) and spec
-// needs no terminal; otherwise, a policy of its own, it gets a sandbox of
+// session's policy (its temporary folder, or one inside it; a terminal's
+// command too: with spec.TTY its standard streams, a pty's end, are its
+// controlling terminal); otherwise, a policy of its own, it gets a sandbox of
 // its own from the session's backend (a new sandbox, joining the same
 // loopback network).
 func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
@@ -272,7 +274,7 @@ func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
 	}
 	argv := append([]string{spec.Path}, spec.Args...)
 	ec := &exec.Cmd{Path: spec.Path, Args: argv, Dir: spec.Dir, Env: spec.Env}
-	sv := &served{s: hs, exited: make(chan struct{}), started: make(chan startedReply, 1), proxy: p.Proxy}
+	sv := &served{s: hs, tty: spec.TTY, exited: make(chan struct{}), started: make(chan startedReply, 1), proxy: p.Proxy}
 	writable := []string{s.tmp}
 	if s.policy.Mode == WorkspaceWrite {
 		writable = append(writable, s.root)
@@ -282,7 +284,7 @@ func (s *Session) Command(spec Spec, p Policy) (*Cmd, error) {
 
 // serves reports whether spec under p may run in the session's sandbox.
 func (s *Session) serves(spec Spec, p Policy) bool {
-	if spec.TTY || p.Mode != s.policy.Mode || p.Network != s.policy.Network || p.Loopback != s.policy.Loopback ||
+	if p.Mode != s.policy.Mode || p.Network != s.policy.Network || p.Loopback != s.policy.Loopback ||
 		(p.Proxy == nil) != (s.policy.Proxy == nil) {
 		return false
 	}
@@ -431,6 +433,7 @@ func (hs *hostServer) send(r request, files ...*os.File) error {
 // served is a command run by a session's server.
 type served struct {
 	s         *hostServer
+	tty       bool // Spec.TTY
 	id        uint64
 	started   chan startedReply
 	exited    chan struct{}
@@ -516,7 +519,7 @@ func (sv *served) start(ec *exec.Cmd) error {
 	sv.id = s.next
 	s.waiting[sv.id] = sv
 	s.mu.Unlock()
-	err = s.send(request{Op: "start", ID: sv.id, Path: ec.Path, Argv: ec.Args, Env: ec.Env, Dir: ec.Dir}, stdin.f, stdout.f, stderr.f)
+	err = s.send(request{Op: "start", ID: sv.id, Path: ec.Path, Argv: ec.Args, Env: ec.Env, Dir: ec.Dir, TTY: sv.tty}, stdin.f, stdout.f, stderr.f)
 	stdin.close()
 	stdout.close()
 	stderr.close()
@@ -856,6 +859,9 @@ func (srv *server) start(r request, files []*os.File) (*os.Process, error) {
 		path = found
 	}
 	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
+	if r.TTY { // its session's terminal, of which it leads the foreground group: Ctrl-C reaches it
+		sys.Setctty, sys.Ctty = true, 0
+	}
 	if srv.drop {
 		sys.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
 	}
