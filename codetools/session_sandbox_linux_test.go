@@ -263,11 +263,11 @@ func TestSessionSandboxTerminalReachesAJob(t *testing.T) {
 				got, _ := run(t, c, "bash", map[string]any{"command": fmt.Sprintf("curl -sf -o /dev/null http://127.0.0.1:%d/ && echo up", port)})
 				return got == "up"
 			}, 20*time.Second, 200*time.Millisecond)
-			out := mustRun(t, c, "exec_command", map[string]any{"cmd": fmt.Sprintf("echo pid=$$; test -t 0 && echo on-a-tty; curl -s -o /dev/null -w 'code=%%{http_code}\\n' http://localhost:%d/", port),
+			out := mustRun(t, c, "exec_command", map[string]any{"cmd": fmt.Sprintf("tr '\\0' ' ' </proc/1/cmdline; echo; test -t 0 && echo on-a-tty; curl -s -o /dev/null -w 'code=%%{http_code}\\n' http://localhost:%d/", port),
 				"tty": true, "yield_time_ms": 10000})
 			assert.Contains(t, out, "Process exited with code 0")
 			assert.Contains(t, out, "on-a-tty")
-			assert.Contains(t, out, "pid=1\n", "forked by the session's server: the init of its PID namespace")
+			assert.Contains(t, out, `"stage":"server"`, "forked by the session's server: the init of the session's PID namespace, whose /proc it shares")
 			assert.Contains(t, out, "code=200", "the terminal is in the session's network")
 
 			out = mustRun(t, c, "exec_command", map[string]any{"cmd": "/usr/bin/python3 -c 'import time; print(\"ready\", flush=True); time.sleep(60)'", "tty": true, "yield_time_ms": 3000})
@@ -275,6 +275,13 @@ func TestSessionSandboxTerminalReachesAJob(t *testing.T) {
 			sid := idIn(t, regexp.MustCompile(`session ID (\d+)`), out)
 			out = mustRun(t, c, "write_stdin", map[string]any{"session_id": sid, "chars": "\x03", "yield_time_ms": 5000})
 			assert.Contains(t, out, "KeyboardInterrupt", "Ctrl-C reaches the terminal's program")
+			// A program that does not catch SIGINT, run directly (bash -c
+			// execs it): Ctrl-C ends it, as on any terminal, although its
+			// PID namespace's init ignores such signals.
+			out = mustRun(t, c, "exec_command", map[string]any{"cmd": "sleep 100", "tty": true, "yield_time_ms": 300})
+			sid = idIn(t, regexp.MustCompile(`session ID (\d+)`), out)
+			out = mustRun(t, c, "write_stdin", map[string]any{"session_id": sid, "chars": "\x03", "yield_time_ms": 5000})
+			assert.Contains(t, out, "Process exited with code 130", "Ctrl-C ends sleep")
 			mustRun(t, c, "job_kill", map[string]any{"job_id": id})
 			assert.Eventually(t, func() bool { return c.jobs.Running() == 0 }, 10*time.Second, 20*time.Millisecond)
 		})

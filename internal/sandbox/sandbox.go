@@ -71,7 +71,8 @@
 // default action (kill $$) is ignored, and it reaps its orphans only as
 // its program does; a terminal's command (Spec.TTY) runs there too, its
 // pty's end passed as its standard streams and made its controlling
-// terminal; a command under another policy gets a sandbox of its own from
+// terminal, under /bin/sh as its init (so that Ctrl-C ends a program that
+// does not catch SIGINT); a command under another policy gets a sandbox of its own from
 // the backend. A server that dies (killed,
 // crashed) loses its commands ([ErrServerLost]) and is replaced at the
 // next command, a bounded number of times a minute.

@@ -859,15 +859,29 @@ func (srv *server) start(r request, files []*os.File) (*os.Process, error) {
 		path = found
 	}
 	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
-	if r.TTY { // its session's terminal, of which it leads the foreground group: Ctrl-C reaches it
+	argv := r.Argv
+	if r.TTY {
+		// The terminal is its session's controlling one, whose foreground
+		// group it leads. The kernel ignores a signal with the default
+		// action sent to a PID namespace's init, Ctrl-C's SIGINT too: so
+		// the init is a shell that runs the command as its child, in that
+		// group (a non-interactive shell makes no group of its own), and
+		// exits with its status; Ctrl-C ends a command that does not catch
+		// it, as on any terminal.
 		sys.Setctty, sys.Ctty = true, 0
+		argv = append([]string{"sh", "-c", `"$@"; exit $?`, "sh", path}, r.Argv[min(1, len(r.Argv)):]...)
+		path = ttyInit
 	}
 	if srv.drop {
 		sys.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
 	}
 	env := slices.DeleteFunc(slices.Clone(r.Env), func(kv string) bool { return strings.HasPrefix(kv, helperEnv+"=") })
-	return os.StartProcess(path, r.Argv, &os.ProcAttr{Dir: r.Dir, Env: env, Files: files, Sys: sys})
+	return os.StartProcess(path, argv, &os.ProcAttr{Dir: r.Dir, Env: env, Files: files, Sys: sys})
 }
+
+// ttyInit is the init of a terminal's PID namespace in a session (see
+// server.start).
+const ttyInit = "/bin/sh"
 
 // wait reports the command's end (128+N for a death by signal N).
 func (srv *server) wait(id uint64, p *os.Process) {
