@@ -209,7 +209,8 @@
 // [WithPropagator] it runs in the trace context of the call that created
 // it. The routing
 // headers of tasks/* (Mcp-Method, Mcp-Name) must match the body. The
-// tasks/* requests are not counted by [WithRateLimits].
+// tasks/* requests are not counted by [WithRateLimits]; the skills
+// requests of [WithSkills] are, per tenant, by its Tenant limit.
 //
 // Tasks live in a [TaskStore] ([WithTaskStore]): by default a
 // [MemoryTaskStore], bounded (a cap, a TTL, a share per tenant or session,

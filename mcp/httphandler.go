@@ -92,7 +92,7 @@ func newHTTPHandler(srv *sdk.Server, ts *taskServer, cfg config) *HTTPHandler {
 		statelessNext = &taskRoutes{next: stateless, ts: ts, srv: srv, log: cfg.warnLogger()}
 	}
 	if cfg.skills != nil {
-		ss := &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+		ss := newSkillServer(cfg)
 		statefulNext = &skillRoutes{next: statefulNext, ss: ss}
 		statelessNext = &skillRoutes{next: statelessNext, ss: ss}
 	}

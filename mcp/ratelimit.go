@@ -65,7 +65,11 @@ type RateLimits struct {
 // when to retry, and whose _meta holds the seconds to wait under
 // [RateLimitMetaKey]. A refused call takes no token from the other
 // bucket, and one tenant's calls never slow another's. Refusals are
-// logged. Memory is bounded: see [RateLimits.MaxKeys].
+// logged. Memory is bounded: see [RateLimits.MaxKeys]. The skills
+// requests of [WithSkills] (skills/list, skills/get,
+// resources/directory/read) are bounded per tenant by the Tenant limit, in
+// buckets of their own; one over it is a JSON-RPC error whose data holds
+// [RateLimitMetaKey].
 func WithRateLimits(l RateLimits) Option {
 	return func(c *config) { c.rateLimits = &l }
 }

@@ -100,7 +100,7 @@ func newServer(r llmtoolkit.Resolver, cfg config) (*sdk.Server, *taskServer) {
 	}
 	var ss *skillServer
 	if cfg.skills != nil {
-		ss = &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+		ss = newSkillServer(cfg)
 		if caps.Resources == nil {
 			caps.Resources = &sdk.ResourceCapabilities{}
 		}
@@ -175,7 +175,7 @@ func Serve(ctx context.Context, r llmtoolkit.Resolver, transport sdk.Transport, 
 		// The SDK answers the skills extension's own methods with "method
 		// not found" before any middleware: the transport answers them.
 		c := *lt
-		ss := &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+		ss := newSkillServer(cfg)
 		c.methods = ss.safeAnswer
 		transport = &c
 	}

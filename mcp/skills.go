@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"path"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -69,6 +71,50 @@ func WithSkills(c skills.Catalog) Option { return func(cfg *config) { cfg.skills
 type skillServer struct {
 	catalog skills.Catalog
 	log     *slog.Logger
+	limit   *limiter // WithRateLimits' Tenant limit, for the skills requests; nil: none
+}
+
+// codeRateLimited is the JSON-RPC error of a skills request refused by
+// [WithRateLimits] (in the server-error range); its data holds
+// [RateLimitMetaKey].
+const codeRateLimited = -32029
+
+// newSkillServer returns the server of cfg's skills. Under [WithRateLimits]
+// the skills requests (skills/list, whose every page digests the files of
+// up to 50 skills, skills/get, resources/directory/read) are bounded per
+// tenant by its Tenant limit, in buckets of their own.
+func newSkillServer(cfg config) *skillServer {
+	ss := &skillServer{catalog: cfg.skills, log: cfg.warnLogger()}
+	if l := cfg.rateLimits; l != nil && l.Tenant.enabled() {
+		ss.limit = newLimiter(RateLimits{Tenant: l.Tenant, MaxKeys: l.MaxKeys}, ss.log)
+	}
+	return ss
+}
+
+// refuseOverLimit returns the error of a skills request over its tenant's
+// rate limit, or nil when it may run.
+func (s *skillServer) refuseOverLimit(ctx context.Context, method string) *jsonrpc.Error {
+	switch method {
+	case methodSkillsList, methodSkillsGet, methodDirectoryRead:
+	default:
+		return nil
+	}
+	if s.limit == nil {
+		return nil
+	}
+	tenant := ""
+	if id, ok := IdentityFrom(ctx); ok {
+		tenant = id.Tenant
+	}
+	wait, which := s.limit.allow(tenant, method, time.Now())
+	if wait <= 0 {
+		return nil
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	s.log.WarnContext(ctx, "mcp: skills request refused: over its rate limit",
+		slog.String("tenant", tenant), slog.String("method", method), slog.String("limit", which), slog.Int("retry_after_s", secs))
+	data, _ := json.Marshal(map[string]int{RateLimitMetaKey: secs})
+	return &jsonrpc.Error{Code: codeRateLimited, Message: fmt.Sprintf("rate limit: too many requests (%s); retry %s in %d s", which, method, secs), Data: data}
 }
 
 // skillEntry is an entry of skills/list and the skill of skills/get.
@@ -346,6 +392,9 @@ func (sr *skillRoutes) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // safeAnswer is answer with a panic (a hostile catalog, a bug) turned into
 // an internal error.
 func (s *skillServer) safeAnswer(ctx context.Context, method string, params json.RawMessage) (result any, rpcErr *jsonrpc.Error, ok bool) {
+	if e := s.refuseOverLimit(ctx, method); e != nil {
+		return nil, e, true
+	}
 	panicked := false
 	func() {
 		defer guard.Recover("mcp skills "+method, nil, func(error) { panicked = true })

@@ -17,9 +17,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/skills"
+
 )
 
 const skillDoc = `---
@@ -442,4 +444,57 @@ func TestSkillsBothWaysOverStdio(t *testing.T) {
 	require.NoError(t, c.Close())
 	require.NoError(t, fromClient.Close()) // the server reads its input's end
 	require.NoError(t, <-done)
+}
+
+// TestSkillsRequestsRateLimited: under WithRateLimits the skills requests
+// take a token of their tenant's limit (skills/list digests every file of
+// up to 50 skills a page), over HTTP and over a line transport's methods:
+// one over it is refused with the wait, and another tenant keeps its share.
+func TestSkillsRequestsRateLimited(t *testing.T) {
+	ctx := testContext(t)
+	set, err := skills.NewLoader([]skills.Source{skills.Dir(skillFolder(t))}).Load(ctx)
+	require.NoError(t, err)
+	cfg := config{skills: set, rateLimits: &RateLimits{Tenant: Limit{Rate: rate.Every(time.Hour), Burst: 2}}}
+	ss := newSkillServer(cfg)
+	alice := withIdentity(ctx, Identity{Subject: "a", Tenant: "alice"})
+	bob := withIdentity(ctx, Identity{Subject: "b", Tenant: "bob"})
+	for i := range 2 {
+		_, rpcErr, ok := ss.safeAnswer(alice, "skills/list", nil)
+		require.True(t, ok)
+		require.Nil(t, rpcErr, "request %d is within the burst", i+1)
+	}
+	_, rpcErr, ok := ss.safeAnswer(alice, "skills/get", json.RawMessage(`{"uri":"skill://pdf-processing/SKILL.md"}`))
+	require.True(t, ok)
+	require.NotNil(t, rpcErr, "the third request is over alice's limit")
+	assert.EqualValues(t, codeRateLimited, rpcErr.Code)
+	assert.Contains(t, rpcErr.Message, "retry skills/get in")
+	assert.Contains(t, string(rpcErr.Data), RateLimitMetaKey)
+	_, rpcErr, _ = ss.safeAnswer(bob, "skills/list", nil)
+	assert.Nil(t, rpcErr, "bob has a share of his own")
+	_, _, ok = ss.safeAnswer(alice, "tools/list", nil)
+	assert.False(t, ok, "other methods are not the skill server's and take no token")
+
+	// Over HTTP, through Handler.
+	srv := httptest.NewServer(Handler(fixture(t), WithSkills(set), WithRateLimits(RateLimits{Tenant: Limit{Rate: rate.Every(time.Hour), Burst: 1}})))
+	t.Cleanup(srv.Close)
+	codes := []any{}
+	for range 2 {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "skills/list",
+			"params": map[string]any{"_meta": map[string]any{sdk.MetaKeyProtocolVersion: CurrentProtocolVersion}}})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(protocolVersionHeader, CurrentProtocolVersion)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		resp.Body.Close()
+		if e, ok := out["error"].(map[string]any); ok {
+			codes = append(codes, e["code"])
+		} else {
+			codes = append(codes, "ok")
+		}
+	}
+	assert.Equal(t, []any{"ok", float64(codeRateLimited)}, codes)
 }
