@@ -21,7 +21,6 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/skills"
-
 )
 
 const skillDoc = `---
