@@ -24,7 +24,13 @@ repo=$PWD
 tree=$(cd "${LLMTOOLKIT_TREE:-.}" && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-bash scripts/proxyenv.sh "$work" > "$work/env" || { echo "FAIL  the proxy could not be built"; exit 1; }
+# LLMTOOLKIT_PROXYENV names a file proxyenv.sh wrote for this tree, to reuse
+# its proxy and module cache (.ci/run shares one between its stages).
+if [[ -n "${LLMTOOLKIT_PROXYENV:-}" && -z "${LLMTOOLKIT_TREE:-}" ]]; then
+  cp "$LLMTOOLKIT_PROXYENV" "$work/env"
+else
+  bash scripts/proxyenv.sh "$work" > "$work/env" || { echo "FAIL  the proxy could not be built"; exit 1; }
+fi
 eval "$(cat "$work/env")"
 export GOBIN="$work/bin"
 

@@ -7,10 +7,14 @@
 #
 #   (cd MOD && bash ../scripts/racepkgs.sh)   # import paths, one a line
 #   bash scripts/racepkgs.sh --why           # with the reason for each
+#   bash scripts/racepkgs.sh ./... ./otelkit/...  # of these patterns (go.work's
+#                                                 # modules from the root)
 set -euo pipefail
 export PATH="$PATH:/usr/local/go/bin"
-why=${1:-}
-go list -f '{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}}|{{join .Imports " "}}' ./... |
+why=""
+if [[ "${1:-}" == --why ]]; then why=--why; shift; fi
+[[ $# -eq 0 ]] && set -- ./...
+go list -f '{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}}|{{join .Imports " "}}' "$@" |
   while IFS='|' read -r path dir files imports; do
     [[ -z "$files" ]] && continue
     reason=""

@@ -1,25 +1,98 @@
 #!/usr/bin/env bash
-# test: runs "go test" in every module of this repository (the core, then the
-# nested ones, scripts/modules.sh), against the local tree through go.work.
-# A module left out of go.work (scripts/inworkspace.sh) is tested as a user
-# would build it (scripts/asuser.sh). Extra arguments go to every "go test", e.g.:
-# bash scripts/test.sh -race -count=1
+# test: runs "go test" over every module of this repository (the core and
+# the nested ones, scripts/modules.sh) against the local tree. The modules of
+# go.work are tested in one "go test" from the root, so the go command
+# schedules all their packages together (a slow package of one module
+# overlaps the others' instead of waiting its turn); a module left out of
+# go.work (scripts/inworkspace.sh) is tested as a user would build it
+# (scripts/asuser.sh), beside the first. Extra arguments go to every
+# "go test", e.g.:
+#
+#   bash scripts/test.sh                 # the README's test command
+#   bash scripts/test.sh -count=1        # without the test cache
+#   bash scripts/test.sh --race          # the packages built for concurrency
+#                                        # (scripts/racepkgs.sh) under -race,
+#                                        # the rest as usual: every test once
+#
+# CI runs LLMTOOLKIT_STRESS=1 bash scripts/test.sh --race: one pass that is
+# both the README's test command and the race detector's, instead of testing
+# the concurrent packages twice.
+#
+# (--here, used by this script itself: test the module in the current folder.)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
-status=0
-proxy=""
-trap '[[ -n "$proxy" ]] && { chmod -R u+w "$proxy"; rm -rf "$proxy"; }' EXIT
-for mod in $(bash scripts/modules.sh); do
-  echo "== go test ./... in $mod"
-  if bash scripts/inworkspace.sh "$mod"; then
-    (cd "$mod" && go test "$@" ./...) || status=1
-  else
-    if [[ -z "$proxy" ]]; then
-      proxy=$(mktemp -d)
-      bash scripts/proxyenv.sh "$proxy" > "$proxy/env"
-    fi
-    LLMTOOLKIT_PROXYENV=$proxy/env bash scripts/asuser.sh "$mod" go test "$@" ./... || status=1
+repo=$(cd "$(dirname "$0")/.." && pwd)
+race="" here=""
+if [[ "${1:-}" == --race ]]; then race=1; shift; fi
+if [[ "${1:-}" == --here ]]; then here=1; shift; fi
+
+# gotest PATTERN...: go test "$@" of the packages PATTERN names (in the
+# current folder's module, or go.work's modules from the root): the
+# concurrent ones under -race with --race.
+gotest() {
+  if [[ -z "$race" ]]; then
+    go test "${args[@]}" "$@"
+    return
   fi
+  local all racy rest rc=0
+  all=$(go list "$@") || return 1
+  racy=$(bash "$repo/scripts/racepkgs.sh" "$@") || return 1
+  rest=$(comm -23 <(printf '%s\n' $all | sort) <(printf '%s\n' $racy | sort))
+  if [[ -n "$racy" ]]; then
+    echo "-- under -race: the $(wc -w <<<"$racy") packages built for concurrency"
+    # shellcheck disable=SC2086
+    go test -race "${args[@]}" $racy || rc=1
+  fi
+  if [[ -n "$rest" ]]; then
+    echo "-- without -race: the other $(wc -w <<<"$rest") packages"
+    # shellcheck disable=SC2086
+    go test "${args[@]}" $rest || rc=1
+  fi
+  return $rc
+}
+args=("$@")
+if [[ -n "$here" ]]; then
+  gotest ./...
+  exit
+fi
+
+cd "$repo"
+scratch=$(mktemp -d)
+trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+work=() outside=()
+for mod in $(bash scripts/modules.sh); do
+  if bash scripts/inworkspace.sh "$mod"; then work+=("$mod"); else outside+=("$mod"); fi
 done
+
+# The modules outside go.work, one after the other, in the background.
+pid=""
+if [[ ${#outside[@]} -gt 0 ]]; then
+  # LLMTOOLKIT_PROXYENV: a file proxyenv.sh wrote, to reuse (.ci/run's).
+  env=${LLMTOOLKIT_PROXYENV:-$scratch/env}
+  [[ -n "${LLMTOOLKIT_PROXYENV:-}" ]] || bash scripts/proxyenv.sh "$scratch/proxy" > "$env"
+  (
+    rc=0
+    for mod in "${outside[@]}"; do
+      echo "== go test ./... in $mod (as a user builds it, without go.work)"
+      # asuser.sh runs the command in the module; gotest is this script's.
+      LLMTOOLKIT_PROXYENV=$env bash scripts/asuser.sh "$mod" \
+        bash "$repo/scripts/test.sh" ${race:+--race} --here "${args[@]}" || rc=1
+    done
+    exit $rc
+  ) >"$scratch/outside.log" 2>&1 &
+  pid=$!
+fi
+
+status=0
+patterns=()
+for mod in "${work[@]}"; do
+  if [[ "$mod" == . ]]; then patterns+=(./...); else patterns+=("./$mod/..."); fi
+done
+echo "== go test in the modules of go.work: ${work[*]}"
+gotest "${patterns[@]}" || status=1
+
+if [[ -n "$pid" ]]; then
+  wait "$pid" || status=1
+  cat "$scratch/outside.log"
+fi
 exit $status

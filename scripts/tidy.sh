@@ -11,7 +11,13 @@ export PATH="$PATH:/usr/local/go/bin"
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
 mods=$(bash scripts/modules.sh)
-bash scripts/proxyenv.sh "$work" > "$work/env"
+# LLMTOOLKIT_PROXYENV names a file proxyenv.sh wrote, to reuse its proxy and
+# module cache (.ci/run shares one between its stages).
+if [[ -n "${LLMTOOLKIT_PROXYENV:-}" ]]; then
+  cp "$LLMTOOLKIT_PROXYENV" "$work/env"
+else
+  bash scripts/proxyenv.sh "$work" > "$work/env"
+fi
 eval "$(cat "$work/env")"
 status=0
 for mod in $mods; do
