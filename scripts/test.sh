@@ -11,8 +11,10 @@
 #   bash scripts/test.sh                 # the README's test command
 #   bash scripts/test.sh -count=1        # without the test cache
 #   bash scripts/test.sh --race          # the packages built for concurrency
-#                                        # (scripts/racepkgs.sh) under -race,
-#                                        # the rest as usual: every test once
+#                                        # (scripts/racepkgs.sh) under -race
+#                                        # -short, then without -race the tests
+#                                        # -short skipped and the other packages:
+#                                        # every test once
 #
 # CI runs LLMTOOLKIT_STRESS=1 bash scripts/test.sh --race: one pass that is
 # both the README's test command and the race detector's, instead of testing
@@ -27,8 +29,10 @@ if [[ "${1:-}" == --race ]]; then race=1; shift; fi
 if [[ "${1:-}" == --here ]]; then here=1; shift; fi
 
 # gotest PATTERN...: go test "$@" of the packages PATTERN names (in the
-# current folder's module, or go.work's modules from the root): the
-# concurrent ones under -race with --race.
+# current folder's module, or go.work's modules from the root). With
+# --race: the packages built for concurrency under -race with -short, then,
+# without -race, the tests -short left out there (tools/testskips lists
+# them) and the other packages: every test runs once.
 gotest() {
   if [[ -z "$race" ]]; then
     go test "${args[@]}" "$@"
@@ -39,26 +43,44 @@ gotest() {
   racy=$(bash "$repo/scripts/racepkgs.sh" "$@") || return 1
   rest=$(comm -23 <(printf '%s\n' $all | sort) <(printf '%s\n' $racy | sort))
   if [[ -n "$racy" ]]; then
-    echo "-- under -race: the $(wc -w <<<"$racy") packages built for concurrency"
+    echo "-- under -race -short: the $(wc -w <<<"$racy") packages built for concurrency"
+    [[ -x "$scratch/testskips" ]] || (cd "$repo/tools" && GOWORK=off GOFLAGS=-mod=mod go build -o "$scratch/testskips" ./testskips) || return 1
     # shellcheck disable=SC2086
-    go test -race "${args[@]}" $racy || rc=1
+    go test -race -short -json "${args[@]}" $racy | "$scratch/testskips" -skips "$scratch/skipped"
+    local st=("${PIPESTATUS[@]}")
+    [[ ${st[0]} -eq 0 && ${st[1]} -eq 0 ]] || rc=1
+    [[ -f "$scratch/skipped" ]] || : >"$scratch/skipped"
+    local pkg tests
+    for pkg in $(cut -f1 "$scratch/skipped" | sort -u); do
+      tests=$(awk -F'\t' -v p="$pkg" '$1 == p { print $2 }' "$scratch/skipped" | paste -sd'|')
+      rest+=$'\n'"$pkg -run ^($tests)\$"
+    done
   fi
   if [[ -n "$rest" ]]; then
-    echo "-- without -race: the other $(wc -w <<<"$rest") packages"
-    # shellcheck disable=SC2086
-    go test "${args[@]}" $rest || rc=1
+    echo "-- without -race: the other packages, and the tests -short left out above"
+    # One go test per package given its own -run; the rest together.
+    local plain
+    plain=$(grep -v -- ' -run ' <<<"$rest" || true)
+    if [[ -n "$plain" ]]; then
+      # shellcheck disable=SC2086
+      go test "${args[@]}" $plain || rc=1
+    fi
+    while read -r pkg _ run; do
+      [[ -z "$pkg" ]] && continue
+      go test "${args[@]}" -run "$run" "$pkg" || rc=1
+    done < <(grep -- ' -run ' <<<"$rest" || true)
   fi
   return $rc
 }
 args=("$@")
+scratch=$(mktemp -d)
+trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 if [[ -n "$here" ]]; then
   gotest ./...
   exit
 fi
 
 cd "$repo"
-scratch=$(mktemp -d)
-trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 work=() outside=()
 for mod in $(bash scripts/modules.sh); do
   if bash scripts/inworkspace.sh "$mod"; then work+=("$mod"); else outside+=("$mod"); fi
