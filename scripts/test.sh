@@ -44,9 +44,8 @@ gotest() {
   rest=$(comm -23 <(printf '%s\n' $all | sort) <(printf '%s\n' $racy | sort))
   if [[ -n "$racy" ]]; then
     echo "-- under -race -short: the $(wc -w <<<"$racy") packages built for concurrency"
-    [[ -x "$scratch/testskips" ]] || (cd "$repo/tools" && GOWORK=off GOFLAGS=-mod=mod go build -o "$scratch/testskips" ./testskips) || return 1
     # shellcheck disable=SC2086
-    go test -race -short -json "${args[@]}" $racy | "$scratch/testskips" -skips "$scratch/skipped"
+    go test -race -short -json "${args[@]}" $racy | "$LLMTOOLKIT_TESTSKIPS" -skips "$scratch/skipped"
     local st=("${PIPESTATUS[@]}")
     [[ ${st[0]} -eq 0 && ${st[1]} -eq 0 ]] || rc=1
     [[ -f "$scratch/skipped" ]] || : >"$scratch/skipped"
@@ -75,6 +74,12 @@ gotest() {
 args=("$@")
 scratch=$(mktemp -d)
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+# tools/testskips, built once (the modules outside go.work are tested by
+# this script run again, with the path in the environment).
+if [[ -n "$race" && -z "${LLMTOOLKIT_TESTSKIPS:-}" ]]; then
+  (cd "$repo" && go build -o "$scratch/testskips" ./tools/testskips) || exit 1
+  export LLMTOOLKIT_TESTSKIPS=$scratch/testskips
+fi
 if [[ -n "$here" ]]; then
   gotest ./...
   exit
