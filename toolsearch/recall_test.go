@@ -257,7 +257,21 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // before the tuning, BM25 0.355 / 0.175 / 0.256, and once after, 0.475 /
 // 0.240 / 0.346; 0.475 / 0.235 / 0.343 once a pair of words is joined only
 // where a tool writes it as one word. Its author also wrote the tables of
-// equivalent and related words, so it is not independent of them.)
+// equivalent and related words, so it is not independent of them.) The
+// session after looked at the fourth's misses by category, so it is no
+// longer held out in fact; the fifth (testdata/catalog5.json, 213 tools of
+// 58 server kinds none of the first four has: time tracking, shipping,
+// rides, stays, local businesses, films, books, games, the fediverse,
+// social posting, newsletters, site builders, subscriptions billing, bank
+// data, crypto and stocks, smart home, cars, fitness, learning platforms,
+// papers, notebooks, bookmarks, notes, small clouds, virtual machines,
+// configuration management, service discovery, reverse proxies, law
+// practice, health records, real estate, food and grocery delivery, trains,
+// e-books, self-hosted git, code search, writing checks, voice and
+// transcription, design; 167 needs in people's wording,
+// testdata/needs5.jsonl) takes its place: committed before any ranking
+// change that followed, measured before it (BM25 0.659 / 0.401 / 0.514,
+// hybrid 0.617 / 0.311 / 0.437), its misses never logged nor read.
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -269,6 +283,7 @@ func TestLexicalQuality(t *testing.T) {
 		{"catalog2.json", "needs2.jsonl", 150, 80, 0.92, 0.75, 0.82, false},
 		{"catalog3.json", "needs3.jsonl", 250, 100, 0.88, 0.55, 0.67, false},
 		{"catalog4.json", "needs4.jsonl", 300, 150, 0.46, 0.22, 0.33, true},
+		{"catalog5.json", "needs5.jsonl", 200, 150, 0.65, 0.40, 0.51, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -305,6 +320,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog2.json", "needs2.jsonl", 0.81, 0.53, 0.65, false},
 		{"catalog3.json", "needs3.jsonl", 0.62, 0.38, 0.49, false},
 		{"catalog4.json", "needs4.jsonl", 0.32, 0.11, 0.20, true},
+		{"catalog5.json", "needs5.jsonl", 0.61, 0.31, 0.43, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
