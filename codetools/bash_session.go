@@ -143,6 +143,10 @@ func (c *CodeTools) session(ctx context.Context, owner string) (*bashSession, er
 		return nil, err
 	}
 	s.job = j
+	// The shell outlives the call that started it: its end has an audit
+	// row too, its output without the markers.
+	marks := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s.marker) + ` -?\d+\n?`)
+	c.reportJobEnd(ctx, j, func(tail []byte) []byte { return marks.ReplaceAll(tail, nil) })
 	if ss.by == nil {
 		ss.by = map[string]*bashSession{}
 	}

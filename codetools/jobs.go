@@ -108,8 +108,9 @@ const jobEndTail = 2 << 10
 
 // reportJobEnd reports j's end, once it comes, where the call that
 // started it says (calltask.Later: the audit trail), for a job that
-// outlives its call; it does nothing without such a report.
-func (c *CodeTools) reportJobEnd(ctx context.Context, j *jobs.Job) {
+// outlives its call; it does nothing without such a report. clean, when
+// not nil, rewrites the output's tail first (a bash session's markers).
+func (c *CodeTools) reportJobEnd(ctx context.Context, j *jobs.Job, clean func([]byte) []byte) {
 	report := calltask.Later(ctx)
 	if report == nil {
 		return
@@ -122,6 +123,9 @@ func (c *CodeTools) reportJobEnd(ctx context.Context, j *jobs.Job) {
 		if tail := j.Tail(jobEndTail); len(tail) > 0 {
 			if in.TTY {
 				tail = []byte(jobs.Plain(tail))
+			}
+			if clean != nil {
+				tail = clean(tail)
 			}
 			text = "\nLast output:\n" + strings.ToValidUTF8(strings.TrimSuffix(string(tail), "\n"), "\uFFFD")
 		}
@@ -139,7 +143,7 @@ func (c *CodeTools) bashBackground(ctx context.Context, command string) (string,
 		return "", fmt.Errorf("bash: %w", err)
 	}
 	c.keepJobWatch(j, w)
-	c.reportJobEnd(ctx, j)
+	c.reportJobEnd(ctx, j, nil)
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: jobFirstOutput})
 	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer("Started job", ch, true), nil
@@ -197,7 +201,7 @@ func (c *CodeTools) bashAuto(ctx context.Context, command string, timeout time.D
 	// A job from now on: bash's own scan (after this returns) reports
 	// what it changed so far, the job's watch what follows.
 	c.keepJobWatch(j, c.watchJob(ctx))
-	c.reportJobEnd(ctx, j)
+	c.reportJobEnd(ctx, j, nil)
 	c.showJob(ctx, JobStarted, ch, c.jobText(ch), false, fallback)
 	return c.jobAnswer(fmt.Sprintf("The command was still running after %s, so it goes on in the background as job", after), ch, true), nil
 }

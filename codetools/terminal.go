@@ -102,7 +102,7 @@ func (c *CodeTools) execCommand(ctx context.Context, args map[string]any) (strin
 	}
 	ch := j.Read(ctx, jobs.ReadOptions{Wait: yieldArg(args, execDefaultYield), UntilExit: true})
 	if ch.Info.State == jobs.Running {
-		c.reportJobEnd(ctx, j)
+		c.reportJobEnd(ctx, j, nil)
 	}
 	return c.terminalAnswer(ctx, JobStarted, j, ch, began, args, fallback), nil
 }

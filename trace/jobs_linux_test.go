@@ -138,3 +138,49 @@ func TestJobEndAuditRow(t *testing.T) {
 		assert.Contains(t, out.Content, "done", "the end's row did not read the job's output")
 	})
 }
+
+// TestBashSessionShellEndAuditRow: the persistent shell of
+// WithBashSession outlives the call that started it, as a job does; when
+// it ends (here a restart, then an exit of the shell itself) it leaves a
+// job_end row attributed to that call, secrets scrubbed.
+func TestBashSessionShellEndAuditRow(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *gorm.DB) {
+		code, err := codetools.New(t.TempDir(), codetools.WithBashSession())
+		require.NoError(t, err)
+		defer code.Close()
+		rec := trace.Record(code, db)
+		defer func() { require.NoError(t, rec.Close()) }()
+		ctx := convCtx(t, 1)
+		const pass = "sh3ll-s3cret"
+		call := func(id string, args map[string]any) llmtoolkit.Result {
+			return llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: id, Name: "bash", Arguments: args})
+		}
+		res := call("call-first", map[string]any{"command": "echo https://ada:" + pass + "@example.com"})
+		require.False(t, res.IsError, res.Content)
+		res = call("call-restart", map[string]any{"restart": true, "command": "echo second shell"})
+		require.False(t, res.IsError, res.Content)
+		res = call("call-exit", map[string]any{"command": "exit 4"})
+		require.True(t, res.IsError, res.Content)
+
+		var ends []trace.Trace
+		require.Eventually(t, func() bool {
+			rows, err := trace.List(t.Context(), db, trace.Filter{TenantID: tenant, ConversationID: convA, ToolName: "job_end"})
+			require.NoError(t, err)
+			ends = rows
+			return len(rows) == 2
+		}, 10*time.Second, 20*time.Millisecond)
+		slices.SortFunc(ends, func(a, b trace.Trace) int { return strings.Compare(*a.CallID, *b.CallID) })
+		first, second := ends[0], ends[1]
+		assert.Equal(t, "call-first", *first.CallID)
+		assert.Equal(t, "bash", first.Arguments["started_by"])
+		assert.Contains(t, first.Result["error"], "killed (the bash session ended)")
+		assert.Contains(t, first.Result["error"], "https://ada:"+trace.Redacted+"@example.com")
+		data, err := json.Marshal(first)
+		require.NoError(t, err)
+		assert.NotContains(t, string(data), pass)
+		assert.NotContains(t, string(data), "__llmtoolkit_done_", "the session's markers are not output")
+		assert.Equal(t, "call-restart", *second.CallID)
+		assert.Contains(t, second.Result["error"], "exited with code 4")
+		assert.NotEqual(t, first.Arguments["job_id"], second.Arguments["job_id"])
+	})
+}
