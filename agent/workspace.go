@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/workspace"
 	"github.com/llmtoolkit/llmtoolkit/internal/writecheck"
@@ -153,8 +155,16 @@ type WorkspaceConfig struct {
 	MaxFiles int
 	MaxBytes int64
 	// Skip leaves files out of a copy (slash-separated paths relative to
-	// Root); .git and PatchDir are always left out.
+	// Root); .git and PatchDir are always left out, and so are the paths
+	// of the spawn_agent call's llmtoolkit.Scope ExcludedPaths and
+	// HiddenPaths (the host's deny rules, as agent's guard sets them).
+	// What is left out, or ignored (see CopyIgnored), is not copied, not
+	// in the diff, and never written or removed by an apply.
 	Skip func(rel string) bool
+	// CopyIgnored copies what the root's .gitignore files ignore
+	// (node_modules, build outputs) too, and reports it in the diff; by
+	// default a copy leaves it out, as codetools' walkers do.
+	CopyIgnored bool
 	// MaxDiffBytes caps the diff in the payload and in Decide's result;
 	// 0 means [DefaultWorkspaceMaxDiffBytes]. The patch file is whole.
 	MaxDiffBytes int
@@ -297,11 +307,7 @@ func (w *Workspaces) make(ctx context.Context, id string, iso Isolation) (*openW
 			return nil, fmt.Errorf("%w: %w", ErrWorkspace, err)
 		}
 	case IsolationCopy:
-		patchTop, _, _ := strings.Cut(w.cfg.PatchDir, "/")
-		skip := func(rel string) bool {
-			return rel == patchTop || (w.cfg.Skip != nil && w.cfg.Skip(rel))
-		}
-		cp, err := workspace.NewCopy(ctx, w.cfg.Root, dir, workspace.Limits{MaxFiles: w.cfg.MaxFiles, MaxBytes: w.cfg.MaxBytes}, skip)
+		cp, err := workspace.NewCopy(ctx, w.cfg.Root, dir, w.copyOptions(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrWorkspace, err)
 		}
@@ -330,6 +336,27 @@ func (w *Workspaces) make(ctx context.Context, id string, iso Isolation) (*openW
 	w.open[id] = o
 	w.mu.Unlock()
 	return o, nil
+}
+
+// copyOptions are the options of a copy made for a call on ctx: the
+// limits, and what is left out (PatchDir, Skip, the call's excluded and
+// hidden paths, and unless CopyIgnored what .gitignore ignores).
+func (w *Workspaces) copyOptions(ctx context.Context) workspace.CopyOptions {
+	patchTop, _, _ := strings.Cut(w.cfg.PatchDir, "/")
+	sc := llmtoolkit.ScopeFrom(ctx)
+	globs := append(append([]string{}, sc.ExcludedPaths...), sc.HiddenPaths...)
+	skip := func(rel string) bool {
+		if rel == patchTop || (w.cfg.Skip != nil && w.cfg.Skip(rel)) {
+			return true
+		}
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(g, rel); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return workspace.CopyOptions{Limits: workspace.Limits{MaxFiles: w.cfg.MaxFiles, MaxBytes: w.cfg.MaxBytes}, Skip: skip, CopyIgnored: w.cfg.CopyIgnored}
 }
 
 // sanitize keeps an id usable in a folder and a branch name.

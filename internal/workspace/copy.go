@@ -28,11 +28,30 @@ type Limits struct {
 	MaxBytes int64
 }
 
+// CopyOptions configure [NewCopy].
+type CopyOptions struct {
+	Limits
+	// Skip leaves out the paths it reports (slash-separated, relative to
+	// the root; a folder with all it holds): the host's excluded paths.
+	// They are not copied, not in the diff, and never written or removed
+	// by Apply.
+	Skip func(rel string) bool
+	// CopyIgnored copies the files the root's .gitignore files ignore
+	// too, and reports them in the diff; by default they are treated as
+	// Skip's.
+	CopyIgnored bool
+}
+
 // Copy is a copy of a folder without git made for one sub-agent: Dir is
 // the sub-agent's, base the folder as it was copied (the common ancestor
 // of the three-way merge of [Copy.Apply]). Files are cloned (FICLONE) where
 // the file system shares blocks, else copied; symbolic links and special
-// files are not copied.
+// files are not copied. What the .gitignore files ignore (unless
+// CopyOptions.CopyIgnored) and what CopyOptions.Skip names are left out
+// of the copy, of its diff and of Apply, as the walkers of codetools
+// leave them out: ignored files in the parent (node_modules, build
+// outputs) are never touched, and those the sub-agent makes never come
+// back.
 type Copy struct {
 	// Root is the parent's folder.
 	Root string
@@ -41,13 +60,30 @@ type Copy struct {
 	base string
 	// Cloned counts the files that share their blocks with the root.
 	Cloned int
+	opt    CopyOptions
+}
+
+// OpenCopy returns the copy NewCopy made in dir of root, with the same
+// options (a workspace found again after a restart); it fails when dir
+// holds no copy.
+func OpenCopy(root, dir string, opt CopyOptions) (*Copy, error) {
+	c := &Copy{Root: root, Dir: filepath.Join(dir, "work"), base: filepath.Join(dir, "base"), opt: opt}
+	for _, d := range []string{c.Dir, c.base} {
+		if info, err := os.Lstat(d); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("workspace: %s holds no copy: %w", dir, errors.Join(err, errors.New("not a folder")))
+		}
+	}
+	return c, nil
 }
 
 // NewCopy copies root into dir/work (the sub-agent's) and dir/base (the
-// ancestor), which must not exist, leaving out .git and skip's names.
-func NewCopy(ctx context.Context, root, dir string, lim Limits, skip func(rel string) bool) (*Copy, error) {
-	c := &Copy{Root: root, Dir: filepath.Join(dir, "work"), base: filepath.Join(dir, "base")}
+// ancestor), which must not exist, leaving out .git, what the .gitignore
+// files ignore (unless opt.CopyIgnored) and opt.Skip's paths.
+func NewCopy(ctx context.Context, root, dir string, opt CopyOptions) (*Copy, error) {
+	c := &Copy{Root: root, Dir: filepath.Join(dir, "work"), base: filepath.Join(dir, "base"), opt: opt}
+	lim := opt.Limits
 	files, bytes := 0, int64(0)
+	rules := c.rules(root)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -56,7 +92,7 @@ func NewCopy(ctx context.Context, root, dir string, lim Limits, skip func(rel st
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		if rel != "." && (d.Name() == ".git" || (skip != nil && skip(filepath.ToSlash(rel)))) {
+		if rel != "." && c.leftOut(filepath.ToSlash(rel), d, rules) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -97,6 +133,29 @@ func NewCopy(ctx context.Context, root, dir string, lim Limits, skip func(rel st
 	return c, nil
 }
 
+// rules returns the .gitignore rules of the folder top, nil when ignored
+// files are copied.
+func (c *Copy) rules(top string) *ignoreRules {
+	if c.opt.CopyIgnored {
+		return nil
+	}
+	return newIgnoreRules(top)
+}
+
+// leftOut reports whether rel (d its entry) is left out: .git, Skip's
+// paths, and what any of rules ignores.
+func (c *Copy) leftOut(rel string, d fs.DirEntry, rules ...*ignoreRules) bool {
+	if d.Name() == ".git" || (c.opt.Skip != nil && c.opt.Skip(rel)) {
+		return true
+	}
+	for _, r := range rules {
+		if r.ignored(rel, d.IsDir()) {
+			return true
+		}
+	}
+	return false
+}
+
 // cloneFile makes to a copy of from: a clone sharing its blocks when the
 // file system allows, else a plain copy. It reports whether it cloned.
 func cloneFile(from, to string, perm fs.FileMode) (bool, error) {
@@ -117,24 +176,58 @@ func cloneFile(from, to string, perm fs.FileMode) (bool, error) {
 }
 
 // Diff returns the sub-agent's changes as a unified, binary-safe patch
-// (paths a/… and b/… relative to the folder).
+// (paths a/… and b/… relative to the folder), left-out paths excepted.
 func (c *Copy) Diff(ctx context.Context) (string, error) {
-	args := append(append([]string{}, safeConfig...), "diff", "--no-index", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "base", "work")
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = filepath.Dir(c.Dir)
-	cmd.Env = gitEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: there are differences
-		return "", fmt.Errorf("workspace: the diff of %s: %w: %s", c.Dir, err, strings.TrimSpace(errb.String()))
+	rels, err := c.changed(ctx)
+	if err != nil {
+		return "", err
 	}
-	if out.Len() > maxPatchBytes {
-		return "", fmt.Errorf("workspace: the diff of %s is more than %d bytes", c.Dir, maxPatchBytes)
+	var all strings.Builder
+	for _, rel := range rels {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		from, to := "base/"+rel, "work/"+rel
+		if _, err := os.Lstat(filepath.Join(c.base, rel)); err != nil {
+			from = os.DevNull
+		}
+		if _, err := os.Lstat(filepath.Join(c.Dir, rel)); err != nil {
+			to = os.DevNull
+		}
+		args := append(append([]string{}, safeConfig...), "diff", "--no-index", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--", from, to)
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = filepath.Dir(c.Dir)
+		cmd.Env = gitEnv()
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: there are differences
+			return "", fmt.Errorf("workspace: the diff of %s in %s: %w: %s", rel, c.Dir, err, strings.TrimSpace(errb.String()))
+		}
+		all.WriteString(relabel(out.String()))
+		if all.Len() > maxPatchBytes {
+			return "", fmt.Errorf("workspace: the diff of %s is more than %d bytes", c.Dir, maxPatchBytes)
+		}
 	}
-	s := strings.NewReplacer("a/base/", "a/", "b/work/", "b/").Replace(out.String())
-	return s, nil
+	return all.String(), nil
+}
+
+// relabel names the files of one file's diff relative to the folder:
+// a/base/X, b/work/X (and a/work/X, b/base/X of an added or removed file)
+// become a/X and b/X, in the header lines only, never in the content.
+func relabel(d string) string {
+	lines := strings.SplitAfter(d, "\n")
+	r := strings.NewReplacer("a/base/", "a/", "b/work/", "b/", "a/work/", "a/", "b/base/", "b/")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "@@") {
+			break // the content begins
+		}
+		if strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
+			lines[i] = r.Replace(l)
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // Apply merges the sub-agent's changes into the parent's folder, file by
@@ -143,13 +236,14 @@ func (c *Copy) Diff(ctx context.Context) (string, error) {
 // written and the error is a [*ConflictError] naming each file. check,
 // when not nil, is asked about every file before any is written.
 func (c *Copy) Apply(ctx context.Context, check CheckFunc) error {
-	rels, err := c.changed()
+	rels, err := c.changed(ctx)
 	if err != nil {
 		return err
 	}
 	changes := make([]change, 0, len(rels))
 	for _, rel := range rels {
-		ch := change{rel: filepath.ToSlash(rel)}
+		ch := change{rel: rel}
+		rel := filepath.FromSlash(rel)
 		for _, p := range []string{filepath.Join(c.base, rel), filepath.Join(c.Dir, rel)} {
 			if info, err := os.Lstat(p); err == nil && (!info.Mode().IsRegular() || info.Size() > maxPatchBytes) {
 				ch.unsupported = fmt.Sprintf("not a regular file of at most %d bytes: not applied", maxPatchBytes)
@@ -170,19 +264,37 @@ func (c *Copy) Apply(ctx context.Context, check CheckFunc) error {
 	return merge(ctx, c.Root, changes, check)
 }
 
-// changed lists the files that differ between the base and the copy.
-func (c *Copy) changed() ([]string, error) {
+// changed lists the files that differ between the base and the copy,
+// leaving out what [Copy.leftOut] does, under the .gitignore rules of
+// either side (a sub-agent that ignores its build folder is heard).
+func (c *Copy) changed(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}
+	rules := []*ignoreRules{c.rules(c.base), c.rules(c.Dir)}
+	if rules[0] == nil {
+		rules = nil
+	}
 	for _, top := range []string{c.base, c.Dir} {
 		err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
+			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 			rel, _ := filepath.Rel(top, p)
-			if seen[rel] {
+			if rel == "." {
 				return nil
 			}
-			seen[rel] = !sameRegular(filepath.Join(c.base, rel), filepath.Join(c.Dir, rel))
+			if c.leftOut(filepath.ToSlash(rel), d, rules...) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || seen[filepath.ToSlash(rel)] {
+				return nil
+			}
+			seen[filepath.ToSlash(rel)] = !sameRegular(filepath.Join(c.base, rel), filepath.Join(c.Dir, rel))
 			return nil
 		})
 		if err != nil {

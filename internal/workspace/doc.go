@@ -2,7 +2,8 @@
 // git worktree on a new branch of the parent's repository ([NewWorktree]),
 // or, for a folder without git, a [Copy] (files cloned with FICLONE where
 // the file system shares blocks, else copied; bounded; host-excluded paths
-// left out); its changes as one binary-safe patch (Diff); and Apply, which
+// and what .gitignore ignores left out, of the copy, its diff and its
+// apply, as codetools' walkers leave them out); its changes as one binary-safe patch (Diff); and Apply, which
 // merges them into the parent's tree file by file three ways (git
 // merge-file: the base, the parent's file now, uncommitted changes
 // included, and the workspace's), whole or not at all: a conflict in one
@@ -26,7 +27,6 @@
 //
 // A nested repository inside a worktree comes back as a submodule
 // (reported, never applied); one without a commit, which git add refuses,
-// is left out (at most 16). Known limits: a Copy's merge base doubles its
-// disk where the file system does not clone; a Copy ignores .gitignore
-// (build outputs made in it are changes like any other).
+// is left out (at most 16). Known limit: a Copy's merge base doubles its
+// disk where the file system does not clone.
 package workspace

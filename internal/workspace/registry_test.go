@@ -23,7 +23,7 @@ func TestSweepRemovesWhatACrashLeft(t *testing.T) {
 	w, err := NewWorktree(ctx, repo, filepath.Join(t.TempDir(), "wt"), "sub-crashed")
 	require.NoError(t, err)
 	require.NoError(t, reg.AddWorktree(w))
-	c, err := NewCopy(ctx, newFolder(t), filepath.Join(t.TempDir(), "cp"), Limits{}, nil)
+	c, err := NewCopy(ctx, newFolder(t), filepath.Join(t.TempDir(), "cp"), CopyOptions{})
 	require.NoError(t, err)
 	require.NoError(t, reg.AddCopy(c))
 	kept, err := NewWorktree(ctx, repo, filepath.Join(t.TempDir(), "kept"), "sub-kept")
