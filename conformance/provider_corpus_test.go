@@ -30,9 +30,9 @@ func coreRoot(t *testing.T) string {
 
 // TestProviderRequestsDecodeInSDKs runs package provider's tests (in the
 // core module, which does not require the SDKs) with LLMTOOLKIT_SDK_CORPUS
-// set, so that they write every request body they build, then decodes each
-// body with the official SDK's request type of its wire and checks that
-// nothing is lost.
+// set, so that they write every request body they build (and the responses
+// their scripted servers send), then decodes each body with the official
+// SDK's type of its wire and checks that nothing is lost.
 func TestProviderRequestsDecodeInSDKs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the core's provider tests: not in -short")
@@ -49,6 +49,10 @@ func TestProviderRequestsDecodeInSDKs(t *testing.T) {
 		"gemini":           checkGeminiSDK,
 		"openai-responses": checkOpenAIResponsesSDK,
 		"openai-chat":      checkOpenAIChatSDK,
+		// The responses the scripted runs' servers send, read by the SDKs.
+		"openai-chat-completion": checkOpenAIChatCompletionSDK,
+		"openai-chat-chunk":      checkOpenAIChatChunkSDK,
+		"gemini-response":        checkGeminiResponseSDK,
 	}
 	entries, err := os.ReadDir(corpus)
 	require.NoError(t, err)

@@ -235,3 +235,76 @@ func TestAnthropicUsageCountsTheCachedPrompt(t *testing.T) {
 	assert.Equal(t, int(sdk.Usage.InputTokens+sdk.Usage.CacheCreationInputTokens+sdk.Usage.CacheReadInputTokens), resp.Usage.ContextTokens)
 	assert.Equal(t, 92012, resp.Usage.ContextTokens)
 }
+
+// checkOpenAIChatCompletionSDK reads a Chat Completions response the
+// provider tests' servers send with the SDK's type: every field is one the
+// SDK knows, every call a function call with an id, a name and JSON
+// arguments.
+func checkOpenAIChatCompletionSDK(t *testing.T, body []byte) {
+	t.Helper()
+	var c openai.ChatCompletion
+	require.NoError(t, json.Unmarshal(body, &c), "%s", body)
+	assert.Empty(t, c.JSON.ExtraFields, "fields the SDK does not know: %s", body)
+	assert.Empty(t, c.Usage.JSON.ExtraFields)
+	require.NotEmpty(t, c.Choices)
+	for _, ch := range c.Choices {
+		assert.Empty(t, ch.JSON.ExtraFields)
+		assert.Empty(t, ch.Message.JSON.ExtraFields)
+		for _, tc := range ch.Message.ToolCalls {
+			fn := tc.AsFunction()
+			assert.Equal(t, "function", tc.Type)
+			assert.Empty(t, fn.JSON.ExtraFields)
+			assert.Empty(t, fn.Function.JSON.ExtraFields)
+			assert.NotEmpty(t, fn.ID)
+			assert.NotEmpty(t, fn.Function.Name)
+			assert.True(t, json.Valid([]byte(fn.Function.Arguments)), "arguments %q", fn.Function.Arguments)
+		}
+	}
+}
+
+// checkOpenAIChatChunkSDK reads one chunk of a streamed Chat Completions
+// response with the SDK's type, as checkOpenAIChatCompletionSDK does.
+func checkOpenAIChatChunkSDK(t *testing.T, body []byte) {
+	t.Helper()
+	var c openai.ChatCompletionChunk
+	require.NoError(t, json.Unmarshal(body, &c), "%s", body)
+	assert.Empty(t, c.JSON.ExtraFields, "fields the SDK does not know: %s", body)
+	assert.Equal(t, "chat.completion.chunk", string(c.Object))
+	for _, ch := range c.Choices {
+		assert.Empty(t, ch.JSON.ExtraFields)
+		assert.Empty(t, ch.Delta.JSON.ExtraFields)
+		for _, tc := range ch.Delta.ToolCalls {
+			assert.Empty(t, tc.JSON.ExtraFields)
+			assert.Empty(t, tc.Function.JSON.ExtraFields)
+		}
+	}
+}
+
+// checkGeminiResponseSDK reads a generateContent response (or one chunk of
+// a stream) the provider tests' servers send with the SDK's type and writes
+// it again: a field the SDK does not know is lost on the way (its
+// UnmarshalJSON ignores DisallowUnknownFields).
+func checkGeminiResponseSDK(t *testing.T, body []byte) {
+	t.Helper()
+	var r genai.GenerateContentResponse
+	require.NoError(t, json.Unmarshal(body, &r), "Gemini: the SDK's type does not take the response: %s", body)
+	again, err := json.Marshal(&r)
+	require.NoError(t, err)
+	// The SDK leaves out a candidate's index 0 (omitempty).
+	want := withoutNulls(t, body).(map[string]any)
+	cands, _ := want["candidates"].([]any)
+	for _, c := range cands {
+		if m, ok := c.(map[string]any); ok && m["index"] == json.Number("0") {
+			delete(m, "index")
+		}
+	}
+	assert.Equal(t, want, withoutNulls(t, again), "Gemini: the SDK's response type loses or changes fields")
+	require.NotEmpty(t, r.Candidates)
+	require.NotNil(t, r.Candidates[0].Content)
+	for _, p := range r.Candidates[0].Content.Parts {
+		if p.FunctionCall != nil {
+			assert.NotEmpty(t, p.FunctionCall.Name)
+			assert.NotNil(t, p.FunctionCall.Args)
+		}
+	}
+}
