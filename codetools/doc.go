@@ -267,7 +267,10 @@
 // The servers run in the sandbox (internal/sandbox), each command its
 // own: bash's backend under WithSandbox, else the strongest this machine
 // runs (bubblewrap, then Landlock), in read-only mode without network
-// whatever bash's mode. A server reads the system folders, the root, its
+// whatever bash's mode. Where no backend runs, no server starts
+// unless the host opts in with WithUnconfinedLanguageServers (then they
+// run as the host's user): one line is logged, once, and each change's
+// answer says why it has no diagnostics; the change itself succeeds. A server reads the system folders, the root, its
 // program's folder (the npm install holding it), the host's GOROOT and
 // module cache, WithSandbox's Readable and its LanguageServer.Readable,
 // and writes only a private home, cache (GOCACHE, XDG_CACHE_HOME) and

@@ -35,13 +35,19 @@ const maxHiddenPaths = 4096
 // excludes paths and no sandbox can hide them.
 var errServersUnconfined = errors.New("no sandbox backend runs here to hide the paths the host excludes from the language server (install bubblewrap, or use a kernel with Landlock)")
 
+// errNoServerSandbox is why a server is not started when no sandbox runs
+// here and the host has not opted in (WithUnconfinedLanguageServers).
+var errNoServerSandbox = errors.New("no sandbox backend runs here and the host did not allow unconfined language servers (WithUnconfinedLanguageServers)")
+
 // serverSandbox is how the servers run: the backend (bash's, or the
 // strongest available), the folder of their private homes and caches, and
 // every glob a call has excluded, which the servers' views hide.
 type serverSandbox struct {
 	backend sandbox.Backend // nil: none runs here (why says so)
 	why     string
-	tmp     string // per-server folders (home, caches, TMPDIR); removed at Close
+	logger  *slog.Logger
+	refused sync.Once // the one line saying servers are not started unconfined
+	tmp     string    // per-server folders (home, caches, TMPDIR); removed at Close
 
 	goOnce sync.Once
 	goEnv  map[string]string // GOROOT, GOPATH, GOMODCACHE of the host's go; nil without go
@@ -57,12 +63,15 @@ type serverSandbox struct {
 // (and none starts while the host excludes paths).
 func (c *CodeTools) setupServerSandbox(logger *slog.Logger) {
 	s := &c.srvSbx
+	s.logger = logger
 	s.backend = c.sbx.backend
 	if s.backend == nil {
 		b, err := sandbox.ByName("auto")
 		if err != nil {
 			s.why = err.Error()
-			logger.Info("codetools: language servers run without a sandbox", slog.String("reason", s.why))
+			if c.cfg.lsp.unconfined {
+				logger.Info("codetools: language servers run without a sandbox (WithUnconfinedLanguageServers)", slog.String("reason", s.why))
+			}
 			return
 		}
 		s.backend = b
@@ -70,7 +79,9 @@ func (c *CodeTools) setupServerSandbox(logger *slog.Logger) {
 	tmp, err := os.MkdirTemp("", "llmtoolkit-lsp-*")
 	if err != nil {
 		s.backend, s.why = nil, fmt.Sprintf("the servers' folder: %v", err)
-		logger.Warn("codetools: language servers run without a sandbox", slog.String("reason", s.why))
+		if c.cfg.lsp.unconfined {
+			logger.Warn("codetools: language servers run without a sandbox (WithUnconfinedLanguageServers)", slog.String("reason", s.why))
+		}
 		return
 	}
 	s.tmp = tmp
@@ -180,10 +191,17 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 	globs := slices.Clone(s.globs)
 	s.mu.Unlock()
 	if s.backend == nil {
+		if !c.cfg.lsp.unconfined {
+			s.refused.Do(func() {
+				s.logger.Warn("codetools: language servers are not started: no sandbox runs here; their files get no diagnostics (WithUnconfinedLanguageServers runs them unconfined)",
+					slog.String("reason", s.why))
+			})
+			return nil, nil, errNoServerSandbox
+		}
 		if len(globs) > 0 {
 			return nil, nil, errServersUnconfined
 		}
-		return nil, nil, nil // directly, as the host's user
+		return nil, nil, nil // directly, as the host's user (the host opted in)
 	}
 	hidden, err := c.hiddenPaths(globs)
 	if err != nil {

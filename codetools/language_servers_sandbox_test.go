@@ -1,7 +1,10 @@
 package codetools
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -141,4 +144,45 @@ func TestServerMemoryLimitInSandbox(t *testing.T) {
 	res := execute(c, "write_file", map[string]any{"path": "a.fake", "content": "READ /proc/self/limits address\n"})
 	require.False(t, res.IsError, res.Content)
 	assert.Regexp(t, `read: Max address space +3221225472 +3221225472 +bytes`, res.Content)
+}
+
+// TestServersNotStartedUnconfinedUnlessAllowed: where no sandbox backend
+// runs (forced here), no server starts unless the host opts in with
+// WithUnconfinedLanguageServers: the edits still succeed, their answers
+// saying why they have no diagnostics, and one line is logged, once; with the option the server
+// runs, directly, and reports.
+func TestServersNotStartedUnconfinedUnlessAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    []Option
+		reports bool
+	}{
+		{name: "refused by default"},
+		{name: "allowed by the host", opts: []Option{WithUnconfinedLanguageServers()}, reports: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			opts := append([]Option{WithLanguageServers(fakeServer(t, "ok")),
+				WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}),
+				WithLanguageServerLogger(slog.New(slog.NewTextHandler(&logs, nil)))}, tc.opts...)
+			c := newTools(t, opts...)
+			c.srvSbx.backend, c.srvSbx.why = nil, "forced by the test" // as on a machine without one
+			for i, content := range []string{"BAD\n", "BAD\nBAD\n"} {
+				res := execute(c, "write_file", map[string]any{"path": "a.fake", "content": content})
+				require.False(t, res.IsError, "call %d: %s", i, res.Content)
+				if tc.reports {
+					assert.Contains(t, res.Content, "fake reports", "call %d", i)
+				} else {
+					assert.Equal(t, fmt.Sprintf("Wrote %d bytes to a.fake\n\nNo diagnostics for a.fake: start fake: %v.", len(content), errNoServerSandbox), res.Content, "call %d", i)
+				}
+			}
+			const line = "language servers are not started: no sandbox runs here"
+			if tc.reports {
+				assert.NotContains(t, logs.String(), line)
+			} else {
+				assert.Equal(t, 1, strings.Count(logs.String(), line), logs.String())
+				assert.Equal(t, 1, strings.Count(logs.String(), "\n"), "one line: %s", logs.String())
+			}
+		})
+	}
 }

@@ -84,6 +84,8 @@ type lspConfig struct {
 	limits  LanguageServerLimits
 	off     map[string]bool // tools whose changes get no diagnostics
 	logger  *slog.Logger
+
+	unconfined bool // WithUnconfinedLanguageServers
 }
 
 // WithLanguageServers turns language servers on: after every change
@@ -121,6 +123,18 @@ func WithoutDiagnostics(tools ...string) Option {
 			c.lsp.off[t] = true
 		}
 	}
+}
+
+// WithUnconfinedLanguageServers lets the language servers run without a
+// sandbox where no backend runs (no bubblewrap, no Landlock): as the
+// host's user, reading what that user reads, with the network. Without
+// it, on such a machine, no server starts: one line is logged, once, and
+// changes are answered without diagnostics (never an error). Even with
+// it, a server is not started while the host's rules hide paths, which
+// only a sandbox can hide from it. Where a backend runs, it changes
+// nothing.
+func WithUnconfinedLanguageServers() Option {
+	return func(c *config) { c.lsp.unconfined = true }
 }
 
 // WithLanguageServerLogger sets where the language servers' events go (a
