@@ -31,8 +31,8 @@ type Attribution struct {
 	TenantID, ConversationID, AgentID string
 	Iteration                         int
 	CallID                            string
-	// Jobs are the calls whose background jobs may have written since the
-	// previous checkpoint ([Checkpoint].Jobs; [Resolver] sets them).
+	// Jobs are the calls whose background jobs ran since the previous
+	// checkpoint ([Checkpoint].Jobs; [Resolver] sets them).
 	Jobs []string
 }
 

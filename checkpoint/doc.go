@@ -27,10 +27,10 @@
 // them) so that the root is checkpointed before the first call of every
 // turn of agentloop.Run, whichever tool then writes: the next turn's
 // checkpoint holds all of it (bash's writes, a background job's, a
-// sub-agent's under the root); it names in [Checkpoint].Jobs the calls
-// whose background jobs may have written since the previous checkpoint
-// (started, and not yet shown ended). [WithEveryCall] adds one before
-// each call.
+// sub-agent's under the root); it names in [Checkpoint].Jobs exactly the
+// calls whose background jobs ran at some point since the previous
+// checkpoint (each job's end is recorded as it comes, watched or not).
+// [WithEveryCall] adds one before each call.
 // A turn checkpoint names the turn's first call, so [CutHistory] cuts the
 // conversation at the same turn: rewind the code, the conversation, or
 // both. [Checkpointer.Display] gives a turn's diff as a Display payload

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/agentloop"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 )
 
 // ResolverOption configures [Resolver].
@@ -44,9 +45,11 @@ func WithLogger(l *slog.Logger) ResolverOption { return func(r *resolver) { r.lo
 //
 // Background jobs (codetools' run_in_background, known by the job
 // Displays their calls show) write when they like: a checkpoint names in
-// Jobs the calls whose jobs may have written since the previous one
-// (those started and not yet shown ended by a later call, job_output's
-// say), so a turn's diff tells the job's writes are among its changes.
+// Jobs exactly the calls whose jobs ran at some point since the previous
+// one (running at it, or started since), so a turn's diff tells the job's
+// writes are among its changes. A job's end is recorded when it comes
+// (codetools reports it whether or not a later call looks), so a job that
+// ended is named by the next checkpoint and by none after it.
 func Resolver(inner llmtoolkit.Resolver, c *Checkpointer, opts ...ResolverOption) llmtoolkit.Resolver {
 	r := &resolver{inner: inner, c: c, log: slog.Default()}
 	for _, o := range opts {
@@ -68,8 +71,9 @@ type resolver struct {
 	failures atomic.Int64
 
 	jobsMu  sync.Mutex
-	running map[int]string      // job id -> the call that started it, while not seen to end
+	running map[int]string      // job id -> the call that started it, until it ends
 	ran     map[string]struct{} // calls whose jobs ran since the last checkpoint
+	ended   map[int]string      // job id -> its call, for an end reported before its start was seen
 }
 
 func (r *resolver) Tools() []llmtoolkit.Tool { return r.inner.Tools() }
@@ -92,6 +96,11 @@ func (r *resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 	if err := r.before(ctx, call); err != nil && r.required {
 		return "", err
 	}
+	ctx = calltask.WithLater(ctx, func(e calltask.Event) {
+		if e.Kind == jobEndEvent {
+			r.jobEnded(call.ID, e.JobID)
+		}
+	})
 	out, err := r.inner.Resolve(ctx, call)
 	if d, ok := llmtoolkit.ShownDisplay(ctx); ok && d.Kind == displayJob {
 		r.observeJob(call, d)
@@ -102,6 +111,33 @@ func (r *resolver) Resolve(ctx context.Context, call llmtoolkit.Call) (string, e
 // displayJob is the Display kind of codetools' background jobs (a
 // JobPayload: camelCase keys, always present).
 const displayJob = "job"
+
+// jobEndEvent is the kind of codetools' report of a job's end
+// (calltask.Later), made once the job has ended, whoever watches it.
+const jobEndEvent = "job_end"
+
+// jobEnded records the end of job id, started by the call callID: it ran
+// in the current interval (the next checkpoint names it) and no longer
+// runs (the one after does not). An end reported before the call's own
+// job Display was seen (a job that ends at once) is kept, so that the
+// Display does not mark it running again.
+func (r *resolver) jobEnded(callID string, id int) {
+	r.jobsMu.Lock()
+	defer r.jobsMu.Unlock()
+	r.initJobs()
+	r.ran[callID] = struct{}{}
+	if owner, ok := r.running[id]; ok && owner == callID {
+		delete(r.running, id)
+		return
+	}
+	r.ended[id] = callID
+}
+
+func (r *resolver) initJobs() {
+	if r.running == nil {
+		r.running, r.ran, r.ended = map[int]string{}, map[string]struct{}{}, map[int]string{}
+	}
+}
 
 // observeJob learns from a call's job Display which jobs run: one shown
 // running is the job of the call that started it (its first Display),
@@ -121,9 +157,7 @@ func (r *resolver) observeJob(call llmtoolkit.Call, d llmtoolkit.Display) {
 	}
 	r.jobsMu.Lock()
 	defer r.jobsMu.Unlock()
-	if r.running == nil {
-		r.running, r.ran = map[int]string{}, map[string]struct{}{}
-	}
+	r.initJobs()
 	owner, known := r.running[*p.JobID]
 	if p.Event == "start" && p.State != "running" { // ended within its call
 		r.ran[call.ID] = struct{}{}
@@ -131,6 +165,10 @@ func (r *resolver) observeJob(call llmtoolkit.Call, d llmtoolkit.Display) {
 		return
 	}
 	if p.State == "running" {
+		if by, ok := r.ended[*p.JobID]; ok && (p.Event != "start" || by == call.ID) {
+			delete(r.ended, *p.JobID) // its end was reported before this Display
+			return
+		}
 		if p.Event == "start" {
 			r.running[*p.JobID] = call.ID // a job id used again is a new job
 			return

@@ -41,10 +41,10 @@ type Checkpoint struct {
 	AgentID        string `gorm:"column:agent_id;size:256" json:"agent_id,omitempty"`
 	Iteration      int    `gorm:"column:iteration" json:"iteration"`
 	CallID         string `gorm:"column:call_id;size:256" json:"call_id,omitempty"`
-	// Jobs are the calls whose background jobs may have written since the
-	// previous checkpoint of the same [Resolver] (started, and not seen to
-	// end before it): what this checkpoint holds that the previous one
-	// lacks is theirs too.
+	// Jobs are the calls whose background jobs ran at some point since
+	// the previous checkpoint of the same [Resolver] (running at it, or
+	// started since; a job that ended before it is not named): what this
+	// checkpoint holds that the previous one lacks may be theirs too.
 	Jobs []string `gorm:"column:jobs;serializer:json" json:"jobs,omitempty"`
 	// Tree is the hash of the root folder's listing.
 	Tree string `gorm:"column:tree;size:64" json:"tree"`

@@ -81,12 +81,20 @@ type laterKey struct{}
 
 // WithLater marks ctx with where its call's background work reports
 // what happens after the call returned (set by trace's Recorder: a row
-// of its own, attributed to the call).
+// of its own, attributed to the call; and by checkpoint's Resolver: the
+// end of a job its checkpoints name). It adds report to those ctx had:
+// each is told, this one first, so that wrappers stacked in any order
+// all hear of the event.
 func WithLater(ctx context.Context, report func(Event)) context.Context {
+	if prev := Later(ctx); prev != nil {
+		mine := report
+		report = func(e Event) { mine(e); prev(e) }
+	}
 	return context.WithValue(ctx, laterKey{}, report)
 }
 
-// Later returns the report set by [WithLater]; nil when none was set.
+// Later returns the reports set by [WithLater], as one; nil when none
+// was set.
 func Later(ctx context.Context) func(Event) {
 	report, _ := ctx.Value(laterKey{}).(func(Event))
 	return report
