@@ -5,7 +5,8 @@
 //
 // [Index] searches a list of tools in two modes: [BM25] (natural-language
 // words, BM25F over five fields, names, descriptions, argument names,
-// argument descriptions and the name of the tool's server
+// argument descriptions (with their string enum values) and the name of
+// the tool's server
 // ([MetadataServer], which mcp.Client sets), names weighing more) and
 // [Regex] (an RE2 pattern
 // matched without regard to case against each field on its own, so that

@@ -727,7 +727,10 @@ func (ix *Index) best(scores map[int]float64, fields map[int][]string, limit int
 }
 
 // schemaArgs collects the property names and descriptions of a schema,
-// nested objects and array items included, to maxSchemaDepth.
+// nested objects and array items included, to maxSchemaDepth; a
+// property's string enum values count as a line of its description
+// (document expansion: "refundable", "upcoming", "poweroff" say what the
+// tool does as much as its description does).
 func schemaArgs(schema map[string]any, depth int, names, descs *[]string) {
 	if schema == nil || depth > maxSchemaDepth {
 		return
@@ -747,11 +750,35 @@ func schemaArgs(schema map[string]any, depth int, names, descs *[]string) {
 		if d, ok := p["description"].(string); ok && d != "" {
 			*descs = append(*descs, d)
 		}
+		if e := enumWords(p); e != "" {
+			*descs = append(*descs, e)
+		}
 		schemaArgs(p, depth+1, names, descs)
 	}
 	if items, ok := schema["items"].(map[string]any); ok {
 		schemaArgs(items, depth+1, names, descs)
 	}
+}
+
+// maxEnumWords bounds how many enum values of one property are indexed.
+const maxEnumWords = 32
+
+// enumWords is the string values of a property's enum (of its items'
+// too), space-separated, the first maxEnumWords.
+func enumWords(p map[string]any) string {
+	e, ok := p["enum"].([]any)
+	if !ok {
+		if items, ok := p["items"].(map[string]any); ok {
+			e, _ = items["enum"].([]any)
+		}
+	}
+	var words []string
+	for _, v := range e {
+		if s, ok := v.(string); ok && s != "" && len(words) < maxEnumWords {
+			words = append(words, s)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // stopwords are words too common in tool descriptions and needs to tell

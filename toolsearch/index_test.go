@@ -139,3 +139,33 @@ func TestFingerprintSeesServer(t *testing.T) {
 	assert.NotEqual(t, fingerprint([]llmtoolkit.Tool{a}), fingerprint([]llmtoolkit.Tool{b}))
 	assert.Equal(t, fingerprint([]llmtoolkit.Tool{b}), fingerprint([]llmtoolkit.Tool{b}))
 }
+
+// TestEnumValuesAreSearched: a property's string enum values (of an
+// array's items too) are words of the tool's argument descriptions, so a
+// need worded as one of them finds the tool; values that are not strings
+// are skipped, and a regex meets them in the argument descriptions.
+func TestEnumValuesAreSearched(t *testing.T) {
+	power := llmtoolkit.MustTool("server_action", "Act on a server.", map[string]any{"type": "object", "properties": map[string]any{
+		"action": map[string]any{"type": "string", "description": "What to do", "enum": []any{"poweron", "poweroff", "reboot"}},
+		"level":  map[string]any{"type": "integer", "enum": []any{1, 2, 3}},
+	}})
+	labels := llmtoolkit.MustTool("label_print", "Print a label.", map[string]any{"type": "object", "properties": map[string]any{
+		"formats": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"PDF", "ZPLII"}}},
+	}})
+	other := llmtoolkit.MustTool("server_list", "List servers and what they do.", nil)
+	ix := NewIndex([]llmtoolkit.Tool{other, power, labels})
+	for _, c := range []struct{ query, want string }{
+		{"reboot the server", "server_action"},
+		{"zplii", "label_print"},
+	} {
+		got, err := ix.Search(context.Background(), c.query, BM25, 1)
+		require.NoError(t, err)
+		require.Len(t, got, 1, c.query)
+		assert.Equal(t, c.want, got[0].Tool.Name, c.query)
+	}
+	assert.Equal(t, []string{"What to do", "poweron poweroff reboot"}, ix.docs[1].descs, "numbers are not words of the enum")
+	got, err := ix.Search(context.Background(), "^poweron", Regex, 5)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "server_action", got[0].Tool.Name)
+}
