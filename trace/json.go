@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -40,6 +41,21 @@ func (j JSON) Value() (driver.Value, error) {
 		}
 	}
 	return string(b), nil
+}
+
+// appendJSONColumn appends the text [JSON.Value] gives for j, if
+// appendJSONObject encodes it alone: ok is false for a value it does not
+// encode and for text holding an escaped NUL (JSON.Value normalizes those).
+func appendJSONColumn(b []byte, j JSON) ([]byte, bool) {
+	if j == nil {
+		return append(b, "{}"...), true
+	}
+	start := len(b)
+	b, ok := appendJSONObject(b, j)
+	if !ok || bytes.Contains(b[start:], []byte(`\u0000`)) {
+		return b[:start], false
+	}
+	return b, true
 }
 
 // Scan decodes a JSON object read from either database.

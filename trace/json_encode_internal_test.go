@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,4 +54,64 @@ func FuzzAppendJSONIsMarshal(f *testing.F) {
 			t.Fatalf("appendJSON %q (%v), encoding/json %q", got, ok, want)
 		}
 	})
+}
+
+// TestEncodeIsValue: a trace's column texts, encoded in one buffer, are
+// what JSON.Value gives for each column, for the usual rows and for those
+// JSON.Value normalizes (a NUL, a value appendJSON leaves to encoding/json).
+func TestEncodeIsValue(t *testing.T) {
+	for name, tc := range map[string]struct{ args, res JSON }{
+		"usual":    {JSON{"path": "cmd/main.go", "limit": 200.0}, JSON{"content": "package main\n"}},
+		"nil":      {nil, nil},
+		"empty":    {JSON{}, JSON{"content": ""}},
+		"NUL args": {JSON{"s": "a\x00b"}, JSON{"content": "ok"}},
+		"NUL res":  {JSON{"s": "ok"}, JSON{"content": "a\x00b", "k\x00": 1.0}},
+		"int32":    {JSON{"n": int32(3)}, JSON{"content": "x"}},
+		"number":   {JSON{"s": "x"}, JSON{"n": json.Number("12")}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr := &Trace{Arguments: tc.args, Result: tc.res}
+			require.NoError(t, tr.encode())
+			a, err := tc.args.Value()
+			require.NoError(t, err)
+			r, err := tc.res.Value()
+			require.NoError(t, err)
+			assert.Equal(t, a, tr.argumentsText)
+			assert.Equal(t, r, tr.resultText)
+		})
+	}
+}
+
+// TestCanonicalUUID: the fast path of uuidField takes exactly the strings
+// uuid.Parse and String give back unchanged.
+func TestCanonicalUUID(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"123e4567-e89b-12d3-a456-426614174000", true},
+		{"00000000-0000-0000-0000-000000000000", true},
+		{"123E4567-E89B-12D3-A456-426614174000", false},
+		{"123e4567e89b12d3a456426614174000", false},
+		{"{123e4567-e89b-12d3-a456-426614174000}", false},
+		{"urn:uuid:123e4567-e89b-12d3-a456-426614174000", false},
+		{"123e4567-e89b-12d3-a456-42661417400g", false},
+		{"123e4567-e89b-12d3-a456_426614174000", false},
+		{"123e4567-e89b-12d3-a456-4266141740000", false},
+		{"", false},
+	} {
+		assert.Equal(t, tc.want, canonicalUUID(tc.s), tc.s)
+		s := tc.s
+		msg := uuidField(&s, true)
+		if tc.want {
+			assert.Empty(t, msg)
+			assert.Equal(t, tc.s, s)
+		}
+		if u, err := uuid.Parse(tc.s); err == nil {
+			assert.Empty(t, msg)
+			assert.Equal(t, u.String(), s, "canonicalised as uuid.Parse does")
+		} else {
+			assert.NotEmpty(t, msg)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -515,7 +516,7 @@ func (rec *Recorder) put(res JSON, key, s string) {
 // stripNULs makes a result built from strings fit for jsonb.
 func stripNULs(res JSON) JSON {
 	for k, v := range res {
-		if s, ok := v.(string); ok {
+		if s, ok := v.(string); ok && strings.IndexByte(s, 0) >= 0 { // rare: no copy, no box otherwise
 			res[k] = stripNUL(s)
 		}
 	}
