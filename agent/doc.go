@@ -121,11 +121,22 @@
 // argument some tool declares as a path, whichever tool it names, go to
 // every call (llmtoolkit.Scope.HiddenPaths): codetools' language servers,
 // which serve every tool, never see those files
-// (TestLanguageServersHideEveryToolsDenyRules). Other arguments are matched by their text
+// (TestLanguageServersHideEveryToolsDenyRules). Every call also carries
+// the guard's read check (internal/readcheck): a path is checked as
+// read_file's call on it would be (deny and allow rules of every spelling,
+// the PreToolUse hooks, the CanUseTool callback, in the run's mode;
+// undecided is refused, observers are not told). The language servers hide
+// every path of the tree it refuses, so the files a server cannot open are
+// those read_file is refused (TestLanguageServersHideWhatReadFileRefuses);
+// hooks and the callback are asked about each path of the tree when a
+// server starts, and about each new file, so they must decide such calls
+// without a person (a callback that asks one should allow read_file in
+// ModeAcceptEdits, where it is not asked, or answer from its own rules).
+// Other arguments are matched by their text
 // (numbers and booleans by their JSON text, arrays element by element: any
 // element for deny, all for allow). What this cannot promise: a tool that
 // declares no paths (MCP tools, the host's) is matched on the cleaned
-// spelling; regexp rules are not exclusions; rules on bash command text are
+// spelling; regexp rules are not exclusions of walks; rules on bash command text are
 // advisory (a command can write anywhere the shell can); and the check and
 // the open are two moments, so a link swapped in between is caught only by
 // os.Root's own confinement to the root. A hard link is a second name no

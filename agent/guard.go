@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/readcheck"
 	"github.com/llmtoolkit/llmtoolkit/internal/writecheck"
 )
 
@@ -113,6 +114,11 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 			sc.HiddenPaths = append(sc.HiddenPaths, hidden...)
 		})
 	}
+	if _, ok := llmtoolkit.FindTool(g.r, readToolName); ok {
+		// What serves every call (codetools' language servers) hides what
+		// read_file would be refused, whatever the rule's spelling.
+		ctx = readcheck.With(ctx, readcheck.Check{Key: g.p, Check: g.readCheck})
+	}
 	if found && g.p.Kind(tool) != KindReadOnly {
 		ctx = writecheck.With(ctx, g.writeCheck(call, tool))
 	}
@@ -144,6 +150,26 @@ func (g *guard) writeCheck(call llmtoolkit.Call, tool llmtoolkit.Tool) writechec
 		}
 		return err
 	}
+}
+
+// readToolName is the tool whose check is the read check
+// (internal/readcheck).
+const readToolName = "read_file"
+
+// readCheck is the read check (internal/readcheck): path is checked as
+// read_file's call {"path": PATH} would be (deny rules, allow rules,
+// hooks, the callback, in the mode of ctx's run); undecided is refused.
+// Nothing is told to the observers: it is no call.
+func (g *guard) readCheck(ctx context.Context, path string) error {
+	tool, ok := llmtoolkit.FindTool(g.r, readToolName)
+	if !ok {
+		return nil
+	}
+	_, err := g.p.check(ctx, llmtoolkit.Call{Name: readToolName, Arguments: map[string]any{"path": path}}, tool, true)
+	if d, ok := err.(*pendingError); ok {
+		return d.err // undecided: not readable now
+	}
+	return err
 }
 
 // refused tells tool's observers of a call the guard refused.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,7 +106,7 @@ func TestLanguageServersHideEveryToolsDenyRules(t *testing.T) {
 		deny []agent.Rule
 		want string
 	}{
-		{"no rule", nil, "read: TOPSECRET"},
+		{"no rule", nil, "read: TOPSECRET|no sandbox backend runs here"},
 		// No sandbox here: the server is not started at all.
 		{"read_file's rule", []agent.Rule{{Tool: "read_file", Argument: "path", Glob: "secret/**"}}, "cannot read|no sandbox backend runs here"},
 	} {
@@ -127,4 +129,80 @@ func TestLanguageServersHideEveryToolsDenyRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLanguageServersHideWhatReadFileRefuses: the differential test of
+// the servers' view. For rules of every spelling (a glob, a regular
+// expression, a PreToolUse hook, the CanUseTool callback), the files the
+// server process cannot open are exactly those read_file is refused,
+// compared file by file over the tree (a hard link's two names included).
+func TestLanguageServersHideWhatReadFileRefuses(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	files := map[string]string{
+		"open.txt": "OPEN", "src/main.txt": "OPEN", "secret/deep/a.txt": "SECRET", "keys/x.pem": "SECRET",
+		"keys/x.pub": "OPEN", "notes/hook-1.txt": "SECRET", "notes/plain.txt": "OPEN", "cb/cb-1.txt": "SECRET", "cb/other.txt": "OPEN",
+		"linked.txt": "SECRET",
+	}
+	for rel, text := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644))
+	}
+	require.NoError(t, os.Link(filepath.Join(dir, "linked.txt"), filepath.Join(dir, "src", "linked-too.txt")))
+	files["src/linked-too.txt"] = "SECRET"
+	denies := func(word string) agent.PreToolUseHook {
+		return func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			if p, _ := call.Arguments["path"].(string); call.Name == "read_file" && strings.Contains(p, word) {
+				return agent.Decision{Deny: true, Message: "not " + word}
+			}
+			return agent.Decision{}
+		}
+	}
+	p := newPerms(t, agent.Config{
+		Deny: []agent.Rule{
+			{Tool: "read_file", Argument: "path", Glob: "secret/**"},
+			{Tool: "read_file", Argument: "path", Regexp: `\.pem$`},
+		},
+		Hooks:      agent.Hooks{PreToolUse: []agent.PreToolUseHook{denies("hook-")}},
+		CanUseTool: agent.CanUseTool(denies("cb-")),
+	})
+	code, err := codetools.New(dir, codetools.WithLanguageServers(codetools.LanguageServer{Name: "fake", Command: []string{exe},
+		Env: []string{testkit.FakeLanguageServerEnv + "=ok"}, Languages: map[string]string{".fake": "fake"}}),
+		codetools.WithLanguageServerLimits(codetools.LanguageServerLimits{Settle: 20 * time.Second}))
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+	tools := p.Guard(code)
+
+	var paths, refused, unreadable []string
+	for rel, text := range files {
+		paths = append(paths, rel)
+		if text == "SECRET" {
+			refused = append(refused, rel) // what the rules are meant to refuse: the test's own control
+		}
+	}
+	sort.Strings(paths)
+	sort.Strings(refused)
+	var readFileRefuses []string
+	for i, rel := range paths {
+		res := llmtoolkit.Execute(t.Context(), tools, llmtoolkit.Call{ID: "r" + rel, Name: "read_file", Arguments: map[string]any{"path": rel}})
+		if res.IsError {
+			readFileRefuses = append(readFileRefuses, rel)
+		}
+		res = llmtoolkit.Execute(t.Context(), tools, llmtoolkit.Call{ID: "w" + rel, Name: "write_file",
+			Arguments: map[string]any{"path": "probe.fake", "content": "READ " + rel + "\n" + strings.Repeat("\n", i)}})
+		require.False(t, res.IsError, res.Content)
+		if strings.Contains(res.Content, "no sandbox backend runs here") {
+			t.Skip("no sandbox backend runs here: no server starts while something is hidden")
+		}
+		switch {
+		case strings.Contains(res.Content, "cannot read:"):
+			unreadable = append(unreadable, rel)
+		case strings.Contains(res.Content, "read: "+files[rel]):
+		default:
+			t.Fatalf("%s: no answer from the server: %s", rel, res.Content)
+		}
+	}
+	assert.Equal(t, refused, readFileRefuses, "read_file's refusals (the control)")
+	assert.Equal(t, readFileRefuses, unreadable, "the files the server cannot open are not those read_file is refused")
 }

@@ -277,11 +277,16 @@
 // TMPDIR kept until Close: never the host's caches, which may hold what
 // an unconfined build read. What the calls exclude or hide
 // (llmtoolkit.Scope.ExcludedPaths and HiddenPaths: agent's guard hands
-// every call the globs of all its deny rules) is hidden from it: every
-// glob a call has carried is kept, and a call bringing a new one restarts the
-// running servers, whose views then cover each matching folder with an
-// empty tmpfs and each matching file (and, while there are globs, every
-// file with more than one name) with an empty one; the server process
+// every call the globs of all its deny rules) and what a permission
+// layer's read check refuses (agent's guard hands every call one:
+// read_file's check on the path, whatever the rule's spelling, regexps,
+// hooks and the callback included) is hidden from it, by one decision
+// asked of every path of the tree at a server's start: every glob and
+// every layer's check a call has carried is kept, and a call bringing a
+// new one restarts the running servers, whose views then cover each
+// refused folder with an empty tmpfs and each refused file (and, while
+// anything is checked, every file with more than one name) with an empty
+// one; the server process
 // cannot open them (TestServerProcessCannotOpenExcludedFiles), and gopls
 // reports the package it cannot load (TestGoplsNeverSeesExcludedFiles).
 // A file matching a glob that bash, a job or a write tool creates later,

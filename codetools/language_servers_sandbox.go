@@ -24,12 +24,22 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/lsp"
+	"github.com/llmtoolkit/llmtoolkit/internal/readcheck"
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 )
 
 // maxHiddenPaths bounds the files and folders hidden from a server (one
 // mount each); past it the server is not started.
 const maxHiddenPaths = 4096
+
+// maxServerChecks bounds the permission layers' read checks kept for the
+// servers (one per layer: a run's guard, its sub-agents'); past it no
+// server is started.
+const maxServerChecks = 64
+
+// maxHiddenScan bounds the paths of the tree the read checks are asked
+// about at a server's start; past it the server is not started.
+const maxHiddenScan = 200_000
 
 // errServersUnconfined is why a server is not started when the host
 // excludes paths and no sandbox can hide them.
@@ -55,7 +65,17 @@ type serverSandbox struct {
 
 	mu     sync.Mutex
 	globs  []string               // the union of the excluded paths calls have carried
+	checks []serverCheck          // the read checks calls have carried, one per permission layer
 	covers map[string]os.FileInfo // each path the running servers' views cover, as it was then
+}
+
+// serverCheck is a permission layer's read check (internal/readcheck)
+// with the context of the last call that carried it, its cancellation
+// removed: the servers' views are made after that call.
+type serverCheck struct {
+	key   any
+	ctx   context.Context
+	check readcheck.Func
 }
 
 // setupServerSandbox picks the servers' backend: bash's when it has one,
@@ -101,7 +121,8 @@ func (c *CodeTools) closeServerSandbox() error {
 func (c *CodeTools) serversScope(ctx context.Context) {
 	sc := llmtoolkit.ScopeFrom(ctx)
 	globs := append(slices.Clip(sc.ExcludedPaths), sc.HiddenPaths...)
-	if len(globs) == 0 {
+	checks := readcheck.From(ctx)
+	if len(globs) == 0 && len(checks) == 0 {
 		return
 	}
 	c.checkServerViews()
@@ -113,6 +134,16 @@ func (c *CodeTools) serversScope(ctx context.Context) {
 			s.globs = append(s.globs, g)
 			grown = true
 		}
+	}
+	for _, ch := range checks {
+		kept := serverCheck{key: ch.Key, ctx: context.WithoutCancel(ctx), check: ch.Check}
+		i := slices.IndexFunc(s.checks, func(k serverCheck) bool { return k.key == ch.Key })
+		if i >= 0 {
+			s.checks[i] = kept // the same layer: its latest call's context
+			continue
+		}
+		s.checks = append(s.checks, kept)
+		grown = true
 	}
 	s.mu.Unlock()
 	if grown {
@@ -148,18 +179,19 @@ func (c *CodeTools) checkServerViews() {
 // folder: a view made before it existed does not hide it.
 func (c *CodeTools) serversSeeNew(added []string) {
 	s := &c.srvSbx
-	s.mu.Lock()
-	globs := slices.Clone(s.globs)
-	s.mu.Unlock()
+	hides := c.serverHides()
+	if hides == nil {
+		return
+	}
 	for _, rel := range added {
-		if !matchAny(globs, rel) {
+		if !hides(rel) {
 			continue
 		}
 		s.mu.Lock()
 		_, covered := s.covers[filepath.Join(c.dir, filepath.FromSlash(rel))] // hidden already (checkServerViews checks it is the same)
 		s.mu.Unlock()
 		for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
-			if matchAny(globs, dir) {
+			if hides(dir) {
 				covered = true // the folder was hidden whole (when it existed)
 			}
 		}
@@ -168,6 +200,43 @@ func (c *CodeTools) serversSeeNew(added []string) {
 			return
 		}
 	}
+}
+
+// serverHides returns the one decision of what the servers must not
+// read, nil when nothing is hidden: a root-relative, slash-separated path
+// is hidden when a glob the calls carried (llmtoolkit.Scope.ExcludedPaths,
+// HiddenPaths) matches it or a permission layer's read check refuses it
+// (internal/readcheck: as read_file's call on it would be refused). A
+// folder it hides is hidden with all it holds.
+func (c *CodeTools) serverHides() func(rel string) bool {
+	s := &c.srvSbx
+	s.mu.Lock()
+	globs, checks := slices.Clone(s.globs), slices.Clone(s.checks)
+	s.mu.Unlock()
+	if len(globs) == 0 && len(checks) == 0 {
+		return nil
+	}
+	return func(rel string) bool {
+		if matchAny(globs, rel) {
+			return true
+		}
+		for _, ch := range checks {
+			if err := callCheck(ch, rel); err != nil {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// callCheck asks one read check about rel; a panic refuses.
+func callCheck(ch serverCheck, rel string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the read check panicked: %v", r)
+		}
+	}()
+	return ch.check(ch.ctx, rel)
 }
 
 func matchAny(globs []string, rel string) bool {
@@ -188,8 +257,12 @@ func matchAny(globs []string, rel string) bool {
 func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 	s := &c.srvSbx
 	s.mu.Lock()
-	globs := slices.Clone(s.globs)
+	tooMany := len(s.checks) > maxServerChecks
 	s.mu.Unlock()
+	if tooMany {
+		return nil, nil, fmt.Errorf("more than %d permission layers' read checks reached the language servers", maxServerChecks)
+	}
+	hides := c.serverHides()
 	if s.backend == nil {
 		if !c.cfg.lsp.unconfined {
 			s.refused.Do(func() {
@@ -198,12 +271,12 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 			})
 			return nil, nil, errNoServerSandbox
 		}
-		if len(globs) > 0 {
+		if hidden, err := c.hiddenPaths(hides); err != nil || len(hidden) > 0 {
 			return nil, nil, errServersUnconfined
 		}
 		return nil, nil, nil // directly, as the host's user (the host opted in)
 	}
-	hidden, err := c.hiddenPaths(globs)
+	hidden, err := c.hiddenPaths(hides)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,14 +325,16 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 	return cmd.Cmd, func() { _ = cmd.Kill() }, nil
 }
 
-// hiddenPaths walks the root for what globs match (a matching folder is
-// hidden whole) and, while there are globs, the files with more than one
-// name (another of which may be excluded).
-func (c *CodeTools) hiddenPaths(globs []string) ([]string, error) {
-	if len(globs) == 0 {
+// hiddenPaths walks the root for what hides refuses (a refused folder is
+// hidden whole) and, while something may be hidden, the files with more
+// than one name (another of which may be refused). A nil hides hides
+// nothing.
+func (c *CodeTools) hiddenPaths(hides func(rel string) bool) ([]string, error) {
+	if hides == nil {
 		return nil, nil
 	}
 	var out []string
+	seen := 0
 	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == c.dir {
@@ -271,7 +346,10 @@ func (c *CodeTools) hiddenPaths(globs []string) ([]string, error) {
 		if rerr != nil || rel == "." {
 			return nil
 		}
-		hide := matchAny(globs, filepath.ToSlash(rel))
+		if seen++; seen > maxHiddenScan {
+			return fmt.Errorf("the root holds more than %d paths to check for the language server's view", maxHiddenScan)
+		}
+		hide := hides(filepath.ToSlash(rel))
 		if !hide && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
 				if n, ok := confine.LinkCount(info); ok && n > 1 {
@@ -283,7 +361,7 @@ func (c *CodeTools) hiddenPaths(globs []string) ([]string, error) {
 			return nil
 		}
 		if len(out) == maxHiddenPaths {
-			return fmt.Errorf("the host's excluded paths (%s) match more than %d files and folders to hide from the language server; exclude folders rather than files", strings.Join(globs, ", "), maxHiddenPaths)
+			return fmt.Errorf("the host's rules refuse more than %d files and folders to hide from the language server; deny folders rather than files", maxHiddenPaths)
 		}
 		out = append(out, p)
 		if d.IsDir() {
