@@ -9,6 +9,8 @@ package conformance_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -307,4 +309,57 @@ func checkGeminiResponseSDK(t *testing.T, body []byte) {
 			assert.NotNil(t, p.FunctionCall.Args)
 		}
 	}
+}
+
+// TestOpenAIResponsesNativeDeltaEventsInSDK reads the recorded stream whose
+// native calls stream their payloads (provider's testdata) with openai-go's
+// event types: the shell_call_command events and the added and done items
+// carry only fields the SDK knows, under its names. openai-go defines no
+// type for response.apply_patch_call_operation_diff.delta and .done (their
+// item_id, output_index, delta and diff are as other SDKs of the API name
+// them): those are only counted.
+func TestOpenAIResponsesNativeDeltaEventsInSDK(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(coreRoot(t), "provider", "testdata", "openai_responses_native_deltas_stream.sse"))
+	require.NoError(t, err)
+	seen := map[string]int{}
+	require.NoError(t, provider.ReadSSE(t.Context(), bytes.NewReader(data), func(event string, d []byte) error {
+		var u responses.ResponseStreamEventUnion
+		require.NoError(t, json.Unmarshal(d, &u), "%s", d)
+		require.Equal(t, event, u.Type)
+		seen[u.Type]++
+		switch u.Type {
+		case "response.shell_call_command.added":
+			e := u.AsResponseShellCallCommandAdded()
+			assert.Empty(t, e.JSON.ExtraFields, "%s", d)
+			assert.True(t, e.JSON.Command.Valid() && e.JSON.CommandIndex.Valid() && e.JSON.OutputIndex.Valid(), "%s", d)
+		case "response.shell_call_command.delta":
+			e := u.AsResponseShellCallCommandDelta()
+			assert.Empty(t, e.JSON.ExtraFields, "%s", d)
+			assert.True(t, e.JSON.Delta.Valid() && e.JSON.CommandIndex.Valid() && e.JSON.OutputIndex.Valid(), "%s", d)
+		case "response.shell_call_command.done":
+			e := u.AsResponseShellCallCommandDone()
+			assert.Empty(t, e.JSON.ExtraFields, "%s", d)
+			assert.True(t, e.JSON.Command.Valid() && e.JSON.CommandIndex.Valid() && e.JSON.OutputIndex.Valid(), "%s", d)
+		case "response.output_item.added", "response.output_item.done":
+			item := u.AsResponseOutputItemAdded().Item
+			switch item.Type {
+			case "apply_patch_call":
+				c := item.AsApplyPatchCall()
+				assert.Empty(t, c.JSON.ExtraFields, "%s", d)
+				assert.True(t, c.Operation.JSON.Type.Valid() && c.Operation.JSON.Path.Valid(), "%s", d)
+				assert.NotEmpty(t, c.CallID)
+			case "shell_call":
+				c := item.AsShellCall()
+				assert.Empty(t, c.JSON.ExtraFields, "%s", d)
+				assert.Empty(t, c.Action.JSON.ExtraFields, "%s", d)
+				assert.NotEmpty(t, c.CallID)
+			default:
+				t.Errorf("unexpected item %s", d)
+			}
+		}
+		return nil
+	}))
+	assert.Equal(t, 3, seen["response.shell_call_command.delta"])
+	assert.Equal(t, 2, seen["response.apply_patch_call_operation_diff.done"])
+	assert.Equal(t, 3, seen["response.output_item.done"])
 }
