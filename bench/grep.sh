@@ -2,7 +2,7 @@
 # bench/grep.sh: time grep's engine (internal/search, walked as the tool
 # walks) and codetools' glob against ripgrep and fd on the Go source tree
 # (warm cache), check that they find the same things, and print median
-# wall times, ratios and peak memory.
+# wall and CPU times (user+sys), their ratios, peak memory and the load.
 #
 #   bash bench/grep.sh [TREE]      TREE defaults to $(go env GOROOT)/src
 #   RUNS=5 bash bench/grep.sh      pairs of runs per case (default 5)
@@ -46,14 +46,16 @@ if rg --help | grep -q -- --no-require-git; then
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 bin=${GREPBENCH:-$work/grepbench}
 [ -n "${GREPBENCH:-}" ] || (cd "$here/.." && go build -o "$bin" ./bench/cmd/grepbench)
 cd "$tree"
 echo "tree $tree, RUNS=$runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+trap 'echo "load average at the end $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$work"' EXIT
 
 # pairs runs ours and theirs (each an argv) alternately $runs times after one
-# warm-up each, and prints median ms of ours, of theirs, and our peak RSS KiB.
+# warm-up each, and prints median wall ms of ours, of theirs, our peak RSS
+# KiB, and median CPU ms (user+sys, from wait4) of ours and of theirs: the
+# figure the machine's load changes least.
 pairs() {
 	python3 - "$runs" "$@" <<'PY'
 import os, statistics, subprocess, sys, time
@@ -63,13 +65,14 @@ def run(argv):
     t = time.perf_counter()
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
-    return time.perf_counter() - t, ru.ru_maxrss
+    return time.perf_counter() - t, ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 run(ours); run(theirs)
-o, t, rss = [], [], 0
+o, t, oc, tc, rss = [], [], [], [], 0
 for _ in range(runs):
-    d, m = run(ours); o.append(d); rss = max(rss, m)
-    d, _ = run(theirs); t.append(d)
-print(f"{statistics.median(o) * 1000:.0f} {statistics.median(t) * 1000:.0f} {rss}")
+    d, m, c = run(ours); o.append(d); oc.append(c); rss = max(rss, m)
+    d, _, c = run(theirs); t.append(d); tc.append(c)
+med = statistics.median
+print(f"{med(o) * 1000:.0f} {med(t) * 1000:.0f} {rss} {med(oc) * 1000:.0f} {med(tc) * 1000:.0f}")
 PY
 }
 
@@ -77,8 +80,8 @@ PY
 keys() { sed -nE 's/^([^:]+):([0-9]+):.*/\1:\2/p' | LC_ALL=C sort; }
 
 status=0
-printf '| %-28s | %-18s | %9s | %8s | %8s | %7s | %8s |\n' pattern flags "matching" grep rg ratio "peak RSS"
-printf '|%s|%s|%s|%s|%s|%s|%s|\n' ------------------------------ -------------------- ----------- ---------- ---------- --------- ----------
+printf '| %-28s | %-18s | %9s | %8s | %8s | %7s | %8s | %8s | %9s | %8s |\n' pattern flags "matching" grep rg ratio "peak RSS" "grep CPU" "rg CPU" "CPU ratio"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------------------------------ -------------------- ----------- ---------- ---------- --------- ---------- ---------- ----------- ----------
 # name, tab, flags (-F literal, -i ignoreCase), tab, pattern; what each shows:
 cases=$(cat <<'CASES'
 literal	-F	NewReplacer(
@@ -115,9 +118,9 @@ while IFS=$'\t' read -r name flags pattern; do
 		status=1
 		same="DIFFER"
 	fi
-	read -r mo mt rss < <(pairs "$bin" grep "${fl[@]}" "$pattern" -- rg "${rgflags[@]}" "${fl[@]}" -e "$pattern")
-	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB |\n' "\`$pattern\`" "$name ${flags// /}" \
-		"$same" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024))
+	read -r mo mt rss co ct < <(pairs "$bin" grep "${fl[@]}" "$pattern" -- rg "${rgflags[@]}" "${fl[@]}" -e "$pattern")
+	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB | %5s ms | %6s ms | %7.2fx |\n' "\`$pattern\`" "$name ${flags// /}" \
+		"$same" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024)) "$co" "$ct" "$(echo "$co/$ct" | bc -l)"
 done <<<"$cases"
 
 if [ -z "$only" ] || [[ glob =~ $only ]]; then
@@ -128,8 +131,8 @@ if [ -z "$only" ] || [[ glob =~ $only ]]; then
 		diff "$work/ours" "$work/fd" | head -10
 		status=1
 	fi
-	read -r mo mt rss < <(pairs "$bin" glob '**/*.go' -- "$fd" "${fdflags[@]}" --type f '*.go')
-	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB |\n' "\`**/*.go\`" "glob vs fd" \
-		"$(wc -l <"$work/ours")" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024))
+	read -r mo mt rss co ct < <(pairs "$bin" glob '**/*.go' -- "$fd" "${fdflags[@]}" --type f '*.go')
+	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB | %5s ms | %6s ms | %7.2fx |\n' "\`**/*.go\`" "glob vs fd" \
+		"$(wc -l <"$work/ours")" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024)) "$co" "$ct" "$(echo "$co/$ct" | bc -l)"
 fi
 exit $status
