@@ -46,11 +46,11 @@ if rg --help | grep -q -- --no-require-git; then
 fi
 
 work=$(mktemp -d)
+trap 'echo "load average at the end $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$work"' EXIT
 bin=${GREPBENCH:-$work/grepbench}
 [ -n "${GREPBENCH:-}" ] || (cd "$here/.." && go build -o "$bin" ./bench/cmd/grepbench)
 cd "$tree"
 echo "tree $tree, RUNS=$runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-trap 'echo "load average at the end $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$work"' EXIT
 
 # pairs runs ours and theirs (each an argv) alternately $runs times after one
 # warm-up each, and prints median wall ms of ours, of theirs, our peak RSS
