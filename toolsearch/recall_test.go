@@ -161,9 +161,9 @@ func TestRecallAt5(t *testing.T) {
 		mode  toolsearch.Mode
 		floor float64
 	}{
-		{toolsearch.BM25, 0.98},
-		{toolsearch.Regex, 0.95},
-		{regexOfWords, 0.40},
+		{toolsearch.BM25, 1.00},
+		{toolsearch.Regex, 0.984},
+		{regexOfWords, 0.656},
 	} {
 		t.Run(string(c.mode), func(t *testing.T) {
 			if c.mode == regexOfWords && testing.Short() {
@@ -271,7 +271,10 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // transcription, design; 167 needs in people's wording,
 // testdata/needs5.jsonl) takes its place: committed before any ranking
 // change that followed, measured before it (BM25 0.659 / 0.401 / 0.514,
-// hybrid 0.617 / 0.311 / 0.437), its misses never logged nor read.
+// hybrid 0.617 / 0.311 / 0.437) and once after (0.671 / 0.413 / 0.525,
+// hybrid 0.635 / 0.311 / 0.441, with enum values searched: its author
+// wrote its enums and its needs), its misses never logged nor read. The
+// floors are the figures measured, to the third decimal.
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -279,11 +282,11 @@ func TestLexicalQuality(t *testing.T) {
 		recall5, top1, mrr float64
 		heldOut            bool
 	}{
-		{"catalog.json", "needs.jsonl", 400, 100, 0.99, 0.87, 0.92, false},
-		{"catalog2.json", "needs2.jsonl", 150, 80, 0.92, 0.75, 0.82, false},
-		{"catalog3.json", "needs3.jsonl", 250, 100, 0.88, 0.55, 0.67, false},
-		{"catalog4.json", "needs4.jsonl", 300, 150, 0.46, 0.22, 0.33, true},
-		{"catalog5.json", "needs5.jsonl", 200, 150, 0.65, 0.40, 0.51, true},
+		{"catalog.json", "needs.jsonl", 400, 100, 1.00, 0.882, 0.934, false},
+		{"catalog2.json", "needs2.jsonl", 150, 80, 0.931, 0.760, 0.832, false},
+		{"catalog3.json", "needs3.jsonl", 250, 100, 0.892, 0.563, 0.687, false},
+		{"catalog4.json", "needs4.jsonl", 300, 150, 0.475, 0.235, 0.342, true},
+		{"catalog5.json", "needs5.jsonl", 200, 150, 0.670, 0.413, 0.525, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -316,11 +319,11 @@ func TestHybridQuality(t *testing.T) {
 		recall5, top1, mrr float64
 		heldOut            bool
 	}{
-		{"catalog.json", "needs.jsonl", 0.93, 0.82, 0.87, false},
-		{"catalog2.json", "needs2.jsonl", 0.81, 0.53, 0.65, false},
-		{"catalog3.json", "needs3.jsonl", 0.62, 0.38, 0.49, false},
-		{"catalog4.json", "needs4.jsonl", 0.32, 0.11, 0.20, true},
-		{"catalog5.json", "needs5.jsonl", 0.61, 0.31, 0.43, true},
+		{"catalog.json", "needs.jsonl", 0.945, 0.835, 0.884, false},
+		{"catalog2.json", "needs2.jsonl", 0.829, 0.547, 0.666, false},
+		{"catalog3.json", "needs3.jsonl", 0.645, 0.398, 0.506, false},
+		{"catalog4.json", "needs4.jsonl", 0.340, 0.130, 0.215, true},
+		{"catalog5.json", "needs5.jsonl", 0.634, 0.311, 0.440, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
