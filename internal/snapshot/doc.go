@@ -12,9 +12,13 @@
 // a stat index of its last scan (size, mtime, ctime, inode, device, mode):
 // a file whose stat has not moved is not read again, and a folder none of
 // whose entries changed keeps the listing hash of the last scan (nothing
-// encoded, hashed or asked of the store), so a scan costs a listing of
-// every folder (getdents, no *os.File) and an lstat of every entry, plus
-// the reading of what changed. A [BatchBlobs] store is asked about and
+// encoded, hashed or asked of the store). A folder whose own stat has not
+// moved is not listed again: its names are the last scan's (making,
+// removing or renaming a name moves a folder's mtime and ctime, which
+// git's untracked cache relies on too; the racy rule holds). So a scan
+// costs an open and an lstat of every folder and an lstat of every entry,
+// a listing (getdents, no *os.File) of the folders that moved, plus the
+// reading of what changed. A [BatchBlobs] store is asked about and
 // written the new blobs by batch (one query and one write per batch), all
 // before the scan returns. A file whose times fall within [racyMargin] of
 // the scan that saw it is read again by the next scan (git's racy-clean

@@ -150,11 +150,15 @@ type Engine struct {
 
 // dirRecord is what the engine keeps of a folder between scans: its
 // entries as recorded (sorted by name), the stat of each file and link
-// (parallel to entries; zero for the other kinds) and its listing's hash.
+// (parallel to entries; zero for the other kinds), its listing's hash,
+// every name it held (sorted; the ignored and excluded too) and its own
+// stat when listed (ctime -1: racy, list it again).
 type dirRecord struct {
 	entries []Entry
 	stats   []statEntry
 	hash    Hash
+	names   []string
+	self    statEntry
 }
 
 func sameEntries(a, b []Entry) bool {

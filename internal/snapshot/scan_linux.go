@@ -63,7 +63,12 @@ func (e *Engine) scan(ctx context.Context, b Blobs, stores bool) (Snapshot, erro
 		return Snapshot{}, err
 	}
 	var m *gitignore.Matcher
-	h, err := s.dir(fd, "", m, 0)
+	var rst unix.Stat_t
+	if err := unix.Fstat(fd, &rst); err != nil {
+		unix.Close(fd)
+		return Snapshot{}, fmt.Errorf("snapshot: the root %s: %w", e.root, err)
+	}
+	h, err := s.dir(fd, "", statOf(&rst), m, 0)
 	if err == nil {
 		var groups [][]string
 		for _, g := range s.links {
@@ -225,12 +230,16 @@ func readNames(fd int) ([]string, error) {
 	}
 }
 
-// dir records the folder open as fd (closed here) at rel and returns its
-// listing's hash. The folder's record of the last scan (s.old[rel], its
-// entries sorted by name) gives the hash of every file whose stat has not
-// moved, and the listing's own hash when no entry changed (then nothing
-// is encoded, hashed or asked of the store).
-func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Hash, error) {
+// dir records the folder open as fd (closed here) at rel, whose stat is
+// self, and returns its listing's hash. The folder's record of the last
+// scan (s.old[rel], its entries sorted by name) gives the hash of every
+// file whose stat has not moved, and the listing's own hash when no entry
+// changed (then nothing is encoded, hashed or asked of the store); when
+// the folder's own stat has not moved either (a name made, removed or
+// renamed in a folder moves its mtime and ctime, as git's untracked cache
+// relies on; the racy rule holds), its names are the last scan's and the
+// folder is not listed again.
+func (s *scanState) dir(fd int, rel string, self statEntry, m *gitignore.Matcher, depth int) (Hash, error) {
 	defer unix.Close(fd)
 	if err := s.ctx.Err(); err != nil {
 		return Hash{}, err
@@ -238,22 +247,30 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 	if depth > s.e.opts.MaxDepth {
 		return Hash{}, fmt.Errorf("%w: %q is more than %d folders deep", ErrTooLarge, rel, s.e.opts.MaxDepth)
 	}
-	names, err := readNames(fd)
-	if err != nil {
-		return Hash{}, fmt.Errorf("snapshot: listing %q: %w", rel, err)
+	var old *dirRecord
+	if s.old != nil {
+		old = s.old[rel]
+	}
+	var names []string
+	if old != nil && old.names != nil && old.self.ctime != -1 && old.self.sameStat(self) {
+		names = old.names // sorted already; never changed in place
+	} else {
+		var err error
+		if names, err = readNames(fd); err != nil {
+			return Hash{}, fmt.Errorf("snapshot: listing %q: %w", rel, err)
+		}
+		sort.Strings(names)
 	}
 	if n := s.entries.Add(int64(len(names))); n > int64(s.e.opts.MaxEntries) {
 		return Hash{}, fmt.Errorf("%w: more than %d entries", ErrTooLarge, s.e.opts.MaxEntries)
 	}
-	sort.Strings(names)
+	if self.ctime >= s.cutoff || self.mtime >= s.cutoff {
+		self.ctime = -1 // racy: listed again next time
+	}
 	if !s.e.opts.NoIgnoreFiles {
 		if _, found := slices.BinarySearch(names, ".gitignore"); found {
 			m = m.Child(rel, readIgnore(fd, join(rel, ".gitignore")))
 		}
-	}
-	var old *dirRecord
-	if s.old != nil {
-		old = s.old[rel]
 	}
 	oi := 0 // the next entry of old to look at
 	prev := func(name string) (Entry, statEntry, bool) {
@@ -278,6 +295,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 		rel  string
 		done <-chan error
 		hash Hash
+		self statEntry
 	}
 	var subs []*sub
 	fail := func(err error) (Hash, error) {
@@ -324,14 +342,14 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 				}
 				return fail(fmt.Errorf("snapshot: opening folder %q: %w", crel, err))
 			}
-			sb := &sub{i: len(entries), fd: sfd, rel: crel}
+			sb := &sub{i: len(entries), fd: sfd, rel: crel, self: statOf(&st)}
 			subs = append(subs, sb)
 			select {
 			case s.sem <- struct{}{}:
 				sm := m
 				sb.done = guard.Go("snapshot walk", func() error {
 					defer func() { <-s.sem }()
-					h, err := s.dir(sfd, crel, sm, depth+1)
+					h, err := s.dir(sfd, crel, sb.self, sm, depth+1)
 					sb.hash = h
 					return err
 				}, nil)
@@ -392,7 +410,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 	}
 	for _, sb := range subs {
 		if sb.done == nil {
-			h, err := s.dir(sb.fd, sb.rel, m, depth+1)
+			h, err := s.dir(sb.fd, sb.rel, sb.self, m, depth+1)
 			sb.fd = -1
 			sb.done = closed
 			if err != nil {
@@ -411,7 +429,7 @@ func (s *scanState) dir(fd int, rel string, m *gitignore.Matcher, depth int) (Ha
 	if firstErr != nil {
 		return Hash{}, firstErr
 	}
-	rec := &dirRecord{entries: entries, stats: stats}
+	rec := &dirRecord{entries: entries, stats: stats, names: names, self: self}
 	if old != nil && sameEntries(old.entries, entries) {
 		rec.hash = old.hash // the listing the last scan stored
 	} else {

@@ -700,3 +700,59 @@ func TestRestoreHardLinks(t *testing.T) {
 	assert.Equal(t, want, digest(t, root))
 	assert.Equal(t, ino("x.txt"), ino("y.txt"))
 }
+
+// TestScanListsAFolderAgainOnlyWhenItMoved: a folder whose stat has not
+// moved is not listed again, so its names come from the last scan; a name
+// made, removed or renamed in it is still seen when its times are put
+// back (its ctime tells), and a name its .gitignore stops ignoring (an
+// edit in place, the folder untouched) is seen too.
+func TestScanListsAFolderAgainOnlyWhenItMoved(t *testing.T) {
+	for name, tc := range map[string]struct {
+		change func(t *testing.T, dir string)
+		want   []string
+	}{
+		"made":    {func(t *testing.T, dir string) { write(t, dir, map[string]string{"new.txt": "new"}) }, []string{"added dir/new.txt"}},
+		"removed": {func(t *testing.T, dir string) { require.NoError(t, os.Remove(filepath.Join(dir, "a.txt"))) }, []string{"removed dir/a.txt"}},
+		"renamed": {func(t *testing.T, dir string) {
+			require.NoError(t, os.Rename(filepath.Join(dir, "a.txt"), filepath.Join(dir, "z.txt")))
+		}, []string{"added dir/z.txt", "removed dir/a.txt"}},
+		"unignored": {func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_TRUNC, 0)
+			require.NoError(t, err)
+			_, err = f.WriteString("# nothing\n")
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}, []string{"added dir/app.log", "modified dir/.gitignore"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "dir")
+			write(t, root, map[string]string{"dir/a.txt": "a", "dir/.gitignore": "*.log\n", "dir/app.log": "log"})
+			old := time.Now().Add(-time.Hour)
+			require.NoError(t, os.Chtimes(dir, old, old))
+			settle()
+			e, err := snapshot.New(root, snapshot.Options{})
+			require.NoError(t, err)
+			ctx, b := context.Background(), newMem()
+			first, err := e.Scan(ctx, b)
+			require.NoError(t, err)
+			again, err := e.Scan(ctx, b)
+			require.NoError(t, err)
+			require.Equal(t, first.Tree, again.Tree)
+
+			tc.change(t, dir)
+			require.NoError(t, os.Chtimes(dir, old, old)) // only ctime can tell
+			moved, err := e.Scan(ctx, b)
+			require.NoError(t, err)
+			changes, _, err := snapshot.Diff(ctx, b, first.Tree, moved.Tree, 0)
+			require.NoError(t, err)
+			var got []string
+			for _, c := range changes {
+				if c.Path != "dir" {
+					got = append(got, string(c.Op)+" "+c.Path)
+				}
+			}
+			assert.ElementsMatch(t, tc.want, got)
+		})
+	}
+}
