@@ -290,9 +290,30 @@ func (b blobs) GetMany(ctx context.Context, hs []snapshot.Hash) (map[snapshot.Ha
 }
 
 // inflate decompresses a blob row, checking its size.
+// readers pools the DEFLATE readers (each holds tens of kilobytes of
+// tables).
+var readers sync.Pool
+
+// inflate returns the content of row: exactly row.Size bytes, read into
+// one buffer of that size, or an error if the stream holds more or less.
 func inflate(row blob) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(row.Data)), row.Size+1))
-	if err != nil || int64(len(data)) != row.Size {
+	src := bytes.NewReader(row.Data)
+	fr, _ := readers.Get().(io.ReadCloser)
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return nil, fmt.Errorf("checkpoint: blob %s is damaged in the store", row.Hash)
+	}
+	defer readers.Put(fr)
+	if row.Size < 0 || row.Size > int64(len(row.Data))*1032+64 { // DEFLATE expands at most 1032:1
+		return nil, fmt.Errorf("checkpoint: blob %s is damaged in the store", row.Hash)
+	}
+	data := make([]byte, row.Size)
+	if _, err := io.ReadFull(fr, data); err != nil {
+		return nil, fmt.Errorf("checkpoint: blob %s is damaged in the store", row.Hash)
+	}
+	var one [1]byte
+	if n, err := fr.Read(one[:]); n != 0 || (err != io.EOF && err != nil) {
 		return nil, fmt.Errorf("checkpoint: blob %s is damaged in the store", row.Hash)
 	}
 	return data, nil

@@ -72,6 +72,9 @@ type differ struct {
 	// differ (Old and New their entries): a restore writes in them, so it
 	// sets their owner and time last.
 	folders []Change
+	// fetched holds the listings read ahead, a folder's worth at a time,
+	// from a [BatchBlobs] store (each taken out when read).
+	fetched map[Hash][]byte
 }
 
 var errEnough = fmt.Errorf("enough changes")
@@ -91,7 +94,71 @@ func (d *differ) read(h Hash) ([]Entry, error) {
 	if err := d.ctx.Err(); err != nil {
 		return nil, err
 	}
+	if data, ok := d.fetched[h]; ok {
+		delete(d.fetched, h)
+		if Sum(data) != h {
+			return nil, fmt.Errorf("%w (listing %s does not match its hash)", errBadTree, h)
+		}
+		return decodeTree(data)
+	}
 	return ReadTree(d.ctx, d.b, h)
+}
+
+// readAheadBatch bounds the listings asked of the store at once.
+const readAheadBatch = 512
+
+// readAhead fetches in one go the listings of the folders of a and b
+// (the two listings of one folder) that the walk will read: those of a
+// folder whose hash differs on the two sides, or that is on one side
+// only. A store without batches is read a listing at a time.
+func (d *differ) readAhead(a, b []Entry) error {
+	bb, ok := d.b.(BatchBlobs)
+	if !ok {
+		return nil
+	}
+	var hs []Hash
+	want := func(e Entry) {
+		if e.Kind == KindDir && !e.Hash.IsZero() {
+			if _, ok := d.fetched[e.Hash]; !ok {
+				hs = append(hs, e.Hash)
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i].Name < b[j].Name):
+			want(a[i])
+			i++
+		case i == len(a) || b[j].Name < a[i].Name:
+			want(b[j])
+			j++
+		default:
+			if a[i].Hash != b[j].Hash {
+				want(a[i])
+				want(b[j])
+			}
+			i, j = i+1, j+1
+		}
+	}
+	if len(hs) < 2 {
+		return nil
+	}
+	if d.fetched == nil {
+		d.fetched = map[Hash][]byte{}
+	}
+	for len(hs) > 0 {
+		n := min(len(hs), readAheadBatch)
+		got, err := bb.GetMany(d.ctx, hs[:n])
+		if err != nil {
+			return err
+		}
+		for h, data := range got {
+			d.fetched[h] = data
+		}
+		hs = hs[n:]
+	}
+	return nil
 }
 
 func (d *differ) trees(rel string, from, to Hash) error {
@@ -104,6 +171,9 @@ func (d *differ) trees(rel string, from, to Hash) error {
 	}
 	b, err := d.read(to)
 	if err != nil {
+		return err
+	}
+	if err := d.readAhead(a, b); err != nil {
 		return err
 	}
 	i, j := 0, 0
@@ -176,6 +246,9 @@ func (d *differ) whole(p string, e Entry, op Op) error {
 	}
 	sub, err := d.read(e.Hash)
 	if err != nil {
+		return err
+	}
+	if err := d.readAhead(nil, sub); err != nil {
 		return err
 	}
 	for _, s := range sub {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -83,6 +84,9 @@ type restorer struct {
 	metas map[string]Entry  // folders whose owner and time are set last
 	skip  []Skipped
 	fetch *prefetch
+	// tmpPrefix and tmpCount name the entries being made (tempName).
+	tmpPrefix string
+	tmpCount  int
 }
 
 // prefetch reads the contents a restore writes ahead of it, a window at a
@@ -309,10 +313,17 @@ func (r *restorer) remove(c Change) error {
 	return fmt.Errorf("snapshot: removing %q: %w", c.Path, err)
 }
 
-func tempName() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return ".llmtoolkit-rewind-" + hex.EncodeToString(b[:])
+// tempName returns a name for an entry being made, not yet in place:
+// the restore's random prefix and a count (one random read a restore,
+// not one a file).
+func (r *restorer) tempName() string {
+	if r.tmpPrefix == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		r.tmpPrefix = ".llmtoolkit-rewind-" + hex.EncodeToString(b[:]) + "-"
+	}
+	r.tmpCount++
+	return r.tmpPrefix + strconv.Itoa(r.tmpCount)
 }
 
 func (r *restorer) create(c Change) error {
@@ -454,7 +465,7 @@ func (r *restorer) content(h Hash) ([]byte, error) {
 // replace makes the new entry under a temporary name with mk, then renames
 // it over name: the path holds the old entry or the new one, never half.
 func (r *restorer) replace(dir, name, p string, mk func(fd int, tmp string) error) error {
-	tmp := tempName()
+	tmp := r.tempName()
 	err := r.writable(dir, func(fd int) error {
 		if err := mk(fd, tmp); err != nil {
 			_ = unix.Unlinkat(fd, tmp, 0)

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -471,8 +470,7 @@ func (s *scanState) file(fd int, name, rel string, se *statEntry) (Hash, bool, e
 	if err != nil {
 		return Hash{}, false, fmt.Errorf("snapshot: opening %q: %w", rel, err)
 	}
-	f := os.NewFile(uintptr(ffd), rel)
-	defer f.Close()
+	defer unix.Close(ffd)
 	var st unix.Stat_t
 	if err := unix.Fstat(ffd, &st); err != nil {
 		return Hash{}, false, fmt.Errorf("snapshot: %q: %w", rel, err)
@@ -489,7 +487,7 @@ func (s *scanState) file(fd int, name, rel string, se *statEntry) (Hash, bool, e
 		}
 		return h, true, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, s.e.opts.MaxBlobBytes+1))
+	data, err := readFile(ffd, st.Size, s.e.opts.MaxBlobBytes+1)
 	if err != nil {
 		return Hash{}, false, fmt.Errorf("snapshot: reading %q: %w", rel, err)
 	}
@@ -517,6 +515,31 @@ func (s *scanState) file(fd int, name, rel string, se *statEntry) (Hash, bool, e
 		return Hash{}, false, fmt.Errorf("snapshot: storing %q: %w", rel, err)
 	}
 	return h, false, nil
+}
+
+// readFile reads the file fd to its end, at most limit bytes, into a
+// buffer of its stat's size (and one byte more, to see it grew): one
+// allocation, no *os.File.
+func readFile(fd int, size, limit int64) ([]byte, error) {
+	buf := make([]byte, min(size+1, limit))
+	n := 0
+	for int64(n) < limit {
+		if n == len(buf) { // it grew: read on, up to limit
+			buf = append(buf, make([]byte, min(max(int64(len(buf)), 4096), limit-int64(n)))...)
+		}
+		m, err := unix.Read(fd, buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return buf[:n], nil
 }
 
 // hugeHash hashes a file over the blob bound: its data extents (holes are
