@@ -54,6 +54,7 @@ func (c *CodeTools) watchBash(ctx context.Context) func(context.Context) string 
 			return bashWatchNote(err)
 		}
 		c.checkServerViews()
+		c.serversSeeTree(ctx) // ignored folders too, which after leaves out
 		c.serversSeeNew(addedFiles(before, after))
 		return c.diagnoseBash(ctx, changedFiles(before, after, boundExclusionsOf(ctx)))
 	}

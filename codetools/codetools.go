@@ -33,6 +33,7 @@ type CodeTools struct {
 	lsp       *lsp.Manager  // language servers; nil unless WithLanguageServers
 	bashWatch bashWatch     // the files bash changes, for the servers (bash_changes.go)
 	srvSbx    serverSandbox // how the servers run (language_servers_sandbox.go)
+	srvWatch  serverWatch   // the tree's new names, for the servers (language_servers_watch.go)
 	jobWatch  jobWatches    // the files background jobs change, for the servers (job_changes.go)
 }
 

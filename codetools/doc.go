@@ -289,8 +289,11 @@
 // one; the server process
 // cannot open them (TestServerProcessCannotOpenExcludedFiles), and gopls
 // reports the package it cannot load (TestGoplsNeverSeesExcludedFiles).
-// A file matching a glob that bash, a job or a write tool creates later,
-// outside a hidden folder, restarts the servers, and so does a covered path that is
+// A file refused so that bash, a job or a write tool creates later,
+// outside a hidden folder (in a folder .gitignore ignores too: a watch of
+// every folder's names, read again only where a folder's stat moved, runs
+// at every call that reaches a server, before the server is told
+// anything), restarts the servers, and so does a covered path that is
 // no longer the file it was (replaced under its name, as an editor's save
 // or mv does: the kernel drops the cover of an unlinked file), checked at
 // every call that reaches the servers; past 4,096 paths to hide, or with globs

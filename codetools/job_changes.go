@@ -129,6 +129,7 @@ func (c *CodeTools) advance(ctx context.Context, w *jobWatch) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c.checkServerViews()
+	c.serversSeeTree(ctx)
 	c.serversSeeNew(addedFiles(w.base, after))
 	changed := changedFiles(w.base, after, w.ex)
 	for _, p := range changed {

@@ -91,6 +91,7 @@ func (c *CodeTools) afterChange(ctx context.Context, tool, rel, text string) (*D
 	// Whatever the file's language: a file the servers must not see,
 	// made or replaced by this change, restarts them (their views cover it).
 	c.checkServerViews()
+	c.serversSeeTree(ctx)
 	c.serversSeeNew([]string{filepath.ToSlash(rel)})
 	if c.cfg.lsp.off[tool] {
 		return nil, ""

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -126,6 +127,7 @@ func (c *CodeTools) serversScope(ctx context.Context) {
 		return
 	}
 	c.checkServerViews()
+	c.serversSeeTree(ctx)
 	s := &c.srvSbx
 	s.mu.Lock()
 	grown := false
@@ -275,6 +277,13 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 			return nil, nil, errServersUnconfined
 		}
 		return nil, nil, nil // directly, as the host's user (the host opted in)
+	}
+	if hides != nil {
+		// What appears after this listing is new to the watch, which
+		// checks it at every call that reaches the servers.
+		bctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		c.srvWatch.baseline(bctx, c.dir)
+		cancel()
 	}
 	hidden, err := c.hiddenPaths(hides)
 	if err != nil {

@@ -186,3 +186,48 @@ func TestServersNotStartedUnconfinedUnlessAllowed(t *testing.T) {
 		})
 	}
 }
+
+// TestServersNeverSeeNewFilesInIgnoredFolders: a file a deny rule hides,
+// made after the server started in a folder .gitignore ignores (which
+// bash's and the jobs' watch leave out) by bash, by a background job
+// still running, or by one that ended, is hidden before the server is
+// told anything again: the next call that reaches it finds it restarted
+// with a view that covers the file.
+func TestServersNeverSeeNewFilesInIgnoredFolders(t *testing.T) {
+	needServerSandbox(t)
+	for _, tc := range []struct {
+		name, command string
+		background    bool
+	}{
+		{name: "bash", command: "mkdir -p build/deep && echo TOPSECRET-NEW > build/deep/a.key"},
+		{name: "a running job", command: "mkdir -p build/deep && echo TOPSECRET-NEW > build/deep/a.key && sleep 30", background: true},
+		{name: "an ended job", command: "mkdir -p build/deep && echo TOPSECRET-NEW > build/deep/a.key", background: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithBackgroundJobs(),
+				WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}))
+			writeTestFiles(t, c.Root(), map[string]string{".gitignore": "build/\n", "open.txt": "visible"})
+			ctx := excluding("**/*.key")
+			probe := func(i int) string {
+				res := llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake",
+					"content": "READ open.txt\nREAD build/deep/a.key\n" + strings.Repeat("\n", i)}})
+				require.False(t, res.IsError, res.Content)
+				assert.Contains(t, res.Content, "read: visible")
+				return res.Content
+			}
+			assert.Contains(t, probe(0), "cannot read", "before: no such file")
+			res := llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": tc.command, "run_in_background": tc.background}})
+			require.False(t, res.IsError, res.Content)
+			require.Eventually(t, func() bool {
+				_, err := os.Stat(c.Root() + "/build/deep/a.key")
+				return err == nil
+			}, 10*time.Second, 10*time.Millisecond)
+			if tc.name == "an ended job" {
+				time.Sleep(500 * time.Millisecond) // its end's scan may have run
+			}
+			out := probe(1)
+			assert.NotContains(t, out, "TOPSECRET-NEW", "a new file in an ignored folder was readable to the server")
+			assert.Contains(t, out, "cannot read")
+		})
+	}
+}
