@@ -299,7 +299,9 @@
 // every call that reaches the servers; past 4,096 paths to hide, or with globs
 // and no backend, the server is not started and its files get a note
 // (errServersUnconfined). A server's memory limit is set by the shell
-// that execs it inside the sandbox.
+// that execs it inside the sandbox: RLIMIT_AS, each process's own address
+// space, not a cgroup (LanguageServerLimits.MemoryBytes says what it does
+// not bound).
 //
 // # What the tools withstand
 //

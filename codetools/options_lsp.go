@@ -73,6 +73,13 @@ type LanguageServerLimits struct {
 	MaxStderrBytes int
 	// MemoryBytes caps each server's address space (RLIMIT_AS, Linux);
 	// 0, the default, sets none. Node-based servers need several GiB.
+	// It is a per-process bound on address space, not on the memory in
+	// use: each process a server starts (gopls's go list, a compiler)
+	// has a limit of its own, and their sum is not bounded. No cgroup is
+	// made (one needs a delegated cgroup v2 tree, which hosts seldom
+	// have); to bound the servers' total, run the host in one
+	// (systemd-run --scope -p MemoryMax=..., a container's memory limit):
+	// every server and its children are in it.
 	MemoryBytes uint64
 	// MaxShown is how many diagnostics an answer lists (default 20,
 	// errors first).
