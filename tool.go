@@ -137,6 +137,24 @@ type CommandArguments struct {
 	// use and must not change what a later call sees: the tool records
 	// what was typed when it types it.
 	Typed func(ctx context.Context, args map[string]any) ([]string, error)
+	// Sandbox, when set, declares that an OS sandbox confines every
+	// process these commands start (and what they type reaches): what
+	// they may write and read. Nil: nothing confines them, they write
+	// wherever the host may. A layer that confines a tool to a folder
+	// (package agent's sub-agent workspaces) relies on it.
+	Sandbox *CommandSandbox
+}
+
+// CommandSandbox is what an OS sandbox lets a tool's commands reach (see
+// [CommandArguments.Sandbox]). Paths are absolute and clean.
+type CommandSandbox struct {
+	// Writable lists the folders the commands may write, beside a
+	// temporary folder of each call's own (removed after it, reached by
+	// no other call); empty for a read-only sandbox.
+	Writable []string
+	// Readable lists the folders they may read beside Writable and the
+	// system folders (/usr, /bin, /lib*, /etc, /opt, /sys).
+	Readable []string
 }
 
 // Lines returns the command lines a call with args runs (its Names and

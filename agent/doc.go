@@ -241,7 +241,9 @@
 // [SubAgentConfig.ModelChoosesIsolation]): IsolationWorktree, a git
 // worktree on a new branch agent/ID at the parent's HEAD (the parent's
 // uncommitted changes are not in it), or IsolationCopy, a bounded copy
-// (cloned blocks where the file system has them) for any folder. The
+// (cloned blocks where the file system has them; what .gitignore ignores
+// and the host excludes left out of it, its diff and its apply) for any
+// folder. The
 // host's [Workspaces] ([NewWorkspaces]) makes them in WorkspaceConfig.Dir,
 // outside the parent's tree, records each with the process that made it,
 // and at start removes those a dead process left (never a live host's);
@@ -256,8 +258,15 @@
 // repository: the worktree's .git file names a folder outside the
 // sandbox's view, so neither git -C, nor that path, nor a hook written
 // there reaches it ([Workspace].GitDir is the folder to keep out of
-// Readable); without a sandbox, bash reaches whatever the host's user can.
-// The host's own git commands on a worktree never read what the sub-agent
+// Readable). That holds whatever the factory does: every tool of the
+// sub-agent that runs commands (llmtoolkit.Tool.Commands) must declare
+// the OS sandbox around them (Commands.Sandbox, as codetools' bash, shell,
+// exec_command and write_stdin do under WithSandbox), writing only inside
+// the workspace and reading neither the parent's root nor its repository;
+// otherwise the workspace is refused with [ErrUnconfined], naming the
+// tool and the fix, and a call of a tool the resolver does not list is
+// refused too (WorkspaceConfig.AllowUnconfinedCommands lifts this: such
+// commands then reach whatever the host's user can). The host's own git commands on a worktree never read what the sub-agent
 // wrote in its .git file, and run no hook.
 //
 // When the sub-agent ends, its tools are closed and its changes read: the

@@ -27,7 +27,9 @@ func ExampleNewWorkspaces() {
 		Root: project,
 		Dir:  scratch, // where the copies live; a crashed host's are removed here at the next start
 		Tools: func(_ context.Context, w agent.Workspace) (llmtoolkit.Resolver, io.Closer, error) {
-			ct, err := codetools.New(w.Root) // add WithSandbox: bash then sees only the workspace
+			// bash in the sandbox: it sees and writes only the workspace
+			// (NewWorkspaces refuses a bash nothing confines).
+			ct, err := codetools.New(w.Root, codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite}))
 			return ct, ct, err
 		},
 		Decide: func(context.Context, agent.WorkspaceResult) agent.WorkspaceAction { return agent.ActionApply },

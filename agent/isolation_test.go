@@ -53,10 +53,11 @@ func greetRepo(t *testing.T, git bool) string {
 	return root
 }
 
-// codeToolsIn is the host's factory: codetools rooted in the workspace.
+// codeToolsIn is the host's factory: codetools rooted in the workspace,
+// bash in the sandbox (workspace-write: it writes only the workspace).
 func codeToolsIn(opts ...codetools.Option) func(context.Context, agent.Workspace) (llmtoolkit.Resolver, io.Closer, error) {
 	return func(_ context.Context, ws agent.Workspace) (llmtoolkit.Resolver, io.Closer, error) {
-		ct, err := codetools.New(ws.Root, opts...)
+		ct, err := codetools.New(ws.Root, append([]codetools.Option{codetools.WithSandbox(codetools.SandboxPolicy{Mode: codetools.SandboxWorkspaceWrite})}, opts...)...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -352,7 +353,8 @@ func TestSubAgentCancelledMidEdit(t *testing.T) {
 		t.Run(string(iso), func(t *testing.T) {
 			repo := greetRepo(t, iso == agent.IsolationWorktree)
 			dir := filepath.Join(t.TempDir(), "workspaces")
-			ws := newWorkspaces(t, agent.WorkspaceConfig{Root: repo, Dir: dir, Decide: func(context.Context, agent.WorkspaceResult) agent.WorkspaceAction {
+			// Its bash writes a marker outside the workspace: unconfined.
+			ws := newWorkspaces(t, agent.WorkspaceConfig{Root: repo, Dir: dir, Tools: codeToolsIn(codetools.WithSandbox(codetools.SandboxPolicy{})), AllowUnconfinedCommands: true, Decide: func(context.Context, agent.WorkspaceResult) agent.WorkspaceAction {
 				t.Error("a cancelled sub-agent's workspace is discarded without asking")
 				return agent.ActionApply
 			}})

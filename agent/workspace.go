@@ -161,6 +161,16 @@ type WorkspaceConfig struct {
 	// What is left out, or ignored (see CopyIgnored), is not copied, not
 	// in the diff, and never written or removed by an apply.
 	Skip func(rel string) bool
+	// AllowUnconfinedCommands lets the sub-agent's tools run commands
+	// that no OS sandbox confines to its workspace. Without it, a tool of
+	// Tools' resolver that runs commands (llmtoolkit.Tool.Commands) must
+	// declare a sandbox (Commands.Sandbox, as codetools' bash does under
+	// WithSandbox) that writes only inside ws.Root and reads neither the
+	// parent's root nor its repository: the workspace is refused
+	// otherwise ([ErrUnconfined]), and so is any call of a tool the
+	// resolver does not list. With it, such commands write wherever the
+	// host may, the parent's tree included.
+	AllowUnconfinedCommands bool
 	// CopyIgnored copies what the root's .gitignore files ignore
 	// (node_modules, build outputs) too, and reports it in the diff; by
 	// default a copy leaves it out, as codetools' walkers do.
@@ -324,11 +334,17 @@ func (w *Workspaces) make(ctx context.Context, id string, iso Isolation) (*openW
 	if err == nil && tools == nil {
 		err = errors.New("WorkspaceConfig.Tools returned no resolver")
 	}
+	if err == nil {
+		tools, err = w.confine(tools, o.ws)
+	}
 	if err != nil {
 		if closer != nil {
 			_ = closer.Close()
 		}
 		_ = w.remove(context.WithoutCancel(ctx), o)
+		if errors.Is(err, ErrWorkspace) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w: the sub-agent's tools: %w", ErrWorkspace, err)
 	}
 	o.tools, o.closer = tools, closer

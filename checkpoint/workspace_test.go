@@ -59,7 +59,9 @@ func TestCheckpointsInsideAWorkspace(t *testing.T) {
 				return nil, nil, err
 			}
 			subCP, wsRoot = c, w.Root
-			return checkpoint.Resolver(ct, c, checkpoint.WithRequired()), ct, nil
+			// The file tools only: a bash nothing sandboxes is refused in a workspace.
+			files := llmtoolkit.Filter(ct, func(t llmtoolkit.Tool) bool { return t.Commands == nil })
+			return checkpoint.Resolver(files, c, checkpoint.WithRequired()), ct, nil
 		},
 		Decide: func(_ context.Context, r agent.WorkspaceResult) agent.WorkspaceAction {
 			inDecide(r)

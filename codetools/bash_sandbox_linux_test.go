@@ -169,3 +169,45 @@ func TestBashSpillFolderReplacedByLink(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "a spill file was made through the link; the answer: %.200s", out)
 }
+
+// TestCommandsDeclareTheirSandbox: every tool that runs commands declares
+// what its sandbox lets them write and read (Commands.Sandbox): the root
+// under workspace-write, nothing under read-only, and nil without a
+// sandbox, for each backend.
+func TestCommandsDeclareTheirSandbox(t *testing.T) {
+	extra := t.TempDir()
+	for _, backend := range append(sandboxBackends(t), "none") {
+		for _, mode := range []SandboxMode{SandboxWorkspaceWrite, SandboxReadOnly} {
+			t.Run(backend+"/"+mode.String(), func(t *testing.T) {
+				root := t.TempDir()
+				opts := []Option{WithBackgroundJobs(), WithTerminals(), WithShell()}
+				if backend != "none" {
+					opts = append(opts, WithSandbox(SandboxPolicy{Mode: mode, Backend: backend, Readable: []string{extra}}), WithSandboxRequired())
+				}
+				c, err := New(root, opts...)
+				require.NoError(t, err)
+				defer c.Close()
+				var n int
+				for _, tool := range c.Tools() {
+					if tool.Commands == nil {
+						continue
+					}
+					n++
+					sb := tool.Commands.Sandbox
+					if backend == "none" {
+						assert.Nil(t, sb, tool.Name)
+						continue
+					}
+					require.NotNil(t, sb, tool.Name)
+					want := []string{}
+					if mode == SandboxWorkspaceWrite {
+						want = []string{c.Root()}
+					}
+					assert.Equal(t, want, sb.Writable, tool.Name)
+					assert.Equal(t, []string{c.Root(), extra}, sb.Readable, tool.Name)
+				}
+				assert.Equal(t, 4, n, "bash, shell, exec_command, write_stdin")
+			})
+		}
+	}
+}

@@ -150,11 +150,13 @@ func (c *CodeTools) specs() []toolSpec {
 		"bash": commandFact("command"), "exec_command": commandFact("cmd"), "write_stdin": c.typedFact(),
 		ShellName: {Lists: []string{"commands"}},
 	}
+	confined := c.commandSandbox()
 	for i := range specs {
 		if f, ok := paths[specs[i].tool.Name]; ok {
 			specs[i].tool.Paths = f
 		}
 		if f, ok := commands[specs[i].tool.Name]; ok {
+			f.Sandbox = confined
 			specs[i].tool.Commands = f
 		}
 	}

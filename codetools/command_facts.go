@@ -11,6 +11,24 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 )
 
+// commandSandbox declares what the sandbox lets the commands reach
+// (llmtoolkit.CommandArguments.Sandbox), nil when no sandbox runs them.
+func (c *CodeTools) commandSandbox() *llmtoolkit.CommandSandbox {
+	if c.sbx.backend == nil {
+		return nil
+	}
+	s := &llmtoolkit.CommandSandbox{Writable: []string{}, Readable: []string{c.dir}}
+	if c.sbx.policy.Mode == SandboxWorkspaceWrite {
+		s.Writable = []string{c.dir}
+	}
+	for _, r := range c.sbx.policy.Readable {
+		if abs, err := filepath.Abs(r); err == nil {
+			s.Readable = append(s.Readable, abs)
+		}
+	}
+	return s
+}
+
 // commandFact declares the argument a tool runs with bash -c.
 func commandFact(name string) *llmtoolkit.CommandArguments {
 	return &llmtoolkit.CommandArguments{Names: []string{name}}
