@@ -283,7 +283,9 @@
 // hooks and the callback included) is hidden from it, by one decision
 // asked of every path of the tree at a server's start: every glob and
 // every layer's check a call has carried is kept, and a call bringing a
-// new one restarts the running servers, whose views then cover each
+// new one that refuses a path some running server's view does not cover
+// restarts the running servers (one that refuses nothing more, as a
+// sub-agent's guard often does, does not), whose views then cover each
 // refused folder with an empty tmpfs and each refused file (and, while
 // anything is checked, every file with more than one name) with an empty
 // one; the server process

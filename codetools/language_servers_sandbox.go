@@ -65,9 +65,9 @@ type serverSandbox struct {
 	goDir  string            // the folder of the host's go binary
 
 	mu     sync.Mutex
-	globs  []string               // the union of the excluded paths calls have carried
-	checks []serverCheck          // the read checks calls have carried, one per permission layer
-	covers map[string]os.FileInfo // each path the running servers' views cover, as it was then
+	globs  []string                          // the union of the excluded paths calls have carried
+	checks []serverCheck                     // the read checks calls have carried, one per permission layer
+	covers map[string]map[string]os.FileInfo // by server: each path its view covers, as it was then
 }
 
 // serverCheck is a permission layer's read check (internal/readcheck)
@@ -130,11 +130,12 @@ func (c *CodeTools) serversScope(ctx context.Context) {
 	c.serversSeeTree(ctx)
 	s := &c.srvSbx
 	s.mu.Lock()
-	grown := false
+	var newGlobs []string
+	var newChecks []serverCheck
 	for _, g := range globs {
 		if !slices.Contains(s.globs, g) {
 			s.globs = append(s.globs, g)
-			grown = true
+			newGlobs = append(newGlobs, g)
 		}
 	}
 	for _, ch := range checks {
@@ -145,10 +146,10 @@ func (c *CodeTools) serversScope(ctx context.Context) {
 			continue
 		}
 		s.checks = append(s.checks, kept)
-		grown = true
+		newChecks = append(newChecks, kept)
 	}
 	s.mu.Unlock()
-	if grown {
+	if (len(newGlobs) > 0 || len(newChecks) > 0) && c.hidesMore(newGlobs, newChecks) {
 		c.lsp.Restart()
 	}
 }
@@ -161,10 +162,12 @@ func (c *CodeTools) checkServerViews() {
 	s := &c.srvSbx
 	s.mu.Lock()
 	stale := false
-	for p, was := range s.covers {
-		if now, err := os.Stat(p); err != nil || !os.SameFile(was, now) {
-			stale = true
-			break
+	for _, view := range s.covers {
+		for p, was := range view {
+			if now, err := os.Stat(p); err != nil || !os.SameFile(was, now) {
+				stale = true
+				break
+			}
 		}
 	}
 	if stale {
@@ -176,11 +179,11 @@ func (c *CodeTools) checkServerViews() {
 	}
 }
 
-// serversSeeNew restarts the servers when a file a command or a tool made
-// matches an excluded glob, is not covered yet and lies in no hidden
-// folder: a view made before it existed does not hide it.
+// serversSeeNew restarts the servers when a path a command or a tool made
+// is hidden (serverHides) and not covered in every server's view, itself
+// or by a folder holding it: a view made before it existed does not hide
+// it.
 func (c *CodeTools) serversSeeNew(added []string) {
-	s := &c.srvSbx
 	hides := c.serverHides()
 	if hides == nil {
 		return
@@ -189,19 +192,61 @@ func (c *CodeTools) serversSeeNew(added []string) {
 		if !hides(rel) {
 			continue
 		}
-		s.mu.Lock()
-		_, covered := s.covers[filepath.Join(c.dir, filepath.FromSlash(rel))] // hidden already (checkServerViews checks it is the same)
-		s.mu.Unlock()
-		for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
-			if hides(dir) {
-				covered = true // the folder was hidden whole (when it existed)
-			}
-		}
-		if !covered {
+		if !c.coveredInEveryView(rel) {
 			c.lsp.Restart()
 			return
 		}
 	}
+}
+
+// coveredInEveryView reports whether rel (root-relative, slash-separated)
+// is hidden in the view of every server launched since the views were
+// last made afresh: it, or a folder holding it, is covered there
+// (checkServerViews checks each cover is still the file it was).
+func (c *CodeTools) coveredInEveryView(rel string) bool {
+	s := &c.srvSbx
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, view := range s.covers {
+		covered := false
+		for p := rel; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if _, ok := view[filepath.Join(c.dir, filepath.FromSlash(p))]; ok {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+// hidesMore reports whether the new globs or checks refuse a path that
+// some running server's view does not cover (or cannot tell): only then
+// are the servers restarted for them, since a cold start costs seconds
+// (gopls on this repository: about 30).
+func (c *CodeTools) hidesMore(globs []string, checks []serverCheck) bool {
+	paths, err := c.hiddenPaths(func(rel string) bool {
+		if matchAny(globs, rel) {
+			return true
+		}
+		for _, ch := range checks {
+			if callCheck(ch, rel) != nil {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return true
+	}
+	for _, p := range paths {
+		if rel, ok := c.relOf(p); !ok || !c.coveredInEveryView(filepath.ToSlash(rel)) {
+			return true
+		}
+	}
+	return false
 }
 
 // serverHides returns the one decision of what the servers must not
@@ -276,6 +321,12 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 		if hidden, err := c.hiddenPaths(hides); err != nil || len(hidden) > 0 {
 			return nil, nil, errServersUnconfined
 		}
+		s.mu.Lock()
+		if s.covers == nil {
+			s.covers = map[string]map[string]os.FileInfo{}
+		}
+		s.covers[l.Name+"\x00"+l.Dir] = map[string]os.FileInfo{} // a view that hides nothing
+		s.mu.Unlock()
 		return nil, nil, nil // directly, as the host's user (the host opted in)
 	}
 	if hides != nil {
@@ -289,15 +340,17 @@ func (c *CodeTools) launchServer(l lsp.Launch) (*exec.Cmd, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s.mu.Lock()
-	if s.covers == nil {
-		s.covers = map[string]os.FileInfo{}
-	}
+	view := map[string]os.FileInfo{}
 	for _, h := range hidden {
 		if fi, err := os.Stat(h); err == nil {
-			s.covers[h] = fi
+			view[h] = fi
 		}
 	}
+	s.mu.Lock()
+	if s.covers == nil {
+		s.covers = map[string]map[string]os.FileInfo{}
+	}
+	s.covers[l.Name+"\x00"+l.Dir] = view
 	s.mu.Unlock()
 	home := filepath.Join(s.tmp, strings.Map(func(r rune) rune {
 		if r == '/' || r == 0 {

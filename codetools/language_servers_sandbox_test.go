@@ -3,6 +3,7 @@ package codetools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/readcheck"
 	"github.com/llmtoolkit/llmtoolkit/internal/sandbox"
 )
 
@@ -229,5 +231,45 @@ func TestServersNeverSeeNewFilesInIgnoredFolders(t *testing.T) {
 			assert.NotContains(t, out, "TOPSECRET-NEW", "a new file in an ignored folder was readable to the server")
 			assert.Contains(t, out, "cannot read")
 		})
+	}
+}
+
+// TestNewReadChecksRestartOnlyWhenTheyHideMore: a permission layer whose
+// read check reaches the servers for the first time (a sub-agent's guard)
+// restarts them only when it refuses a path their views do not cover
+// already: a cold start costs seconds.
+func TestNewReadChecksRestartOnlyWhenTheyHideMore(t *testing.T) {
+	needServerSandbox(t)
+	var logs bytes.Buffer
+	c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}),
+		WithLanguageServerLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	writeTestFiles(t, c.Root(), map[string]string{"secret/x.txt": "TOPSECRET-X", "other.txt": "TOPSECRET-OTHER", "open.txt": "visible"})
+	refusing := func(ctx context.Context, key string, refused func(string) bool) context.Context {
+		return readcheck.With(ctx, readcheck.Check{Key: key, Check: func(_ context.Context, p string) error {
+			if refused(p) {
+				return errors.New("refused")
+			}
+			return nil
+		}})
+	}
+	ctx1 := refusing(context.Background(), "parent", func(p string) bool { return strings.HasPrefix(p, "secret") })
+	ctx2 := refusing(ctx1, "sub-agent", func(p string) bool { return p == "secret/x.txt" })
+	ctx3 := refusing(ctx2, "another", func(p string) bool { return p == "other.txt" })
+	for i, tc := range []struct {
+		ctx    context.Context
+		starts int
+		other  string
+	}{
+		{ctx1, 1, "read: TOPSECRET-OTHER"},
+		{ctx2, 1, "read: TOPSECRET-OTHER"}, // hides nothing more: no restart
+		{ctx3, 2, "cannot read"},
+	} {
+		res := llmtoolkit.Execute(tc.ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake",
+			"content": "READ open.txt\nREAD secret/x.txt\nREAD other.txt\n" + strings.Repeat("\n", i)}})
+		require.False(t, res.IsError, res.Content)
+		assert.Contains(t, res.Content, "read: visible", "call %d", i)
+		assert.NotContains(t, res.Content, "TOPSECRET-X", "call %d", i)
+		assert.Contains(t, res.Content, tc.other, "call %d", i)
+		assert.Equal(t, tc.starts, strings.Count(logs.String(), "lsp: server started"), "call %d", i)
 	}
 }
