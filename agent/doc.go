@@ -129,8 +129,8 @@
 // every path of the tree it refuses, so the files a server cannot open are
 // those read_file is refused (TestLanguageServersHideWhatReadFileRefuses);
 // hooks and the callback are asked about each path of the tree when a
-// server starts, and about each new file, so they must decide such calls
-// without a person (a callback that asks one should allow read_file in
+// server starts, and about each new file (a call with no ID, never
+// run), so they must decide such calls without a person (a callback that asks one should allow read_file in
 // ModeAcceptEdits, where it is not asked, or answer from its own rules).
 // Other arguments are matched by their text
 // (numbers and booleans by their JSON text, arrays element by element: any
