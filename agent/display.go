@@ -73,6 +73,10 @@ type SubAgentPayload struct {
 	// Conflicts names, when an apply conflicted, each file and why
 	// (nothing was written).
 	Conflicts string `json:"conflicts"`
+	// Resumed says the workspace was found again: a durable run resumed
+	// after a crash re-ran this spawn_agent call, and the sub-agent
+	// started over in the workspace its interrupted attempt left.
+	Resumed bool `json:"resumed"`
 }
 
 // ReportedCost returns CostUSD and UnpricedCalls: trace.Recorder writes them

@@ -21,7 +21,7 @@ func TestDisplayKeys(t *testing.T) {
 	}{
 		{"todos", agent.TodosPayload{}, []string{"todos"}},
 		{"todo item", agent.Todo{}, []string{"id", "content", "status"}},
-		{"subagent", agent.SubAgentPayload{}, []string{"id", "description", "iterations", "toolCalls", "durationMs", "usage", "costUsd", "unpricedCalls", "missingPrices", "error", "isolation", "workspace", "branch", "files", "diff", "diffTruncated", "patchFile", "outcome", "conflicts"}},
+		{"subagent", agent.SubAgentPayload{}, []string{"id", "description", "iterations", "toolCalls", "durationMs", "usage", "costUsd", "unpricedCalls", "missingPrices", "error", "isolation", "workspace", "branch", "files", "diff", "diffTruncated", "patchFile", "outcome", "conflicts", "resumed"}},
 		{"subagent usage", agent.SubAgentUsage{}, []string{"inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"}},
 	}
 	for _, tt := range tests {

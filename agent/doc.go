@@ -282,9 +282,14 @@
 // its deadline is discarded. The answer ends with one line naming the
 // workspace (isolation, branch, folder, patch file, outcome): the model
 // reads it and the spawn_agent trace row holds it. A sub-agent of a
-// sub-agent in a workspace works in that workspace. Not done: a durable
-// run resumed after a crash does not find its sub-agent's workspace again
-// (the next start sweeps it).
+// sub-agent in a workspace works in that workspace. In a durable run
+// (llmtoolkit.Scope.RunID) a workspace is named by the run and the call's
+// idempotency key: a run resumed after a crash runs the spawn_agent call
+// again, and the sub-agent starts over in the workspace the interrupted
+// attempt left (SubAgentPayload.Resumed; its task says so), which the
+// next start's sweep keeps while WorkspaceConfig.MayResume reports the
+// run may resume. A workspace left waiting for finish_workspace when its
+// host crashed is kept, not offered again.
 //
 // # What the permission layer promises, and what it does not
 //

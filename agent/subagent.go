@@ -318,12 +318,19 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	}
 	var ws *openWorkspace
 	if iso != IsolationNone {
-		o, err := s.cfg.Workspaces.make(ctx, id, iso)
+		key := ""
+		if llmtoolkit.ScopeFrom(ctx).RunID != "" {
+			// The same in every attempt of the call: a resumed run finds
+			// the workspace again.
+			sum := sha256.Sum256([]byte("workspace\x00" + llmtoolkit.IdempotencyKey(ctx, call)))
+			key = "run-" + hex.EncodeToString(sum[:10])
+		}
+		o, err := s.cfg.Workspaces.make(ctx, id, iso, key)
 		if err != nil {
 			return "", fmt.Errorf("sub-agent not started: %w", err)
 		}
 		ws = o
-		payload.Workspace, payload.Branch = o.ws.Root, o.ws.Branch
+		payload.Workspace, payload.Branch, payload.Resumed = o.ws.Root, o.ws.Branch, o.resumed
 		tools = o.tools
 		if !s.cfg.AllowMutating {
 			tools = llmtoolkit.ReadOnly(tools)
@@ -361,6 +368,9 @@ func (s *spawner) Resolve(ctx context.Context, call llmtoolkit.Call) (string, er
 	var msgs []agentloop.Message
 	if s.cfg.Instructions != "" {
 		msgs = append(msgs, agentloop.SystemMessage(s.cfg.Instructions))
+	}
+	if ws != nil && ws.resumed {
+		task += "\n\n(This task was interrupted and is resumed: your workspace still holds what the interrupted attempt changed. Check it before you redo anything.)"
 	}
 	msgs = append(msgs, agentloop.UserMessage(task))
 	var mu sync.Mutex // payload's counters: the run may outlive this call (see below)

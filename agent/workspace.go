@@ -183,6 +183,16 @@ type WorkspaceConfig struct {
 	// tools; "" means [DefaultPatchDir]. Its first folder gets a
 	// .gitignore of "*". The files are removed at Close.
 	PatchDir string
+	// MayResume tells NewWorkspaces' sweep whether the durable run runID
+	// (llmtoolkit.Scope.RunID of the spawn_agent call) may still resume.
+	// In a durable run a workspace is named by the run and the call (its
+	// idempotency key), so a run resumed after a crash that runs the
+	// spawn_agent call again finds the workspace its interrupted attempt
+	// left, edits and all (SubAgentPayload.Resumed), instead of a new one:
+	// the sweep keeps a dead process's workspace of a durable run while
+	// MayResume reports true or fails, and removes it once it reports
+	// false (durable/dbos: Engine.MayResume). Nil keeps them all.
+	MayResume func(ctx context.Context, runID string) (bool, error)
 	// Logger receives what cleaning up could not do; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -212,6 +222,7 @@ type openWorkspace struct {
 	closer   io.Closer
 	closeOne sync.Once
 	waiting  bool // ended, left to a decision
+	resumed  bool // found again in a resumed durable run
 }
 
 // NewWorkspaces checks cfg, removes what a crashed host left in cfg.Dir
@@ -269,7 +280,7 @@ func NewWorkspaces(ctx context.Context, cfg WorkspaceConfig) (*Workspaces, error
 	if top, err := workspace.Repository(ctx, root); err == nil {
 		w.repo = top
 	}
-	n, err := w.reg.Sweep(ctx)
+	n, err := w.reg.Sweep(ctx, cfg.MayResume)
 	w.swept = n
 	if err != nil {
 		cfg.Logger.WarnContext(ctx, "agent: workspaces a crash left could not all be removed", slog.Any("error", err))
@@ -289,30 +300,66 @@ func (w *Workspaces) allowed() []string {
 	return []string{string(IsolationNone), string(IsolationCopy)}
 }
 
-// make makes the workspace of sub-agent id and its tools.
-func (w *Workspaces) make(ctx context.Context, id string, iso Isolation) (*openWorkspace, error) {
+// make makes the workspace of sub-agent id and its tools. In a durable
+// run (key is then the call's, the same in every attempt) it is named by
+// key, and one an interrupted attempt left is reopened.
+func (w *Workspaces) make(ctx context.Context, id string, iso Isolation, key string) (*openWorkspace, error) {
 	w.mu.Lock()
 	closed := w.closed
 	w.mu.Unlock()
 	if closed {
 		return nil, fmt.Errorf("%w: the workspaces are closed", ErrWorkspace)
 	}
-	var suffix [3]byte
-	_, _ = rand.Read(suffix[:])
-	dir := filepath.Join(w.cfg.Dir, sanitize(id)+"-"+hex.EncodeToString(suffix[:]))
+	runID := llmtoolkit.ScopeFrom(ctx).RunID
+	var dir string
+	if key != "" && runID != "" {
+		dir = filepath.Join(w.cfg.Dir, key)
+	} else {
+		var suffix [3]byte
+		_, _ = rand.Read(suffix[:])
+		dir = filepath.Join(w.cfg.Dir, sanitize(id)+"-"+hex.EncodeToString(suffix[:]))
+		runID = ""
+	}
 	o := &openWorkspace{ws: Workspace{AgentID: id, Isolation: iso}}
+	branch := "agent/" + sanitize(id)
+	if runID != "" {
+		wt, cp, err := w.reg.Reopen(dir, string(iso), runID, w.cfg.Root, w.copyOptions(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("%w: the workspace of the interrupted attempt: %w", ErrWorkspace, err)
+		}
+		switch {
+		case wt != nil:
+			o.wt, o.dir, o.resumed = wt, wt.Dir, true
+			o.ws.Root, o.ws.Branch, o.ws.GitDir = wt.Root(), wt.Branch, wt.GitDir
+			return w.withTools(ctx, o)
+		case cp != nil:
+			o.cp, o.dir, o.resumed = cp, dir, true
+			o.ws.Root = cp.Dir
+			return w.withTools(ctx, o)
+		}
+		// Not recorded: an attempt that died before its record was
+		// written may have left the folder (and a worktree's branch).
+		if _, err := os.Lstat(dir); err == nil {
+			if iso == IsolationWorktree && w.repo != "" {
+				_ = (&workspace.Worktree{Repo: w.repo, Dir: dir, Branch: branch}).Remove(ctx)
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, fmt.Errorf("%w: removing what an interrupted attempt left: %w", ErrWorkspace, err)
+			}
+		}
+	}
 	switch iso {
 	case IsolationWorktree:
 		if w.repo == "" {
 			return nil, fmt.Errorf("%w: isolation worktree needs a root inside a git repository with a commit, and %s is in none; use isolation copy", ErrWorkspace, w.cfg.Root)
 		}
-		wt, err := workspace.NewWorktree(ctx, w.cfg.Root, dir, "agent/"+sanitize(id))
+		wt, err := workspace.NewWorktree(ctx, w.cfg.Root, dir, branch)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrWorkspace, err)
 		}
 		o.wt, o.dir = wt, wt.Dir
 		o.ws.Root, o.ws.Branch, o.ws.GitDir = wt.Root(), wt.Branch, wt.GitDir
-		if err := w.reg.AddWorktree(wt); err != nil {
+		if err := w.reg.AddWorktree(wt, runID); err != nil {
 			_ = wt.Remove(context.WithoutCancel(ctx))
 			return nil, fmt.Errorf("%w: %w", ErrWorkspace, err)
 		}
@@ -323,13 +370,19 @@ func (w *Workspaces) make(ctx context.Context, id string, iso Isolation) (*openW
 		}
 		o.cp, o.dir = cp, dir
 		o.ws.Root = cp.Dir
-		if err := w.reg.AddCopy(cp); err != nil {
+		if err := w.reg.AddCopy(cp, runID); err != nil {
 			_ = cp.Remove()
 			return nil, fmt.Errorf("%w: %w", ErrWorkspace, err)
 		}
 	default:
 		return nil, fmt.Errorf("%w: unknown isolation %q", ErrWorkspace, iso)
 	}
+	return w.withTools(ctx, o)
+}
+
+// withTools makes o's tools with the host's factory and opens o; on a
+// failure o is removed.
+func (w *Workspaces) withTools(ctx context.Context, o *openWorkspace) (*openWorkspace, error) {
 	tools, closer, err := w.cfg.Tools(ctx, o.ws)
 	if err == nil && tools == nil {
 		err = errors.New("WorkspaceConfig.Tools returned no resolver")
@@ -349,7 +402,7 @@ func (w *Workspaces) make(ctx context.Context, id string, iso Isolation) (*openW
 	}
 	o.tools, o.closer = tools, closer
 	w.mu.Lock()
-	w.open[id] = o
+	w.open[o.ws.AgentID] = o
 	w.mu.Unlock()
 	return o, nil
 }
@@ -634,6 +687,9 @@ func (w *Workspaces) note(o *openWorkspace, patchFile string, read bool, f finis
 		fmt.Fprintf(&b, ", branch %s", o.ws.Branch)
 	}
 	fmt.Fprintf(&b, ", folder %s", o.ws.Root)
+	if o.resumed {
+		b.WriteString(", found again after the run resumed")
+	}
 	if patchFile != "" {
 		fmt.Fprintf(&b, "; its changes: %s", patchFile)
 	} else if read {

@@ -105,9 +105,13 @@
 // starts (package otelkit's invoke_agent span) gets the attributes
 // gen_ai.conversation.id and llmtoolkit.run.id, the same in every attempt
 // (each attempt is a trace of its own). A sub-agent (package agent's
-// spawn_agent) runs inside its call's step: a completed one keeps its id,
-// an interrupted one runs again under a new id unless
-// agent.SubAgentConfig.NewID makes it deterministic.
+// spawn_agent) runs inside its call's step: a completed one keeps its id;
+// an interrupted one runs again under the same id (derived from the
+// call's idempotency key unless agent.SubAgentConfig.NewID names it) and,
+// in a workspace of its own, in the workspace the interrupted attempt
+// left: give agent.WorkspaceConfig.MayResume [Engine.MayResume], so that
+// the next start's sweep keeps the workspaces of the runs that resume
+// and removes the others (TestCrashResumeFindsTheSubAgentsWorkspace).
 //
 // # What the database holds
 //

@@ -58,7 +58,7 @@ type childSpec struct {
 	Idempotent bool   `json:"idempotent"`         // tools skip a side effect their call ID already did
 	GoFile     string `json:"go,omitempty"`       // wait for this file before recovering (races)
 	TraceDB    string `json:"trace_db,omitempty"` // record the tool calls with package trace in this SQLite file
-	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds); "jobs": jobsAgent
+	Agent      string `json:"agent,omitempty"`    // resume with another agent: "tools" (another tool), "schema" (another schema), "options" (other loop bounds); "jobs": jobsAgent; "workspace": workspaceAgent
 	Context    bool   `json:"context,omitempty"`  // run contextAgent: a long run under a context budget
 	Policy     string `json:"policy,omitempty"`   // contextAgent with another policy: "budget" (a larger budget), "no summarizer"
 	// Checkpoints: the tool also writes a file named after its call into
@@ -230,11 +230,16 @@ func runChild(spec childSpec) error {
 	if spec.Agent == "jobs" {
 		agent = jobsAgent(spec)
 	}
+	var eng *Engine
+	if spec.Agent == "workspace" {
+		agent = workspaceAgent(spec, &eng)
+	}
 	e, err := New(ctx, Config{DatabaseURL: spec.DB, ExecutorID: spec.Executor, ApplicationVersion: "crash-test", Agent: agent, Logger: quietLogger()})
 	if err != nil {
 		return err
 	}
 	e.plain = spec.Plain
+	eng = e
 	if err := e.Launch(); err != nil {
 		return err
 	}

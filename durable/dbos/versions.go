@@ -1,6 +1,7 @@
 package dbos
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,4 +69,34 @@ func (e *Engine) logOtherVersions() {
 		e.cfg.Logger.Warn("durable/dbos: interrupted runs of another application version are not resumed by this engine; start a process with that Config.ApplicationVersion to finish them, or cancel them",
 			slog.String("their_version", v), slog.String("this_version", ours), slog.String("runs", strings.Join(ids, ",")), slog.Int("total_other_versions", n))
 	}
+}
+
+// MayResume reports whether the run id may still run or resume: it is
+// pending (running, or interrupted and resumed by the next Launch or
+// Recover), enqueued or delayed. A run that ended, was cancelled, gave
+// up after its recovery attempts or does not exist may not. Give it to
+// package agent's WorkspaceConfig.MayResume: the sub-agents' workspaces a
+// crash left are then kept for the runs that resume and removed for the
+// others.
+//
+// It reads the system database outside any run (on a run's context DBOS
+// would record the read as a step of that run, which its next attempt
+// would not replay in the same place), so it may be called from an
+// AgentFunc; ctx is only checked for its end.
+func (e *Engine) MayResume(ctx context.Context, id string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	runs, err := transact.ListWorkflows(e.ctx, transact.WithFilterWorkflowIDs(id),
+		transact.WithFilterLoadInput(false), transact.WithFilterLoadOutput(false))
+	if err != nil {
+		return false, fmt.Errorf("%w: the status of run %q: %w", ErrEngine, id, err)
+	}
+	for _, r := range runs {
+		switch r.Status {
+		case transact.WorkflowStatusPending, transact.WorkflowStatusEnqueued, transact.WorkflowStatusDelayed:
+			return true, nil
+		}
+	}
+	return false, nil
 }

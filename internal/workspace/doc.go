@@ -23,7 +23,9 @@
 //
 // A [Registry] records each workspace made with the process that made it,
 // so that the next start after a crash removes what a dead process left
-// ([Registry.Sweep]), never the workspaces of a host still running.
+// ([Registry.Sweep]), never the workspaces of a host still running, nor
+// those of a durable run that may resume, which [Registry.Reopen] gives
+// back to the resumed run.
 //
 // A nested repository inside a worktree comes back as a submodule
 // (reported, never applied); one without a commit, which git add refuses,

@@ -30,6 +30,16 @@ type record struct {
 	// it); Sweep leaves the workspaces of a process still running.
 	PID   int    `json:"pid,omitempty"`
 	Start string `json:"start,omitempty"`
+	// RunID names the durable run the workspace was made for: Sweep
+	// keeps it while that run may resume, and [Registry.Reopen] gives it
+	// back to the resumed run.
+	RunID string `json:"run_id,omitempty"`
+	// A worktree's facts read when it was made (never from its .git
+	// file, which the sub-agent may have rewritten since).
+	Private string `json:"private,omitempty"`
+	Base    string `json:"base,omitempty"`
+	Sub     string `json:"sub,omitempty"`
+	GitDir  string `json:"git_dir,omitempty"`
 }
 
 // name is the record file of a workspace folder.
@@ -37,14 +47,68 @@ func (r Registry) name(dir string) string {
 	return filepath.Join(r.Dir, strings.NewReplacer("/", "_", "\\", "_").Replace(filepath.Clean(dir))+".json")
 }
 
-// AddWorktree records w; call it right after [NewWorktree].
-func (r Registry) AddWorktree(w *Worktree) error {
-	return r.add(record{Kind: "worktree", Repo: w.Repo, Dir: w.Dir, Branch: w.Branch})
+// AddWorktree records w, made for the durable run runID ("" for none);
+// call it right after [NewWorktree].
+func (r Registry) AddWorktree(w *Worktree, runID string) error {
+	return r.add(record{Kind: "worktree", Repo: w.Repo, Dir: w.Dir, Branch: w.Branch, RunID: runID,
+		Private: w.privateDir, Base: w.base, Sub: w.Sub, GitDir: w.GitDir})
 }
 
-// AddCopy records c; call it right after [NewCopy].
-func (r Registry) AddCopy(c *Copy) error {
-	return r.add(record{Kind: "copy", Dir: filepath.Dir(c.Dir)})
+// AddCopy records c, made for the durable run runID ("" for none); call
+// it right after [NewCopy].
+func (r Registry) AddCopy(c *Copy, runID string) error {
+	return r.add(record{Kind: "copy", Dir: filepath.Dir(c.Dir), RunID: runID})
+}
+
+// ErrInUse is wrapped by the error of [Registry.Reopen] for a workspace
+// a live process holds.
+var ErrInUse = errors.New("workspace: held by a live process")
+
+// Reopen returns the workspace recorded for dir (a Worktree's Dir, a
+// Copy's parent of Dir) by a process that is no longer running, or by
+// this one, for the durable run runID, and records it as this process's:
+// a resumed run finds its sub-agent's workspace again. It returns
+// (nil, nil, nil) when there is no such record; an error wrapping
+// [ErrInUse] when a live process holds it; an error when the record
+// names another run or kind. root and opt are those of the copy's
+// [NewCopy].
+func (r Registry) Reopen(dir, kind, runID, root string, opt CopyOptions) (*Worktree, *Copy, error) {
+	b, err := os.ReadFile(r.name(dir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	var rec record
+	if err == nil {
+		err = json.Unmarshal(b, &rec)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("workspace: the registry's record of %s: %w", dir, err)
+	}
+	switch {
+	case rec.PID != 0 && rec.PID != os.Getpid() && alive(rec.PID, rec.Start):
+		return nil, nil, fmt.Errorf("%w: %s (process %d)", ErrInUse, dir, rec.PID)
+	case rec.RunID != runID || rec.Kind != kind:
+		return nil, nil, fmt.Errorf("workspace: %s was made for run %q as a %s, not for run %q as a %s", dir, rec.RunID, rec.Kind, runID, kind)
+	}
+	var wt *Worktree
+	var cp *Copy
+	switch rec.Kind {
+	case "worktree":
+		wt = &Worktree{Repo: rec.Repo, Dir: rec.Dir, Branch: rec.Branch, Sub: rec.Sub, GitDir: rec.GitDir, privateDir: rec.Private, base: rec.Base}
+		if info, err := os.Lstat(wt.Dir); err != nil || !info.IsDir() || rec.Private == "" || rec.Base == "" {
+			return nil, nil, fmt.Errorf("workspace: the worktree %s is gone or its record incomplete: %w", dir, errors.Join(err, errors.New("not a worktree")))
+		}
+	case "copy":
+		if cp, err = OpenCopy(root, rec.Dir, opt); err != nil {
+			return nil, nil, err
+		}
+	default:
+		return nil, nil, fmt.Errorf("workspace: unknown kind %q", rec.Kind)
+	}
+	if err := r.add(rec); err != nil { // this process's now
+		return nil, nil, err
+	}
+	return wt, cp, nil
 }
 
 func (r Registry) add(rec record) error {
@@ -73,8 +137,10 @@ func (r Registry) Forget(dir string) error {
 // running (those a crashed process left: call it at start, before making
 // any) and their records, and returns how many it removed. The
 // workspaces of a process still running, this one included, are left
-// alone, so hosts may share the folder.
-func (r Registry) Sweep(ctx context.Context) (int, error) {
+// alone, so hosts may share the folder; so are those of a durable run
+// that may resume (mayResume reports it; nil, or an error from it, means
+// it may), which [Registry.Reopen] gives back to the resumed run.
+func (r Registry) Sweep(ctx context.Context, mayResume func(ctx context.Context, runID string) (bool, error)) (int, error) {
 	entries, err := os.ReadDir(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
@@ -103,6 +169,14 @@ func (r Registry) Sweep(ctx context.Context) (int, error) {
 		}
 		if rec.PID != 0 && alive(rec.PID, rec.Start) {
 			continue
+		}
+		if rec.RunID != "" {
+			if mayResume == nil {
+				continue
+			}
+			if ok, err := mayResume(ctx, rec.RunID); ok || err != nil {
+				continue
+			}
 		}
 		switch rec.Kind {
 		case "worktree":
