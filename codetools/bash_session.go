@@ -34,8 +34,13 @@ const NativeBash = "anthropic/bash_20250124"
 // lifetime, the process kill at Close), its output capped and spilled as
 // bash's is. A command still running at bash's timeout ([WithBashTimeout])
 // is killed with its shell (the answer says so; the next command starts a
-// fresh one), and so is a shell whose command exits it. The tool's
-// arguments are command and restart (no timeout, no run_in_background).
+// fresh one), and so is a shell whose command exits it. The shell's
+// standard error is a pipe of its own: the answer shows what a command
+// wrote to its standard output, then, after a line "stderr:", what it
+// wrote to its standard error, each in the order written, capped and
+// spilled on its own (a background process's output is the running
+// command's). The tool's arguments are command and restart (no timeout,
+// no run_in_background).
 func WithBashSession() Option { return func(c *config) { c.bash.persistent = true } }
 
 func (c *CodeTools) bashSessionSpec() toolSpec {
@@ -44,7 +49,7 @@ func (c *CodeTools) bashSessionSpec() toolSpec {
 		fmt.Sprintf("Run a command in a persistent bash session: the working directory, environment variables and functions a command sets stay for the next one. "+
 			"Standard input is empty: pass non-interactive flags (-y, --yes, --no-pager). "+
 			"A command still running after %d seconds is killed with the session, and the next command starts a new one; so does {\"restart\": true}. "+
-			"stdout and stderr are merged; only the last %d lines or %d KiB are shown, with the path of a file holding the output"+c.spillReach()+". "+
+			"The answer shows stdout, then stderr after a line \"stderr:\"; of each only the last %d lines or %d KiB are shown, with the path of a file holding it"+c.spillReach()+". "+
 			"A non-zero exit code is reported as an error with the output. "+
 			"Use bash to build, test, run programs and use git; prefer the file tools for reading, searching and changing files.",
 			defSec, proc.MaxLines, proc.MaxBytes/1024),
@@ -78,6 +83,7 @@ type bashSession struct {
 	mu     sync.Mutex // held while a command runs
 	job    *jobs.Job
 	marker string // ends each command's output: marker, a space, the exit code
+	seq    int    // the commands run, numbering their markers on stderr
 }
 
 // maxSessionTail bounds what is held back while looking for the marker.
@@ -138,7 +144,7 @@ func (c *CodeTools) session(ctx context.Context, owner string) (*bashSession, er
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	s := &bashSession{marker: "__llmtoolkit_done_" + hex.EncodeToString(b[:]) + "__"}
-	j, _, err := c.startJob(ctx, "exec bash --noprofile --norc", false, 0, 0, true)
+	j, _, err := c.startJobSpec(ctx, jobs.Spec{Command: "exec bash --noprofile --norc", Stdin: true, SplitStderr: true})
 	if err != nil {
 		return nil, err
 	}
@@ -215,50 +221,115 @@ func ansiCQuote(s string) string {
 	return b.String()
 }
 
-// runInSession runs command in s and returns its output, as bash does.
+// sessionErrGrace bounds the wait for a command's end marker on standard
+// error once its exit code came on the output: a command may have sent the
+// shell's own standard error elsewhere (exec 2>/dev/null).
+const sessionErrGrace = 2 * time.Second
+
+// sessionStream is one stream of a command run in a session: what has
+// come since the command began, held back while its end marker may be in
+// it, passed on to out.
+type sessionStream struct {
+	out  *proc.Output
+	done *regexp.Regexp
+	held []byte
+	over bool // its marker came
+}
+
+// take adds p; it reports whether the marker came, and returns its
+// submatches (the exit code, on the output).
+func (st *sessionStream) take(p []byte) [][]byte {
+	if st.over {
+		return nil // what came after the marker is a background process's, dropped
+	}
+	st.held = append(st.held, p...)
+	if m := st.done.FindSubmatchIndex(st.held); m != nil {
+		_, _ = st.out.Write(st.held[:m[0]])
+		subs := make([][]byte, 0, len(m)/2)
+		for i := 0; i+1 < len(m); i += 2 {
+			subs = append(subs, st.held[m[i]:m[i+1]])
+		}
+		st.held, st.over = nil, true
+		return subs
+	}
+	if n := len(st.held) - maxSessionTail; n > 0 {
+		_, _ = st.out.Write(st.held[:n])
+		st.held = append(st.held[:0], st.held[n:]...)
+	}
+	return nil
+}
+
+// flush passes on what is held: the command ended without its marker.
+func (st *sessionStream) flush() {
+	if !st.over {
+		_, _ = st.out.Write(st.held)
+		st.held = nil
+	}
+}
+
+// runInSession runs command in s and returns its output, as bash does:
+// its standard output, then its standard error apart (the shell's stderr
+// is a pipe of its own), each capped and spilled as bash's output is.
 func (c *CodeTools) runInSession(ctx context.Context, owner string, s *bashSession, command string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	timeout := c.cfg.bash.bashTimeout
 	j := s.job
 	j.Read(ctx, jobs.ReadOptions{}) // drop what earlier commands left behind
+	s.seq++
+	errMarker := fmt.Sprintf("%s_err %d", s.marker, s.seq)
 	// The command is evaluated in the shell itself (cd and export stay),
-	// its input empty, then the marker and its exit code are printed.
-	line := "__llmtoolkit_c=" + ansiCQuote(command) + "; eval \"$__llmtoolkit_c\" </dev/null 2>&1; printf '\\n%s %d\\n' '" + s.marker + "' \"$?\"\n"
+	// its input empty, then the marker and its exit code are printed, and
+	// a marker of this command on standard error: what the command wrote
+	// there comes before it.
+	line := "__llmtoolkit_c=" + ansiCQuote(command) + "; eval \"$__llmtoolkit_c\" </dev/null; printf '\\n%s %d\\n' '" + s.marker + "' \"$?\"; printf '\\n%s\\n' '" + errMarker + "' >&2\n"
 	began := time.Now()
 	if err := j.Write([]byte(line)); err != nil {
 		c.endSession(owner, "")
 		return "", fmt.Errorf("bash: the session cannot take the command: %w", err)
 	}
-	out := proc.NewOutput(func() (*os.File, error) { return c.spills.Create(c.cfg.bash.spillDir) }, c.cfg.bash.spillMaxBytes)
+	spill := func() (*os.File, error) { return c.spills.Create(c.cfg.bash.spillDir) }
+	stdout := &sessionStream{out: proc.NewOutput(spill, c.cfg.bash.spillMaxBytes),
+		done: regexp.MustCompile(`\n` + regexp.QuoteMeta(s.marker) + ` (-?\d+)\n`)}
+	stderr := &sessionStream{out: proc.NewOutput(spill, c.cfg.bash.spillMaxBytes),
+		done: regexp.MustCompile(`\n` + regexp.QuoteMeta(errMarker) + `\n`)}
 	defer func() {
-		if path := out.Finish(); path != "" {
-			c.spills.Keep(path, c.cfg.bash.spillMaxAge, c.cfg.bash.spillMaxFiles)
+		for _, o := range []*proc.Output{stdout.out, stderr.out} {
+			if path := o.Finish(); path != "" {
+				c.spills.Keep(path, c.cfg.bash.spillMaxAge, c.cfg.bash.spillMaxFiles)
+			}
 		}
 	}()
-	done := regexp.MustCompile(`\n` + regexp.QuoteMeta(s.marker) + ` (-?\d+)\n`)
-	var held []byte
 	code, timedOut, ended := -1, false, ""
 	deadline := time.Now().Add(timeout)
+	var exited time.Time // when the exit code came
 	for {
 		left := time.Until(deadline)
+		if !exited.IsZero() {
+			left = min(left, sessionErrGrace-time.Since(exited))
+			if left <= 0 {
+				break // the shell's stderr goes elsewhere: what came is shown
+			}
+		}
 		if left <= 0 {
 			timedOut = true
 			break
 		}
 		ch := j.Read(ctx, jobs.ReadOptions{Wait: left, Settle: time.Millisecond})
-		held = append(held, ch.Data...)
-		if m := done.FindSubmatchIndex(held); m != nil {
-			_, _ = out.Write(held[:m[0]])
-			code, _ = strconv.Atoi(string(held[m[2]:m[3]]))
+		if m := stdout.take(ch.Data); m != nil {
+			code, _ = strconv.Atoi(string(m[1]))
+			exited = time.Now()
+		}
+		stderr.take(ch.Err)
+		if stdout.over && stderr.over {
 			break
 		}
-		if n := len(held) - maxSessionTail; n > 0 {
-			_, _ = out.Write(held[:n])
-			held = append(held[:0], held[n:]...)
-		}
 		if ch.Info.State != jobs.Running {
-			_, _ = out.Write(held)
+			if stdout.over {
+				break
+			}
+			stdout.flush()
+			stderr.flush()
 			ended = "the command ended the shell"
 			if ch.Info.ExitCode >= 0 {
 				ended += fmt.Sprintf(" (exit code %d)", ch.Info.ExitCode)
@@ -270,9 +341,10 @@ func (c *CodeTools) runInSession(ctx context.Context, owner string, s *bashSessi
 			break
 		}
 	}
-	if code < 0 && ended == "" { // timed out or cancelled: what came is shown
-		_, _ = out.Write(held)
+	if !stdout.over && ended == "" { // timed out or cancelled: what came is shown
+		stdout.flush()
 	}
+	stderr.flush()
 	elapsed := time.Since(began)
 	switch {
 	case timedOut:
@@ -282,14 +354,25 @@ func (c *CodeTools) runInSession(ctx context.Context, owner string, s *bashSessi
 	case ended != "":
 		c.endSession(owner, ended)
 	}
-	text := out.Text()
-	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayProcess, Payload: ProcessPayload{
-		Command: command, ExitCode: code, Output: text, OutputBytes: out.Total(),
+	total := stdout.out.Total() + stderr.out.Total()
+	text := stdout.out.Text() // "(no output)" when neither wrote
+	if total > 0 {
+		text = streamText(stdout.out)
+		if errText := streamText(stderr.out); errText != "" {
+			text = strings.TrimPrefix(text+"\n\nstderr:\n"+errText, "\n\n")
+		}
+	}
+	p := ProcessPayload{
+		Command: command, ExitCode: code, Output: text, OutputBytes: total,
 		DurationMS: elapsed.Milliseconds(), TimedOut: timedOut,
-		OutputFile: out.Path(), OutputFileCut: out.Cut(), Sandbox: c.sandboxName(),
-	}})
+		OutputFile: stdout.out.Path(), OutputFileCut: stdout.out.Cut(), Sandbox: c.sandboxName(),
+	}
+	if p.OutputFile == "" {
+		p.OutputFile, p.OutputFileCut = stderr.out.Path(), stderr.out.Cut()
+	}
+	llmtoolkit.Show(ctx, llmtoolkit.Display{Kind: DisplayProcess, Payload: p})
 	prefix := text + "\n\n"
-	if out.Total() == 0 {
+	if total == 0 {
 		prefix = ""
 	}
 	switch {

@@ -113,3 +113,63 @@ func TestANSICQuote(t *testing.T) {
 	assert.Equal(t, `$'a\'b\\c\x0ad\x09'`, ansiCQuote("a'b\\c\nd\t"))
 	assert.Equal(t, `$'héllo'`, ansiCQuote("héllo"))
 }
+
+// TestBashSessionKeepsStderrApart: a persistent shell's answer shows the
+// command's standard output, then its standard error after "stderr:",
+// each in the order written and without the session's markers, as the
+// shell's state carries on; a command that sends the shell's own stderr
+// elsewhere costs a short wait, not the timeout; each stream is capped
+// and spilled on its own; a command timed out shows the stderr it wrote.
+func TestBashSessionKeepsStderrApart(t *testing.T) {
+	t.Parallel()
+	ct := newTools(t, WithBashSession(), WithBashTimeout(3*time.Second, time.Minute))
+	ctx := context.Background()
+
+	for _, step := range []struct {
+		command, want string
+		failed        bool
+	}{
+		{"cd /; echo out1; echo err1 >&2; echo out2; printf 'no newline' >&2", "out1\nout2\n\nstderr:\nerr1\nno newline", false},
+		{"export KEPT=yes; echo warning >&2", "stderr:\nwarning", false},
+		{"echo \"$KEPT $PWD\"", "yes /", false},
+		{"echo bad >&2; false", "stderr:\nbad\n\nCommand exited with code 1", true},
+		{"printf 'out without newline'", "out without newline", false},
+		{"ls /nonexistent-llmtoolkit", "stderr:\nls: cannot access '/nonexistent-llmtoolkit': No such file or directory\n\nCommand exited with code 2", true},
+	} {
+		res := sessionCall(t, ct, ctx, map[string]any{"command": step.command})
+		assert.Equal(t, step.failed, res.IsError, step.command)
+		assert.Equal(t, step.want, res.Content, step.command)
+	}
+
+	res := sessionCall(t, ct, ctx, map[string]any{"command": "echo both; echo e >&2"})
+	p := payloadOf[ProcessPayload](t, res, DisplayProcess)
+	assert.Equal(t, "both\n\nstderr:\ne", p.Output)
+	assert.Equal(t, int64(len("both\ne\n")), p.OutputBytes)
+
+	// Output past the cap spills, each stream to its own file.
+	res = sessionCall(t, ct, ctx, map[string]any{"command": "echo small; seq 1 100000 >&2"})
+	require.False(t, res.IsError, res.Content)
+	assert.True(t, strings.HasPrefix(res.Content, "small\n\nstderr:\n"), res.Content[:40])
+	assert.Contains(t, res.Content, "100000\n\n[Showing lines ")
+	assert.Contains(t, res.Content, "Full output: ")
+	assert.NotContains(t, res.Content, "__llmtoolkit_done_")
+
+	// The shell's own stderr sent away: the answer comes after a short
+	// wait, the session lives on.
+	began := time.Now()
+	res = sessionCall(t, ct, ctx, map[string]any{"command": "exec 2>/dev/null; echo hi; echo gone >&2"})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "hi", res.Content)
+	assert.Less(t, time.Since(began), 3*time.Second, "a short wait, not the timeout")
+	res = sessionCall(t, ct, ctx, map[string]any{"command": "echo \"$KEPT\""})
+	assert.Equal(t, "yes", res.Content)
+	res = sessionCall(t, ct, ctx, map[string]any{"restart": true, "command": "echo \"[$KEPT]\"; echo back >&2"})
+	assert.Equal(t, "[]\n\nstderr:\nback", res.Content)
+
+	// A command timed out shows the stderr it wrote.
+	res = sessionCall(t, ct, ctx, map[string]any{"command": "echo partial; echo half-done >&2; sleep 30"})
+	require.True(t, res.IsError)
+	assert.True(t, strings.HasPrefix(res.Content, "partial\n\nstderr:\nhalf-done\n\nCommand timed out after 3 seconds; the bash session was killed"), res.Content)
+	res = sessionCall(t, ct, ctx, map[string]any{"command": "echo after >&2"})
+	assert.Equal(t, "stderr:\nafter", res.Content)
+}

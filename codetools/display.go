@@ -286,8 +286,10 @@ type ProcessPayload struct {
 	// ExitCode is the command's exit code: 128+N when signal N killed it
 	// (a timeout does), -1 when it has none (it could not be waited for).
 	ExitCode int `json:"exitCode"`
-	// Output is the tail of the output (stdout and stderr merged) the
-	// model was shown, with bash's notes on what was left out.
+	// Output is the tail of the output (stdout and stderr merged; a bash
+	// session's stdout, then its stderr after "stderr:"; shell's stdout,
+	// then its stderr) the model was shown, with bash's notes on what was
+	// left out.
 	Output string `json:"output"`
 	// OutputBytes is the size of the whole output, of which Output is the
 	// tail.

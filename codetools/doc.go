@@ -60,8 +60,10 @@
 // input command or restart): one persistent shell per session, run as a
 // background job (the sandbox, containment, lifetime), so a command's cd,
 // exports and functions carry to the next; each command is evaluated in it
-// with an empty input and ends with a random marker and its exit code, its
-// output capped and spilled as bash's; a command past bash's timeout is
+// with an empty input and ends with a random marker and its exit code (and
+// a marker of its own on the shell's standard error, a pipe apart), its
+// stdout shown, then its stderr after "stderr:", each capped and spilled
+// as bash's output; a command past bash's timeout is
 // killed with the shell, and the next answer says the state is gone.
 // WithModelTools for Claude turns it on.
 //

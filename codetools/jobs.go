@@ -82,11 +82,18 @@ func (c *CodeTools) jobEnds() string {
 
 // startJob starts command as a background job of the caller's.
 func (c *CodeTools) startJob(ctx context.Context, command string, tty bool, cols, rows int, stdin bool) (*jobs.Job, string, error) {
-	sc, done, err := c.bashCommand(command, tty)
+	return c.startJobSpec(ctx, jobs.Spec{Command: command, TTY: tty, Cols: cols, Rows: rows, Stdin: stdin})
+}
+
+// startJobSpec is startJob for a spec's command, terminal, input and
+// streams (its Cmd, Owner and Done are set here).
+func (c *CodeTools) startJobSpec(ctx context.Context, spec jobs.Spec) (*jobs.Job, string, error) {
+	sc, done, err := c.bashCommand(spec.Command, spec.TTY)
 	if err != nil {
 		return nil, "", fmt.Errorf("sandbox: %w", err)
 	}
-	j, err := c.jobs.Start(jobs.Spec{Cmd: sc, Command: command, Owner: jobOwner(ctx), TTY: tty, Cols: cols, Rows: rows, Stdin: stdin, Done: done})
+	spec.Cmd, spec.Owner, spec.Done = sc, jobOwner(ctx), done
+	j, err := c.jobs.Start(spec)
 	if err != nil {
 		return nil, "", err
 	}

@@ -7,7 +7,9 @@
 //
 // A [Table] holds the jobs of one CodeTools. [Table.Start] runs a command
 // prepared by internal/sandbox (so a job is contained, and confined, as a
-// one-shot bash call is) with its output on a pipe, or on a pseudo-terminal
+// one-shot bash call is) with its output on a pipe (standard error on a
+// second one with Spec.SplitStderr, read apart in a ring of its own as
+// Chunk.Err, the log holding both), or on a pseudo-terminal
 // (creack/pty) when Spec.TTY is set. Every byte of output goes to three
 // places, all bounded: a ring of the latest [Limits].RingBytes in memory,
 // from which [Job.Read] returns what was not read yet (and how much of it
@@ -37,7 +39,7 @@
 // MaxJobs jobs at most (ended ones count until forgotten, oldest first,
 // to make room): Start fails with ErrTooManyJobs when all are running.
 // Memory per job: RingBytes at most (it grows as output comes) plus 32 KiB
-// of read buffer, and for a terminal that went full-screen the emulator
+// of read buffer (twice both with SplitStderr), and for a terminal that went full-screen the emulator
 // (about 4.5 MiB, made only then). Measured (BenchmarkIdleMemory, 16 idle
 // each): about 3 KiB of host heap per idle job or terminal, and 9-11 MiB
 // of resident memory in its processes (the helper, the shell). From output

@@ -31,6 +31,11 @@ type Spec struct {
 	// Stdin gives a command without a terminal a pipe as its standard
 	// input (for [Job.Write]); otherwise it reads an empty input.
 	Stdin bool
+	// SplitStderr gives a command without a terminal a pipe of its own
+	// for its standard error, read apart from its output ([Chunk.Err]);
+	// otherwise both share one pipe, in the order written. The log holds
+	// both.
+	SplitStderr bool
 	// Done, when set, runs once every process of the job is gone (it
 	// removes the job's temporary folder).
 	Done func()
@@ -70,8 +75,8 @@ type Info struct {
 	Reason   string        // once killed: why ("stopped", "lifetime of 1h0m0s reached", "closed")
 	Started  time.Time     // when it started
 	Elapsed  time.Duration // how long it ran (so far)
-	Total    int64         // bytes of output in all
-	Unread   int64         // bytes of output not yet returned by Read
+	Total    int64         // bytes of output in all (standard error's too)
+	Unread   int64         // bytes of output not yet returned by Read (standard error's too)
 	Log      string        // the spill file holding the output ("" when none could be made)
 	LogCut   bool          // the log lost its middle (known once ended)
 	LogErr   string        // why the log is missing or incomplete
@@ -83,6 +88,10 @@ type Chunk struct {
 	Data    []byte // the new output (terminals: escape sequences included)
 	Dropped int64  // new output no longer in memory, before Data (it is in the log)
 	Info    Info   // the job after the read
+	// Err and ErrDropped are Data and Dropped for the standard error of
+	// a job started with [Spec.SplitStderr].
+	Err        []byte
+	ErrDropped int64
 }
 
 // Job is a process running on after the call that started it.
@@ -97,6 +106,8 @@ type Job struct {
 
 	mu       sync.Mutex
 	out      *ring
+	errOut   *ring // standard error, with Spec.SplitStderr
+	errRead  int64 // errOut's offset of the first byte not yet read
 	spill    *proc.SpillFile
 	logPath  string
 	logErr   error
@@ -139,6 +150,10 @@ func (j *Job) infoLocked() Info {
 	in := Info{ID: j.id, Command: j.spec.Command, Owner: j.spec.Owner, TTY: j.spec.TTY, Input: j.stdin != nil, State: j.state,
 		ExitCode: j.code, Reason: j.reason, Started: j.start, Elapsed: end.Sub(j.start),
 		Total: j.out.total, Unread: j.out.total - j.read, Log: j.logPath, LogCut: j.logCut, Left: j.left}
+	if j.errOut != nil {
+		in.Total += j.errOut.total
+		in.Unread += j.errOut.total - j.errRead
+	}
 	if j.logErr != nil {
 		in.LogErr = j.logErr.Error()
 	}
@@ -173,7 +188,7 @@ func (j *Job) Read(ctx context.Context, o ReadOptions) Chunk {
 	defer deadline.Stop()
 	for {
 		j.mu.Lock()
-		ended, fresh, changed := j.state != Running, j.out.total > j.read, j.changed
+		ended, fresh, changed := j.state != Running, j.out.total > j.read || (j.errOut != nil && j.errOut.total > j.errRead), j.changed
 		j.mu.Unlock()
 		switch {
 		case ended:
@@ -225,7 +240,12 @@ func (j *Job) take() Chunk {
 	defer j.mu.Unlock()
 	data, dropped := j.out.since(j.read)
 	j.read = j.out.total
-	return Chunk{Data: data, Dropped: dropped, Info: j.infoLocked()}
+	c := Chunk{Data: data, Dropped: dropped, Info: j.infoLocked()}
+	if j.errOut != nil {
+		c.Err, c.ErrDropped = j.errOut.since(j.errRead)
+		j.errRead = j.errOut.total
+	}
+	return c
 }
 
 // Tail returns the last n bytes of output kept in memory (or fewer)
@@ -301,14 +321,18 @@ func (j *Job) idleSince() time.Time {
 	return j.touched
 }
 
-// keep stores output for the reader: the screen, the ring, the log,
-// then a wake-up of the readers.
-func (j *Job) keep(p []byte) {
+// keep stores output for the reader: the screen, the ring (errOut's for
+// standard error apart), the log, then a wake-up of the readers.
+func (j *Job) keep(p []byte, stderr bool) {
 	if j.term != nil {
 		j.term.write(p)
 	}
 	j.mu.Lock()
-	j.out.write(p)
+	if stderr {
+		j.errOut.write(p)
+	} else {
+		j.out.write(p)
+	}
 	if j.spill != nil {
 		if _, err := j.spill.Write(p); err != nil && j.logErr == nil {
 			j.logErr = err
@@ -321,21 +345,36 @@ func (j *Job) keep(p []byte) {
 
 // run supervises the job until every process of it is gone: output
 // copied, the lifetime bound, Kill, the command's end.
-func (j *Job) run(g proc.Guard, trap *proc.Trap, out *os.File, l Limits) {
+func (j *Job) run(g proc.Guard, trap *proc.Trap, out, errOut *os.File, l Limits) {
 	defer close(j.done)
-	copied := make(chan struct{})
-	trap.Go("output reader", func() {
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := out.Read(buf)
-			if n > 0 {
-				j.keep(buf[:n])
-			}
-			if err != nil {
-				return
+	reader := func(f *os.File, stderr bool) func() {
+		return func() {
+			buf := make([]byte, 32*1024)
+			for {
+				n, err := f.Read(buf)
+				if n > 0 {
+					j.keep(buf[:n], stderr)
+				}
+				if err != nil {
+					return
+				}
 			}
 		}
-	}, func() { close(copied) })
+	}
+	copied := make(chan struct{})
+	if errOut == nil {
+		trap.Go("output reader", reader(out, false), func() { close(copied) })
+	} else {
+		outCopied, errCopied := make(chan struct{}), make(chan struct{})
+		trap.Go("output reader", reader(out, false), func() { close(outCopied) })
+		trap.Go("stderr reader", reader(errOut, true), func() { close(errCopied) })
+		go func() {
+			defer guard.Recover("jobs: readers", j.table.wrap, nil)
+			<-outCopied
+			<-errCopied
+			close(copied)
+		}()
+	}
 	exited := make(chan struct{})
 	trap.Go("exit waiter", g.WaitExited, func() { close(exited) })
 
@@ -378,6 +417,9 @@ func (j *Job) run(g proc.Guard, trap *proc.Trap, out *os.File, l Limits) {
 	case <-time.After(2 * time.Second): // a process escaped and holds the output
 	}
 	_ = out.Close()
+	if errOut != nil {
+		_ = errOut.Close()
+	}
 	<-copied
 	if j.term != nil {
 		j.term.close()

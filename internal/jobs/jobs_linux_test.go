@@ -298,3 +298,40 @@ func TestTerminalJobGetsCtrlCAndShowsItsScreen(t *testing.T) {
 	s, _ := j.Screen()
 	assert.Contains(t, s, "got-INT")
 }
+
+// TestSplitStderr: with Spec.SplitStderr a job's standard error is read
+// apart (Chunk.Err), each stream in its order and in its own bounded ring;
+// the log holds both, Info counts both, a Read wakes for either.
+func TestSplitStderr(t *testing.T) {
+	tb := newTestTable(t, Limits{RingBytes: 64 << 10})
+	j, err := tb.Start(Spec{Cmd: command(t, "echo o1; echo e1 >&2; sleep 0.6; echo e2 >&2; sleep 0.4; echo o2; head -c 1000000 /dev/zero | tr '\\0' x >&2", false), SplitStderr: true})
+	require.NoError(t, err)
+	ctx := context.Background()
+	c := j.Read(ctx, ReadOptions{Wait: 10 * time.Second, Settle: 200 * time.Millisecond})
+	assert.Equal(t, "o1\n", string(c.Data))
+	assert.Equal(t, "e1\n", string(c.Err))
+	c = j.Read(ctx, ReadOptions{Wait: 10 * time.Second, Settle: time.Millisecond})
+	assert.Empty(t, c.Data)
+	assert.Equal(t, "e2\n", string(c.Err), "stderr alone wakes a Read")
+	<-j.Done()
+	c = j.Read(ctx, ReadOptions{})
+	assert.Equal(t, "o2\n", string(c.Data))
+	assert.Len(t, c.Err, 64<<10, "stderr's ring is bounded as the output's")
+	assert.EqualValues(t, 1_000_000-64<<10, c.ErrDropped)
+	in := j.Info()
+	assert.EqualValues(t, len("o1\ne1\ne2\no2\n")+1_000_000, in.Total)
+	assert.Zero(t, in.Unread)
+	log, err := os.ReadFile(in.Log)
+	require.NoError(t, err)
+	for _, line := range []string{"o1\n", "e1\n", "e2\n", "o2\n"} {
+		assert.Contains(t, string(log[:min(len(log), 64)]), line, "the log holds both streams")
+	}
+
+	// Without SplitStderr both streams share one pipe.
+	j, err = tb.Start(Spec{Cmd: command(t, "echo o; echo e >&2", false)})
+	require.NoError(t, err)
+	<-j.Done()
+	c = j.Read(ctx, ReadOptions{})
+	assert.Equal(t, "o\ne\n", string(c.Data))
+	assert.Nil(t, c.Err)
+}

@@ -129,6 +129,7 @@ func (t *Table) Start(s Spec) (j *Job, err error) {
 
 	cmd := s.Cmd
 	var out, child *os.File // the output's read end, the command's end
+	var errOut *os.File     // standard error's read end (Spec.SplitStderr)
 	var closeChild []*os.File
 	if s.TTY {
 		master, slave, err := pty.Open()
@@ -156,11 +157,25 @@ func (t *Table) Start(s Spec) (j *Job, err error) {
 		cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps the order of writes
 		out, child = pr, pw
 		closeChild = []*os.File{pw}
+		if s.SplitStderr {
+			er, ew, err := os.Pipe()
+			if err != nil {
+				pr.Close()
+				pw.Close()
+				return nil, fmt.Errorf("jobs: %w", err)
+			}
+			cmd.Stderr, errOut, j.errOut = ew, er, newRing(t.limits.RingBytes)
+			closeChild = append(closeChild, ew)
+		}
 		if s.Stdin {
 			ir, iw, err := os.Pipe()
 			if err != nil {
 				pr.Close()
 				pw.Close()
+				if errOut != nil {
+					errOut.Close()
+					closeChild[len(closeChild)-1].Close()
+				}
 				return nil, fmt.Errorf("jobs: %w", err)
 			}
 			cmd.Stdin, j.stdin = ir, iw
@@ -181,6 +196,9 @@ func (t *Table) Start(s Spec) (j *Job, err error) {
 			f.Close()
 		}
 		out.Close()
+		if errOut != nil {
+			errOut.Close()
+		}
 		if j.stdin != nil && !s.TTY {
 			j.stdin.Close()
 		}
@@ -201,7 +219,7 @@ func (t *Table) Start(s Spec) (j *Job, err error) {
 	g.Started()
 	go func() {
 		defer guard.Recover("jobs: supervisor", t.wrap, nil)
-		j.run(g, trap, out, t.limits)
+		j.run(g, trap, out, errOut, t.limits)
 	}()
 	return j, nil
 }
