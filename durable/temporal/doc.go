@@ -53,6 +53,10 @@
 //     alone repeats across turns and runs when a provider parser made it
 //     up. A tool that sends an email records the keys it has sent and skips
 //     one it has seen. The attempt number is activity.GetInfo(ctx).Attempt.
+//     Package agent's spawn_agent uses that key: a retried call's
+//     sub-agent keeps its id and, in a workspace of its own, works again
+//     in the one the failed attempt left, on any worker that shares
+//     agent.WorkspaceConfig.Dir (TestSubAgentRetryFindsItsWorkspace).
 //   - The workflow is deterministic: replaying its history
 //     (worker.NewWorkflowReplayer) gives the same steps; a change of the
 //     workflow that would not (an added step, another parallelism, fewer
