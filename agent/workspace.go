@@ -128,7 +128,8 @@ type WorkspaceConfig struct {
 	// Dir holds the workspaces and their registry; "" means
 	// os.TempDir()/llmtoolkit-workspaces. The workspaces a process that
 	// died left there are removed by [NewWorkspaces], those of a process
-	// still running never.
+	// still running never, nor those of a durable run that may resume
+	// (see MayResume). Workers that resume each other's runs share it.
 	Dir string
 	// Tools makes the sub-agent's tools for its workspace (required):
 	// the host's code tools rooted in ws.Root (with bash's sandbox, jobs,
