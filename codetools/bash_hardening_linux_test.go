@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,19 +68,29 @@ func TestHTTPGetFollowsSandboxNetwork(t *testing.T) {
 }
 
 // Issue 35, row 6 through the tool: a command that kills its own shell
-// stops there, with the exit code of the signal, in every mode.
+// stops there, with the exit code of the signal, in every mode, one-shot
+// and in the background, per call and in a session's sandbox (where the
+// command is not its namespace's init either: a reaper is).
 func TestBashShellSignalEndsScript(t *testing.T) {
-	modes := map[string][]Option{"contained": nil}
+	modes := map[string][]Option{"contained": {WithBackgroundJobs()}}
 	for _, backend := range sandboxBackends(t) {
-		modes[backend] = []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: backend}), WithSandboxRequired()}
+		modes[backend] = []Option{WithSandbox(SandboxPolicy{Mode: SandboxWorkspaceWrite, Backend: backend}), WithSandboxRequired(), WithBackgroundJobs()}
+		modes[backend+"/session"] = append(slices.Clone(modes[backend]), WithSessionSandbox())
 	}
+	scripts := map[string]int{"false || kill -9 $$; touch after": 137, "kill -TERM $$; touch after": 143, "kill $$; touch after": 143}
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			ct := newTools(t, opts...)
-			for script, code := range map[string]int{"false || kill -9 $$; touch after": 137, "kill -TERM $$; touch after": 143} {
+			for script, code := range scripts {
 				_, shown, err := bashDisplay(t, ct, script)
 				require.ErrorIs(t, err, ErrCommandFailed, script)
 				assert.Equal(t, code, shown.ExitCode, script)
+				assert.NoFileExists(t, ct.Root()+"/after", script)
+			}
+			for script, code := range scripts {
+				started := mustRun(t, ct, "bash", map[string]any{"command": script, "run_in_background": true})
+				end := mustRun(t, ct, "job_output", map[string]any{"job_id": jobID(t, started), "wait_seconds": 20, "until_exit": true})
+				assert.Contains(t, end, fmt.Sprintf("exited with code %d", code), "in the background: %s", script)
 				assert.NoFileExists(t, ct.Root()+"/after", script)
 			}
 			if name != "contained" {

@@ -75,6 +75,7 @@ type helperConfig struct {
 	ProxyFD   int      `json:"proxy_fd,omitempty"`   // Policy.Proxy: the socket the listener is passed to the host on (kept by the bwrap stage)
 	Proxy     bool     `json:"proxy,omitempty"`      // stage "server": a proxy listener per command
 	LoopUp    bool     `json:"loop_up,omitempty"`    // in a new network namespace: set its loopback up
+	OwnPIDNS  bool     `json:"own_pid_ns,omitempty"` // stage "server": run again in a PID namespace its user namespace owns (see serveMain)
 }
 
 // helperFiles are the descriptors a helper is given beside its pidfd on

@@ -64,15 +64,17 @@
 // ~20. A command inherits the policy (no_new_privs, Landlock, the seccomp
 // filter, no capability: the server keeps its few in its effective set
 // only, with no bounding, inheritable or ambient one, so an exec leaves
-// none; nobody when the host is root), runs as the init
-// of a PID namespace of its own (so its end or kill ends every process it
-// started) and shares the session's IPC, UTS, network and mount
-// namespaces and /proc. Being an init, a signal it sends itself with the
-// default action (kill $$) is ignored, and it reaps its orphans only as
-// its program does; a terminal's command (Spec.TTY) runs there too, its
-// pty's end passed as its standard streams and made its controlling
-// terminal, under /bin/sh as its init (so that Ctrl-C ends a program that
-// does not catch SIGINT); a command under another policy gets a sandbox of its own from
+// none; nobody when the host is root), runs in a PID namespace of its own
+// (so its end or kill ends every process it started) and shares the
+// session's IPC, UTS, network and mount namespaces and /proc. Its init is
+// a reaper (reaper_linux.go: a bare fork of the server, raw system calls
+// only) and the command its pid 2, so a signal it sends itself (kill $$)
+// acts as anywhere else, a signal to pid 1 is passed on to it and orphans
+// are reaped; under bubblewrap the server runs in a PID namespace of its
+// own user namespace, to which its thread returns after forking each
+// command. A terminal's command (Spec.TTY) runs there too, its pty's end
+// passed as its standard streams and made its controlling terminal (so
+// Ctrl-C reaches it); a command under another policy gets a sandbox of its own from
 // the backend. A server that dies (killed,
 // crashed) loses its commands ([ErrServerLost]) and is replaced at the
 // next command, a bounded number of times a minute.

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,9 +34,10 @@ import (
 // the command, its environment and folder in one message, its standard
 // streams beside it as SCM_RIGHTS) and reports its exit status. A command
 // inherits the policy from the thread that forks it, so the policy still
-// holds per command; it runs as nobody (the host being root), as the init
-// of a PID namespace of its own (killing it ends every process it
-// started), in a process group and session of its own.
+// holds per command; it runs as nobody (the host being root), as pid 2 of
+// a PID namespace of its own whose init is a reaper (reaper_linux.go;
+// killing the reaper ends every process the command started), in a
+// process group and session of its own.
 //
 // The server dies with the host (a parent-death signal, and the socket's
 // end: it exits at EOF), recovers its panics, and is the init of the
@@ -631,8 +633,8 @@ func (sv *served) wait() error {
 	return nil
 }
 
-// kill asks the server to kill the command (the init of its PID
-// namespace: every process of it).
+// kill asks the server to kill the command's namespace (its reaper, the
+// init: every process of it).
 func (sv *served) kill() error {
 	select {
 	case <-sv.exited:
@@ -685,6 +687,22 @@ func serveMain(c helperConfig) int {
 		fmt.Fprintf(os.Stderr, "llmtoolkit sandbox server: %v\n", err)
 		return 126
 	}
+	// The server's own PID namespace, which its thread returns to after
+	// each command's (reaper_linux.go); opened before Landlock applies.
+	pidns, err := unix.Open("/proc/self/ns/pid", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(fmt.Errorf("its PID namespace: %w", err))
+	}
+	if err := unix.Setns(pidns, unix.CLONE_NEWPID); errors.Is(err, unix.EPERM) && !c.OwnPIDNS {
+		// Under bubblewrap the server's user namespace is bwrap's second
+		// one (made after /dev's devpts mount), which does not own bwrap's
+		// PID namespace: the thread could not return to it after a
+		// command's. The server runs again in a PID namespace of its own.
+		_ = unix.Close(pidns)
+		return serveNested(c)
+	} else if err != nil {
+		return fail(fmt.Errorf("its PID namespace: %w", err))
+	}
 	if err := confineServer(c); err != nil {
 		return fail(err)
 	}
@@ -702,12 +720,51 @@ func serveMain(c helperConfig) int {
 	if err != nil {
 		return fail(err)
 	}
-	srv := &server{conn: conn.(*net.UnixConn), procs: map[uint64]*os.Process{}, drop: c.Drop, proxy: c.Proxy}
+	// The os package checks once, by forking a child, that pidfds work:
+	// done now, so that it never takes pid 2 of a command's namespace,
+	// the command's (which its reaper passes signals to).
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Release()
+	}
+	srv := &server{conn: conn.(*net.UnixConn), procs: map[uint64]servedProc{}, drop: c.Drop, proxy: c.Proxy,
+		pidns: pidns, fork: newReaperFork(c.Drop)}
 	if err := srv.reply(reply{Op: "ready"}); err != nil {
 		return fail(err)
 	}
 	srv.loop()
 	return 0
+}
+
+// serveNested runs the server again, as the init of a PID namespace its
+// user namespace owns (see serveMain), and is that server's init: it
+// forwards signals, reaps and exits with its status.
+func serveNested(c helperConfig) int {
+	c.OwnPIDNS = true
+	cfg, err := json.Marshal(c)
+	if err != nil {
+		return 126
+	}
+	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+	for _, fd := range []int{parentFD, c.SockFD} {
+		if fd <= 2 || (fd == parentFD && !c.Parent) {
+			continue
+		}
+		for len(files) <= fd {
+			files = append(files, nil)
+		}
+		files[fd] = os.NewFile(uintptr(fd), "kept")
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs)
+	proc, err := os.StartProcess("/proc/self/exe", []string{os.Args[0], string(cfg)}, &os.ProcAttr{Env: os.Environ(), Files: files,
+		Sys: &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "llmtoolkit sandbox server: its own PID namespace: %v\n", err)
+		return 126
+	}
+	_ = unix.Close(c.SockFD) // the host sees the socket's end when the nested server is gone
+	go forwardSignals(sigs, proc.Pid)
+	return reapUntil(proc.Pid)
 }
 
 // confineServer applies the policy to the server's thread: what the
@@ -741,9 +798,18 @@ func confineServer(c helperConfig) error {
 type server struct {
 	conn  *net.UnixConn
 	drop  bool
-	proxy bool // a proxy listener per command, passed with its "started" reply
+	proxy bool        // a proxy listener per command, passed with its "started" reply
+	pidns int         // the server's own PID namespace
+	fork  *reaperFork // used by the serving thread alone
 	mu    sync.Mutex
-	procs map[uint64]*os.Process
+	procs map[uint64]servedProc
+}
+
+// servedProc is a command the server runs: its process, pid 2 of its
+// namespace, and the pidfd of that namespace's init, the reaper.
+type servedProc struct {
+	p      *os.Process
+	reaper int
 }
 
 func (srv *server) reply(r reply, fds ...int) error {
@@ -810,11 +876,10 @@ func (srv *server) handle(msg []byte, files []*os.File) {
 	switch r.Op {
 	case "kill":
 		srv.mu.Lock()
-		p := srv.procs[r.ID]
-		srv.mu.Unlock()
-		if p != nil {
-			_ = p.Signal(syscall.SIGKILL)
+		if sp, ok := srv.procs[r.ID]; ok {
+			killReaper(sp.reaper) // the namespace ends, the command with it
 		}
+		srv.mu.Unlock()
 	case "start":
 		lfd := -1
 		if srv.proxy {
@@ -826,67 +891,80 @@ func (srv *server) handle(msg []byte, files []*os.File) {
 			defer unix.Close(fd)
 			lfd, r.Env = fd, proxyEnv(r.Env, port)
 		}
-		p, err := srv.start(r, files)
+		sp, err := srv.start(r, files)
 		if err != nil {
 			_ = srv.reply(reply{Op: "started", ID: r.ID, Err: err.Error()})
 			return
 		}
 		srv.mu.Lock()
-		srv.procs[r.ID] = p
+		srv.procs[r.ID] = sp
 		srv.mu.Unlock()
 		if lfd >= 0 {
 			_ = srv.reply(reply{Op: "started", ID: r.ID}, lfd)
 		} else {
 			_ = srv.reply(reply{Op: "started", ID: r.ID})
 		}
-		go srv.wait(r.ID, p)
+		go srv.wait(r.ID, sp)
 	}
 }
 
-// start forks the command from this (confined) thread: the init of a PID
-// namespace of its own, in a session of its own, as nobody when the host
-// is root.
-func (srv *server) start(r request, files []*os.File) (*os.Process, error) {
+// start forks the command from this (confined) thread, as nobody when
+// the host is root, in a session of its own: first the reaper, the init of
+// a new PID namespace (reaper_linux.go), then the command, its pid 2.
+func (srv *server) start(r request, files []*os.File) (servedProc, error) {
 	if len(files) != 3 {
-		return nil, fmt.Errorf("sandbox server: %d streams passed, 3 needed", len(files))
+		return servedProc{}, fmt.Errorf("sandbox server: %d streams passed, 3 needed", len(files))
 	}
 	path := r.Path
 	if !filepath.IsAbs(path) {
 		found, err := exec.LookPath(path)
 		if err != nil {
-			return nil, err
+			return servedProc{}, err
 		}
 		path = found
 	}
-	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
-	argv := r.Argv
+	// No Pdeathsig: the child, whose parent is outside its namespace
+	// (getppid 0), would take the host for dead; it dies with its reaper,
+	// which dies with the server.
+	sys := &syscall.SysProcAttr{Setsid: true}
 	if r.TTY {
 		// The terminal is its session's controlling one, whose foreground
-		// group it leads. The kernel ignores a signal with the default
-		// action sent to a PID namespace's init, Ctrl-C's SIGINT too: so
-		// the init is a shell that runs the command as its child, in that
-		// group (a non-interactive shell makes no group of its own), and
-		// exits with its status; Ctrl-C ends a command that does not catch
-		// it, as on any terminal.
+		// group it leads: Ctrl-C reaches it (it is no init).
 		sys.Setctty, sys.Ctty = true, 0
-		argv = append([]string{"sh", "-c", `"$@"; exit $?`, "sh", path}, r.Argv[min(1, len(r.Argv)):]...)
-		path = ttyInit
 	}
 	if srv.drop {
 		sys.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
 	}
 	env := slices.DeleteFunc(slices.Clone(r.Env), func(kv string) bool { return strings.HasPrefix(kv, helperEnv+"=") })
-	return os.StartProcess(path, argv, &os.ProcAttr{Dir: r.Dir, Env: env, Files: files, Sys: sys})
+	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+		return servedProc{}, fmt.Errorf("sandbox server: a PID namespace: %w", err)
+	}
+	reaper, err := forkReaper(srv.fork)
+	var p *os.Process
+	if err == nil {
+		p, err = os.StartProcess(path, r.Argv, &os.ProcAttr{Dir: r.Dir, Env: env, Files: files, Sys: sys})
+	}
+	if e := unix.Setns(srv.pidns, unix.CLONE_NEWPID); e != nil {
+		// Every later fork would land in this command's namespace.
+		fmt.Fprintf(os.Stderr, "llmtoolkit sandbox server: back to its PID namespace: %v\n", e)
+		os.Exit(126)
+	}
+	if err != nil {
+		if reaper >= 0 {
+			killReaper(reaper)
+			waitReaper(reaper)
+		}
+		return servedProc{}, err
+	}
+	return servedProc{p: p, reaper: reaper}, nil
 }
 
-// ttyInit is the init of a terminal's PID namespace in a session (see
-// server.start).
-const ttyInit = "/bin/sh"
-
-// wait reports the command's end (128+N for a death by signal N).
-func (srv *server) wait(id uint64, p *os.Process) {
+// wait reports the command's end (128+N for a death by signal N) once
+// every process of its namespace is gone: the command reaped, its reaper
+// killed (ending what the command left) and reaped.
+func (srv *server) wait(id uint64, sp servedProc) {
 	defer guard.Recover("sandbox server: wait", nil, nil)
-	st, err := p.Wait()
+	st, err := sp.p.Wait()
 	status := -1
 	if err == nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -897,6 +975,8 @@ func (srv *server) wait(id uint64, p *os.Process) {
 	}
 	srv.mu.Lock()
 	delete(srv.procs, id)
+	killReaper(sp.reaper)
 	srv.mu.Unlock()
+	waitReaper(sp.reaper)
 	_ = srv.reply(reply{Op: "exited", ID: id, Status: status})
 }

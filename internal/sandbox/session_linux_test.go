@@ -88,7 +88,7 @@ func TestSessionRunsCommands(t *testing.T) {
 			assert.Equal(t, 3, ee.ExitCode())
 			out, err = run(t, b, p, "echo $$")
 			require.NoError(t, err)
-			assert.Equal(t, "1\n", out, "the command is the init of its own PID namespace")
+			assert.Equal(t, "2\n", out, "the command is pid 2 of its own PID namespace, under its reaper")
 			var ds []time.Duration
 			shell, _ := exec.LookPath("bash")
 			for range 50 {

@@ -2,7 +2,10 @@
 // way it can run a command here (contained only, each sandbox backend
 // with a sandbox per call and in the session's sandbox),
 // beside bare bwrap and unshare started the same way, and prints the
-// medians (bench/session_sandbox.sh runs it).
+// medians and the CPU time (user+sys of this process and every process
+// it reaped, its sandbox servers included) per call of a case, its tools'
+// New and Close included, which the machine's load changes less than the
+// wall time (bench/session_sandbox.sh runs it).
 package main
 
 import (
@@ -12,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -45,12 +49,13 @@ func main() {
 	if l, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load: %s", l)
 	}
-	fmt.Printf("%-42s %10s %10s\n", "case", "median", "p90")
+	fmt.Printf("%-42s %10s %10s %10s\n", "case", "median", "p90", "CPU/call")
 	for _, tc := range cases {
 		opts := tc.opts
 		if opts != nil {
 			opts = append(opts, codetools.WithSandboxRequired())
 		}
+		cpu0 := cpuTime()
 		c, err := codetools.New(dir, opts...)
 		if err != nil {
 			fmt.Printf("%-42s skipped: %v\n", tc.name, err)
@@ -64,7 +69,7 @@ func main() {
 			return err
 		})
 		c.Close()
-		report(tc.name, ds)
+		report(tc.name, ds, (cpuTime()-cpu0)/time.Duration(*runs+1))
 	}
 	bare := []struct {
 		name string
@@ -79,14 +84,29 @@ func main() {
 			fmt.Printf("%-42s skipped: %v\n", b.name, err)
 			continue
 		}
-		report(b.name, timeRuns(*runs, func() error {
+		cpu0 := cpuTime()
+		ds := timeRuns(*runs, func() error {
 			out, err := exec.Command(b.argv[0], b.argv[1:]...).CombinedOutput()
 			if err == nil && string(out) != "hi\n" {
 				err = fmt.Errorf("output %q", out)
 			}
 			return err
-		}))
+		})
+		report(b.name, ds, (cpuTime()-cpu0)/time.Duration(*runs+1))
 	}
+}
+
+// cpuTime is the user and system time of this process and of every
+// process it reaped (and they reaped).
+func cpuTime() time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return total
 }
 
 // timeRuns times n calls of f after one warm-up; nil when one fails.
@@ -108,13 +128,13 @@ func timeRuns(n int, f func() error) []time.Duration {
 	return ds
 }
 
-func report(name string, ds []time.Duration) {
+func report(name string, ds []time.Duration, cpu time.Duration) {
 	if len(ds) == 0 {
 		fmt.Printf("%-42s failed\n", name)
 		return
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-	fmt.Printf("%-42s %10s %10s\n", name, ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]))
+	fmt.Printf("%-42s %10s %10s %10s\n", name, ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]), ms(cpu))
 }
 
 func fail(err error) {
