@@ -7,9 +7,10 @@
 // A [Checkpointer] records one root. [Checkpointer.Save] walks it and
 // compares every file's stat (size, mtime, ctime, inode, mode) with the
 // last walk's, reading only what moved, so a turn in which bash ran `sed
-// -i` or `rm -r` is recorded exactly, not guessed, at the cost of a
-// listing and an lstat per entry when nothing changed (about git status's:
-// bench/checkpoint.sh). Each folder becomes a listing blob and each file a
+// -i` or `rm -r` is recorded exactly, not guessed, at the cost of an
+// lstat per entry when nothing changed (a folder is listed again only
+// when its own stat moved; below git status's CPU time on Go's source
+// tree: bench/checkpoint.sh). Each folder becomes a listing blob and each file a
 // content blob, named by SHA-256: content-addressed, deduplicated across
 // checkpoints, roots and conversations, DEFLATE-compressed. Symbolic links
 // are recorded, never followed; pipes, sockets and devices are recorded
