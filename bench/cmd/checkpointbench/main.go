@@ -13,7 +13,9 @@
 // pprof), with -rewindprofile the rewinds; -turns 0 skips the store run
 // and the rewinds.
 //
-// Usage: checkpointbench [-runs N] [-turns N] [-cpuprofile FILE] [-rewindprofile FILE] [TREE]
+// Each rewind is made and undone -rewinds times; the medians are given.
+//
+// Usage: checkpointbench [-runs N] [-turns N] [-rewinds N] [-cpuprofile FILE] [-rewindprofile FILE] [TREE]
 package main
 
 import (
@@ -37,6 +39,7 @@ func main() {
 	turns := flag.Int("turns", 200, "turns of the store-size run (0: none, no rewinds)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the per-turn cases to this file")
 	flag.StringVar(&rewindProfile, "rewindprofile", "", "write a CPU profile of the rewinds to this file")
+	flag.IntVar(&rewinds, "rewinds", 5, "times each rewind is made and undone (medians)")
 	flag.Parse()
 	src := flag.Arg(0)
 	if src == "" {
@@ -277,18 +280,28 @@ func run(src string, runs, turns int) error {
 		if back < turns {
 			to = ids[len(ids)-1-back]
 		}
-		cpu := selfCPU()
-		t := time.Now()
-		r, err := c.Rewind(ctx, to, checkpoint.RewindOptions{})
-		if err != nil {
-			return err
+		var walls, cpus []time.Duration
+		var r checkpoint.Rewound
+		for range rewinds {
+			cpu := selfCPU()
+			t := time.Now()
+			var err error
+			if r, err = c.Rewind(ctx, to, checkpoint.RewindOptions{}); err != nil {
+				return err
+			}
+			walls, cpus = append(walls, time.Since(t)), append(cpus, selfCPU()-cpu)
+			if !r.Exact {
+				return fmt.Errorf("the rewind %d turns back is not exact", back)
+			}
+			if _, err := c.Rewind(ctx, r.Before.ID, checkpoint.RewindOptions{}); err != nil {
+				return err
+			}
 		}
-		d := time.Since(t)
-		fmt.Printf("rewind %d turns back: %v (CPU %v), %d changes, exact %v (load %s)\n", back, d.Round(time.Millisecond),
-			(selfCPU() - cpu).Round(time.Millisecond), len(r.Changes), r.Exact, load())
-		if _, err := c.Rewind(ctx, r.Before.ID, checkpoint.RewindOptions{}); err != nil {
-			return err
-		}
+		fmt.Printf("rewind %d turns back: %v (CPU %v; medians of %d), %d changes, exact %v (load %s)\n", back, median(walls).Round(time.Millisecond),
+			median(cpus).Round(time.Millisecond), rewinds, len(r.Changes), r.Exact, load())
 	}
 	return nil
 }
+
+// rewinds is how many times each rewind is made (and undone).
+var rewinds = 1
