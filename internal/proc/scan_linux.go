@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -31,6 +32,7 @@ const (
 	procPollEvery   = 200 * time.Millisecond // descendants are recorded this often while the command runs
 	procKillWait    = 5 * time.Second        // KillAll gives up on processes that outlive this
 	procEnvironScan = 4 << 20                // bytes of /proc/PID/environ searched for the token
+	procUnsureWait  = 500 * time.Millisecond // KillAll scans again this long while a process's environment reads empty
 )
 
 // procGuard finds every process a bash call started, so that none outlives
@@ -123,7 +125,7 @@ func (g *procGuard) poll() {
 			return
 		case <-t.C:
 			g.trap.Stage("watch")
-			procs, _ := g.scan(false) // KillAll reports a failure
+			procs, _, _ := g.scan(false) // KillAll reports a failure
 			for _, p := range procs {
 				g.seen[p.pid] = p.start
 			}
@@ -139,13 +141,22 @@ func (g *procGuard) KillAll() string {
 	g.stopOnce.Do(func() { close(g.stopPoll) })
 	<-g.pollDone
 	deadline := time.Now().Add(procKillWait)
+	unsureUntil := time.Now().Add(procUnsureWait)
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
 		// The group first, which needs no /proc: the shell is not reaped
 		// yet, so its pid still names the call's group.
 		_ = syscall.Kill(-g.pid, syscall.SIGKILL)
-		procs, err := g.scan(true)
+		procs, unsure, err := g.scan(true)
 		if err != nil {
 			return fmt.Sprintf("processes the command started outside its process group may be left: cannot list processes: %v", err)
+		}
+		if len(procs) == 0 && unsure && time.Now().Before(unsureUntil) {
+			// A process in the middle of an exec shows an empty
+			// environment (the new one is not set up yet): a daemon of the
+			// call, detached from it, would go unnoticed (a nohup daemon
+			// exec'ing sleep, under load). Look again once it is done.
+			time.Sleep(pause)
+			continue
 		}
 		if len(procs) == 0 {
 			return ""
@@ -187,10 +198,13 @@ type procStat struct {
 
 // scan lists the live processes of the call. Without full it skips the
 // costly checks (environment and open files) and is what polling uses.
-func (g *procGuard) scan(full bool) ([]procStat, error) {
+// unsure reports a process left out whose environment read empty: it may
+// be in the middle of an exec, its environment (and the token) not there
+// yet.
+func (g *procGuard) scan(full bool) (procs []procStat, unsure bool, err error) {
 	pids, err := listPids(g.dirBuf[:], g.pids[:0])
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	g.pids = pids
 	self := os.Getpid()
@@ -207,12 +221,22 @@ func (g *procGuard) scan(full bool) ([]procStat, error) {
 		cand[pid] = st
 	}
 	member := map[int]bool{}
+	var empty []int // environments that read empty
 	for pid, st := range cand {
 		seenStart, seen := g.seen[pid]
-		if pid == g.pid || st.sid == g.pid || st.pgrp == g.pid || (seen && seenStart == st.start) ||
-			// The host's other children may hold the pipe between fork and exec.
-			(full && (g.hasToken(pid) || st.ppid != self && g.holdsPipe(pid))) {
+		if pid == g.pid || st.sid == g.pid || st.pgrp == g.pid || (seen && seenStart == st.start) {
 			member[pid] = true
+			continue
+		}
+		if !full {
+			continue
+		}
+		token, none := g.hasToken(pid)
+		// The host's other children may hold the pipe between fork and exec.
+		if token || st.ppid != self && g.holdsPipe(pid) {
+			member[pid] = true
+		} else if none && st.ppid > 2 { // not a kernel thread (kthreadd's children), whose environment is empty
+			empty = append(empty, pid)
 		}
 	}
 	// Descendants of members are members: follow parents until a fixpoint.
@@ -230,8 +254,13 @@ func (g *procGuard) scan(full bool) ([]procStat, error) {
 			out = append(out, st)
 		}
 	}
+	for _, pid := range empty {
+		if st := cand[pid]; !member[pid] && st.state != 'Z' && st.state != 'X' {
+			unsure = true
+		}
+	}
 	slices.SortFunc(out, func(a, b procStat) int { return a.pid - b.pid })
-	return out, nil
+	return out, unsure, nil
 }
 
 // listPids appends the pids listed in /proc to pids. It reads the folder
@@ -279,11 +308,12 @@ func listPids(buf []byte, pids []int) ([]int, error) {
 	}
 }
 
-// hasToken reports whether the process's environment holds the call's token.
-func (g *procGuard) hasToken(pid int) bool {
+// hasToken reports whether the process's environment holds the call's
+// token, and whether it read empty (env -i, or an exec under way).
+func (g *procGuard) hasToken(pid int) (token, empty bool) {
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer f.Close()
 	buf := make([]byte, 32<<10)
@@ -294,16 +324,16 @@ func (g *procGuard) hasToken(pid int) bool {
 		have += n
 		read += n
 		if bytes.Contains(buf[:have], g.token) {
-			return true
+			return true, false
 		}
 		if err != nil {
-			return false // io.EOF or unreadable
+			return false, read == 0 && errors.Is(err, io.EOF) // io.EOF or unreadable
 		}
 		if have > keep { // keep the end: the token may straddle two reads
 			have = copy(buf, buf[have-keep:have])
 		}
 	}
-	return false
+	return false, false
 }
 
 // holdsPipe reports whether the process has the call's output pipe open.

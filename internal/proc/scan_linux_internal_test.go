@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,7 +86,7 @@ func BenchmarkProcScan(b *testing.B) {
 	defer func() { g.KillAll(); g.Reap() }()
 	b.ReportAllocs()
 	for b.Loop() {
-		procs, err := g.scan(true)
+		procs, _, err := g.scan(true)
 		require.NoError(b, err)
 		require.Len(b, procs, 1)
 	}
@@ -109,4 +110,40 @@ func TestListPids(t *testing.T) {
 	for _, pid := range pids {
 		require.Positive(t, pid)
 	}
+}
+
+// A process whose environment reads empty (as one in the middle of an exec
+// does: the nohup daemon that became sleep under load) makes the scan
+// unsure, and KillAll looks again for procUnsureWait before it says none
+// is left; a process that is not the call's is still not killed.
+func TestScanUnsureOfAnEmptyEnvironment(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	cmd.Stdout = w
+	g := newProcGuard(cmd, w, NewTrap("test", nil))
+	require.NoError(t, cmd.Start())
+	w.Close()
+	g.Started()
+	other := exec.Command("env", "-i", "/bin/sleep", "30") // not the call's: started by the host, no token
+	require.NoError(t, other.Start())
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(other.Process.Pid) + "/cmdline")
+		return err == nil && strings.HasPrefix(string(b), "/bin/sleep")
+	}, 5*time.Second, 5*time.Millisecond)
+
+	procs, unsure, err := g.scan(true)
+	require.NoError(t, err)
+	require.Len(t, procs, 1, "the call's shell alone")
+	assert.Equal(t, cmd.Process.Pid, procs[0].pid)
+	assert.True(t, unsure, "an empty environment may be an exec under way")
+
+	began := time.Now()
+	assert.Empty(t, g.KillAll())
+	assert.GreaterOrEqual(t, time.Since(began), procUnsureWait, "KillAll looked again while unsure")
+	assert.Less(t, time.Since(began), procKillWait)
+	_ = g.Reap()
+	assert.NoError(t, other.Process.Signal(syscall.Signal(0)), "the host's own process was left alone")
 }
