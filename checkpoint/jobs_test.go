@@ -5,8 +5,9 @@ package checkpoint_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/checkpoint"
 	"github.com/llmtoolkit/llmtoolkit/codetools"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 )
 
 // TestJobsNameExactlyTheJobsThatRan: two background jobs start in turn 1
@@ -26,7 +28,29 @@ import (
 // before the interval began (before the fix, an unobserved end kept its
 // call listed in every later checkpoint).
 func TestJobsNameExactlyTheJobsThatRan(t *testing.T) {
-	ctx := context.Background()
+	// The test hears of a job's end as the audit trail does (after the
+	// checkpoint's Resolver, which is told first): a file the job wrote
+	// says it is about to end, not that its end was reported, and under
+	// load the report may come much later.
+	var (
+		endsMu sync.Mutex
+		ends   []string
+	)
+	ctx := calltask.WithLater(context.Background(), func(e calltask.Event) {
+		endsMu.Lock()
+		defer endsMu.Unlock()
+		ends = append(ends, e.Content)
+	})
+	ended := func(file string) bool {
+		endsMu.Lock()
+		defer endsMu.Unlock()
+		for _, c := range ends {
+			if strings.Contains(c, file) {
+				return true
+			}
+		}
+		return false
+	}
 	root := t.TempDir()
 	tools, err := codetools.New(root, codetools.WithBackgroundJobs())
 	require.NoError(t, err)
@@ -63,7 +87,6 @@ func TestJobsNameExactlyTheJobsThatRan(t *testing.T) {
 	look := func() llmtoolkit.Call {
 		return llmtoolkit.Call{ID: fmt.Sprintf("look_%d", turn+1), Name: "glob", Arguments: map[string]any{"pattern": "*.txt"}}
 	}
-	exists := func(name string) bool { _, err := os.Stat(filepath.Join(root, name)); return err == nil }
 
 	first := run(bg("quick", `sleep 0.2; printf a > a.txt`), bg("slow", `sleep 2; printf b > b.txt`))
 	assert.Empty(t, first.Jobs, "no job ran before turn 1")
@@ -71,14 +94,14 @@ func TestJobsNameExactlyTheJobsThatRan(t *testing.T) {
 	assert.Equal(t, []string{"quick", "slow"}, second.Jobs, "both started in the interval")
 
 	// Turn by turn until both have ended: the slow one is named while it
-	// may run (b.txt not yet written when the checkpoint was taken), and
-	// the quick one no longer once it has ended.
+	// may run (its end not yet reported when the checkpoint was taken),
+	// and the quick one no longer once it has ended.
 	sawSlowAlone := false
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		slowRunning := !exists("b.txt")
-		quickEnded := exists("a.txt")
-		time.Sleep(300 * time.Millisecond) // past the end report of a job that just wrote
+		slowRunning := !ended("b.txt")
+		quickEnded := ended("a.txt")
+		time.Sleep(300 * time.Millisecond)
 		cp := run(look())
 		if slowRunning {
 			assert.Contains(t, cp.Jobs, "slow", "turn %d: the slow job ran in the interval", turn)
@@ -91,6 +114,8 @@ func TestJobsNameExactlyTheJobsThatRan(t *testing.T) {
 		}
 		require.True(t, time.Now().Before(deadline), "the slow job did not end")
 	}
+	assert.FileExists(t, filepath.Join(root, "a.txt"))
+	assert.FileExists(t, filepath.Join(root, "b.txt"))
 	assert.True(t, sawSlowAlone, "a checkpoint named the slow job alone once the quick one had ended")
 	// Both ended before this interval began: none is named, now and after.
 	for range 2 {

@@ -68,6 +68,8 @@ var Allowed = map[string]Rule{
 	"conformance/mcp/client": {Imports: []string{"", "mcp", "llmtoolkittest", "skills"}},
 	"durable/dbos":           {Imports: []string{"", "agent", "agentloop", "trace", "mcp"}},
 	"durable/temporal":       {Imports: []string{"", "agentloop"}},
+	// A test-only module (its package holds a doc and the crash test).
+	"durable/temporal/crashtest": {},
 }
 
 // Engines are the internal packages that hold codetools' engines.
