@@ -165,6 +165,9 @@ func serveHTTP(ctx context.Context, f *httpFlags, r llmtoolkit.Resolver, opts []
 			authMsg += fmt.Sprintf(", tools that change things only with %q", f.writeScope)
 		}
 	}
+	// The Origin line comes first: "serving MCP on" is the last line on
+	// start, so a reader that waits for it has read everything before it.
+	fmt.Fprintf(stderr, "llmtoolkit mcp: Origin check on (allowed: the server's own%s), DNS-rebinding protection on\n", originList(f.origins))
 	switch {
 	case f.issuer != "":
 		fmt.Fprintf(stderr, "llmtoolkit mcp: serving MCP on %s; %s; tenant from claim %q, conversation from claim %q\n",
@@ -175,7 +178,6 @@ func serveHTTP(ctx context.Context, f *httpFlags, r llmtoolkit.Resolver, opts []
 	default:
 		fmt.Fprintf(stderr, "llmtoolkit mcp: serving MCP on %s without authorization: every program on this machine may call every tool, bash included (give --issuer to require tokens)\n", base)
 	}
-	fmt.Fprintf(stderr, "llmtoolkit mcp: Origin check on (allowed: the server's own%s), DNS-rebinding protection on\n", originList(f.origins))
 
 	srv := &http.Server{Handler: mcp.Handler(r, opts...), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
