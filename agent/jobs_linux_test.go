@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +32,17 @@ func jobTools(t *testing.T) (*codetools.CodeTools, string) {
 	require.NoError(t, err)
 	t.Cleanup(func() { code.Close() })
 	return code, dir
+}
+
+// idIn reads the id re's first group matches in answer: ids are not
+// known before (they are unique beyond the process).
+func idIn(t *testing.T, re string, answer string) int {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(answer)
+	require.NotNil(t, m, "no %s in %q", re, answer)
+	id, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return id
 }
 
 // TestJobCommandsCheckedAsBash: a rule on bash's command holds for every
@@ -80,15 +93,15 @@ func TestJobCommandsCheckedAsBash(t *testing.T) {
 	// An allowed shell, then the lines typed into it.
 	res := run("exec_command", map[string]any{"cmd": "bash", "tty": true, "yield_time_ms": 500})
 	require.False(t, res.IsError, res.Content)
-	require.Contains(t, res.Content, "session ID 1")
+	sid := idIn(t, `session ID (\d+)`, res.Content)
 	mu.Lock()
 	assert.Empty(t, asked, "exec_command of an allowed command is not asked")
 	mu.Unlock()
-	res = run("write_stdin", map[string]any{"session_id": 1, "chars": "rm -r"})
+	res = run("write_stdin", map[string]any{"session_id": sid, "chars": "rm -r"})
 	require.False(t, res.IsError, "no Enter yet: nothing is entered: %s", res.Content)
-	denied(t, run("write_stdin", map[string]any{"session_id": 1, "chars": "f keep\r"}), "forbids the command this call types")
-	denied(t, run("write_stdin", map[string]any{"session_id": 1, "chars": "\x15rm -rX\x7ff keep\n"}), "types")
-	res = run("write_stdin", map[string]any{"session_id": 1, "chars": "\x15echo hi\r", "yield_time_ms": 500})
+	denied(t, run("write_stdin", map[string]any{"session_id": sid, "chars": "f keep\r"}), "forbids the command this call types")
+	denied(t, run("write_stdin", map[string]any{"session_id": sid, "chars": "\x15rm -rX\x7ff keep\n"}), "types")
+	res = run("write_stdin", map[string]any{"session_id": sid, "chars": "\x15echo hi\r", "yield_time_ms": 500})
 	require.False(t, res.IsError, res.Content)
 	mu.Lock()
 	assert.Equal(t, []string{"write_stdin", "write_stdin"}, asked, "typed lines are asked, whatever bash's allow rules: the host allows a terminal as a whole")
@@ -104,12 +117,17 @@ func TestSubAgentJobsAreTheirs(t *testing.T) {
 	code, _ := jobTools(t)
 	var mu sync.Mutex
 	results := map[string][]string{} // agent id: what its calls answered
+	var job int                      // the first sub-agent's job, read from its answer
 	sub := lt.NewScriptedModel(t,
 		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "b", Name: "bash", Arguments: map[string]any{"command": "echo started; sleep 60", "run_in_background": true}}}}},
 		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "l", Name: "job_list", Arguments: map[string]any{}}}}},
-		lt.Reply("started job 1"),
+		lt.Reply("started a job"),
 		// The second sub-agent.
-		lt.Turn{Response: agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "k", Name: "job_kill", Arguments: map[string]any{"job_id": 1}}}}},
+		lt.Respond(func(context.Context, []agentloop.Message, []llmtoolkit.Tool) (agentloop.Response, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "k", Name: "job_kill", Arguments: map[string]any{"job_id": job}}}}, nil
+		}),
 		lt.Reply("could not"),
 	)
 	ids := []string{"sub-2", "sub-1"}
@@ -130,8 +148,8 @@ func TestSubAgentJobsAreTheirs(t *testing.T) {
 	require.False(t, res.IsError, res.Content)
 	mu.Lock()
 	require.Len(t, results["sub-1"], 2)
-	assert.Contains(t, results["sub-1"][0], "Started job 1")
-	assert.Contains(t, results["sub-1"][1], "1: running", "the sub-agent lists its job")
+	job = idIn(t, `Started job (\d+)`, results["sub-1"][0])
+	assert.Contains(t, results["sub-1"][1], strconv.Itoa(job)+": running", "the sub-agent lists its job")
 	mu.Unlock()
 
 	for name, ctx := range map[string]context.Context{"parent": ctx, "other session": session("c2")} {
@@ -139,9 +157,9 @@ func TestSubAgentJobsAreTheirs(t *testing.T) {
 			list := llmtoolkit.Execute(ctx, code, llmtoolkit.Call{ID: "l", Name: "job_list", Arguments: map[string]any{}})
 			assert.Equal(t, "No jobs.", list.Content)
 			for tool, args := range map[string]map[string]any{
-				"job_output":  {"job_id": 1},
-				"job_kill":    {"job_id": 1},
-				"write_stdin": {"session_id": 1, "chars": "x\n"},
+				"job_output":  {"job_id": job},
+				"job_kill":    {"job_id": job},
+				"write_stdin": {"session_id": job, "chars": "x\n"},
 			} {
 				res := llmtoolkit.Execute(ctx, code, llmtoolkit.Call{ID: tool, Name: tool, Arguments: args})
 				require.True(t, res.IsError, "%s: %s", tool, res.Content)
@@ -164,6 +182,6 @@ func TestSubAgentJobsAreTheirs(t *testing.T) {
 		list = llmtoolkit.Execute(own, code, llmtoolkit.Call{ID: "l", Name: "job_list", Arguments: map[string]any{}}).Content
 		return strings.Contains(list, "killed (its sub-agent ended)")
 	}, 10*time.Second, 50*time.Millisecond, list)
-	out := llmtoolkit.Execute(own, code, llmtoolkit.Call{ID: "k", Name: "job_kill", Arguments: map[string]any{"job_id": 1}})
+	out := llmtoolkit.Execute(own, code, llmtoolkit.Call{ID: "k", Name: "job_kill", Arguments: map[string]any{"job_id": job}})
 	assert.NotContains(t, out.Content, "running", out.Content)
 }

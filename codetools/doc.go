@@ -179,7 +179,12 @@
 // answered as unknown ([ErrNoJob]), and an id these tools never gave as
 // lost ([ErrJobLost]: jobs do not survive their process, so a durable run
 // resumed after a crash is told at once that its job is gone, never made to
-// wait for it). bash and exec_command declare their
+// wait for it). Job and session ids are never given twice in a process
+// (whatever the number of CodeTools) and start at a random point of a
+// range of 8 million (4 to 7 digits), so that an id from before a
+// restart or from another process names none of this one's jobs (it is
+// lost), save by a chance of about (jobs of both) in 8 million: a kept id
+// never reaches another job's output. bash and exec_command declare their
 // commands and write_stdin the lines it types (llmtoolkit.Tool.Commands),
 // and exec_command its workdir as a path, so package agent checks them as
 // bash's commands. A job ends, with every process it

@@ -236,13 +236,14 @@ func TestJobLostAfterRestart(t *testing.T) {
 	before := newTools(t, WithBackgroundJobs(), WithTerminals())
 	res := llmtoolkit.Execute(t.Context(), before, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "sleep 60", "run_in_background": true}})
 	require.False(t, res.IsError, res.Content)
+	old := jobID(t, res.Content)
 	require.NoError(t, before.Close())
 
 	after := newTools(t, WithBackgroundJobs(), WithTerminals())
 	for tool, args := range map[string]map[string]any{
-		"job_output":  {"job_id": 1, "wait_seconds": 600, "until_exit": true},
-		"write_stdin": {"session_id": 1, "chars": "x\n", "yield_time_ms": 300000},
-		"job_kill":    {"job_id": 1},
+		"job_output":  {"job_id": old, "wait_seconds": 600, "until_exit": true},
+		"write_stdin": {"session_id": old, "chars": "x\n", "yield_time_ms": 300000},
+		"job_kill":    {"job_id": old},
 	} {
 		t.Run(tool, func(t *testing.T) {
 			began := time.Now()
@@ -256,8 +257,9 @@ func TestJobLostAfterRestart(t *testing.T) {
 	}
 	res = llmtoolkit.Execute(t.Context(), after, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "sleep 60", "run_in_background": true}})
 	require.False(t, res.IsError, res.Content)
+	assert.NotEqual(t, old, jobID(t, res.Content), "an id is never given twice")
 	other := llmtoolkit.WithScope(t.Context(), func(sc *llmtoolkit.Scope) { sc.AgentID = "sub-1" })
-	res = llmtoolkit.Execute(other, after, llmtoolkit.Call{Name: "job_output", Arguments: map[string]any{"job_id": 1}})
+	res = llmtoolkit.Execute(other, after, llmtoolkit.Call{Name: "job_output", Arguments: map[string]any{"job_id": jobID(t, res.Content)}})
 	require.True(t, res.IsError)
 	assert.ErrorIs(t, res.Err, ErrNoJob)
 	assert.NotErrorIs(t, res.Err, ErrJobLost, "a job of this host's, another's: unknown, not lost")

@@ -105,7 +105,10 @@ var ErrNoJob = jobs.ErrNoJob
 // ErrJobLost is wrapped (with [ErrNoJob]) by the error for a job id
 // these tools never gave: jobs end with the process that runs them, so
 // a job started before the host restarted (a durable run resumed in
-// another process) is lost, and a call on it says so at once.
+// another process), or by tools closed before these were made, is lost,
+// and a call on it says so at once. Ids are never given twice in a
+// process and start at random in each (see the package doc), so such an
+// id does not name a job of these tools.
 var ErrJobLost = jobs.ErrJobLost
 
 // WithSessionSandbox makes the commands of these tools share one sandbox

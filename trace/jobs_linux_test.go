@@ -2,7 +2,9 @@ package trace_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,17 @@ import (
 	"github.com/llmtoolkit/llmtoolkit/codetools"
 	"github.com/llmtoolkit/llmtoolkit/trace"
 )
+
+// idIn reads the id re's first group matches in answer: ids are not
+// known before (they are unique beyond the process).
+func idIn(t *testing.T, re string, answer string) int {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(answer)
+	require.NotNil(t, m, "no %s in %q", re, answer)
+	id, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return id
+}
 
 // TestJobsAuditTrail: a background job and a terminal leave a row for
 // their start, each read and write, and their stop, in order; no row
@@ -38,15 +51,15 @@ func TestJobsAuditTrail(t *testing.T) {
 		const urlPass, laterPass, typed = "s3cr3t-in-command", "an0ther-in-output", "typed-secret-value"
 		started := call("bash", map[string]any{"run_in_background": true,
 			"command": "echo fetch https://ada:" + urlPass + "@example.com; sleep 1; echo then https://bob:" + laterPass + "@example.com; sleep 60"})
-		require.Contains(t, started, "Started job 1")
+		bg := idIn(t, `Started job (\d+)`, started)
 		require.Contains(t, started, urlPass, "the model reads its output as it is")
-		assert.Contains(t, call("job_output", map[string]any{"job_id": 1, "wait_seconds": 5}), laterPass)
+		assert.Contains(t, call("job_output", map[string]any{"job_id": bg, "wait_seconds": 5}), laterPass)
 		shell := call("exec_command", map[string]any{"cmd": "read -r pw; echo got:$pw; sleep 1; echo again:$pw; sleep 60", "tty": true, "yield_time_ms": 300})
-		require.Contains(t, shell, "session ID 2")
-		assert.Contains(t, call("write_stdin", map[string]any{"session_id": 2, "chars": typed + "\n", "yield_time_ms": 500}), "got:"+typed)
-		assert.Contains(t, call("job_output", map[string]any{"job_id": 2, "wait_seconds": 5}), "again:"+typed)
-		call("job_kill", map[string]any{"job_id": 1})
-		call("job_kill", map[string]any{"job_id": 2})
+		term := idIn(t, `session ID (\d+)`, shell)
+		assert.Contains(t, call("write_stdin", map[string]any{"session_id": term, "chars": typed + "\n", "yield_time_ms": 500}), "got:"+typed)
+		assert.Contains(t, call("job_output", map[string]any{"job_id": term, "wait_seconds": 5}), "again:"+typed)
+		call("job_kill", map[string]any{"job_id": bg})
+		call("job_kill", map[string]any{"job_id": term})
 
 		var rows []trace.Trace
 		require.Eventually(t, func() bool { // each job's end: a row of its own, once it is gone
@@ -104,9 +117,10 @@ func TestJobEndAuditRow(t *testing.T) {
 		res := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "call-bg", Name: "bash", Arguments: map[string]any{"run_in_background": true,
 			"command": "sleep 1.5; echo https://ada:" + pass + "@example.com; echo done; exit 3"}})
 		require.False(t, res.IsError, res.Content)
+		bgID := idIn(t, `Started job (\d+)`, res.Content)
 		res = llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "call-tty", Name: "exec_command", Arguments: map[string]any{"cmd": "sleep 0.3; echo bye", "tty": true, "yield_time_ms": 50}})
 		require.False(t, res.IsError, res.Content)
-		require.Contains(t, res.Content, "Process running with session ID 2")
+		assert.NotEqual(t, bgID, idIn(t, `Process running with session ID (\d+)`, res.Content))
 
 		var ends []trace.Trace
 		require.Eventually(t, func() bool {
@@ -121,7 +135,7 @@ func TestJobEndAuditRow(t *testing.T) {
 		assert.Equal(t, "helper-1", *bg.AgentID)
 		assert.Equal(t, 2, bg.Iteration)
 		assert.Equal(t, "bash", bg.Arguments["started_by"])
-		assert.EqualValues(t, 1, bg.Arguments["job_id"])
+		assert.EqualValues(t, bgID, bg.Arguments["job_id"])
 		assert.Equal(t, trace.ResultError, bg.ResultType)
 		assert.Contains(t, bg.Result["error"], "exited with code 3")
 		assert.Contains(t, bg.Result["error"], "https://ada:"+trace.Redacted+"@example.com")
@@ -134,7 +148,7 @@ func TestJobEndAuditRow(t *testing.T) {
 		assert.Contains(t, tty.Result["content"], "exited with code 0")
 		assert.Contains(t, tty.Result["content"], "bye")
 
-		out := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "read", Name: "job_output", Arguments: map[string]any{"job_id": 1}})
+		out := llmtoolkit.Execute(ctx, rec, llmtoolkit.Call{ID: "read", Name: "job_output", Arguments: map[string]any{"job_id": bgID}})
 		assert.Contains(t, out.Content, "done", "the end's row did not read the job's output")
 	})
 }

@@ -3,8 +3,10 @@ package dbos
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,9 +42,14 @@ func jobsAgent(spec childSpec) AgentFunc {
 			case 0:
 				return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "call-1", Name: "bash", Arguments: map[string]any{
 					"command": "exec -a " + jobMarker(spec.Dir) + " sleep 600", "run_in_background": true}}}}, nil
-			case 1:
+			case 1: // the job's id, read from bash's answer
+				m := regexp.MustCompile(`Started job (\d+)`).FindStringSubmatch(msgs[len(msgs)-1].Content)
+				if m == nil {
+					return agentloop.Response{}, fmt.Errorf("no job id in %q", msgs[len(msgs)-1].Content)
+				}
+				id, _ := strconv.Atoi(m[1])
 				return agentloop.Response{ToolCalls: []llmtoolkit.Call{{ID: "call-2", Name: "job_output", Arguments: map[string]any{
-					"job_id": 1, "wait_seconds": 600, "until_exit": true}}}}, nil
+					"job_id": id, "wait_seconds": 600, "until_exit": true}}}}, nil
 			}
 			last := msgs[len(msgs)-1]
 			if err := appendLine(spec.Dir, "seen.log", strconv.Quote(last.Content)+" "+strconv.FormatBool(last.IsError)); err != nil {

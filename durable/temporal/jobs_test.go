@@ -3,6 +3,8 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -24,13 +26,15 @@ import (
 // runs on a new worker's tools, which answer at once that the job was
 // lost; the model reads it and the run ends, with no wait for the job.
 func TestJobLostWhenTheWorkerDies(t *testing.T) {
-	newCode := func() *codetools.CodeTools {
+	newCode := func() (*codetools.CodeTools, error) {
 		code, err := codetools.New(t.TempDir(), codetools.WithBackgroundJobs())
-		require.NoError(t, err)
-		t.Cleanup(func() { code.Close() })
-		return code
+		if err == nil {
+			t.Cleanup(func() { code.Close() })
+		}
+		return code, err
 	}
-	before, after := newCode(), newCode()
+	before, err := newCode()
+	require.NoError(t, err)
 	var mu sync.Mutex
 	current := before
 	var attempts []string
@@ -42,8 +46,13 @@ func TestJobLostWhenTheWorkerDies(t *testing.T) {
 		mu.Unlock()
 		if call.Name == "job_output" && attempt == 1 {
 			time.AfterFunc(300*time.Millisecond, func() { // the worker dies while the call waits
+				after, err := newCode() // a new worker, started after the job
+				if err != nil {
+					t.Error(err)
+					return
+				}
 				mu.Lock()
-				current = after // the retry goes to the new worker
+				current = after // the retry goes to it
 				mu.Unlock()
 				before.Close()
 			})
@@ -54,7 +63,14 @@ func TestJobLostWhenTheWorkerDies(t *testing.T) {
 	})
 	model := llmtoolkittest.NewScriptedModel(t,
 		llmtoolkittest.CallTools(llmtoolkittest.Call("bash", map[string]any{"command": "sleep 600", "run_in_background": true})),
-		llmtoolkittest.CallTools(llmtoolkittest.Call("job_output", map[string]any{"job_id": 1, "wait_seconds": 600, "until_exit": true})),
+		llmtoolkittest.Respond(func(_ context.Context, msgs []agentloop.Message, _ []llmtoolkit.Tool) (agentloop.Response, error) {
+			m := regexp.MustCompile(`Started job (\d+)`).FindStringSubmatch(msgs[len(msgs)-1].Content)
+			if m == nil {
+				return agentloop.Response{}, fmt.Errorf("no job id in %q", msgs[len(msgs)-1].Content)
+			}
+			id, _ := strconv.Atoi(m[1])
+			return agentloop.Response{ToolCalls: []llmtoolkit.Call{llmtoolkittest.Call("job_output", map[string]any{"job_id": id, "wait_seconds": 600, "until_exit": true})}}, nil
+		}),
 		llmtoolkittest.Reply("the server is gone; starting it again"),
 	)
 	env := newEnv(t, &Activities{Send: model.Send, Options: agentloop.Options{Resolver: llmtoolkit.Indexed(resolver, before.Tools())}})

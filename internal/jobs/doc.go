@@ -19,6 +19,17 @@
 // for a terminal, a terminal emulator (charmbracelet/x/vt), so that
 // [Job.Screen] returns what a full-screen program shows, as text.
 //
+// # Ids
+//
+// A job's id is never given twice in a process: one counter serves every
+// table (ids.go). It starts at a random point of [1000, 8001000), so ids
+// are 4 to 7 digits, short enough for a model to type, and an id kept
+// from another process (one before a restart, a replica) falls in this
+// process's range only by a chance of about (jobs of both) in 8 million;
+// outside it, [Table.Get] answers ErrJobLost, never another job
+// (TestIDsAreUniqueBeyondTheProcess). A strict guarantee across processes
+// would need state on disk shared by them; none is kept.
+//
 // # Ending every process
 //
 // A job's processes are supervised by internal/proc's guard, as bash's

@@ -84,14 +84,14 @@ type Table struct {
 
 	mu     sync.Mutex
 	jobs   []*Job // in start order
-	next   int
+	since  int    // the first id the table may have given: older ones are lost
 	closed bool
 }
 
 // NewTable returns an empty table; wrap makes the error of a panic in a
 // job's goroutines (nil: internal/guard's).
 func NewTable(l Limits, logs Logs, wrap guard.Wrap) *Table {
-	return &Table{limits: l.withDefaults(), logs: logs, wrap: wrap, next: 1}
+	return &Table{limits: l.withDefaults(), logs: logs, wrap: wrap, since: nextID()}
 }
 
 // Limits returns the table's bounds, defaults applied.
@@ -115,10 +115,9 @@ func (t *Table) Start(s Spec) (j *Job, err error) {
 		t.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d jobs are running, the most this host allows; stop one first", ErrTooManyJobs, len(t.jobs))
 	}
-	j = &Job{id: t.next, spec: s, table: t, start: time.Now(), out: newRing(t.limits.RingBytes),
+	j = &Job{id: newID(), spec: s, table: t, start: time.Now(), out: newRing(t.limits.RingBytes),
 		changed: make(chan struct{}), stop: make(chan string, 1), done: make(chan struct{})}
 	j.touched = j.start
-	t.next++
 	t.jobs = append(t.jobs, j) // holds the slot while it starts
 	t.mu.Unlock()
 	defer func() {
@@ -244,8 +243,11 @@ func (t *Table) remove(j *Job) {
 }
 
 // Get returns the job id when it is owner's; otherwise ErrNoJob (another
-// owner's job is not named), or ErrJobLost for an id the table never
-// gave (a job of a process before this one).
+// owner's or another table's job is not named, nor a forgotten one), or
+// ErrJobLost for an id this process never gave (a job of a process
+// before this one, or of another process: ids are unique per process and
+// drawn from a random start, see newID) or gave before the table was made
+// (tools made anew in the same process).
 func (t *Table) Get(id int, owner string) (*Job, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -254,7 +256,7 @@ func (t *Table) Get(id int, owner string) (*Job, error) {
 			return j, nil
 		}
 	}
-	if id >= t.next {
+	if id < t.since || !givenHere(id) {
 		return nil, fmt.Errorf("job %d: %w", id, ErrJobLost)
 	}
 	return nil, fmt.Errorf("%w: %d", ErrNoJob, id)
