@@ -13,7 +13,9 @@ import (
 
 // Collector gathers per-file results from the walkers, keeping only the
 // files that can still be shown: those first in path order whose matches
-// reach the limit. Memory stays bounded by about twice the limit. Until the
+// reach the limit. Memory stays bounded by about twice the limit (the
+// files kept before the limit was reached keep their searchers' chunks,
+// those kept after it have their own copy: see [Searcher]). Until the
 // files kept reach the limit they are appended as they come and sorted
 // once (by sorted); from then on each is inserted in its place. It is safe
 // for concurrent use.
@@ -44,6 +46,12 @@ func (g *Collector) Add(rel string, r FileResult) {
 		return
 	}
 	g.kept += r.matches
+	if g.ordered {
+		// a file kept from here may be dropped again: its own copy of its
+		// lines, so that it keeps no searcher's chunk alive once dropped
+		// (Searcher.keep); the files kept before share theirs
+		r.text = strings.Clone(r.text)
+	}
 	if !g.ordered {
 		g.files = append(g.files, r)
 		if g.kept < g.limit {

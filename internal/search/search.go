@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The sizes of a searcher's buffer: it reads BlockMin bytes at a time (most
@@ -165,6 +166,8 @@ type FileResult struct {
 }
 
 // Searcher searches files one after another with one reusable buffer.
+// The lines of the files it searched are kept in chunks it shares out
+// (see keep): a [FileResult]'s text keeps its chunk alive.
 // It is not safe for concurrent use: each walker goroutine has its own.
 type Searcher struct {
 	q        *Query
@@ -177,7 +180,8 @@ type Searcher struct {
 	ctx       context.Context // the call's, checked while a costly run of re goes (work.go)
 	err       error           // the context's error, once a run of re stopped on it
 	work      int             // work of re since the context was last checked (work.go)
-	out       []byte          // the file's lines of the answer so far (FileResult.text)
+	out       []byte          // the file's lines of the answer so far (FileResult.text), after arena's
+	arena     []byte          // the lines of the files searched before: out is written in its spare capacity
 	lines     int             // lines in out, "--" left out
 	matches   int
 	cur       grepCursor // the prefilter's state in the current block
@@ -205,7 +209,11 @@ func (s *Searcher) Search(ctx context.Context, r io.Reader) (FileResult, error) 
 	if s.buf == nil {
 		s.buf = make([]byte, BlockMin)
 	}
-	s.out, s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = s.out[:0], 0, 0, 0, 0, s.tail[:0]
+	if cap(s.arena)-len(s.arena) < grepArenaMin {
+		s.arena = make([]byte, 0, grepArenaChunk)
+	}
+	s.out = s.arena[len(s.arena):len(s.arena)]
+	s.lines, s.matches, s.lastOut, s.afterLeft, s.tail = 0, 0, 0, 0, s.tail[:0]
 	s.ctx, s.err, s.work = ctx, nil, 0
 	defer func() { s.ctx = nil }()
 	carry, line, first := 0, 1, true
@@ -261,20 +269,42 @@ func (s *Searcher) Search(ctx context.Context, r io.Reader) (FileResult, error) 
 		line += bytes.Count(block, []byte{'\n'})
 		carry = copy(s.buf, data[cut:])
 	}
-	res := FileResult{text: string(s.out), lines: s.lines, matches: s.matches}
-	if cap(s.out) > grepOutKeep {
-		s.out = nil
+	return FileResult{text: s.keep(), lines: s.lines, matches: s.matches}, nil
+}
+
+// keep returns the file's lines (s.out) as a string without copying them:
+// they stay where they were written, in the arena's spare capacity (or in
+// the buffer append moved them to, which becomes the arena), and the next
+// file's lines are written after them, so nothing writes these bytes again.
+// The answer is fresh memory whichever way, and a copy per file would
+// write it twice.
+func (s *Searcher) keep() string {
+	if len(s.out) == 0 {
+		return ""
 	}
-	return res, nil
+	text := unsafe.String(&s.out[0], len(s.out))
+	if len(s.arena) < cap(s.arena) && &s.arena[:len(s.arena)+1][len(s.arena)] == &s.out[0] {
+		s.arena = s.arena[:len(s.arena)+len(s.out)]
+	} else { // out outgrew the arena: what is left of its buffer is the next arena
+		s.arena = s.out
+	}
+	return text
 }
 
 // Matches returns the number of matching lines found in the file, one
 // more than the searcher's limit when there are more.
 func (r FileResult) Matches() int { return r.matches }
 
-// grepOutKeep is the largest buffer of lines a searcher keeps for its next
-// file.
-const grepOutKeep = 1 << 20
+// The arena of a searcher (see keep): the files' lines are written in
+// chunks of grepArenaChunk bytes, a new one when the last one has less
+// than grepArenaMin bytes left (a file whose lines do not fit moves them
+// to a buffer of their own, by append). A file's text keeps its chunk
+// alive: [Collector.Add] copies the files it keeps once it has reached its
+// limit, so that the memory it holds stays bounded.
+const (
+	grepArenaChunk = 64 << 10
+	grepArenaMin   = 4 << 10
+)
 
 // grepHeadMax is how much of a line is kept to show it: enough for cutLine
 // to cut it as it would cut the whole line.

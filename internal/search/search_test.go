@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -294,4 +295,63 @@ func matchLineNumbers(t *testing.T, text string) []int {
 		lines = append(lines, n)
 	}
 	return lines
+}
+
+// TestGrepTextsOfEarlierFilesStay: a searcher writes each file's lines
+// after the last file's, in its arena, and hands them out without a copy;
+// the texts it gave stay as they were while it searches more files, short
+// ones, ones that fill the chunk and ones that outgrow it, and a file
+// without a match gives no text.
+func TestGrepTextsOfEarlierFilesStay(t *testing.T) {
+	q, err := Compile("hit", false, false, 1)
+	require.NoError(t, err)
+	s := NewSearcher(q, 1<<30, 0)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var got, want []string
+	for i := range 300 {
+		var b strings.Builder
+		lines := []int{1, 3, 40, 2000, 9000}[rng.IntN(5)]
+		for k := range lines {
+			if rng.IntN(3) == 0 && i%7 != 0 {
+				fmt.Fprintf(&b, "file %d line %d: a hit\n", i, k)
+			} else {
+				fmt.Fprintf(&b, "file %d line %d\n", i, k)
+			}
+		}
+		data := []byte(b.String())
+		res, err := s.Search(context.Background(), bytes.NewReader(data))
+		require.NoError(t, err)
+		ref := grepText(naiveGrep(data, regexp.MustCompile("hit"), 1), 1)
+		require.Equal(t, ref, res.text, "file %d", i)
+		got, want = append(got, res.text), append(want, strings.Clone(ref))
+	}
+	for i := range got {
+		assert.Equal(t, want[i], got[i], "the text of file %d changed after it was given", i)
+	}
+}
+
+// TestCollectorCopiesOnceFull: once the collector holds its limit, a file
+// it keeps gets its own copy of its lines, so that a file dropped later
+// holds no searcher's chunk; the files kept before share theirs.
+func TestCollectorCopiesOnceFull(t *testing.T) {
+	q, err := Compile("hit", false, false, 0)
+	require.NoError(t, err)
+	s := NewSearcher(q, 1<<30, 0)
+	col := NewCollector(2)
+	search := func(rel string) string {
+		res, err := s.Search(context.Background(), strings.NewReader(rel+" hit\n"))
+		require.NoError(t, err)
+		col.Add(rel, res)
+		return res.text
+	}
+	a, b := search("b"), search("c")
+	first := col.sorted()
+	assert.Same(t, unsafe.StringData(a), unsafe.StringData(first[0].text), "kept before the limit: no copy")
+	assert.Same(t, unsafe.StringData(b), unsafe.StringData(first[1].text))
+	c := search("a")
+	files := col.sorted()
+	require.Len(t, files, 2)
+	assert.Equal(t, "a", files[0].rel)
+	assert.Equal(t, c, files[0].text)
+	assert.NotSame(t, unsafe.StringData(c), unsafe.StringData(files[0].text), "kept once full: its own copy")
 }
