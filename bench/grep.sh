@@ -9,12 +9,14 @@
 #   ONLY='err|ctx' bash ...        only the cases whose name matches (ERE)
 #   GREPBENCH=/path/to/grepbench   time that build of bench/cmd/grepbench
 #                                  (e.g. one of an older commit) instead
+#   GLOBBENCH=/path/to/globbench   the same for bench/cmd/globbench
 #
 # Every case runs once on each side to check that the sets of matching lines
 # (path:line) are equal, then RUNS alternating pairs (ours, rg, ours, rg...)
-# with no output caps on either side (the tool is built by bench/cmd/grepbench
-# with no limit); the medians of the wall times and their ratio are printed,
-# with our largest peak RSS (from wait4). ripgrep runs as
+# with no output caps on either side (grep's engine is run by
+# bench/cmd/grepbench, glob by bench/cmd/globbench, with no limit); the
+# medians of the wall times and their ratio are printed, with our largest
+# peak RSS (from wait4). ripgrep runs as
 # `rg -n --hidden --no-require-git` (+ -i, -F as the case says): it honours
 # .gitignore files outside git repositories and searches hidden files, as
 # grep does; its standard input is /dev/null, else it would search that. Installs ripgrep, fd-find and hyperfine when missing.
@@ -49,6 +51,8 @@ work=$(mktemp -d)
 trap 'echo "load average at the end $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$work"' EXIT
 bin=${GREPBENCH:-$work/grepbench}
 [ -n "${GREPBENCH:-}" ] || (cd "$here/.." && go build -o "$bin" ./bench/cmd/grepbench)
+globbin=${GLOBBENCH:-$work/globbench}
+[ -n "${GLOBBENCH:-}" ] || (cd "$here/.." && go build -o "$globbin" ./bench/cmd/globbench)
 cd "$tree"
 echo "tree $tree, RUNS=$runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -124,14 +128,14 @@ while IFS=$'\t' read -r name flags pattern; do
 done <<<"$cases"
 
 if [ -z "$only" ] || [[ glob =~ $only ]]; then
-	"$bin" glob '**/*.go' | grep -v '^$' | LC_ALL=C sort >"$work/ours"
+	"$globbin" '**/*.go' | grep -v '^$' | LC_ALL=C sort >"$work/ours"
 	"$fd" "${fdflags[@]}" --type f '*.go' | sed 's#^\./##' | LC_ALL=C sort >"$work/fd"
 	if ! cmp -s "$work/ours" "$work/fd"; then
 		echo "glob '**/*.go': FILE SETS DIFFER (ours $(wc -l <"$work/ours"), fd $(wc -l <"$work/fd"))"
 		diff "$work/ours" "$work/fd" | head -10
 		status=1
 	fi
-	read -r mo mt rss co ct < <(pairs "$bin" glob '**/*.go' -- "$fd" "${fdflags[@]}" --type f '*.go')
+	read -r mo mt rss co ct < <(pairs "$globbin" '**/*.go' -- "$fd" "${fdflags[@]}" --type f '*.go')
 	printf '| %-28s | %-18s | %9s | %5s ms | %5s ms | %6.2fx | %4d MiB | %5s ms | %6s ms | %7.2fx |\n' "\`**/*.go\`" "glob vs fd" \
 		"$(wc -l <"$work/ours")" "$mo" "$mt" "$(echo "$mo/$mt" | bc -l)" $((rss / 1024)) "$co" "$ct" "$(echo "$co/$ct" | bc -l)"
 fi

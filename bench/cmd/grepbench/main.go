@@ -1,14 +1,14 @@
-// Command grepbench runs grep's engine (internal/search) or codetools' glob
-// on the current folder with no limits, for bench/grep.sh to time against
-// ripgrep and fd.
+// Command grepbench runs grep's engine (internal/search) on the current
+// folder with no limits, for bench/grep.sh to time against ripgrep.
 //
 //	grepbench grep [-i] [-F] PATTERN   prints path:N: text for every match
-//	grepbench glob PATTERN             prints every matching path
 //
-// grep walks the folder with the tool's walker (internal/walk: hidden files
+// It walks the folder with the tool's walker (internal/walk: hidden files
 // searched, .git skipped, .gitignore files honoured, symbolic links not
 // followed) and calls the engine directly: the search, the collector and
-// the answer with its list of matches, as the tool builds them.
+// the answer with its list of matches, as the tool builds them. It does
+// not link codetools, whose packages' init would cost some 4 ms of CPU at
+// every start (glob is timed by bench/cmd/globbench).
 package main
 
 import (
@@ -22,8 +22,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 
-	"github.com/llmtoolkit/llmtoolkit"
-	"github.com/llmtoolkit/llmtoolkit/codetools"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
 	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/search"
@@ -32,7 +30,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: grepbench grep [-i] [-F] PATTERN | grepbench glob PATTERN")
+		fmt.Fprintln(os.Stderr, "usage: grepbench grep [-i] [-F] PATTERN")
 		os.Exit(2)
 	}
 	tool := os.Args[1]
@@ -40,8 +38,8 @@ func main() {
 	ignoreCase := fs.Bool("i", false, "ignore case")
 	literal := fs.Bool("F", false, "literal pattern")
 	_ = fs.Parse(os.Args[2:])
-	if fs.NArg() != 1 || (tool != "grep" && tool != "glob") {
-		fmt.Fprintln(os.Stderr, "usage: grepbench grep [-i] [-F] PATTERN | grepbench glob PATTERN")
+	if fs.NArg() != 1 || tool != "grep" {
+		fmt.Fprintln(os.Stderr, "usage: grepbench grep [-i] [-F] PATTERN")
 		os.Exit(2)
 	}
 	if path := os.Getenv("GREPBENCH_CPUPROFILE"); path != "" {
@@ -50,23 +48,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if tool == "grep" {
-		out, err := grep(fs.Arg(0), *literal, *ignoreCase)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1) //nolint:gocritic // the profile is not needed on failure
-		}
-		write(out)
-		return
-	}
-	ct, err := codetools.New(".", codetools.WithGrepMaxBytes(math.MaxInt))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	defer ct.Close()
-	args := map[string]any{"pattern": fs.Arg(0), "limit": 1 << 30}
-	out, err := ct.Resolve(context.Background(), llmtoolkit.Call{Name: tool, Arguments: args})
+	out, err := grep(fs.Arg(0), *literal, *ignoreCase)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1) //nolint:gocritic // the profile is not needed on failure
