@@ -198,7 +198,13 @@
 // command of a client that runs tasks goes on as an MCP task instead of a
 // job: the task runs it to its end (its answer the task's result, its
 // lifetime bounded as a job's), and tasks/cancel kills it with every process
-// it started; other clients get a job (TestBackgroundJobAsTask).
+// it started; other clients get a job (TestBackgroundJobAsTask). So with
+// exec_command of TaskOnDemand support: a command without a terminal goes
+// on as a task that runs it to its end, with an empty input (the task's
+// client holds no session ID to type with), answered as an ended command
+// ("Process exited with code N"); one with tty stays a session, since a
+// terminal is there to be typed into with write_stdin, and MCP tasks
+// cannot carry keys (TestExecCommandAsTask).
 //
 // [WithTerminals] adds exec_command and write_stdin, named and shaped as
 // Codex's (cmd, workdir, tty, yield_time_ms, max_output_tokens;

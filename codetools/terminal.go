@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmtoolkit/llmtoolkit"
+	"github.com/llmtoolkit/llmtoolkit/internal/calltask"
 	"github.com/llmtoolkit/llmtoolkit/internal/jobs"
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
@@ -95,6 +96,14 @@ func (c *CodeTools) execCommand(ctx context.Context, args map[string]any) (strin
 		}
 	}
 	tty := boolArg(args, "tty", false)
+	if !tty { // a terminal is typed into: it stays a session, whatever the client
+		switch {
+		case calltask.In(ctx): // an MCP task is the session: run to the end in it
+			return c.execInTask(ctx, command, args)
+		case calltask.Offered(ctx):
+			return "", calltask.ErrRunAsTask
+		}
+	}
 	began := time.Now()
 	j, fallback, err := c.startJob(ctx, command, tty, termCols, termRows, true)
 	if err != nil {
@@ -105,6 +114,32 @@ func (c *CodeTools) execCommand(ctx context.Context, args map[string]any) (strin
 		c.reportJobEnd(ctx, j, nil)
 	}
 	return c.terminalAnswer(ctx, JobStarted, j, ch, began, args, fallback), nil
+}
+
+// execInTask runs exec_command's command in the MCP task its call runs
+// in: to its end (its lifetime bounds it), with an empty input (nobody
+// holds a session ID to type into it), answered as exec_command answers
+// an ended command; the task's cancellation (ctx) kills it.
+func (c *CodeTools) execInTask(ctx context.Context, command string, args map[string]any) (string, error) {
+	began := time.Now()
+	j, fallback, err := c.startJob(ctx, command, false, termCols, termRows, false)
+	if err != nil {
+		return "", fmt.Errorf("exec_command: %w", err)
+	}
+	ch := j.Read(ctx, jobs.ReadOptions{Wait: c.jobs.Limits().MaxLifetime + time.Minute, UntilExit: true})
+	if ch.Info.State != jobs.Running {
+		return c.terminalAnswer(ctx, JobStarted, j, ch, began, args, fallback), nil
+	}
+	j.Kill("cancelled") // the task was cancelled
+	<-j.Done()
+	rest := j.Read(context.WithoutCancel(ctx), jobs.ReadOptions{})
+	if rest.Dropped > 0 { // what was read is before what fell out of memory
+		rest.Dropped += ch.Dropped + int64(len(ch.Data))
+	} else {
+		rest.Data, rest.Dropped = append(ch.Data, rest.Data...), ch.Dropped
+	}
+	ch = rest
+	return "", fmt.Errorf("exec_command: %s\n\nCommand cancelled: %w", c.terminalAnswer(ctx, JobStarted, j, ch, began, args, fallback), ctx.Err())
 }
 
 func (c *CodeTools) writeStdin(ctx context.Context, args map[string]any) (string, error) {

@@ -37,7 +37,8 @@ var (
 	// A tool of [TaskOnDemand] support whose client runs tasks is told so
 	// on its context: codetools' bash with run_in_background then goes on
 	// as a task that runs the command to its end (tasks/cancel kills it)
-	// rather than as a job of its own.
+	// rather than as a job of its own; so does exec_command without tty
+	// (with tty it stays a session that write_stdin types into).
 	ErrRunAsTask = calltask.ErrRunAsTask
 )
 

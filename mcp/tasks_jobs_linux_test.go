@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,4 +75,61 @@ func processesNamed(t *testing.T, name string) []int {
 		}
 	}
 	return pids
+}
+
+// TestExecCommandAsTask: served with exec_command of TaskOnDemand
+// support, a command without a terminal of a client that runs tasks is
+// an MCP task that runs it to its end, answered as exec_command answers
+// an ended command, with an empty input (nobody holds a session ID to
+// type into it); tasks/cancel kills it with every process it started. A
+// command on a terminal stays a session (write_stdin types into it), and
+// a client without tasks gets a session, as before.
+func TestExecCommandAsTask(t *testing.T) {
+	code, err := codetools.New(t.TempDir(), codetools.WithTerminals())
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+	srv := httptest.NewServer(Handler(code, WithTaskTools(map[string]TaskSupport{"exec_command": TaskOnDemand})))
+	t.Cleanup(srv.Close)
+	ctx := testContext(t)
+	exec := func(cmd string, tty bool) llmtoolkit.Call {
+		return llmtoolkit.Call{Name: "exec_command", Arguments: map[string]any{"cmd": cmd, "tty": tty, "yield_time_ms": 100}}
+	}
+	sessionRe := regexp.MustCompile(`Process running with session ID (\d+)`)
+
+	plain, err := Connect(ctx, HTTPTransport(srv.URL, nil))
+	require.NoError(t, err)
+	defer plain.Close()
+	out, err := plain.Resolve(ctx, exec("echo plain; sleep 30", false))
+	require.NoError(t, err)
+	assert.Regexp(t, sessionRe, out, "no tasks: a session of the server's")
+	assert.Contains(t, out, "plain")
+
+	c, err := Connect(ctx, HTTPTransport(srv.URL, nil), WithClientTasks())
+	require.NoError(t, err)
+	defer c.Close()
+	out, err = c.Resolve(ctx, exec("echo start; sleep 1; read -r x; echo end:$x; exit 3", false))
+	require.NoError(t, err)
+	assert.Contains(t, out, "Process exited with code 3", "the task ran the command to its end, past its yield time")
+	assert.Contains(t, out, "start\nend:\n", "its input is empty")
+	assert.NotRegexp(t, sessionRe, out)
+
+	out, err = c.Resolve(ctx, exec("read -r x; echo got:$x", true))
+	require.NoError(t, err)
+	m := sessionRe.FindStringSubmatch(out)
+	require.NotNil(t, m, "a terminal stays a session: %s", out)
+	id, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	out, err = c.Resolve(ctx, llmtoolkit.Call{Name: "write_stdin", Arguments: map[string]any{"session_id": id, "chars": "hi\r", "yield_time_ms": 3000}})
+	require.NoError(t, err)
+	assert.Contains(t, out, "got:hi")
+
+	marker := "task-exec-" + strconv.Itoa(os.Getpid())
+	st, err := c.StartTask(ctx, exec("exec -a "+marker+" sleep 600", false))
+	require.NoError(t, err)
+	require.NotEmpty(t, st.ID, "a task")
+	require.Eventually(t, func() bool { return len(processesNamed(t, marker)) == 1 }, testTimeout, 20*time.Millisecond, "the command runs")
+	st, err = c.CancelTask(ctx, st.ID)
+	require.NoError(t, err)
+	assert.Equal(t, TaskCancelled, st.Status)
+	require.Eventually(t, func() bool { return len(processesNamed(t, marker)) == 0 }, testTimeout, 20*time.Millisecond, "cancelling the task killed the command")
 }

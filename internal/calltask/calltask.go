@@ -2,7 +2,8 @@
 // tasks (package mcp's tasks extension): that the call may go on as a
 // task of its own (its client runs tasks), or that it runs in one. A tool
 // of this module that would keep work in the background (codetools' bash
-// with run_in_background) hands it to the task instead: the task is the
+// with run_in_background, exec_command without a terminal) hands it to
+// the task instead: the task is the
 // background, its client polls and cancels it. It also carries the end of
 // the run a call belongs to when that run is a sub-agent's
 // ([WithLifetime]): the background work its calls start (codetools' jobs
