@@ -53,6 +53,7 @@ func TestIDsAreUniqueBeyondTheProcess(t *testing.T) {
 			require.False(t, seen[j.ID()], "id %d given twice", j.ID())
 			seen[j.ID()] = true
 			assert.GreaterOrEqual(t, j.ID(), idFloor)
+			assert.Less(t, j.ID(), 10_000_000, "at most 7 digits: short enough to type")
 			if tb == a {
 				inA = append(inA, j.ID())
 			} else {
