@@ -19,9 +19,12 @@
 //  2. the deny rules ([Rule]), in every mode, bypass included: a match
 //     refuses the call;
 //  3. the allow rules: a match lets the call through without asking;
-//  4. the PreToolUse hooks ([Hooks]), in order: each may refuse the call or
-//     change its arguments (re-validated against the tool's schema, and
-//     checked again against the deny rules);
+//  4. the PreToolUse hooks ([Hooks]), in order, then those of the
+//     matchers naming the tool ([HookMatcher]; one naming bash also sees
+//     every command a tool runs or types, see "Commands, jobs and
+//     terminals"): each may refuse the call or change its arguments
+//     (re-validated against the tool's schema, and checked again against
+//     the deny rules);
 //  5. the [CanUseTool] callback, for a call nothing above let through: it
 //     allows, refuses with a message, or allows with changed arguments
 //     (re-validated and checked against the deny rules too), or leaves the
@@ -165,7 +168,18 @@
 // typed). Typed lines are never allowed by bash's allow rules (a line is
 // a command only at a shell's prompt; in a REPL or an editor it is what
 // that program makes of it): the host allows a terminal as a whole, by
-// allowing write_stdin (a rule, its callback, or the mode). These checks
+// allowing write_stdin (a rule, its callback, or the mode). The hooks
+// decide on the same commands: a [HookMatcher] whose Tool matches bash
+// runs its hooks, for a call of any other tool that declares commands,
+// once for each command it runs and each line it types, as bash's call
+// of that line, from the one reading of the declaration the rules check
+// (a bash call itself is seen once, as it is): a hook refusing a command
+// refuses it through bash, bash in the background, the persistent bash,
+// exec_command, shell and write_stdin alike. Such a hook may refuse or
+// leave pending, not rewrite another tool's command (that refuses the
+// call); the hooks of [Hooks].PreToolUse see each call under its own
+// name (TestBashHookSeesEveryCommand, FuzzRulesAndHooksSeeTheSameCommands).
+// These checks
 // are advisory as all rules on command text are (see below); the job tools
 // are checked as the tools they are (job_output and job_list read-only,
 // job_kill not), and a job is reachable only from the session, run and

@@ -90,7 +90,7 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 	}
 	start := time.Now()
 	tool, found := llmtoolkit.FindTool(g.r, call.Name)
-	checked, err := g.p.check(ctx, call, tool, found)
+	checked, cmds, err := g.p.checkCommands(ctx, call, tool, found)
 	if err != nil {
 		if d, ok := err.(*pendingError); ok {
 			return "", d.err // undecided: not a refusal
@@ -124,9 +124,9 @@ func (g *guard) Resolve(ctx context.Context, call llmtoolkit.Call) (string, erro
 	}
 	content, err := g.r.Resolve(ctx, call)
 	if err != nil {
-		return "", g.p.postFailure(ctx, call, err)
+		return "", g.p.postFailure(ctx, call, cmds, err)
 	}
-	return g.p.post(ctx, call, content)
+	return g.p.post(ctx, call, cmds, content)
 }
 
 // writeCheck is the check of a write the tool of call decides on while it

@@ -66,6 +66,7 @@ type Config struct {
 type Permissions struct {
 	cfg         Config
 	deny, allow []rule
+	matchers    []matcher // cfg.Hooks.Matched, compiled
 	edits       map[string]bool
 	logger      *slog.Logger
 	mode        atomic.Pointer[modeState]
@@ -89,10 +90,14 @@ func New(cfg Config) (*Permissions, error) {
 	if err != nil {
 		return nil, err
 	}
+	matchers, err := compileMatchers(cfg.Hooks.Matched)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.EditTools == nil {
 		cfg.EditTools = DefaultEditTools
 	}
-	p := &Permissions{cfg: cfg, deny: deny, allow: allow, edits: map[string]bool{}, logger: cfg.Logger}
+	p := &Permissions{cfg: cfg, deny: deny, allow: allow, matchers: matchers, edits: map[string]bool{}, logger: cfg.Logger}
 	for _, n := range cfg.EditTools {
 		p.edits[n] = true
 	}
@@ -133,6 +138,14 @@ func (p *Permissions) offers(m Mode, tool llmtoolkit.Tool) bool {
 // that refuses it: a *llmtoolkit.DeniedError, invalid changed arguments, or
 // a hook's or the callback's panic.
 func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool) (llmtoolkit.Call, error) {
+	call, _, err := p.checkCommands(ctx, call, tool, found)
+	return call, err
+}
+
+// checkCommands is check, also returning the commands the call to run
+// runs and types (as the rules and the hooks saw them), for the
+// PostToolUse hooks.
+func (p *Permissions) checkCommands(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool) (llmtoolkit.Call, commandCalls, error) {
 	mode := p.ModeAt(ctx)
 	kind := KindUnknown
 	if found {
@@ -140,18 +153,19 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	} else {
 		tool = llmtoolkit.Tool{Name: call.Name}
 	}
+	var none commandCalls
 	// 1. The mode.
 	ask := true
 	switch {
 	case call.Name == PlanToolName && found:
 		if mode != ModePlan {
-			return call, llmtoolkit.Deny(call.Name, fmt.Sprintf("the run is not in plan mode (mode %s): there is no plan to approve", mode))
+			return call, none, llmtoolkit.Deny(call.Name, fmt.Sprintf("the run is not in plan mode (mode %s): there is no plan to approve", mode))
 		}
 		ask = false // approving the plan is the host's check
 	case mode == ModeBypass:
 		ask = false
 	case mode == ModePlan && kind != KindReadOnly:
-		return call, llmtoolkit.Deny(call.Name, "plan mode allows only read-only tools: explore, then call "+PlanToolName+" with your plan and wait for its approval")
+		return call, none, llmtoolkit.Deny(call.Name, "plan mode allows only read-only tools: explore, then call "+PlanToolName+" with your plan and wait for its approval")
 	case mode == ModeAcceptEdits && (kind == KindReadOnly || kind == KindEdit):
 		ask = false
 	}
@@ -159,78 +173,99 @@ func (p *Permissions) check(ctx context.Context, call llmtoolkit.Call, tool llmt
 	// tool would refuse is refused here, whatever the mode.
 	t, err := targetOf(ctx, call, tool)
 	if err != nil {
-		return call, err
+		return call, none, err
 	}
 	// The commands it runs and the lines it types, as bash's.
-	run, typed, err := commandsOf(ctx, call, tool)
+	cmds, err := commandsOf(ctx, call, tool)
 	if err != nil {
-		return call, err
+		return call, none, err
 	}
 	// 2. Deny rules, whatever the mode; 3. allow rules.
 	if r := firstMatch(p.deny, &t, true); r != nil {
-		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
+		return call, none, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call")
 	}
-	if err := p.denyCommands(call, run, typed, ""); err != nil {
-		return call, err
+	if err := p.denyCommands(call, cmds, ""); err != nil {
+		return call, none, err
 	}
-	if ask && (firstMatch(p.allow, &t, false) != nil || p.allowsCommands(run, typed)) {
+	if ask && (firstMatch(p.allow, &t, false) != nil || p.allowsCommands(cmds)) {
 		ask = false
 	}
-	// 4. PreToolUse hooks.
-	for _, h := range p.cfg.Hooks.PreToolUse {
+	// 4. PreToolUse hooks: those on every call, then the matchers'.
+	pre := func(h PreToolUseHook) error {
 		var d Decision
 		if err := guarded(ctx, p.logger, "a PreToolUse hook", call, func() { d = h(ctx, withArguments(call), tool) }); err != nil {
-			return call, err
+			return err
 		}
 		var err error
-		if call, err = p.apply(ctx, call, tool, found, d, "a PreToolUse hook"); err != nil {
-			return call, err
+		call, cmds, err = p.apply(ctx, call, cmds, tool, found, d, "a PreToolUse hook")
+		return err
+	}
+	for _, h := range p.cfg.Hooks.PreToolUse {
+		if err := pre(h); err != nil {
+			return call, none, err
+		}
+	}
+	for i := range p.matchers {
+		m := &p.matchers[i]
+		for _, h := range m.hooks.PreToolUse {
+			self, commands := m.sees(call, cmds)
+			if self {
+				if err := pre(h); err != nil {
+					return call, none, err
+				}
+				_, commands = m.sees(call, cmds) // the call's arguments may have changed
+			}
+			for _, c := range commands {
+				if err := p.preCommand(ctx, call, c, tool, h); err != nil {
+					return call, none, err
+				}
+			}
 		}
 	}
 	// 5. The callback.
 	if ask && p.cfg.CanUseTool != nil {
 		var d Decision
 		if err := guarded(ctx, p.logger, "the CanUseTool callback", call, func() { d = p.cfg.CanUseTool(ctx, withArguments(call), tool) }); err != nil {
-			return call, err
+			return call, none, err
 		}
-		return p.apply(ctx, call, tool, found, d, "the host")
+		return p.apply(ctx, call, cmds, tool, found, d, "the host")
 	}
-	return call, nil
+	return call, cmds, nil
 }
 
-// apply applies a hook's or the callback's decision to call.
-func (p *Permissions) apply(ctx context.Context, call llmtoolkit.Call, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, error) {
+// apply applies a hook's or the callback's decision to call, whose
+// commands are cmds; it returns the call and its commands.
+func (p *Permissions) apply(ctx context.Context, call llmtoolkit.Call, cmds commandCalls, tool llmtoolkit.Tool, found bool, d Decision, who string) (llmtoolkit.Call, commandCalls, error) {
 	if d.Pending != nil {
-		return call, &pendingError{err: d.Pending}
+		return call, cmds, &pendingError{err: d.Pending}
 	}
 	if d.Deny {
 		msg := d.Message
 		if msg == "" {
 			msg = "refused by " + who
 		}
-		return call, llmtoolkit.Deny(call.Name, msg)
+		return call, cmds, llmtoolkit.Deny(call.Name, msg)
 	}
 	if d.Arguments == nil {
-		return call, nil
+		return call, cmds, nil
 	}
 	call.Arguments = copyArguments(d.Arguments) // the hook may keep and change the map it returned
 	if found {
 		if err := tool.ValidateArguments(call.Arguments); err != nil {
-			return call, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
+			return call, cmds, fmt.Errorf("the arguments set by %s are invalid: %w", who, err)
 		}
 	}
 	t, err := targetOf(ctx, call, tool)
 	if err != nil {
-		return call, err
+		return call, cmds, err
 	}
 	if r := firstMatch(p.deny, &t, true); r != nil {
-		return call, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
+		return call, cmds, llmtoolkit.Deny(call.Name, "the host's rule "+r.desc+" forbids this call (with the arguments set by "+who+")")
 	}
-	run, typed, err := commandsOf(ctx, call, tool)
-	if err != nil {
-		return call, err
+	if cmds, err = commandsOf(ctx, call, tool); err != nil {
+		return call, cmds, err
 	}
-	return call, p.denyCommands(call, run, typed, " (with the arguments set by "+who+")")
+	return call, cmds, p.denyCommands(call, cmds, " (with the arguments set by "+who+")")
 }
 
 // pendingError marks the error of a [Pending] decision, so the guard
