@@ -316,7 +316,9 @@
 // (errServersUnconfined). A server's memory limit is set by the shell
 // that execs it inside the sandbox: RLIMIT_AS, each process's own address
 // space, not a cgroup (LanguageServerLimits.MemoryBytes says what it does
-// not bound).
+// not bound). A restart keeps the server's home and caches: gopls on this repository
+// took 35.4 s to its first diagnostics at its first start and 4.8 s after
+// a restart (median of 3, load 16; BenchmarkGoplsRestart).
 //
 // # What the tools withstand
 //

@@ -89,3 +89,46 @@ func median(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkGoplsRestart measures what a restart of the servers costs (a
+// new hidden path, a replaced cover) against the first start: gopls on a
+// copy of this repository's core module, sandboxed, the time from the
+// edit that starts it to its first diagnostics, cold and then after
+// each of three restarts (the server's home and caches are kept across
+// restarts: gopls's file cache and the go build cache stay warm). Run it
+// alone:
+//
+//	go test ./codetools -run '^$' -bench GoplsRestart -benchtime 1x
+func BenchmarkGoplsRestart(b *testing.B) {
+	server := goplsServer(b)
+	server.Env = append(server.Env, "GOWORK=off")
+	repo, err := filepath.Abs("..")
+	require.NoError(b, err)
+	dir := b.TempDir()
+	out, err := exec.Command("sh", "-c", "git -C "+repo+" archive HEAD | tar -x -C "+dir).CombinedOutput()
+	require.NoError(b, err, "%s", out)
+	for range b.N {
+		c, err := New(dir, WithLanguageServers(server), WithLanguageServerLimits(LanguageServerLimits{Settle: 5 * time.Minute, StartTimeout: 5 * time.Minute}))
+		require.NoError(b, err)
+		edit := func(i int) time.Duration {
+			start := time.Now()
+			res := llmtoolkit.Execute(context.Background(), c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "codetools/zz_bench.go",
+				"content": fmt.Sprintf("package codetools\n\nconst benchN%d int = \"x\"\n", i)}})
+			require.False(b, res.IsError, res.Content)
+			require.Contains(b, res.Content, "gopls reports 1 error")
+			return time.Since(start)
+		}
+		cold := edit(0)
+		var warm []time.Duration
+		for i := 1; i <= 3; i++ {
+			c.lsp.Restart()
+			warm = append(warm, edit(i))
+		}
+		require.NoError(b, c.Close())
+		load, _ := os.ReadFile("/proc/loadavg")
+		b.ReportMetric(float64(cold.Milliseconds()), "cold-ms")
+		b.ReportMetric(float64(median(warm).Milliseconds()), "restart-median-ms")
+		b.Logf("first start to first diagnostics %s; after a restart %v (median %s); load %s",
+			cold.Round(time.Millisecond), warm, median(warm).Round(time.Millisecond), strings.TrimSpace(string(load)))
+	}
+}
