@@ -313,10 +313,12 @@
 // or mv does: the kernel drops the cover of an unlinked file), checked at
 // every call that reaches the servers; past 4,096 paths to hide, or with globs
 // and no backend, the server is not started and its files get a note
-// (errServersUnconfined). A server's memory limit is set by the shell
-// that execs it inside the sandbox: RLIMIT_AS, each process's own address
-// space, not a cgroup (LanguageServerLimits.MemoryBytes says what it does
-// not bound). A restart keeps the server's home and caches: gopls on this repository
+// (errServersUnconfined). A server's memory limit is a memory cgroup of
+// its own, holding the sandbox, the server and all it starts, where this
+// process may make one (cgroup v2 or a v1 memory hierarchy); else, logged
+// once, RLIMIT_AS set by the shell that execs it inside the sandbox, each
+// process's own address space (LanguageServerLimits.MemoryBytes). A
+// restart keeps the server's home and caches: gopls on this repository
 // took 35.4 s to its first diagnostics at its first start and 4.8 s after
 // a restart (median of 3, load 16; BenchmarkGoplsRestart).
 //

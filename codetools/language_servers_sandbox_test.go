@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,15 +139,66 @@ func TestGoplsNeverSeesExcludedFiles(t *testing.T) {
 }
 
 // TestServerMemoryLimitInSandbox: MemoryBytes reaches the server process
-// inside the sandbox (the shell that execs it sets RLIMIT_AS), as its own
-// /proc/self/limits shows.
+// inside the sandbox: where a memory cgroup can be made, the server runs
+// in one of its own whose limit is MemoryBytes, as its own
+// /proc/self/cgroup shows; else (one line logged) the shell that execs it
+// sets RLIMIT_AS, as its /proc/self/limits shows.
 func TestServerMemoryLimitInSandbox(t *testing.T) {
 	needServerSandbox(t)
 	const limit = 3 << 30
-	c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second, MemoryBytes: limit}))
-	res := execute(c, "write_file", map[string]any{"path": "a.fake", "content": "READ /proc/self/limits address\n"})
+	var logs bytes.Buffer
+	c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second, MemoryBytes: limit}),
+		WithLanguageServerLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	res := execute(c, "write_file", map[string]any{"path": "a.fake", "content": "READ /proc/self/limits address\nREAD /proc/self/cgroup\n"})
 	require.False(t, res.IsError, res.Content)
-	assert.Regexp(t, `read: Max address space +3221225472 +3221225472 +bytes`, res.Content)
+	if strings.Contains(logs.String(), "no memory cgroup") {
+		assert.Regexp(t, `read: Max address space +3221225472 +3221225472 +bytes`, res.Content)
+		return
+	}
+	assert.Regexp(t, `read: Max address space +unlimited`, res.Content)
+	// Inside, the sandbox's cgroup namespace shows its cgroup as "/": look
+	// from outside, at the launcher and every process below it.
+	st := c.lsp.Stats()
+	require.Len(t, st, 1)
+	groups := map[string]bool{}
+	queue := []int{st[0].PID}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+		require.NoError(t, err)
+		m := regexp.MustCompile(`(?m)^(?:\d+:memory|0:):(/.*)$`).FindStringSubmatch(string(data))
+		require.NotNil(t, m, "%s", data)
+		groups[m[1]] = true
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, task := range tasks {
+			kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+			for _, k := range strings.Fields(string(kids)) {
+				n, err := strconv.Atoi(k)
+				require.NoError(t, err)
+				queue = append(queue, n)
+			}
+		}
+	}
+	require.Len(t, groups, 1, "the server's processes are not in one cgroup: %v", groups)
+	var group string
+	for g := range groups {
+		group = g
+	}
+	require.Contains(t, group, "llmtoolkit-lsp-", "the server is in no memory cgroup of its own")
+	var limitFile string
+	for _, f := range []string{"/sys/fs/cgroup/memory" + group + "/memory.limit_in_bytes", "/sys/fs/cgroup" + group + "/memory.max", "/sys/fs/cgroup/unified" + group + "/memory.max"} {
+		if _, err := os.Stat(f); err == nil {
+			limitFile = f
+			break
+		}
+	}
+	if limitFile == "" {
+		t.Skipf("the cgroup %s is not at a usual mount", group)
+	}
+	v, err := os.ReadFile(limitFile)
+	require.NoError(t, err)
+	assert.Equal(t, "3221225472", strings.TrimSpace(string(v)))
 }
 
 // TestServersNotStartedUnconfinedUnlessAllowed: where no sandbox backend

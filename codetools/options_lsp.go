@@ -71,15 +71,17 @@ type LanguageServerLimits struct {
 	// MaxStderrBytes is how much of a server's stderr is kept (default
 	// 64 KiB, the last bytes).
 	MaxStderrBytes int
-	// MemoryBytes caps each server's address space (RLIMIT_AS, Linux);
-	// 0, the default, sets none. Node-based servers need several GiB.
-	// It is a per-process bound on address space, not on the memory in
-	// use: each process a server starts (gopls's go list, a compiler)
-	// has a limit of its own, and their sum is not bounded. No cgroup is
-	// made (one needs a delegated cgroup v2 tree, which hosts seldom
-	// have); to bound the servers' total, run the host in one
-	// (systemd-run --scope -p MemoryMax=..., a container's memory limit):
-	// every server and its children are in it.
+	// MemoryBytes caps each server's memory (Linux); 0, the default, sets
+	// none. Where this process may make a memory cgroup below its own
+	// (cgroup v2 with the memory controller delegated to it, or a v1
+	// memory hierarchy it may write, as root), each server runs in one of
+	// its own, the sandbox and every process the server starts (gopls's
+	// go list, a compiler) with it: their sum is bounded, and the kernel
+	// ends one of them past it. Elsewhere (one line logged, with why) it
+	// caps each process's address space instead (RLIMIT_AS): Node-based
+	// servers then need several GiB, and the processes' sum is not
+	// bounded; to bound it, run the host in a cgroup (systemd-run --scope
+	// -p MemoryMax=..., a container's memory limit).
 	MemoryBytes uint64
 	// MaxShown is how many diagnostics an answer lists (default 20,
 	// errors first).

@@ -32,10 +32,12 @@
 // of its own, with PDEATHSIG) when it has not ended within
 // Options.ShutdownTimeout; a server's children (gopls's go list) end with
 // it. Its stderr is read to the end and its last Options.MaxStderr bytes
-// kept. Options.MemoryLimit sets RLIMIT_AS on the server right after it
-// starts (Linux; a cgroup would need privileges the library cannot
-// assume); node-based servers reserve much address space and need
-// several GiB.
+// kept. Options.MemoryLimit starts the server in a memory cgroup of its
+// own where this process may make one (cgroup v2: cloned into it; v1: the
+// forking thread moved in for the fork), bounding it and all it starts
+// together; elsewhere, logged once, it sets RLIMIT_AS on the server right
+// after it starts (node-based servers reserve much address space and need
+// several GiB).
 //
 // # Bounds
 //

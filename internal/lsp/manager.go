@@ -38,9 +38,16 @@ type Options struct {
 	// what it has read so far (typescript-language-server named an
 	// import as the definition).
 	FirstOpenWait time.Duration
-	// MemoryLimit, when not 0, caps each server's address space in bytes
-	// (RLIMIT_AS, Linux; inherited by what it starts). Node-based servers
-	// reserve much address space: give them several GiB.
+	// MemoryLimit, when not 0, caps each server's memory in bytes: the
+	// server and every process it starts run in a memory cgroup of their
+	// own below this process's (Linux: memory.max under cgroup v2 when
+	// this process's cgroup may enable the memory controller for its
+	// children, memory.limit_in_bytes under a v1 memory hierarchy), which
+	// bounds their sum; the kernel ends a process of it past the limit.
+	// Where no such cgroup can be made (logged once, with why), it caps
+	// each process's address space instead (RLIMIT_AS, inherited by what
+	// it starts; Node-based servers reserve much address space: give
+	// them several GiB).
 	MemoryLimit uint64
 	// ReadFile reads a file a server names, to turn its UTF-16 columns
 	// into byte columns; nil reads nothing (columns stay as sent).
@@ -56,6 +63,8 @@ type Options struct {
 	// Logger receives the one line per missing binary, starts, crashes
 	// and restarts. Nil logs nothing.
 	Logger *slog.Logger
+
+	noCgroup *sync.Once // the one line saying MemoryLimit falls back to RLIMIT_AS
 }
 
 // DefaultOptions returns the defaults: 60 s to start, 2 s to shut down,
@@ -68,6 +77,9 @@ func DefaultOptions() Options {
 
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
+	if o.noCgroup == nil {
+		o.noCgroup = new(sync.Once)
+	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = d.StartTimeout
 	}
@@ -99,7 +111,7 @@ func (o Options) withDefaults() Options {
 type Launch struct {
 	Name   string   // the catalog entry's name
 	Binary string   // the server's program, absolute (found on PATH)
-	Argv   []string // the command to run: Binary and its arguments, under /bin/sh setting Options.MemoryLimit when one is set
+	Argv   []string // the command to run: Binary and its arguments, under /bin/sh setting Options.MemoryLimit as RLIMIT_AS when no memory cgroup holds the server
 	Dir    string   // the server's root, its working folder
 	Env    []string // its environment
 }

@@ -56,8 +56,12 @@ func start(spec Spec, bin, root string, opts *Options) (*server, error) {
 	s := &server{spec: spec, root: root, opts: opts, stderr: newTail(opts.MaxStderr),
 		exited: make(chan struct{}), ready: make(chan struct{}),
 		docs: map[string]int{}, diags: map[string]*fileDiags{}, changed: make(chan struct{})}
-	cmd, kill, launched, err := prepare(spec, bin, root, opts)
+	cg := memoryCgroupFor(spec.Name, opts)
+	cmd, kill, launched, err := prepare(spec, bin, root, opts, cg != nil)
 	if err != nil {
+		if cg != nil {
+			cg.remove()
+		}
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 	s.killFn, s.launched = kill, launched
@@ -71,11 +75,19 @@ func start(spec Spec, bin, root string, opts *Options) (*server, error) {
 	}
 	cmd.Stderr = s.stderr
 	cmd.WaitDelay = time.Second // a child holding stderr open cannot hold Wait
-	if err := cmd.Start(); err != nil {
+	if cg != nil {
+		err = cg.start(cmd)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
+		if cg != nil {
+			cg.remove()
+		}
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 	s.cmd = cmd
-	if !launched { // a launcher's shell sets it (prepare)
+	if cg == nil && !launched { // a launcher's shell sets it (prepare)
 		if err := limitMemory(cmd, opts.MemoryLimit); err != nil {
 			opts.Logger.Warn("lsp: the memory limit could not be set", "server", spec.Name, "error", err)
 		}
@@ -83,6 +95,9 @@ func start(spec Spec, bin, root string, opts *Options) (*server, error) {
 	spawn("lsp wait", func() {
 		_ = cmd.Wait()
 		kill() // what it started goes with it
+		if cg != nil {
+			cg.remove()
+		}
 		close(s.exited)
 	})
 	s.conn = newConn(stdout, stdin, opts.MaxFrame, s.handle)
@@ -252,7 +267,7 @@ func (s *server) kill() { s.killFn() }
 // prepare makes the server's command, not started, and the function that
 // kills it with every process it started: through Options.Launch, or
 // directly in a process group of its own.
-func prepare(spec Spec, bin, root string, opts *Options) (cmd *exec.Cmd, kill func(), launched bool, err error) {
+func prepare(spec Spec, bin, root string, opts *Options, inCgroup bool) (cmd *exec.Cmd, kill func(), launched bool, err error) {
 	env := append(os.Environ(), spec.Env...)
 	direct := func() (*exec.Cmd, func(), bool, error) {
 		cmd := exec.Command(bin, spec.Command[1:]...)
@@ -264,7 +279,7 @@ func prepare(spec Spec, bin, root string, opts *Options) (cmd *exec.Cmd, kill fu
 		return direct()
 	}
 	argv := append([]string{bin}, spec.Command[1:]...)
-	if opts.MemoryLimit > 0 {
+	if opts.MemoryLimit > 0 && !inCgroup {
 		// The launcher's process is not the server's (a sandbox's init
 		// starts it): the limit is set by a shell that then becomes it.
 		kb := strconv.FormatUint(max(opts.MemoryLimit>>10, 1), 10)
@@ -426,3 +441,24 @@ func (t *tail) Total() int64 {
 }
 
 var _ io.Writer = (*tail)(nil)
+
+// newCgroup makes a server's memory cgroup (tests replace it).
+var newCgroup = newMemoryCgroup
+
+// memoryCgroupFor is the memory cgroup server name runs in under
+// opts.MemoryLimit, nil when there is no limit or no cgroup can be made
+// (then RLIMIT_AS bounds each process: logged once).
+func memoryCgroupFor(name string, opts *Options) *memoryCgroup {
+	if opts.MemoryLimit == 0 {
+		return nil
+	}
+	cg, err := newCgroup(name, opts.MemoryLimit)
+	if err != nil {
+		opts.noCgroup.Do(func() {
+			opts.Logger.Warn("lsp: no memory cgroup for the language servers; MemoryLimit caps each process's address space (RLIMIT_AS) instead, not their sum",
+				"reason", err.Error())
+		})
+		return nil
+	}
+	return cg
+}
