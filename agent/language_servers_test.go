@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -205,4 +206,114 @@ func TestLanguageServersHideWhatReadFileRefuses(t *testing.T) {
 	}
 	assert.Equal(t, refused, readFileRefuses, "read_file's refusals (the control)")
 	assert.Equal(t, readFileRefuses, unreadable, "the files the server cannot open are not those read_file is refused")
+}
+
+// TestLanguageServersHideNewFilesOfEveryRule: files bash makes after the
+// server started, in a folder .gitignore ignores, refused to read_file by
+// a regular expression, a PreToolUse hook and the CanUseTool callback
+// (no glob): the server cannot open them at the next call, and opens the
+// one beside them no rule refuses (it does see new files).
+func TestLanguageServersHideNewFilesOfEveryRule(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("build/\n"), 0o644))
+	denies := func(word string) agent.PreToolUseHook {
+		return func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+			if p, _ := call.Arguments["path"].(string); call.Name == "read_file" && strings.Contains(p, word) {
+				return agent.Decision{Deny: true, Message: "not " + word}
+			}
+			return agent.Decision{}
+		}
+	}
+	p := newPerms(t, agent.Config{
+		Deny:       []agent.Rule{{Tool: "read_file", Argument: "path", Regexp: `\.pem$`}},
+		Hooks:      agent.Hooks{PreToolUse: []agent.PreToolUseHook{denies("hook-")}},
+		CanUseTool: agent.CanUseTool(denies("cb-")),
+	})
+	code, err := codetools.New(dir, codetools.WithLanguageServers(codetools.LanguageServer{Name: "fake", Command: []string{exe},
+		Env: []string{testkit.FakeLanguageServerEnv + "=ok"}, Languages: map[string]string{".fake": "fake"}}),
+		codetools.WithLanguageServerLimits(codetools.LanguageServerLimits{Settle: 20 * time.Second}))
+	require.NoError(t, err)
+	t.Cleanup(func() { code.Close() })
+	tools := p.Guard(code)
+	names := []string{"build/new/x.pem", "build/new/hook-1.txt", "build/new/cb-1.txt", "build/new/plain.txt"}
+	probe := func(i int) string {
+		res := llmtoolkit.Execute(t.Context(), tools, llmtoolkit.Call{ID: fmt.Sprint("probe", i), Name: "write_file", Arguments: map[string]any{"path": "probe.fake",
+			"content": "READ " + strings.Join(names, "\nREAD ") + "\n" + strings.Repeat("\n", i)}})
+		require.False(t, res.IsError, res.Content)
+		if strings.Contains(res.Content, "no sandbox backend runs here") {
+			t.Skip("no sandbox backend runs here: no server starts while something is hidden")
+		}
+		return res.Content
+	}
+	assert.Equal(t, len(names), strings.Count(probe(0), "cannot read:"), "before: no such files")
+	res := llmtoolkit.Execute(t.Context(), tools, llmtoolkit.Call{ID: "bash", Name: "bash", Arguments: map[string]any{"command": "mkdir -p build/new && " +
+		"echo SECRET-PEM > build/new/x.pem && echo SECRET-HOOK > build/new/hook-1.txt && echo SECRET-CB > build/new/cb-1.txt && echo OPEN-PLAIN > build/new/plain.txt"}})
+	require.False(t, res.IsError, res.Content)
+	for _, rel := range names {
+		res := llmtoolkit.Execute(t.Context(), tools, llmtoolkit.Call{ID: "r" + rel, Name: "read_file", Arguments: map[string]any{"path": rel}})
+		assert.Equal(t, !strings.HasSuffix(rel, "plain.txt"), res.IsError, "read_file %s (the control): %s", rel, res.Content)
+	}
+	out := probe(1)
+	assert.NotContains(t, out, "SECRET", "a new file read_file is refused was readable to the server")
+	assert.Equal(t, 3, strings.Count(out, "cannot read:"), out)
+	assert.Contains(t, out, "read: OPEN-PLAIN", "the server does not see new files at all")
+}
+
+// TestGoplsHidesWhatEveryRuleRefuses: real gopls, with the package
+// secret refused to read_file by a regular expression, a hook or the
+// callback (no glob), cannot import it: the edit of its importer reports
+// the import it cannot load; without a rule (the control) it reports
+// nothing.
+func TestGoplsHidesWhatEveryRuleRefuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real language servers: not in -short")
+	}
+	bin := testkit.LanguageServer(t, "LLMTOOLKIT_GOPLS", "gopls")
+	refusesSecret := func(_ context.Context, call llmtoolkit.Call, _ llmtoolkit.Tool) agent.Decision {
+		if p, _ := call.Arguments["path"].(string); call.Name == "read_file" && strings.HasPrefix(p, "secret") {
+			return agent.Decision{Deny: true, Message: "not secret"}
+		}
+		return agent.Decision{}
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  agent.Config
+		want string
+	}{
+		{"no rule", agent.Config{}, "reports no errors or warnings in b/b.go"},
+		{"regexp", agent.Config{Deny: []agent.Rule{{Tool: "read_file", Argument: "path", Regexp: `^secret(/|$)`}}}, "b/b.go:3:8: error"},
+		{"hook", agent.Config{Hooks: agent.Hooks{PreToolUse: []agent.PreToolUseHook{refusesSecret}}}, "b/b.go:3:8: error"},
+		{"callback", agent.Config{CanUseTool: agent.CanUseTool(refusesSecret)}, "b/b.go:3:8: error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for rel, text := range map[string]string{
+				"go.mod":      "module example.com/m\n\ngo 1.22\n",
+				"secret/s.go": "package secret\n\n// TopSecretFunc is hidden.\nfunc TopSecretFunc() int { return 42 }\n",
+				"b/b.go":      "package b\n\nimport \"example.com/m/secret\"\n\nvar X int = secret.TopSecretFunc()\n",
+			} {
+				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644))
+			}
+			server := codetools.DefaultLanguageServers()[0]
+			require.Equal(t, "gopls", server.Name)
+			server.Command = []string{bin}
+			server.Env = []string{"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+			code, err := codetools.New(dir, codetools.WithLanguageServers(server),
+				codetools.WithLanguageServerLimits(codetools.LanguageServerLimits{Settle: 90 * time.Second, Quiet: 500 * time.Millisecond}))
+			require.NoError(t, err)
+			t.Cleanup(func() { code.Close() })
+			tools := newPerms(t, tc.cfg).Guard(code)
+			res := llmtoolkit.Execute(t.Context(), tools, llmtoolkit.Call{ID: "e", Name: "edit_file", Arguments: map[string]any{"path": "b/b.go", "oldText": "var X int =", "newText": "var X =  "}})
+			require.False(t, res.IsError, res.Content)
+			if strings.Contains(res.Content, "no sandbox backend runs here") {
+				t.Skip("no sandbox backend runs here")
+			}
+			assert.Contains(t, res.Content, tc.want)
+			assert.NotContains(t, res.Content, "TopSecretFunc is hidden")
+		})
+	}
 }
