@@ -31,8 +31,9 @@ func (rec *Recorder) Close() error {
 	return nil
 }
 
-// sqliteRowsPerInsert caps the rows of one INSERT statement on SQLite.
-const sqliteRowsPerInsert = 100
+// sqliteRowsPerInsert caps the rows of one INSERT statement on SQLite:
+// DefaultBatchSize's, 7,500 parameters (SQLite allows 32,766).
+const sqliteRowsPerInsert = 500
 
 // queued is a trace waiting for the async writer, with its table.
 type queued struct {
