@@ -29,14 +29,35 @@ const insertColumns = " (id, tenant_id, conversation_id, tool_name, arguments, r
 // columnsPerRow is the number of columns in insertColumns.
 const columnsPerRow = 15
 
-// rowValues appends t's values to args, in insertColumns' order.
+// rowValues appends t's values to args, in insertColumns' order. Each is
+// already the driver.Value database/sql's default converter would make of
+// the field (a nil pointer is nil, a set one its value, an int an int64),
+// so database/sql binds them without reflection; drivers that take any
+// value (pgx) bind the same values.
 func rowValues(args []any, t *Trace) []any {
 	var a, r any = t.Arguments, t.Result
 	if t.argumentsText != "" { // encoded by the Recorder: the same text
 		a, r = t.argumentsText, t.resultText
 	}
 	return append(args, t.ID, t.TenantID, t.ConversationID, t.ToolName, a, r,
-		t.ResultType, t.DurationMS, t.Iteration, t.InsertedAt, t.ParentID, t.AgentID, t.CallID, t.CostUSD, t.UnpricedCalls)
+		t.ResultType, t.DurationMS, int64(t.Iteration), t.InsertedAt, optional(t.ParentID), optional(t.AgentID),
+		optional(t.CallID), optional(t.CostUSD), optionalInt(t.UnpricedCalls))
+}
+
+// optional is the driver value of a nullable column: nil, or the value.
+func optional[T string | float64](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// optionalInt is the driver value of a nullable integer column.
+func optionalInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
 }
 
 // insertKey names one INSERT statement: its table and its number of rows.
