@@ -82,7 +82,16 @@
 //     text, as written, decoded and Go-quoted) and every URL password (also in
 //     the forms a browser reads as one though Go does not: http:user:pw@host,
 //     backslashes, any number of slashes) are scrubbed from arguments, content
-//     and error text, a recipe row scrubbing its steps' secrets too;
+//     and error text, a recipe row scrubbing its steps' secrets too; a
+//     secret recorded in one call is scrubbed from its conversation's later
+//     rows, by this Recorder (it remembers them), and, with
+//     [WithSharedSecrets], by every Recorder sharing the database and the
+//     host's key (replicas, a restarted host): the secrets are kept in
+//     [SecretsTable] sealed (AES-256-GCM, bound to tenant and conversation)
+//     and named by an HMAC digest, never in clear, shared when the call
+//     begins and read before each row is written; a row whose
+//     conversation's secrets cannot be read or opened is not written
+//     (TestSharedSecretsAcrossReplicas, TestSharedSecretsBeforeTheToolRuns);
 //   - arguments and results are capped (64 KiB by default) and marked
 //     (_truncated/_bytes, truncated/content_bytes), cut on a UTF-8 boundary
 //     by internal/textutil.CutUTF8; tool_name, agent_id and call_id are cleaned (NUL

@@ -23,7 +23,8 @@ var ErrUnsupportedDatabase = errors.New("trace: unsupported database")
 // that raw SQL or a gorm session that skips hooks cannot change the log
 // either. It is idempotent and runs in one transaction. db must be SQLite
 // or PostgreSQL. Of the options, it reads only WithTable and
-// WithIdempotentCalls (which adds a unique index, see its doc); a new
+// WithIdempotentCalls (which adds a unique index, see its doc) and
+// WithSharedSecrets (which adds [SecretsTable] in the table's schema); a new
 // tenant's table is one call:
 // Migrate(db, trace.WithTable("tenant_42.tool_traces")). The
 // schema must exist: Migrate does not create it.
@@ -64,6 +65,9 @@ func Migrate(db *gorm.DB, opts ...Option) error {
 		}
 	default:
 		return fmt.Errorf("%w: %q (use SQLite or PostgreSQL)", ErrUnsupportedDatabase, name)
+	}
+	if c.sharedSecrets {
+		stmts = append(stmts, secretsSchema(q, t, name))
 	}
 	migrate := func(tx *gorm.DB) error {
 		switch name {

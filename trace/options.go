@@ -27,7 +27,9 @@ type config struct {
 	table               string // named by WithTable
 	tableNamed          bool   // WithTable was given
 	tableFrom           func(context.Context) (string, error)
-	idempotentCalls     bool // see WithIdempotentCalls
+	idempotentCalls     bool   // see WithIdempotentCalls
+	sharedSecrets       bool   // WithSharedSecrets was given
+	sharedKey           []byte // its key
 }
 
 // Defaults of the [WithAsync] writer and of writes.

@@ -49,8 +49,10 @@ type Recorder struct {
 	inserts       inserts                                       // the INSERT statements, by table and row count
 	subWrap       func(llmtoolkit.Resolver) llmtoolkit.Resolver // forSubAgent, put on each call's context
 	cfg           config
-	table         table // WithTable's, or the default
-	tableErr      error // why WithTable's name is invalid
+	table         table   // WithTable's, or the default
+	tableErr      error   // why WithTable's name is invalid
+	sealer        *sealer // WithSharedSecrets', or nil
+	sealerErr     error   // why its key is unusable
 
 	recorded, dropped, refused, failed, duplicates atomic.Int64
 
@@ -97,7 +99,9 @@ type Recorder struct {
 //     a secret recorded in one call is scrubbed from the later rows of its
 //     conversation too (a background job's output read later, a typed
 //     password printed back: the most recent 64 of each of the 1,024 most
-//     recently active conversations, each secret at most 4 KiB).
+//     recently active conversations, each secret at most 4 KiB), and,
+//     with [WithSharedSecrets], from those any Recorder sharing the
+//     database and its key writes.
 //     The tool's definition is the wrapped resolver's, or, for a call it
 //     does not list (a Session's undeclared recipe step), the one told
 //     through [llmtoolkit.Listeners].Definition.
@@ -116,6 +120,9 @@ func Record(r llmtoolkit.Resolver, db *gorm.DB, opts ...Option) *Recorder {
 	rec := &Recorder{r: r, cfg: newConfig(opts)}
 	rec.subWrap = rec.forSubAgent // one method value, not one per call
 	rec.table, rec.tableErr = rec.cfg.staticTable()
+	if rec.cfg.sharedSecrets {
+		rec.sealer, rec.sealerErr = newSealer(rec.cfg.sharedKey)
+	}
 	rec.tools = llmtoolkit.NewObservedTools(r, rec)
 	if db != nil {
 		// One INSERT statement is atomic: gorm's default transaction around
@@ -251,6 +258,16 @@ func (rec *Recorder) resolve(ctx context.Context, r llmtoolkit.Resolver, tools *
 			return "", &refusal{tool: call.Name, err: row.unwritable}
 		}
 	}
+	if err := rec.share(ctx, row); err != nil {
+		// The other Recorders could not scrub the secret: the call does
+		// not run (with WithBestEffort it does, the failure logged).
+		if !rec.cfg.bestEffort {
+			rec.refused.Add(1)
+			rec.logUnwritable(ctx, call.Name, err, "refused before it ran")
+			return "", &refusal{tool: call.Name, err: err}
+		}
+		rec.logUnwritable(ctx, call.Name, err, "it runs (best effort), its secret unknown to other Recorders")
+	}
 	var caught func() (llmtoolkit.Tool, bool)
 	if !known {
 		// A resolver below may know it (a Session's undeclared recipe
@@ -353,6 +370,7 @@ type pending struct {
 	parts            *partDigests // what the tool attached: digests, never bytes
 	cost             *shownCost   // what the call reported it spent, if it did
 	paths            []string     // the canonical paths the call names (Tool.Paths), each once
+	shared           []string     // the secrets kept in the shared table (WithSharedSecrets)
 }
 
 // begin attributes a call, chooses its table and redacts its arguments.
@@ -369,7 +387,9 @@ func (rec *Recorder) begin(ctx context.Context, call llmtoolkit.Call, def llmtoo
 		p.parent = run.ID
 	}
 	p.agent = llmtoolkit.ScopeFrom(ctx).AgentID
-	if err := checkConversation(p.conv, p.fe); err != nil {
+	if rec.sealerErr != nil {
+		p.unwritable = rec.sealerErr
+	} else if err := checkConversation(p.conv, p.fe); err != nil {
 		p.unwritable = fmt.Errorf("%w (%w); bind them with trace.WithConversation or the session map (tenant_id, conversation_id), give trace.WithDefaultConversation to trace.Record, or opt into trace.WithBestEffort", ErrUnattributed, err)
 	} else if rec.cfg.tableFrom == nil && rec.tableErr == nil {
 		p.table = &rec.table
@@ -403,7 +423,20 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 	// without it: its trimmed form is a secret too.
 	key := convKey{p.conv.tenantID, p.conv.conversationID}
 	secrets := withTrimmed(p.secrets)
-	if earlier := rec.convs.seen(key); len(earlier) > 0 {
+	earlier := rec.convs.seen(key)
+	// With WithSharedSecrets, those the other Recorders kept too, and
+	// this row's secrets kept for them (those learned after the call began).
+	serr := rec.share(ctx, p)
+	if shared, err := rec.sharedSeen(ctx, p); err != nil {
+		serr = errors.Join(serr, err)
+	} else {
+		for _, s := range shared {
+			if !slices.Contains(earlier, s) {
+				earlier = append(earlier, s)
+			}
+		}
+	}
+	if len(earlier) > 0 {
 		redact.ScrubJSON(map[string]any(p.args), earlier, Redacted)
 		secrets = append(slices.Clip(secrets), earlier...)
 	}
@@ -420,6 +453,9 @@ func (rec *Recorder) finish(ctx context.Context, p *pending, content string, err
 		// Encoded here, on the caller's goroutine: the async writer, the
 		// bottleneck, then only binds text.
 		berr = t.encode()
+	}
+	if berr == nil && serr != nil {
+		berr = serr // the row may hold a secret it was not told of: not written
 	}
 	dup := false
 	if berr == nil {
@@ -445,7 +481,7 @@ func (rec *Recorder) later(p *pending) func(calltask.Event) {
 	call := *p // as it is now: the event may come while the call still runs
 	return func(e calltask.Event) {
 		ev := &pending{tool: e.Kind, agent: call.agent, callID: call.callID, conv: call.conv, fe: call.fe, table: call.table,
-			unwritable: call.unwritable, secrets: call.secrets, parts: &partDigests{}, cost: &shownCost{},
+			unwritable: call.unwritable, secrets: call.secrets, shared: call.shared, parts: &partDigests{}, cost: &shownCost{},
 			args: JSON{"job_id": float64(e.JobID), "started_by": call.tool}}
 		var err error
 		if e.IsError {
@@ -459,6 +495,8 @@ func (rec *Recorder) later(p *pending) func(calltask.Event) {
 func (rec *Recorder) logUnwritable(ctx context.Context, tool string, err error, what string) {
 	msg := "trace: a tool call could not be attributed; "
 	switch {
+	case errors.Is(err, ErrSharedSecrets):
+		msg = "trace: the secrets of a tool call could not be shared (trace.WithSharedSecrets); "
 	case errors.Is(err, ErrNoTable):
 		msg = "trace: the table of a tool call does not exist or is not migrated for its options; "
 	case !errors.Is(err, ErrUnattributed):
