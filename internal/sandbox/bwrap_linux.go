@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,47 +24,90 @@ import (
 // tree holding only the system folders read-only, the root (writable under
 // WorkspaceWrite), the private temporary folder writable, a fresh /dev
 // and /proc.
-type Bubblewrap struct{ path string }
+//
+// bwrap itself runs as the init of a PID namespace the host owns, with a
+// parent-death signal, so that a host killed at any moment takes every
+// process of the command with it: after its clone, bwrap's child waits
+// for bwrap to let it go on (it arms its own parent-death signal only
+// later), and a bwrap killed with its host before that (by the signal it
+// inherits as root, or arms itself after the clone) would otherwise leave
+// it behind, still bwrap, pid 1 of its namespace, reparented to the
+// machine's init, waiting forever. As root that namespace is the helper's
+// bwrap stage's; otherwise bwrap is
+// started in a new user namespace (mapping the user to itself, so bwrap
+// runs unprivileged in it as it would outside) and PID namespace of its
+// own. Where such a namespace is refused (a setuid bwrap without
+// unprivileged user namespaces, say) bwrap runs directly and the window
+// stays: [NewBubblewrap] logs it once.
+type Bubblewrap struct {
+	path  string
+	ownNS bool // not root: bwrap starts in a user and PID namespace of its own (see bwrapNS)
+}
+
+// bwrapFacts is what bwrapProbe learnt of one bwrap path.
+type bwrapFacts struct {
+	err   error // nil when it runs
+	ownNS bool  // it runs in bwrapNS's namespaces
+}
 
 // bwrapWorks caches, per bwrap path, whether it runs here: installed is not
 // enough, user namespaces may be refused. A machine fact, probed once per
 // path.
-var bwrapWorks sync.Map // path -> error (nil when it works)
+var bwrapWorks sync.Map // path -> bwrapFacts
 
-// bwrapProbe finds bwrap in PATH and runs it once.
-func bwrapProbe() (string, error) {
+// bwrapProbe finds bwrap in PATH and runs it once (when the host is not
+// root, in bwrapNS's namespaces first).
+func bwrapProbe() (string, bwrapFacts) {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
-		return "", fmt.Errorf("%w: bubblewrap: bwrap is not installed (apt-get install bubblewrap)", ErrUnavailable)
+		return "", bwrapFacts{err: fmt.Errorf("%w: bubblewrap: bwrap is not installed (apt-get install bubblewrap)", ErrUnavailable)}
 	}
 	if v, ok := bwrapWorks.Load(path); ok {
-		if v == nil {
-			return path, nil
+		return path, v.(bwrapFacts)
+	}
+	probe := func(attr *syscall.SysProcAttr) error {
+		cmd := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true")
+		cmd.SysProcAttr = attr
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
 		}
-		return "", v.(error)
+		return nil
 	}
-	probe := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true")
+	var facts bwrapFacts
 	if os.Geteuid() == 0 { // bwrap runs as nobody then (see Command): probe that
-		probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		facts.err = probe(&syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}})
+	} else if nsErr := probe(bwrapNS()); nsErr == nil {
+		facts.ownNS = true
+	} else if facts.err = probe(nil); facts.err == nil {
+		slog.Warn("sandbox: bubblewrap runs here, but not in a user and PID namespace of the host's own: a host killed while bwrap starts a command may leave bwrap's child behind",
+			slog.String("bwrap", path), slog.String("error", nsErr.Error()))
 	}
-	out, err := probe.CombinedOutput()
-	if err != nil {
-		err = fmt.Errorf("%w: bubblewrap: %s does not run here: %w: %s", ErrUnavailable, path, err, strings.TrimSpace(string(out)))
-		bwrapWorks.Store(path, err)
-		return "", err
-	}
-	bwrapWorks.Store(path, nil)
-	return path, nil
+	bwrapWorks.Store(path, facts)
+	return path, facts
+}
+
+// bwrapNS returns the attributes that start bwrap, when the host is not
+// root, as the init of a new PID namespace owned by a new user namespace
+// that maps the user (and group) to itself, with a parent-death signal:
+// bwrap runs in it unprivileged, as it would outside, and its end (the
+// host's, by that signal) ends every process of the namespace, bwrap's
+// child included at any moment of its start.
+func bwrapNS() *syscall.SysProcAttr {
+	uid, gid := os.Geteuid(), os.Getegid()
+	return &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}}
 }
 
 // NewBubblewrap returns the bubblewrap backend, or an error wrapping
 // ErrUnavailable when bwrap is missing or cannot run here.
 func NewBubblewrap() (*Bubblewrap, error) {
-	path, err := bwrapProbe()
-	if err != nil {
-		return nil, err
+	path, facts := bwrapProbe()
+	if facts.err != nil {
+		return nil, facts.err
 	}
-	return &Bubblewrap{path: path}, nil
+	return &Bubblewrap{path: path, ownNS: facts.ownNS}, nil
 }
 
 // Name returns "bubblewrap".
@@ -225,7 +269,15 @@ func (b *Bubblewrap) command(spec Spec, p Policy, server *os.File) (*Cmd, error)
 		cmd = exec.Command(b.path)
 		cmd.Args = append(append(args, "--"), inner.Args...)
 		cmd.Dir, cmd.Env, cmd.ExtraFiles = spec.Dir, inner.Env, inner.ExtraFiles
+		// Not root: bwrap as the init of a PID namespace of the host's own,
+		// dying with it, for the same reason as the root's above. Without
+		// one, no parent-death signal: bwrap arms its own after its clone,
+		// and until then a host's death must not end it, or its child
+		// would wait forever from that moment on instead.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if b.ownNS {
+			cmd.SysProcAttr = bwrapNS()
+		}
 		ttyAttr(cmd.SysProcAttr, spec.TTY)
 	}
 	return &Cmd{Cmd: cmd, Contained: true, Backend: b.Name(), Fallback: setgidNote(stage.Writable), kill: killBwrap, proxy: link}, nil

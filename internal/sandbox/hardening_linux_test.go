@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -254,6 +255,11 @@ func TestSandboxHostChild(t *testing.T) {
 	if name == "" {
 		t.Skip("the host of TestSandboxDiesWithHost")
 	}
+	switch {
+	case os.Getenv(stormEnv) != "":
+		stormHost(t, name, os.Getenv(hostChildEnv+"_MARKER"))
+		return
+	}
 	var b Backend = Contain()
 	p := Policy{Root: t.TempDir()}
 	if name != "namespace" {
@@ -304,6 +310,104 @@ func TestSandboxDiesWithHost(t *testing.T) {
 			assert.Empty(t, marked(marker), "the command outlived its host")
 		})
 	}
+}
+
+// stormEnv makes TestSandboxHostChild a host that starts commands (in
+// session mode: sessions, a command in each) without pause, from a few
+// goroutines, until it is killed: its root and temporary folder are the
+// value, separated by a colon.
+const stormEnv = hostChildEnv + "_STORM"
+
+// stormHost is TestSandboxHostChild under stormEnv.
+func stormHost(t *testing.T, name, marker string) {
+	root, tmp, _ := strings.Cut(os.Getenv(stormEnv), ":")
+	b, err := ByName(strings.TrimSuffix(name, "/session"))
+	require.NoError(t, err)
+	p := Policy{Mode: WorkspaceWrite, Root: root, Tmp: tmp}
+	spec := Spec{Path: "/bin/sh", Args: []string{"-c", "sleep " + marker}, Dir: root, Env: []string{"PATH=/usr/bin:/bin"}}
+	fmt.Println("started")
+	for range 3 {
+		go func() {
+			for {
+				var c *Cmd
+				var err error
+				if strings.HasSuffix(name, "/session") {
+					var s *Session
+					if s, err = NewSession(b, p); err == nil {
+						c, err = s.Command(spec, p)
+					}
+				} else {
+					c, err = b.Command(spec, p)
+				}
+				if err == nil {
+					err = c.Start()
+				}
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "storm:", err)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Minute)
+}
+
+// A host SIGKILLed at any moment of its commands' start: nothing it
+// started outlives it, in every backend, one-shot or a session's. Each
+// round kills a host that starts commands without pause, after a random
+// delay; as root and, through TestSandboxUnprivileged, as nobody.
+// (bubblewrap's narrowest window, held open: TestBubblewrapDiesWithHostInItsWindow.)
+func TestSandboxDiesWithHostWhileStarting(t *testing.T) {
+	rounds := 6
+	if os.Getenv("LLMTOOLKIT_STRESS") != "" {
+		rounds = 60
+	}
+	for name := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			for round := range rounds {
+				marker := fmt.Sprintf("300.%d", time.Now().UnixNano())
+				root := filepath.Join(t.TempDir(), "root-"+marker)
+				require.NoError(t, os.Mkdir(root, 0o755))
+				host := exec.Command(os.Args[0], "-test.run=^TestSandboxHostChild$", "-test.count=1")
+				host.Env = append(os.Environ(), hostChildEnv+"="+name, hostChildEnv+"_MARKER="+marker, stormEnv+"="+root+":"+t.TempDir())
+				out, err := host.StdoutPipe()
+				require.NoError(t, err)
+				require.NoError(t, host.Start())
+				line, _ := bufio.NewReader(out).ReadString('\n')
+				require.Equal(t, "started\n", line)
+				t.Cleanup(func() { killMarked(marker) })
+				time.Sleep(time.Duration(rand.Int64N(int64(150 * time.Millisecond))))
+				require.NoError(t, host.Process.Signal(syscall.SIGKILL))
+				_ = host.Wait()
+				deadline := time.Now().Add(3 * time.Second)
+				for len(marked(marker)) > 0 && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Millisecond)
+				}
+				if left := marked(marker); len(left) > 0 {
+					assert.Failf(t, "a process outlived its host", "round %d of %d: %s", round+1, rounds, describe(left))
+					killMarked(marker)
+				}
+			}
+		})
+	}
+}
+
+// describe names each process of pids: its state, parent and command line.
+func describe(pids []int) string {
+	var b strings.Builder
+	for _, pid := range pids {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		state := string(stat)
+		if i := strings.LastIndexByte(state, ')'); i > 0 && i+2 < len(state) {
+			state = strings.Join(strings.Fields(state[i+2:])[:2], " ppid ")
+		}
+		args := strings.ReplaceAll(string(cmdline), "\x00", " ")
+		if len(args) > 200 {
+			args = args[:200] + "..."
+		}
+		fmt.Fprintf(&b, "\n  pid %d (%s): %s", pid, state, args)
+	}
+	return b.String()
 }
 
 // marked lists the live processes whose command line holds marker.
@@ -360,7 +464,7 @@ func TestSandboxUnprivileged(t *testing.T) {
 	require.NoError(t, dst.Close())
 	require.NoError(t, err)
 	cmd := exec.Command(setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", "--",
-		bin, "-test.run=^TestSandbox(HoldsNoPrivilege|RefusesMetadataWrites|InheritsNoDescriptor|RefusesSocketFamilies|InitForwardsSignals|DiesWithHost|RefusesSetuidFiles|ModeBitsEverySyscall|SetgidFolders|OwnIPCAndUTS)$", "-test.count=1", "-test.v")
+		bin, "-test.run=^Test(BubblewrapDiesWithHostInItsWindow|Sandbox(HoldsNoPrivilege|RefusesMetadataWrites|InheritsNoDescriptor|RefusesSocketFamilies|InitForwardsSignals|DiesWithHost|DiesWithHostWhileStarting|RefusesSetuidFiles|ModeBitsEverySyscall|SetgidFolders|OwnIPCAndUTS))$", "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=/tmp", unprivilegedEnv + "=1"}
 	out, err := cmd.CombinedOutput()

@@ -37,7 +37,11 @@
 // cgroup and network namespaces; only the system folders, the root and
 // TMPDIR, read-only but for the writable ones, so metadata writes fail with
 // EROFS); as root the helper's bwrap stage prepares the folders for
-// nobody and execs bwrap as nobody. Landlock: the helper starts in new
+// nobody and execs bwrap as nobody. bwrap itself is the init of a PID
+// namespace of the host's that dies with it (the bwrap stage's as root,
+// otherwise a user and PID namespace made for it), so that a host killed
+// at any moment of bwrap's start, before bwrap's child has armed its own
+// parent-death signal, leaves nothing behind. Landlock: the helper starts in new
 // PID, mount, IPC and UTS namespaces (and network without the network),
 // applies Landlock (file contents, TCP, signals, abstract sockets) and, in
 // its private mount namespace, makes every mount read-only but the
