@@ -54,6 +54,27 @@ func BenchmarkRecordOverhead(b *testing.B) {
 			}
 		}
 	})
+	// WithSharedSecrets: one indexed read of the conversation's secrets
+	// per row (one secret kept by an earlier call).
+	b.Run("shared_secrets", func(b *testing.B) {
+		benchDBs(b, func(b *testing.B, db *gorm.DB) {
+			key := make([]byte, trace.SharedSecretsKeySize)
+			if err := trace.Migrate(db, trace.WithSharedSecrets(key)); err != nil {
+				b.Fatal(err)
+			}
+			ctx := trace.WithConversation(context.Background(), tenant, convA, 0)
+			rec := trace.Record(benchResolver{}, db, trace.WithStrict(), trace.WithSharedSecrets(key), trace.WithRedactFields("path"))
+			if _, err := rec.Resolve(ctx, benchCall); err != nil {
+				b.Fatal(err)
+			}
+			call := llmtoolkit.Call{Name: benchCall.Name, Arguments: map[string]any{"offset": 1, "limit": 200}}
+			for b.Loop() {
+				if _, err := rec.Resolve(ctx, call); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 	// WithIdempotentCalls: each call has its own id, so every row is
 	// written; the difference is the unique index and ON CONFLICT.
 	b.Run("idempotent", func(b *testing.B) {
