@@ -147,7 +147,7 @@ func keepable(secrets []string) []string {
 
 // share keeps p's secrets not kept yet in the shared table.
 func (rec *Recorder) share(ctx context.Context, p *pending) error {
-	if rec.sealer == nil || p.table == nil || p.unwritable != nil {
+	if rec.sealer == nil || rec.db == nil || p.table == nil || p.unwritable != nil {
 		return nil
 	}
 	k := convKey{p.conv.tenantID, p.conv.conversationID}
@@ -181,7 +181,7 @@ func (rec *Recorder) share(ctx context.Context, p *pending) error {
 // sharedSeen returns the most recent secrets of p's conversation that the
 // Recorders sharing the database kept.
 func (rec *Recorder) sharedSeen(ctx context.Context, p *pending) ([]string, error) {
-	if rec.sealer == nil || p.table == nil {
+	if rec.sealer == nil || rec.db == nil || p.table == nil {
 		return nil, nil
 	}
 	k := convKey{p.conv.tenantID, p.conv.conversationID}
