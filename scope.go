@@ -55,6 +55,7 @@ type Scope struct {
 	// serve every call, hide them from their servers. A permission layer
 	// adds the path globs of all its deny rules here, whichever tool they
 	// name (package agent's guard does). Add to it, never replace it.
+	// A decision that globs do not spell goes with [WithReadCheck].
 	HiddenPaths []string
 }
 

@@ -291,9 +291,10 @@
 // an unconfined build read. What the calls exclude or hide
 // (llmtoolkit.Scope.ExcludedPaths and HiddenPaths: agent's guard hands
 // every call the globs of all its deny rules) and what a permission
-// layer's read check refuses (agent's guard hands every call one:
-// read_file's check on the path, whatever the rule's spelling, regexps,
-// hooks and the callback included) is hidden from it, by one decision
+// layer's read check refuses (llmtoolkit.WithReadCheck; agent's guard
+// hands every call one: read_file's check on the path, whatever the
+// rule's spelling, regexps, hooks and the callback included; a host's own
+// layer hands its own) is hidden from it, by one decision
 // asked of every path of the tree at a server's start: every glob and
 // every layer's check a call has carried is kept, and a call bringing a
 // new one that refuses a path some running server's view does not cover

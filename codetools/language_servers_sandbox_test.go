@@ -326,3 +326,36 @@ func TestNewReadChecksRestartOnlyWhenTheyHideMore(t *testing.T) {
 		assert.Equal(t, tc.starts, strings.Count(logs.String(), "lsp: server started"), "call %d", i)
 	}
 }
+
+// TestHostReadCheckHidesFromServers: a host with a permission layer of
+// its own (no agent guard, no globs) hands its decision with
+// llmtoolkit.WithReadCheck: the server cannot open the files it refuses,
+// present at the start or made after (in a folder .gitignore ignores),
+// and opens the others; without it (the control, first) it opens them
+// all.
+func TestHostReadCheckHidesFromServers(t *testing.T) {
+	needServerSandbox(t)
+	c := newTools(t, WithLanguageServers(fakeServer(t, "ok")), WithLanguageServerLimits(LanguageServerLimits{Settle: 20 * time.Second}))
+	writeTestFiles(t, c.Root(), map[string]string{".gitignore": "out/\n", "private/a.txt": "TOPSECRET-A", "open.txt": "visible"})
+	hostLayer := llmtoolkit.WithReadCheck(context.Background(), "host", func(_ context.Context, p string) error {
+		if p == "private" || strings.HasPrefix(p, "private/") || strings.HasSuffix(p, ".secret") {
+			return errors.New("the host refuses it")
+		}
+		return nil
+	})
+	probe := func(ctx context.Context, i int) string {
+		res := llmtoolkit.Execute(ctx, c, llmtoolkit.Call{Name: "write_file", Arguments: map[string]any{"path": "a.fake",
+			"content": "READ open.txt\nREAD private/a.txt\nREAD out/b.secret\n" + strings.Repeat("\n", i)}})
+		require.False(t, res.IsError, res.Content)
+		assert.Contains(t, res.Content, "read: visible")
+		return res.Content
+	}
+	assert.Contains(t, probe(context.Background(), 0), "read: TOPSECRET-A", "the control")
+	out := probe(hostLayer, 1)
+	assert.NotContains(t, out, "TOPSECRET-A", "a file the host's read check refuses was readable to the server")
+	res := llmtoolkit.Execute(hostLayer, c, llmtoolkit.Call{Name: "bash", Arguments: map[string]any{"command": "mkdir -p out && echo TOPSECRET-B > out/b.secret"}})
+	require.False(t, res.IsError, res.Content)
+	out = probe(hostLayer, 2)
+	assert.NotContains(t, out, "TOPSECRET", "a new file the host's read check refuses was readable to the server")
+	assert.Equal(t, 2, strings.Count(out, "cannot read"), out)
+}

@@ -7,8 +7,9 @@
 // The rules:
 //   - the root package imports no other package of this module but
 //     internal/redact, the one scrubber of secrets (Execute's panic logs),
-//     internal/jsonptr, the one resolver of a schema's local $refs, and
-//     internal/schema, the validation engine;
+//     internal/jsonptr, the one resolver of a schema's local $refs,
+//     internal/readcheck, the read checks a call carries (WithReadCheck),
+//     and internal/schema, the validation engine;
 //   - internal/* imports only other internal/* packages (and third-party
 //     and standard packages);
 //   - the engines (internal/search, internal/walk, internal/confine,
@@ -46,7 +47,7 @@ type Rule struct {
 // (grepbench excepted); conformance holds tests and the MCP conformance
 // suite's server and client.
 var Allowed = map[string]Rule{
-	"":                {InternalOnly: []string{"internal/redact", "internal/jsonptr", "internal/schema"}},
+	"":                {InternalOnly: []string{"internal/redact", "internal/jsonptr", "internal/readcheck", "internal/schema"}},
 	"agentloop":       {Imports: []string{""}, Internal: true},
 	"agent":           {Imports: []string{"", "agentloop"}, Internal: true},
 	"agentresolver":   {Imports: []string{""}, Internal: true},
