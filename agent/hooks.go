@@ -36,7 +36,10 @@ type StopHook func(ctx context.Context, resp agentloop.Response) (message string
 
 // Hooks are the host's functions around each call, run in the order given.
 type Hooks struct {
-	// PreToolUse run before each call (check step 4).
+	// PreToolUse run before each call (check step 4), each seeing the
+	// call as it is, under its tool's name: a hook that vets bash's
+	// commands belongs in Matched, under a matcher naming bash, or it
+	// misses those exec_command, shell and write_stdin run or type.
 	PreToolUse []PreToolUseHook
 	// PostToolUse run after each call that succeeded.
 	PostToolUse []PostToolUseHook
