@@ -17,11 +17,11 @@ import (
 
 // The sizes of a searcher's buffer: it reads BlockMin bytes at a time (most
 // source files fit in one block: 72 of the 11.5k files of Go's src are
-// larger), grows
-// up to BlockMax for a longer line, and streams a line longer than
-// BlockMax through the regular expression. Each call's searchers start
-// with fresh buffers, whose pages the first reads fault in: a smaller
-// block costs a grep less than the few more reads of large files.
+// larger), grows up to BlockMax for a longer line, and streams a line
+// longer than BlockMax through the regular expression. Each call's
+// searchers start with fresh buffers, whose pages the first reads fault
+// in: a smaller block costs a grep less than the few more reads of large
+// files.
 const (
 	BlockMin = 256 << 10
 	BlockMax = 8 << 20
