@@ -56,6 +56,7 @@ func newMemoryCgroup(name string, bytes uint64) (*memoryCgroup, error) {
 	if m, ok := mounts["2"]; ok {
 		if p, ok := own["2"]; ok {
 			parent := m.join(p)
+			sweepCgroups(parent)
 			g, err := makeV2(parent, leaf, limit)
 			if err == nil {
 				return g, nil
@@ -66,6 +67,7 @@ func newMemoryCgroup(name string, bytes uint64) (*memoryCgroup, error) {
 	if m, ok := mounts["memory"]; ok {
 		if p, ok := own["memory"]; ok {
 			parent := m.join(p)
+			sweepCgroups(parent)
 			dir := filepath.Join(parent, leaf)
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("%w: cgroup v1: %w", errNoMemoryCgroup, err)
@@ -192,6 +194,30 @@ func (g *memoryCgroup) remove() {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sweepCgroups removes the servers' cgroups in parent that a process no
+// longer running made (one that died before it could remove them): the
+// kernel removes only those no process is in.
+func sweepCgroups(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "llmtoolkit-lsp-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(num)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+			_ = os.Remove(filepath.Join(parent, e.Name()))
+		}
 	}
 }
 

@@ -3,8 +3,10 @@ package lsp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -121,4 +123,30 @@ func TestMemoryLimitFallsBackToRlimit(t *testing.T) {
 	assert.Equal(t, "3221225472 3221225472 bytes", addressLimit(t, pid))
 	assert.Equal(t, "3221225472 3221225472 bytes", addressLimit(t, child))
 	assert.Equal(t, 1, strings.Count(logs.String(), "lsp: no memory cgroup for"), logs.String())
+}
+
+// TestStaleCgroupsAreSwept: a server cgroup left by a process that died
+// (its pid names no process) is removed when the next one is made; one
+// of a process still running is kept.
+func TestStaleCgroupsAreSwept(t *testing.T) {
+	probe, err := newMemoryCgroup("probe", 64<<20)
+	if errors.Is(err, errNoMemoryCgroup) {
+		t.Skipf("no memory cgroup here: %v", err)
+	}
+	require.NoError(t, err)
+	parent := filepath.Dir(probe.dir)
+	probe.remove()
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	stale := filepath.Join(parent, fmt.Sprintf("llmtoolkit-lsp-%d-1-gopls", dead.Process.Pid))
+	alive := filepath.Join(parent, fmt.Sprintf("llmtoolkit-lsp-%d-1-gopls", os.Getppid()))
+	for _, d := range []string{stale, alive} {
+		require.NoError(t, os.Mkdir(d, 0o755))
+	}
+	t.Cleanup(func() { _ = os.Remove(alive); _ = os.Remove(stale) })
+	g, err := newMemoryCgroup("next", 64<<20)
+	require.NoError(t, err)
+	g.remove()
+	assert.NoDirExists(t, stale, "a dead process's cgroup was kept")
+	assert.DirExists(t, alive, "a running process's cgroup was removed")
 }
