@@ -147,7 +147,8 @@ func (w *batchWriter) flush(rec *Recorder, batch []queued) {
 }
 
 // flush inserts traces into tbl in one transaction, at most rowsPerInsert
-// rows per statement; if that fails, it inserts them one by one so that one
+// rows per statement (on SQLite, statements of a few row counts: chunks);
+// if that fails, it inserts them one by one so that one
 // bad trace does not lose the others, and reports those that still fail.
 // The whole batch, retries included, has one write timeout: a database that
 // hangs costs one timeout per batch, never one per row, so Close ends in
@@ -158,11 +159,11 @@ func (rec *Recorder) flush(tbl table, batch []*Trace) {
 	if rec.db != nil {
 		var skipped int
 		err := dbGuarded(rec.batch, func() (err error) {
-			if len(batch) <= rec.rowsPerInsert {
+			if len(batch) <= rec.rowsPerInsert && (!rec.sqlite || oneChunk(len(batch), rec.rowsPerInsert)) {
 				skipped, err = rec.inserts.exec(ctx, rec.batch, tbl, batch) // one statement: atomic as it is
 				return err
 			}
-			skipped, err = rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert)
+			skipped, err = rec.inserts.execBatch(ctx, rec.batch, tbl, batch, rec.rowsPerInsert, rec.sqlite)
 			return err
 		})
 		if err == nil {

@@ -150,18 +150,45 @@ func skippedRows(res sql.Result, n int) (int, error) {
 	return n - int(written), nil
 }
 
-// execBatch inserts traces into t in one transaction, per rows at a time.
-// The statements are prepared once on the database and bound to each
-// transaction with Tx.StmtContext, which reuses the connection's prepared
-// statement: gorm's transaction would prepare each statement again on the
-// transaction's connection, which on SQLite costs more than the insert. A
-// pool that is not a *sql.DB (a gorm plugin's) gets one statement per
-// chunk through gorm's pool instead.
-func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []*Trace, per int) (skipped int, err error) {
+// chunks splits n rows into the row counts of its statements: per rows
+// each, the rest in one statement; with pow2, the rest in statements of
+// powers of two rows, so that the statements of every batch size are
+// among a few (SQLite keeps each prepared statement's program, about
+// 1.5 KB a row: one per size from 1 to 500 rows would hold 190 MB).
+func chunks(n, per int, pow2 bool) []int {
+	var out []int
+	for ; n >= per; n -= per {
+		out = append(out, per)
+	}
+	if n > 0 && !pow2 {
+		return append(out, n)
+	}
+	for bit := 1 << 30; n > 0; bit >>= 1 {
+		if n&bit != 0 {
+			out = append(out, bit)
+			n -= bit
+		}
+	}
+	return out
+}
+
+// oneChunk reports whether chunks(n, per, true) is one statement.
+func oneChunk(n, per int) bool { return n == per || (n < per && n&(n-1) == 0) }
+
+// execBatch inserts traces into t in one transaction, in statements of the
+// row counts of chunks(len(traces), per, pow2). The statements are
+// prepared once on the database and bound to each transaction with
+// Tx.StmtContext, which reuses the connection's prepared statement: gorm's
+// transaction would prepare each statement again on the transaction's
+// connection, which on SQLite costs more than the insert. A pool that is
+// not a *sql.DB (a gorm plugin's) gets one statement per chunk through
+// gorm's pool instead.
+func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []*Trace, per int, pow2 bool) (skipped int, err error) {
+	sizes := chunks(len(traces), per, pow2)
 	sqlDB, err := db.DB()
 	if err != nil {
-		for rows := traces; len(rows) > 0; {
-			n := min(len(rows), per)
+		rows := traces
+		for _, n := range sizes {
 			s, err := c.exec(ctx, db, t, rows[:n])
 			if err != nil {
 				return 0, err
@@ -173,35 +200,30 @@ func (c *inserts) execBatch(ctx context.Context, db *gorm.DB, t table, traces []
 	}
 	// Prepared before the transaction takes a connection: a pool of one
 	// (SQLite with attached databases) has no other to prepare on.
-	full, done, err := c.prepare(ctx, sqlDB, db, t, per)
-	if err != nil {
-		return 0, err
-	}
-	defer done()
-	last := full
-	if rest := len(traces) % per; rest != 0 {
-		var doneLast func()
-		if last, doneLast, err = c.prepare(ctx, sqlDB, db, t, rest); err != nil {
+	stmts := make(map[int]*sql.Stmt, 4)
+	for _, n := range sizes {
+		if stmts[n] != nil {
+			continue
+		}
+		stmt, done, err := c.prepare(ctx, sqlDB, db, t, n)
+		if err != nil {
 			return 0, err
 		}
-		defer doneLast()
+		defer done()
+		stmts[n] = stmt
 	}
 	tx, err := sqlDB.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	args := make([]any, 0, per*columnsPerRow)
-	for rows := traces; len(rows) > 0; {
-		n := min(len(rows), per)
-		stmt := full
-		if n < per {
-			stmt = last
-		}
+	rows := traces
+	for _, n := range sizes {
 		args = args[:0]
 		for _, tr := range rows[:n] {
 			args = rowValues(args, tr)
 		}
-		res, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+		res, err := tx.StmtContext(ctx, stmts[n]).ExecContext(ctx, args...)
 		if err == nil && c.skip {
 			var s int
 			s, err = skippedRows(res, n)
