@@ -43,6 +43,20 @@ func (m *Manager) Diagnose(ctx context.Context, abs, text string, quiet time.Dur
 	uri := fileURI(abs)
 	v, gen, err := s.sync(ctx, uri, lang, text)
 	if err != nil {
+		// A server that exits as it reads the change (a crash) closes the
+		// connection under the next write: say it stopped, once its end
+		// is known, not only that a write failed.
+		t := time.NewTimer(time.Second)
+		select {
+		case <-s.exited:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if !s.alive() {
+			rep.Note = fmt.Sprintf("%s stopped before it was told of the change (%s)", s.spec.Name, s.failure())
+			return rep, nil
+		}
 		rep.Note = fmt.Sprintf("%s was not told of the change: %v", s.spec.Name, err)
 		return rep, nil
 	}
