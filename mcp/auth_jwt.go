@@ -14,6 +14,8 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // DefaultJWTAlgorithms are the signing algorithms a [JWTVerifier] accepts
@@ -190,7 +192,7 @@ func ClaimsIdentity(tenantClaim, conversationClaim, agentClaim string) IdentityF
 			if !ok || s == "" {
 				return "", fmt.Errorf("%w: no string claim %q", ErrNoIdentity, claim)
 			}
-			if !isCanonicalUUID(s) {
+			if !textutil.CanonicalUUID(s) {
 				return "", fmt.Errorf("%w: claim %q is not a UUID", ErrNoIdentity, claim)
 			}
 			return s, nil
@@ -211,26 +213,4 @@ func ClaimsIdentity(tenantClaim, conversationClaim, agentClaim string) IdentityF
 		id.Subject = info.UserID
 		return id, nil
 	}
-}
-
-// isCanonicalUUID reports whether s is a UUID in its 36-character, lower
-// case form.
-func isCanonicalUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
 }

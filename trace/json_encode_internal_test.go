@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // TestAppendJSONIsMarshal: the columns' encoder writes what encoding/json
@@ -100,7 +102,7 @@ func TestCanonicalUUID(t *testing.T) {
 		{"123e4567-e89b-12d3-a456-4266141740000", false},
 		{"", false},
 	} {
-		assert.Equal(t, tc.want, canonicalUUID(tc.s), tc.s)
+		assert.Equal(t, tc.want, textutil.CanonicalUUID(tc.s), tc.s)
 		s := tc.s
 		msg := uuidField(&s, true)
 		if tc.want {

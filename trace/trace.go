@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
 )
 
 // Result types: the values of [Trace.ResultType].
@@ -342,7 +344,7 @@ func uuidField(s *string, required bool) string {
 		}
 		return ""
 	}
-	if canonicalUUID(*s) {
+	if textutil.CanonicalUUID(*s) {
 		return "" // the usual case: nothing to parse, nothing to allocate
 	}
 	u, err := uuid.Parse(*s)
@@ -351,29 +353,6 @@ func uuidField(s *string, required bool) string {
 	}
 	*s = u.String()
 	return ""
-}
-
-// canonicalUUID reports whether s is a UUID in the form both databases
-// give back (36 characters, lower-case hex, dashes at 8, 13, 18 and 23),
-// which uuid.Parse and String would return unchanged.
-func canonicalUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // checkUUID is uuidField for a required ID, without canonicalising it.
