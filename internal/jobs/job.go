@@ -469,7 +469,7 @@ var (
 	// never gave: a job of another process, lost when it ended (a host
 	// restarted, a durable run resumed elsewhere), or of a table of this
 	// process made before this one.
-	ErrJobLost = fmt.Errorf("%w: this host never started it; jobs end with the process that runs them, so a job started before a restart (a resumed run) was lost: start it again", ErrNoJob)
+	ErrJobLost = fmt.Errorf("%w: these tools never started it; jobs end with the tools and the process that run them, so a job started before a restart (a resumed run) or by tools since closed was lost: start it again", ErrNoJob)
 	// ErrNoInput is returned by Write to a job without input.
 	ErrNoInput = errors.New("the job has no input: it was started without a terminal or stdin")
 	// ErrEnded is returned by Write to a job that has ended.
