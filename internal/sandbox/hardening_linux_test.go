@@ -378,7 +378,13 @@ func TestSandboxDiesWithHostWhileStarting(t *testing.T) {
 				time.Sleep(time.Duration(rand.Int64N(int64(150 * time.Millisecond))))
 				require.NoError(t, host.Process.Signal(syscall.SIGKILL))
 				_ = host.Wait()
-				deadline := time.Now().Add(3 * time.Second)
+				// A helper the host started just before it died is ended
+				// by its own check of the host (dieWithParent, through
+				// the host's pidfd), once its runtime has started: under
+				// -race on a loaded machine that took over 3 s (one
+				// thread, no signal handler yet, runnable), so the wait
+				// is generous; a helper that never checks stays past it.
+				deadline := time.Now().Add(hostDeathWait)
 				for len(marked(marker)) > 0 && time.Now().Before(deadline) {
 					time.Sleep(50 * time.Millisecond)
 				}
@@ -390,6 +396,10 @@ func TestSandboxDiesWithHostWhileStarting(t *testing.T) {
 		})
 	}
 }
+
+// hostDeathWait bounds how long a test waits, after it killed a host,
+// for the processes the host started to end.
+const hostDeathWait = 20 * time.Second
 
 // describe names each process of pids: its state, parent and command line.
 func describe(pids []int) string {
