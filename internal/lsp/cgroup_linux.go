@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 )
 
 // errNoMemoryCgroup: no memory cgroup can be made below this process's
@@ -136,8 +138,8 @@ func (g *memoryCgroup) start(cmd *exec.Cmd) error {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
 		return cmd.Start()
 	}
-	done := make(chan error, 1)
-	go func() {
+	// guard.Go: a panic is an error of this start, never a hang.
+	return <-guard.Go("lsp: start in a memory cgroup", func() error {
 		// Left locked when it could not go back: the thread then ends
 		// with the goroutine, and a server started with Pdeathsig (its
 		// parent thread's death) with it, rather than a thread of this
@@ -147,21 +149,18 @@ func (g *memoryCgroup) start(cmd *exec.Cmd) error {
 		back, err := threadCgroup(g.back)
 		if err != nil {
 			runtime.UnlockOSThread()
-			done <- err
-			return
+			return err
 		}
 		if err := os.WriteFile(filepath.Join(g.dir, "tasks"), tid, 0); err != nil {
 			runtime.UnlockOSThread()
-			done <- err
-			return
+			return err
 		}
 		err = cmd.Start()
 		if os.WriteFile(filepath.Join(back, "tasks"), tid, 0) == nil {
 			runtime.UnlockOSThread()
 		}
-		done <- err
-	}()
-	return <-done
+		return err
+	}, nil)
 }
 
 // threadCgroup is the folder of the calling thread's v1 memory cgroup,
