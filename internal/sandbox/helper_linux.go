@@ -164,7 +164,7 @@ func helperMain(config string, argv []string) int {
 		}
 	}
 	if c.Parent {
-		_ = unix.Close(parentFD)
+		unix.CloseOnExec(parentFD) // kept for watchHost, never the command's
 	}
 	// The command runs as the same user: it must not read this process's
 	// descriptors or memory through /proc/1.
@@ -187,7 +187,36 @@ func helperMain(config string, argv []string) int {
 		return fail(err)
 	}
 	go forwardSignals(sigs, proc.Pid)
+	if c.Parent {
+		go watchHost(proc.Pid)
+	}
 	return reapUntil(proc.Pid)
+}
+
+// watchHost ends the command and this init (and with it the init's PID
+// namespace) when the host ends. dieWithParent alone misses one moment of
+// a host's death: once its last thread has handed its children to the
+// system's init, a parent-death signal set later never comes, and until
+// that thread is released a moment after, the host's pidfd is not yet
+// readable; a helper that checked in between ran its command on, the
+// host gone (TestSandboxDiesWithHostWhileStarting, 1 round in about 360
+// under load). The pidfd becomes readable then, and this watch sees it.
+func watchHost(pid int) {
+	defer guard.Recover("sandbox init: host watch", nil, nil) // never take the init down
+	fds := []unix.PollFd{{Fd: parentFD, Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if n > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			os.Exit(128 + int(syscall.SIGKILL))
+		}
+	}
 }
 
 // confine applies the policy to this thread, and so to the command:
