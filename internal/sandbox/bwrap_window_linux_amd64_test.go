@@ -120,11 +120,7 @@ func TestBubblewrapDiesWithHostInItsWindow(t *testing.T) {
 				_ = host.Wait()
 				t.Cleanup(func() { killMarked(marker) })
 				require.Equal(t, "in the window\n", line, "the host did not reach bwrap's window: %s", stderr.String())
-				deadline := time.Now().Add(3 * time.Second)
-				for len(marked(marker)) > 0 && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
-				}
-				if left := marked(marker); len(left) > 0 {
+				if left := waitGone(marker, 3*time.Second); len(left) > 0 {
 					assert.Failf(t, "bwrap's child outlived its host", "round %d: %s", round+1, describe(left))
 				}
 			}

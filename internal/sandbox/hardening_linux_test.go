@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -297,17 +298,13 @@ func TestSandboxDiesWithHost(t *testing.T) {
 			line, _ := bufio.NewReader(out).ReadString('\n')
 			require.Equal(t, "started\n", line)
 			t.Cleanup(func() { killMarked(marker) })
-			for deadline := time.Now().Add(10 * time.Second); len(marked(marker)) == 0 && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(10 * time.Second); len(running(marker)) == 0 && time.Now().Before(deadline); {
 				time.Sleep(20 * time.Millisecond)
 			}
-			require.NotEmpty(t, marked(marker), "the command did not start")
+			require.NotEmpty(t, running(marker), "the command did not start")
 			require.NoError(t, host.Process.Signal(syscall.SIGKILL))
 			_ = host.Wait()
-			deadline := time.Now().Add(3 * time.Second)
-			for len(marked(marker)) > 0 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
-			assert.Empty(t, marked(marker), "the command outlived its host")
+			assert.Empty(t, waitGone(marker, 3*time.Second), "the command outlived its host")
 		})
 	}
 }
@@ -384,11 +381,7 @@ func TestSandboxDiesWithHostWhileStarting(t *testing.T) {
 				// -race on a loaded machine that took over 3 s (one
 				// thread, no signal handler yet, runnable), so the wait
 				// is generous; a helper that never checks stays past it.
-				deadline := time.Now().Add(hostDeathWait)
-				for len(marked(marker)) > 0 && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
-				}
-				if left := marked(marker); len(left) > 0 {
+				if left := waitGone(marker, hostDeathWait); len(left) > 0 {
 					assert.Failf(t, "a process outlived its host", "round %d of %d: %s", round+1, rounds, describe(left))
 					killMarked(marker)
 				}
@@ -420,8 +413,72 @@ func describe(pids []int) string {
 	return b.String()
 }
 
-// marked lists the live processes whose command line holds marker.
-func marked(marker string) []int {
+// waitGone waits up to wait for the processes marker marks to end and
+// returns those still alive. It stops early only on two clean scans in a
+// row, neither seeing a process in the middle of an exec: a child of a
+// dead host, exec'ing the marked helper, has between its new memory and
+// its new arguments neither a command line nor an environment (the exec
+// window, CI under load), and a scan lists /proc before it reads each
+// entry.
+func waitGone(marker string, wait time.Duration) []int {
+	deadline := time.Now().Add(wait)
+	for clean := 0; clean < 2 && time.Now().Before(deadline); {
+		if len(marked(marker)) == 0 && !execing() {
+			clean++
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		clean = 0
+		time.Sleep(50 * time.Millisecond)
+	}
+	return marked(marker)
+}
+
+// execing reports whether a user process, alive and not a zombie, has an
+// empty command line: one between the two halves of an exec (or of its
+// exit), whose marker a scan cannot see yet.
+func execing() bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(cmdline) > 0 {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		i := strings.LastIndexByte(string(stat), ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 7 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		const pfKthread = 0x00200000
+		if flags, err := strconv.ParseUint(fields[6], 10, 64); err == nil && flags&pfKthread == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// marked lists the live processes whose command line or environment
+// holds marker. The environment matters: a child a host forked but had
+// not yet exec'd when it died still carries the host's command line
+// (no marker) and the host's environment (the marker), and execs the
+// marked helper a moment later; a scan of command lines alone missed it
+// and let the test stop waiting too soon (CI, stop 62).
+func marked(marker string) []int { return scan(marker, true) }
+
+// running lists the live processes whose command line holds marker: the
+// marked command itself, never a host whose environment holds it.
+func running(marker string) []int { return scan(marker, false) }
+
+// scan lists the live processes whose command line, or with environ
+// also whose environment, holds marker.
+func scan(marker string, environ bool) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -430,8 +487,17 @@ func marked(marker string) []int {
 			continue
 		}
 		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(cmdline), marker) {
+		if err != nil {
 			continue
+		}
+		if !strings.Contains(string(cmdline), marker) {
+			if !environ {
+				continue
+			}
+			env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if !strings.Contains(string(env), marker) {
+				continue
+			}
 		}
 		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
