@@ -423,7 +423,7 @@ func describe(pids []int) string {
 func waitGone(marker string, wait time.Duration) []int {
 	deadline := time.Now().Add(wait)
 	for clean := 0; clean < 2 && time.Now().Before(deadline); {
-		if len(marked(marker)) == 0 && !execing() {
+		if left, execing := scan(marker, true); len(left) == 0 && !execing {
 			clean++
 			time.Sleep(10 * time.Millisecond)
 			continue
@@ -434,52 +434,31 @@ func waitGone(marker string, wait time.Duration) []int {
 	return marked(marker)
 }
 
-// execing reports whether a user process, alive and not a zombie, has an
-// empty command line: one between the two halves of an exec (or of its
-// exit), whose marker a scan cannot see yet.
-func execing() bool {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(cmdline) > 0 {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		i := strings.LastIndexByte(string(stat), ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 7 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		const pfKthread = 0x00200000
-		if flags, err := strconv.ParseUint(fields[6], 10, 64); err == nil && flags&pfKthread == 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // marked lists the live processes whose command line or environment
 // holds marker. The environment matters: a child a host forked but had
 // not yet exec'd when it died still carries the host's command line
 // (no marker) and the host's environment (the marker), and execs the
 // marked helper a moment later; a scan of command lines alone missed it
 // and let the test stop waiting too soon (CI, stop 62).
-func marked(marker string) []int { return scan(marker, true) }
+func marked(marker string) []int {
+	pids, _ := scan(marker, true)
+	return pids
+}
 
 // running lists the live processes whose command line holds marker: the
 // marked command itself, never a host whose environment holds it.
-func running(marker string) []int { return scan(marker, false) }
+func running(marker string) []int {
+	pids, _ := scan(marker, false)
+	return pids
+}
 
-// scan lists the live processes whose command line, or with environ
-// also whose environment, holds marker.
-func scan(marker string, environ bool) []int {
-	var out []int
+// scan reads /proc once: the live processes whose command line, or with
+// environ also whose environment, holds marker; and whether a live user
+// process (no zombie, no kernel thread) has an empty command line, one
+// between the two halves of an exec (or of its exit), whose marker no
+// scan can see yet.
+func scan(marker string, environ bool) (pids []int, execing bool) {
+	const pfKthread = 0x00200000
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		var pid int
@@ -490,22 +469,30 @@ func scan(marker string, environ bool) []int {
 		if err != nil {
 			continue
 		}
-		if !strings.Contains(string(cmdline), marker) {
-			if !environ {
-				continue
-			}
+		hit := strings.Contains(string(cmdline), marker)
+		if !hit && environ && len(cmdline) > 0 {
 			env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if !strings.Contains(string(env), marker) {
-				continue
-			}
+			hit = strings.Contains(string(env), marker)
 		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+		if !hit && len(cmdline) > 0 {
 			continue
 		}
-		out = append(out, pid)
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 7 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		if hit {
+			pids = append(pids, pid)
+		} else if flags, err := strconv.ParseUint(fields[6], 10, 64); err == nil && flags&pfKthread == 0 {
+			execing = true
+		}
 	}
-	return out
+	return pids, execing
 }
 
 func killMarked(marker string) {

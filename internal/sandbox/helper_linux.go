@@ -203,19 +203,22 @@ func helperMain(config string, argv []string) int {
 // under load). The pidfd becomes readable then, and this watch sees it.
 func watchHost(pid int) {
 	defer guard.Recover("sandbox init: host watch", nil, nil) // never take the init down
+	if gone, err := hostGone(-1); err == nil && gone {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		os.Exit(128 + int(syscall.SIGKILL))
+	}
+}
+
+// hostGone polls the host's pidfd (parentFD) for up to timeout
+// milliseconds (-1: until it ends) and reports whether the host has ended.
+func hostGone(timeout int) (bool, error) {
 	fds := []unix.PollFd{{Fd: parentFD, Events: unix.POLLIN}}
 	for {
-		n, err := unix.Poll(fds, -1)
+		n, err := unix.Poll(fds, timeout)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil {
-			return
-		}
-		if n > 0 {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			os.Exit(128 + int(syscall.SIGKILL))
-		}
+		return n > 0, err
 	}
 }
 
@@ -333,20 +336,14 @@ func dieWithParent(check bool) error {
 	if !check {
 		return nil
 	}
-	fds := []unix.PollFd{{Fd: parentFD, Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("parent pidfd: %w", err)
-		}
-		if n > 0 {
-			return errors.New("the host process is gone")
-		}
-		return nil
+	gone, err := hostGone(0)
+	if err != nil {
+		return fmt.Errorf("parent pidfd: %w", err)
 	}
+	if gone {
+		return errors.New("the host process is gone")
+	}
+	return nil
 }
 
 // hostPidfd is a pidfd on this process, passed to every helper (as
