@@ -161,6 +161,11 @@ func TestGrepEmptyMatchAtEnd(t *testing.T) {
 }
 
 func TestGrepLinesLongerThanABlock(t *testing.T) {
+	if testing.Short() {
+		// 29 s under the race detector, with no goroutine of its own to
+		// check: scripts/test.sh runs it in its pass without -race
+		t.Skip("27 MiB of lines: not in -short")
+	}
 	ct := newTools(t)
 	long := func(parts ...string) string { return strings.Join(parts, "") }
 	a := func(n int) string { return strings.Repeat("a", n) }
