@@ -55,7 +55,7 @@ func TestBashSandboxPolicies(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "host-secret")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() }) // after the parallel cases, not when this function returns
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -72,6 +72,9 @@ func TestBashSandboxPolicies(t *testing.T) {
 		for _, mode := range []SandboxMode{SandboxWorkspaceWrite, SandboxReadOnly} {
 			for _, network := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/network=%v", backend, mode, network), func(t *testing.T) {
+					// each case its own root and target names: they run at
+					// once (36 s one after the other under -race)
+					t.Parallel()
 					ct := newTools(t, WithSandbox(SandboxPolicy{Mode: mode, Network: network, Backend: backend}), WithSandboxRequired())
 					require.NoError(t, os.Symlink(outside, filepath.Join(ct.Root(), "link")))
 

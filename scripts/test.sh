@@ -12,8 +12,9 @@
 #   bash scripts/test.sh -count=1        # without the test cache
 #   bash scripts/test.sh --race          # the packages built for concurrency
 #                                        # (scripts/racepkgs.sh) under -race
-#                                        # -short, then without -race the tests
-#                                        # -short skipped and the other packages:
+#                                        # -short, the other packages beside
+#                                        # them without -race, then without
+#                                        # -race the tests -short skipped:
 #                                        # every test once
 #
 # CI runs LLMTOOLKIT_STRESS=1 bash scripts/test.sh --race: one pass that is
@@ -30,9 +31,10 @@ if [[ "${1:-}" == --here ]]; then here=1; shift; fi
 
 # gotest PATTERN...: go test "$@" of the packages PATTERN names (in the
 # current folder's module, or go.work's modules from the root). With
-# --race: the packages built for concurrency under -race with -short, then,
-# without -race, the tests -short left out there (tools/testskips lists
-# them) and the other packages: every test runs once. The race pass runs
+# --race: the packages built for concurrency under -race with -short and,
+# beside them, the other packages without -race; then, without -race, the
+# tests -short left out there (tools/testskips lists them): every test
+# runs once. The race pass runs
 # four test binaries at once (-p 4, or LLMTOOLKIT_RACE_P), not one per
 # core: its slowest packages wait on processes and servers more than they
 # compute (codetools took 130 s of CPU in 312 s, internal/sandbox 40 s in
@@ -42,10 +44,19 @@ gotest() {
     go test "${args[@]}" "$@"
     return
   fi
-  local all racy rest rc=0
+  local all racy rest rc=0 plainpid=""
   all=$(go list "$@") || return 1
   racy=$(bash "$repo/scripts/racepkgs.sh" "$@") || return 1
   rest=$(comm -23 <(printf '%s\n' $all | sort) <(printf '%s\n' $racy | sort))
+  # The other packages (no goroutine of their own) run without -race beside
+  # the race pass, which leaves a core idle much of its time; their output
+  # is printed after it.
+  if [[ -n "$rest" ]]; then
+    # shellcheck disable=SC2086
+    go test "${args[@]}" $rest >"$scratch/plain.log" 2>&1 &
+    plainpid=$!
+  fi
+  local reruns=()
   if [[ -n "$racy" ]]; then
     echo "-- under -race -short: the $(wc -w <<<"$racy") packages built for concurrency"
     # shellcheck disable=SC2086
@@ -56,22 +67,29 @@ gotest() {
     local pkg tests
     for pkg in $(cut -f1 "$scratch/skipped" | sort -u); do
       tests=$(awk -F'\t' -v p="$pkg" '$1 == p { print $2 }' "$scratch/skipped" | paste -sd'|')
-      rest+=$'\n'"$pkg -run ^($tests)\$"
+      reruns+=("$pkg" "^($tests)\$")
     done
   fi
-  if [[ -n "$rest" ]]; then
-    echo "-- without -race: the other packages, and the tests -short left out above"
-    # One go test per package given its own -run; the rest together.
-    local plain
-    plain=$(grep -v -- ' -run ' <<<"$rest" || true)
-    if [[ -n "$plain" ]]; then
-      # shellcheck disable=SC2086
-      go test "${args[@]}" $plain || rc=1
-    fi
-    while read -r pkg _ run; do
-      [[ -z "$pkg" ]] && continue
-      go test "${args[@]}" -run "$run" "$pkg" || rc=1
-    done < <(grep -- ' -run ' <<<"$rest" || true)
+  if [[ -n "$plainpid" ]]; then
+    echo "-- without -race (run beside the race pass): the packages that start no goroutine"
+    wait "$plainpid" || rc=1
+    cat "$scratch/plain.log"
+  fi
+  if [[ ${#reruns[@]} -gt 0 ]]; then
+    # One go test per package, given its own -run, up to LLMTOOLKIT_RERUN_P
+    # (default 3) at once: the slowest of them (durable/dbos's crashes,
+    # codetools' real language servers) mostly wait.
+    echo "-- without -race: the tests -short left out above, $((${#reruns[@]} / 2)) packages"
+    local i pids=() running=0 max=${LLMTOOLKIT_RERUN_P:-3}
+    for ((i = 0; i < ${#reruns[@]}; i += 2)); do
+      if ((running >= max)); then wait -n || true; running=$((running - 1)); fi
+      go test "${args[@]}" -run "${reruns[i + 1]}" "${reruns[i]}" >"$scratch/rerun.$i.log" 2>&1 &
+      pids+=($!) running=$((running + 1))
+    done
+    for ((i = 0; i < ${#pids[@]}; i++)); do
+      wait "${pids[i]}" || rc=1
+      cat "$scratch/rerun.$((i * 2)).log"
+    done
   fi
   return $rc
 }
