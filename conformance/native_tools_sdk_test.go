@@ -1,3 +1,5 @@
+//go:build peers
+
 package conformance_test
 
 import (

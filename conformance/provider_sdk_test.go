@@ -1,3 +1,5 @@
+//go:build peers
+
 package conformance_test
 
 // The requests this package writes are decoded into the official Go SDKs'

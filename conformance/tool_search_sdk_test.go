@@ -1,3 +1,5 @@
+//go:build peers
+
 package conformance_test
 
 // The tool search shapes are checked against the SDKs' own types: the

@@ -60,7 +60,7 @@ gotest() {
   if [[ -n "$racy" ]]; then
     echo "-- under -race -short: the $(wc -w <<<"$racy") packages built for concurrency"
     # shellcheck disable=SC2086
-    go test -race -short -p "${LLMTOOLKIT_RACE_P:-4}" -json "${args[@]}" $racy | "$LLMTOOLKIT_TESTSKIPS" -skips "$scratch/skipped"
+    go test -race -short -json "${args[@]}" -p "${LLMTOOLKIT_RACE_P:-4}" $racy | "$LLMTOOLKIT_TESTSKIPS" -skips "$scratch/skipped"
     local st=("${PIPESTATUS[@]}")
     [[ ${st[0]} -eq 0 && ${st[1]} -eq 0 ]] || rc=1
     [[ -f "$scratch/skipped" ]] || : >"$scratch/skipped"
@@ -93,7 +93,19 @@ gotest() {
   fi
   return $rc
 }
-args=("$@")
+# Before the caller's arguments (a later flag wins):
+#   -vet=off: CI's go vet stage vets every package, with every check, and
+#     the few checks go test runs cost about 57 s of a cold run's CPU;
+#   -p 4 (LLMTOOLKIT_TEST_P): test binaries that wait on processes and
+#     servers (codetools, internal/sandbox) no longer hold the two slots of
+#     a 2-core machine while packages wait to be compiled.
+# The conformance module's tests against the peers that are slow to build
+# (the official OpenAI and Anthropic Go SDKs, about 80 s and 45 s of
+# compiling, and mattn/go-sqlite3, cgo, 55 s) are behind the build tag
+# "peers": "bash scripts/test.sh -tags=peers" runs them, and CI does
+# (.ci/run's GOFLAGS); without it that module runs its other tests.
+args=(-vet=off -p "${LLMTOOLKIT_TEST_P:-4}" "$@")
+user_args=("$@")
 scratch=$(mktemp -d)
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 # tools/testskips, built once (the modules outside go.work are tested by
@@ -125,7 +137,7 @@ if [[ ${#outside[@]} -gt 0 ]]; then
       echo "== go test ./... in $mod (as a user builds it, without go.work)"
       # asuser.sh runs the command in the module; gotest is this script's.
       LLMTOOLKIT_PROXYENV=$env bash scripts/asuser.sh "$mod" \
-        bash "$repo/scripts/test.sh" ${race:+--race} --here "${args[@]}" || rc=1
+        bash "$repo/scripts/test.sh" ${race:+--race} --here "${user_args[@]}" || rc=1
     done
     exit $rc
   ) >"$scratch/outside.log" 2>&1 &
