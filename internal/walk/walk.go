@@ -104,6 +104,17 @@ func (q *queue) done() {
 	}
 }
 
+// yieldEvery is how many items a walker handles between two yields to the
+// scheduler. A walker never blocks while the queue has items, and a
+// goroutine that runs 10 ms without being scheduled again is preempted by
+// the runtime's monitor (a signal, or its P taken from it in a system
+// call, handed to another thread that finds nothing to do); from each such
+// event the monitor polls every 20 µs for a millisecond, catching the
+// longer reads and listings in their system call and taking their P too.
+// On Go's src (some 20 µs an item) yielding every 128 items halved the
+// context switches of a busy grep and spared some 3% of its CPU.
+const yieldEvery = 128
+
 // Workers is how many goroutines a walk uses to walk and visit files.
 func Workers() int { return max(2, runtime.GOMAXPROCS(0)) }
 
@@ -155,12 +166,15 @@ func (w *Walker) Walk(ctx context.Context, start string, visit func(worker int, 
 	results := make([]<-chan error, n)
 	for worker := range n {
 		results[worker] = w.Go("walk", func() error {
-			for {
+			for k := 1; ; k++ {
 				it, ok := q.pop()
 				if !ok {
 					return nil
 				}
 				walkOne(wctx, stop, q, it, worker, visit)
+				if k%yieldEvery == 0 {
+					runtime.Gosched()
+				}
 			}
 		})
 	}
