@@ -166,12 +166,13 @@ func (w *Walker) Walk(ctx context.Context, start string, visit func(worker int, 
 	results := make([]<-chan error, n)
 	for worker := range n {
 		results[worker] = w.Go("walk", func() error {
+			var scratch []item // listDir's, reused from folder to folder
 			for k := 1; ; k++ {
 				it, ok := q.pop()
 				if !ok {
 					return nil
 				}
-				walkOne(wctx, stop, q, it, worker, visit)
+				walkOne(wctx, stop, q, it, worker, visit, &scratch)
 				if k%yieldEvery == 0 {
 					runtime.Gosched()
 				}
@@ -192,7 +193,7 @@ func (w *Walker) Walk(ctx context.Context, start string, visit func(worker int, 
 
 // walkOne lists or visits one item and marks it done, even when it panics
 // (the panic then stops the walk and goes on to the worker's guard).
-func walkOne(ctx context.Context, stop func(), q *queue, it item, worker int, visit func(int, File)) {
+func walkOne(ctx context.Context, stop func(), q *queue, it item, worker int, visit func(int, File), scratch *[]item) {
 	finished := false
 	defer func() {
 		if !finished {
@@ -208,7 +209,7 @@ func walkOne(ctx context.Context, stop func(), q *queue, it item, worker int, vi
 	}()
 	if ctx.Err() == nil {
 		if it.isDir {
-			listDir(q, it)
+			listDir(q, it, scratch)
 		} else {
 			visit(worker, File{Dir: it.parent, Name: it.name, Rel: it.rel})
 		}
@@ -216,8 +217,11 @@ func walkOne(ctx context.Context, stop func(), q *queue, it item, worker int, vi
 	finished = true
 }
 
-// listDir opens folder it, reads its .gitignore and queues its entries.
-func listDir(q *queue, it item) {
+// listDir opens folder it, reads its .gitignore and queues its entries,
+// gathered in scratch (the queue copies them): a walk's garbage is what
+// makes the collector run while it goes, and a slice of items per folder
+// was a third of it.
+func listDir(q *queue, it item, scratch *[]item) {
 	d := it.dir // the start folder, opened by Walk
 	if d == nil {
 		var err error
@@ -236,7 +240,7 @@ func listDir(q *queue, it item) {
 			break
 		}
 	}
-	items := make([]item, 0, len(entries))
+	items := (*scratch)[:0]
 	for _, e := range entries {
 		name := e.Name()
 		t := e.Type()
@@ -255,4 +259,6 @@ func listDir(q *queue, it item) {
 	}
 	d.refs.Add(int64(len(items)))
 	q.push(items...)
+	clear(items) // the queue has them: what they point to is not kept here
+	*scratch = items[:0]
 }
