@@ -242,8 +242,12 @@ func (s *Searcher) Search(ctx context.Context, r io.Reader) (FileResult, error) 
 			cut = bytes.LastIndexByte(data, '\n') + 1
 			if cut == 0 { // one line fills the buffer
 				if len(s.buf) < s.blockMax() {
-					s.buf = append(s.buf, make([]byte, len(s.buf))...)
-					carry = len(data)
+					// twice the size, with no zeroed half to append
+					// (garbage as large as the buffer): a walk's
+					// garbage is what makes the collector run
+					grown := make([]byte, 2*len(s.buf))
+					carry = copy(grown, data)
+					s.buf = grown
 					continue
 				}
 				// longer than the largest block: read it through once
