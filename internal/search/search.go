@@ -213,6 +213,13 @@ func (s *Searcher) Search(ctx context.Context, r io.Reader) (FileResult, error) 
 	if s.buf == nil {
 		s.buf = make([]byte, BlockMin)
 	}
+	if len(s.buf) > BlockMin {
+		// the buffer grew for a long line of the last file: it goes back to
+		// a block, and the large one to the collector, whose memory the
+		// next allocations take instead of fresh pages (a grep on Go's src
+		// grew one to 2 MiB, 3.5 MiB of pages faulted in for one file)
+		s.buf = make([]byte, BlockMin)
+	}
 	if cap(s.arena)-len(s.arena) < grepArenaMin {
 		s.arena = make([]byte, 0, grepArenaChunk)
 	}
