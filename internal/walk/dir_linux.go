@@ -203,7 +203,7 @@ func fstat(fd int, st *unix.Stat_t) error {
 
 // openat opens name relative to dirfd, its path written on the stack:
 // unix.Openat allocates it, a small object per file of a walk, and a
-// walk's garbage is what makes the collector run while it goes.
+// walk's garbage is what makes the garbage collector run while it goes.
 func openat(dirfd int, name string, flags int) (int, error) {
 	var path [256]byte // a name is at most 255 bytes (NAME_MAX)
 	if len(name) >= len(path) || strings.IndexByte(name, 0) >= 0 {

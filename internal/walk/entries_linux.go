@@ -43,8 +43,8 @@ func (d *Dir) Entries() ([]os.DirEntry, error) {
 // parseDirents appends the entries of a getdents(2) answer (struct
 // linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name) but "." and "..".
 // The entries of one answer are one block and their names one string, not
-// two small objects each: a walk's garbage is what makes the collector run
-// while it goes, and the entries were a third of it.
+// two small objects each: a walk's garbage is what makes the garbage
+// collector run while it goes, and the entries were a third of it.
 func (d *Dir) parseDirents(b []byte, entries []os.DirEntry) []os.DirEntry {
 	count, size := 0, 0
 	eachDirent(b, func(name []byte, _ byte) { count, size = count+1, size+len(name) })
