@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/llmtoolkit/llmtoolkit/internal/textutil"
@@ -28,6 +29,11 @@ type Collector struct {
 	limit   int
 	cutoff  string // once set, files after it in path order cannot be shown
 	hasCut  bool
+	// cut is hasCut for Skip without the lock: until the limit is reached
+	// (with many matches, for the whole walk) a walker asks at every file,
+	// and two walkers taking one lock per file for nothing wait on each
+	// other
+	cut atomic.Bool
 }
 
 // NewCollector returns a collector for an answer of at most limit matches
@@ -70,6 +76,7 @@ func (g *Collector) Add(rel string, r FileResult) {
 		g.files = g.files[:len(g.files)-1]
 	}
 	g.cutoff, g.hasCut = g.files[len(g.files)-1].rel, true
+	g.cut.Store(true)
 }
 
 // order sorts the files by path, once.
@@ -83,15 +90,51 @@ func (g *Collector) order() {
 // sorted returns the files kept, in path order. Call it once the walk is
 // over.
 func (g *Collector) sorted() []FileResult {
+	files, _ := g.sortedWith(nil) // no error without goroutines
+	return files
+}
+
+// grepSortHalves is the number of files from which sortedWith sorts two
+// halves at once: the sort is a wait between the walk and the answer, in
+// which one core would do nothing (5k files take about a millisecond).
+const grepSortHalves = 2048
+
+// sortedWith is sorted, sorting the two halves of many files at once, one
+// from a goroutine of goFn (nil: here), and merging them. Its error is the
+// goroutine's (a panic).
+func (g *Collector) sortedWith(goFn func(string, func() error) <-chan error) ([]FileResult, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.order()
-	return g.files
+	if g.ordered || goFn == nil || len(g.files) < grepSortHalves {
+		g.order()
+		return g.files, nil
+	}
+	byRel := func(a, b FileResult) int { return strings.Compare(a.rel, b.rel) }
+	lo, hi := g.files[:len(g.files)/2], g.files[len(g.files)/2:]
+	done := goFn("grep sort", func() error { slices.SortFunc(lo, byRel); return nil })
+	slices.SortFunc(hi, byRel)
+	if err := <-done; err != nil {
+		return nil, fmt.Errorf("grep answer: sorting the files: %w", err)
+	}
+	merged := make([]FileResult, 0, len(g.files))
+	for len(lo) > 0 && len(hi) > 0 {
+		if hi[0].rel < lo[0].rel {
+			merged, hi = append(merged, hi[0]), hi[1:]
+		} else {
+			merged, lo = append(merged, lo[0]), lo[1:]
+		}
+	}
+	g.files = append(append(merged, lo...), hi...)
+	g.ordered = true
+	return g.files, nil
 }
 
 // Skip reports whether the file at path rel cannot be shown any more:
 // the walker need not search it.
 func (g *Collector) Skip(rel string) bool {
+	if !g.cut.Load() {
+		return false
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.hasCut && rel > g.cutoff
@@ -156,7 +199,14 @@ func Write[M any](col *Collector, o Options[M]) (Answer[M], error) {
 	limit, ctxLines, maxBytes := col.limit, o.Context, o.MaxBytes
 	const reserve = 200 // room for the closing notice
 	budget := maxBytes - reserve
-	files := col.sorted()
+	goFn := o.Go
+	if o.Parts < 2 {
+		goFn = nil
+	}
+	files, err := col.sortedWith(goFn)
+	if err != nil {
+		return Answer[M]{}, err
+	}
 	if o.Name != nil {
 		for i := range files {
 			files[i].rel = o.Name(files[i].rel)
@@ -290,8 +340,10 @@ func writePiece[M any](p *grepPiece, buf []byte, out string, items []M, item fun
 }
 
 // grepInParts runs fn on parts runs of pieces that hold about as many
-// bytes each, from as many goroutines started by goFn, and returns the
-// first error among them; with one part, fn runs here.
+// bytes each, the last one here and the others from goroutines started by
+// goFn, and returns the first error among them; with one part, fn runs
+// here. The caller would only wait for its goroutines: running a part
+// itself spares one goroutine and the wake-up of the thread that waits.
 func grepInParts(pieces []grepPiece, parts int, goFn func(string, func() error) <-chan error, fn func([]grepPiece)) error {
 	if parts <= 1 || len(pieces) < 2 {
 		fn(pieces)
@@ -305,7 +357,11 @@ func grepInParts(pieces []grepPiece, parts int, goFn func(string, func() error) 
 	from, acc := 0, 0
 	for i, p := range pieces {
 		acc += p.size
-		if acc*parts >= total*(len(done)+1) || i == len(pieces)-1 {
+		if i == len(pieces)-1 {
+			fn(pieces[from:])
+			break
+		}
+		if acc*parts >= total*(len(done)+1) {
 			run := pieces[from : i+1]
 			done = append(done, goFn("grep answer", func() error { fn(run); return nil }))
 			from = i + 1

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmtoolkit/llmtoolkit/internal/guard"
 	"github.com/llmtoolkit/llmtoolkit/internal/search"
 )
 
@@ -106,4 +109,42 @@ func TestCompileRefusesLineBreaks(t *testing.T) {
 	res, err := search.NewSearcher(q, 10, 0).Search(context.Background(), bytes.NewReader([]byte("a\nb\n")))
 	require.NoError(t, err)
 	assert.Zero(t, res.Matches())
+}
+
+// TestWriteManyFilesInParts: an answer of more files than the collector
+// sorts in two halves, with goroutines, is the one written without them:
+// files in path order (the halves merged), each part at its place.
+func TestWriteManyFilesInParts(t *testing.T) {
+	q, err := search.Compile("hit", false, false, 0)
+	require.NoError(t, err)
+	const files = 5000
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := make([]string, files)
+	for i := range names {
+		names[i] = fmt.Sprintf("d%d/f%04d", i%7, i)
+	}
+	rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	write := func(parts int, goFn func(string, func() error) <-chan error) search.Answer[item] {
+		col := search.NewCollector(1 << 30)
+		s := search.NewSearcher(q, 1<<30, 0)
+		for _, name := range names {
+			res, err := s.Search(context.Background(), strings.NewReader(strings.Repeat("hit "+name+"\nno\n", 60)))
+			require.NoError(t, err)
+			col.Add(name, res)
+		}
+		a, err := search.Write(col, search.Options[item]{MaxBytes: 1 << 30, Item: newItem, Parts: parts, Go: goFn})
+		require.NoError(t, err)
+		return a
+	}
+	goFn := func(what string, fn func() error) <-chan error { return guard.Go(what, fn, nil) }
+	one, two := write(1, nil), write(2, goFn)
+	require.Greater(t, len(two.Text), 2<<20, "large enough to be written in parts")
+	assert.True(t, one.Text == two.Text, "the same answer")
+	assert.Equal(t, one.Items, two.Items)
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	lines := strings.Split(two.Text, "\n")
+	for i, name := range sorted {
+		require.True(t, strings.HasPrefix(lines[60*i], name+":1: "), "line %d: %q", 60*i, lines[60*i])
+	}
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -199,7 +201,30 @@ func fstat(fd int, st *unix.Stat_t) error {
 	}
 }
 
+// openat opens name relative to dirfd, its path written on the stack:
+// unix.Openat allocates it, a small object per file of a walk, and a
+// walk's garbage is what makes the garbage collector run while it goes.
 func openat(dirfd int, name string, flags int) (int, error) {
+	var path [256]byte // a name is at most 255 bytes (NAME_MAX)
+	if len(name) >= len(path) || strings.IndexByte(name, 0) >= 0 {
+		return openatString(dirfd, name, flags)
+	}
+	copy(path[:], name) // and the NUL after it, path being zeroed
+	for {
+		r, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])), uintptr(flags|unix.O_LARGEFILE), 0, 0, 0) // as unix.Openat
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return -1, &os.PathError{Op: "openat", Path: name, Err: errno}
+		}
+		return int(r), nil
+	}
+}
+
+// openatString is openat through unix.Openat, for a name that is not a
+// file name (longer than NAME_MAX, or with a NUL: refused by it).
+func openatString(dirfd int, name string, flags int) (int, error) {
 	for {
 		fd, err := unix.Openat(dirfd, name, flags, 0)
 		if err == unix.EINTR {

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,7 +42,55 @@ func (d *Dir) Entries() ([]os.DirEntry, error) {
 
 // parseDirents appends the entries of a getdents(2) answer (struct
 // linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name) but "." and "..".
+// The entries of one answer are one block and their names one string, not
+// two small objects each: a walk's garbage is what makes the garbage
+// collector run while it goes, and the entries were a third of it.
 func (d *Dir) parseDirents(b []byte, entries []os.DirEntry) []os.DirEntry {
+	count, size := 0, 0
+	eachDirent(b, func(name []byte, _ byte) { count, size = count+1, size+len(name) })
+	if count == 0 {
+		return entries
+	}
+	block := make([]dirEntry, 0, count)
+	buf := make([]byte, 0, size)
+	eachDirent(b, func(name []byte, _ byte) { buf = append(buf, name...) })
+	names := unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is not written again
+	entries = slices.Grow(entries, count)
+	at := 0
+	eachDirent(b, func(raw []byte, typ byte) {
+		name := names[at : at+len(raw)]
+		at += len(raw)
+		block = append(block, dirEntry{d: d, name: name})
+		e := &block[len(block)-1]
+		switch typ {
+		case unix.DT_REG:
+		case unix.DT_DIR:
+			e.typ = fs.ModeDir
+		case unix.DT_LNK:
+			e.typ = fs.ModeSymlink
+		case unix.DT_FIFO:
+			e.typ = fs.ModeNamedPipe
+		case unix.DT_SOCK:
+			e.typ = fs.ModeSocket
+		case unix.DT_CHR:
+			e.typ = fs.ModeDevice | fs.ModeCharDevice
+		case unix.DT_BLK:
+			e.typ = fs.ModeDevice
+		default: // DT_UNKNOWN: the listing does not say
+			var st unix.Stat_t
+			if d.lstat(e.name, &st) != nil {
+				return
+			}
+			e.typ = fileMode(st.Mode).Type()
+		}
+		entries = append(entries, e)
+	})
+	return entries
+}
+
+// eachDirent calls fn with the name and type of each record of a
+// getdents(2) answer but deleted ones, "." and "..".
+func eachDirent(b []byte, fn func(name []byte, typ byte)) {
 	const nameAt = 19 // offset of d_name
 	for len(b) >= nameAt {
 		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
@@ -59,31 +109,8 @@ func (d *Dir) parseDirents(b []byte, entries []os.DirEntry) []os.DirEntry {
 		if string(name) == "." || string(name) == ".." {
 			continue
 		}
-		e := &dirEntry{d: d, name: string(name)}
-		switch rec[18] {
-		case unix.DT_REG:
-		case unix.DT_DIR:
-			e.typ = fs.ModeDir
-		case unix.DT_LNK:
-			e.typ = fs.ModeSymlink
-		case unix.DT_FIFO:
-			e.typ = fs.ModeNamedPipe
-		case unix.DT_SOCK:
-			e.typ = fs.ModeSocket
-		case unix.DT_CHR:
-			e.typ = fs.ModeDevice | fs.ModeCharDevice
-		case unix.DT_BLK:
-			e.typ = fs.ModeDevice
-		default: // DT_UNKNOWN: the listing does not say
-			var st unix.Stat_t
-			if d.lstat(e.name, &st) != nil {
-				continue
-			}
-			e.typ = fileMode(st.Mode).Type()
-		}
-		entries = append(entries, e)
+		fn(name, rec[18])
 	}
-	return entries
 }
 
 // dirEntry is an entry of a folder's listing ([fs.DirEntry]).
