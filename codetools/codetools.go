@@ -28,6 +28,7 @@ type CodeTools struct {
 	locks     pathLocks       // serialises the write tools per file
 	spills    proc.SpillFiles // bash's spill files, removed by Close
 	sbx       sandboxState
+	removals  tmpRemovals   // the calls' temporary folders still being removed (bash_sandbox.go)
 	jobs      *jobs.Table   // background jobs and terminals; nil unless on (options_jobs.go)
 	sessions  bashSessions  // WithBashSession's persistent shells (bash_session.go)
 	lsp       *lsp.Manager  // language servers; nil unless WithLanguageServers
