@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
@@ -36,6 +37,8 @@ type CodeTools struct {
 	srvSbx    serverSandbox // how the servers run (language_servers_sandbox.go)
 	srvWatch  serverWatch   // the tree's new names, for the servers (language_servers_watch.go)
 	jobWatch  jobWatches    // the files background jobs change, for the servers (job_changes.go)
+
+	bashPath atomic.Pointer[string] // bash as found in PATH, once (shellPath)
 }
 
 // handler runs one tool with arguments already validated against its schema.
