@@ -37,9 +37,9 @@ import (
 // its capabilities fails.
 
 // cloneReaper makes the system call nr (clone3 or clone) with a1, a2 and
-// a3; in the child it made it runs the reaper on d, never returning.
-//
-//go:noescape
+// a3; in the child it made it runs the reaper on d, never returning. (Not
+// noescape: the reaper reads d for as long as it lives, so d must be on
+// the heap, where nothing moves.)
 func cloneReaper(nr, a1, a2, a3 uintptr, d *reaperData) (r1, errno uintptr)
 
 // reaperStack is the stack every reaper is given. The reaper never uses
