@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/llmtoolkit/llmtoolkit"
 	"github.com/llmtoolkit/llmtoolkit/internal/confine"
@@ -28,6 +29,7 @@ type CodeTools struct {
 	locks     pathLocks       // serialises the write tools per file
 	spills    proc.SpillFiles // bash's spill files, removed by Close
 	sbx       sandboxState
+	removals  tmpRemovals   // the calls' temporary folders still being removed (bash_sandbox.go)
 	jobs      *jobs.Table   // background jobs and terminals; nil unless on (options_jobs.go)
 	sessions  bashSessions  // WithBashSession's persistent shells (bash_session.go)
 	lsp       *lsp.Manager  // language servers; nil unless WithLanguageServers
@@ -35,6 +37,8 @@ type CodeTools struct {
 	srvSbx    serverSandbox // how the servers run (language_servers_sandbox.go)
 	srvWatch  serverWatch   // the tree's new names, for the servers (language_servers_watch.go)
 	jobWatch  jobWatches    // the files background jobs change, for the servers (job_changes.go)
+
+	bashPath atomic.Pointer[string] // bash as found in PATH, once (shellPath)
 }
 
 // handler runs one tool with arguments already validated against its schema.

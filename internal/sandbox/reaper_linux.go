@@ -5,17 +5,16 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // A session's server gives each command a PID namespace of its own whose
-// init is a reaper: a copy of the server made by a bare fork (no exec, so
-// it costs tens of microseconds where a Go helper costs ~11 ms and a shell
-// ~1.5 ms) that runs only raw system calls. The command is forked after it,
+// init is a reaper: a child of the server made by a bare clone (no exec,
+// so it costs tens of microseconds where a Go helper costs ~11 ms and a
+// shell ~1.5 ms) that runs only raw system calls: on amd64 in assembly,
+// sharing the server's memory (reaper_linux_amd64.go), elsewhere in Go on
+// a copy of it (reaper_fork_linux.go). The command is forked after it,
 // into the same namespace (the server's thread unshares CLONE_NEWPID
 // first), and is so its pid 2, the server's child: not an init, so a
 // signal it sends itself (kill $$) acts as anywhere else, and Ctrl-C on a
@@ -45,18 +44,28 @@ type cloneArgs struct {
 // heap, where nothing moves, since the kernel is given its addresses as
 // integers.
 type reaperFork struct {
-	args    cloneArgs
-	pidfd   int32
+	args  cloneArgs
+	pidfd int32
+	old   uint64     // the server thread's mask before the fork
+	data  reaperData // what the reaper reads: never written after newReaperFork
+}
+
+// reaperData is what the reaper reads (reaper_linux_amd64.s reads it by
+// the offsets go_asm.h gives).
+type reaperData struct {
 	all     uint64    // every signal
-	old     uint64    // the server thread's mask before the fork
 	dfl     [4]uint64 // a struct sigaction with SIG_DFL and no flags
 	capHdr  [2]uint32 // version 3, this process
 	capNone [6]uint32 // no capability: capset's two halves of effective, permitted, inheritable
-	drop    bool      // the host is root: become nobody, as the command does (so that it may signal its init)
+	drop    uint32    // nonzero: the host is root: become nobody, as the command does (so that it may signal its init; on amd64 the real user only)
 }
 
 func newReaperFork(drop bool) *reaperFork {
-	return &reaperFork{all: ^uint64(0), capHdr: [2]uint32{unix.LINUX_CAPABILITY_VERSION_3, 0}, drop: drop}
+	rf := &reaperFork{data: reaperData{all: ^uint64(0), capHdr: [2]uint32{unix.LINUX_CAPABILITY_VERSION_3, 0}}}
+	if drop {
+		rf.data.drop = 1
+	}
+	return rf
 }
 
 // errNoClone3 is the error of a kernel (or a seccomp filter) without
@@ -85,72 +94,6 @@ func forkReaper(rf *reaperFork) (int, error) {
 	}
 	unix.Close(ready[0])
 	return pidfd, err
-}
-
-// forkReaperRaw is forkReaper's fork.
-//
-//go:noinline
-//go:norace
-//go:nocheckptr
-func forkReaperRaw(rf *reaperFork) (int, error) {
-	rf.pidfd = -1
-	rf.args = cloneArgs{flags: unix.CLONE_PIDFD, pidfd: uint64(uintptr(unsafe.Pointer(&rf.pidfd))), exitSignal: uint64(unix.SIGCHLD)}
-	if _, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&rf.all)), uintptr(unsafe.Pointer(&rf.old)), 8, 0, 0); e != 0 {
-		return -1, fmt.Errorf("block signals: %w", e)
-	}
-	pid, _, e := syscall.RawSyscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&rf.args)), unsafe.Sizeof(rf.args), 0)
-	if e == unix.ENOSYS && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") {
-		// clone's third argument is where CLONE_PIDFD writes on both.
-		pid, _, e = syscall.RawSyscall6(unix.SYS_CLONE, unix.CLONE_PIDFD|uintptr(unix.SIGCHLD), 0, uintptr(unsafe.Pointer(&rf.pidfd)), 0, 0, 0)
-	}
-	if e == 0 && pid == 0 {
-		reaperMain(rf) // the copy: never returns
-	}
-	_, _, _ = syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&rf.old)), 0, 8, 0, 0)
-	switch {
-	case e == unix.ENOSYS:
-		return -1, errNoClone3
-	case e != 0:
-		return -1, fmt.Errorf("fork the reaper: %w", e)
-	}
-	return int(rf.pidfd), nil
-}
-
-// reaperMain is the reaper, in the fork's copy of the server: only raw
-// system calls, on the stack the fork copied (nosplit: it must not grow).
-//
-//go:nosplit
-//go:norace
-//go:nocheckptr
-func reaperMain(rf *reaperFork) {
-	for sig := uintptr(1); sig <= 64; sig++ {
-		syscall.RawSyscall6(unix.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&rf.dfl)), 0, 8, 0, 0)
-	}
-	syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0)
-	if rf.drop {
-		syscall.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0)
-		syscall.RawSyscall(unix.SYS_SETRESGID, nobody, nobody, nobody)
-		syscall.RawSyscall(unix.SYS_SETRESUID, nobody, nobody, nobody)
-	}
-	syscall.RawSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&rf.capHdr)), uintptr(unsafe.Pointer(&rf.capNone)), 0)
-	// Last: closing every descriptor closes the ready pipe's write end,
-	// which tells the server the reaper is set up (see forkReaper).
-	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, 0xffffffff, 0)
-	for {
-		for { // every zombie the namespace handed over
-			pid, _, e := syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), 0, unix.WNOHANG|unix.WALL, 0, 0, 0)
-			if e == unix.EINTR {
-				continue
-			}
-			if e != 0 || pid == 0 {
-				break
-			}
-		}
-		sig, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&rf.all)), 0, 0, 8, 0, 0)
-		if e == 0 && sig != uintptr(unix.SIGCHLD) {
-			syscall.RawSyscall(unix.SYS_KILL, 2, sig, 0) // the command
-		}
-	}
 }
 
 // killReaper ends a command's namespace: SIGKILL to its init.

@@ -3,8 +3,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +103,45 @@ func TestSessionRunsCommands(t *testing.T) {
 			}
 			slices.Sort(ds)
 			t.Logf("echo hi in the session, median of 50: %v", ds[25])
+		})
+	}
+}
+
+// TestSessionCommandCannotReachTheServersMemory: the processes a command
+// sees but did not start (the session's server, its own reaper, which on
+// amd64 shares the server's memory: reaper_linux_amd64.go) are closed to
+// it: /proc/pid/mem (the check ptrace's attach makes) refuses it, while its
+// init still takes its signals.
+func TestSessionCommandCannotReachTheServersMemory(t *testing.T) {
+	for name, b := range sessionBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			p := Policy{Mode: WorkspaceWrite, Root: t.TempDir(), Tmp: t.TempDir()}
+			out, err := run(t, b, p, `n=0
+for d in /proc/[0-9]*; do
+	read -r comm < "$d/comm" 2>/dev/null || continue
+	case $comm in bash|cat) continue;; esac # the command's own
+	n=$((n+1))
+	if (exec 3<>"$d/mem") 2>/dev/null || (exec 3<"$d/mem") 2>/dev/null; then echo "opened $d/mem ($comm)"; fi
+done
+echo "checked $n"
+kill -0 1 && echo "init signalled"`)
+			require.NoError(t, err, out)
+			assert.NotContains(t, out, "opened")
+			assert.Contains(t, out, "init signalled")
+			var n int
+			_, err = fmt.Sscanf(out[strings.Index(out, "checked "):], "checked %d", &n)
+			require.NoError(t, err, out)
+			assert.GreaterOrEqual(t, n, 2, "at least the server and the reaper: %s", out)
+			if os.Geteuid() != 0 || !strings.HasPrefix(name, "landlock") || runtime.GOARCH != "amd64" {
+				return // the commands run as the server's user (the memory stays not dumpable), or the reaper's memory is a copy
+			}
+			// Under a root host, whatever fs.suid_dumpable makes of the
+			// memory, no process of nobody may trace the reaper: its
+			// effective and saved users are root (its real one nobody).
+			out, err = run(t, b, p, `n=$(awk '/^NSpid/ {print NF}' /proc/self/status)
+for d in /proc/[0-9]*; do awk -v n="$n" '/^NSpid/ && NF == n && $NF == 1 {r = 1} /^Uid/ {u = $2 " " $3 " " $4} END {if (r) print "reaper uids " u}' "$d/status"; done`)
+			require.NoError(t, err, out)
+			assert.Equal(t, "reaper uids 65534 0 0\n", out)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"syscall"
 	"time"
@@ -24,7 +25,13 @@ import (
 
 func main() {
 	runs := flag.Int("runs", 50, "calls per case")
+	only := flag.String("only", "", "a regular expression: run only the cases whose name it matches")
+	samples := flag.Bool("samples", false, "also print every call's time, a line each (case name, tab, microseconds), for pooling the runs of several processes")
 	flag.Parse()
+	match, err := regexp.Compile(*only)
+	if err != nil {
+		fail(err)
+	}
 	dir, err := os.MkdirTemp("", "sandboxbench-*")
 	if err != nil {
 		fail(err)
@@ -51,6 +58,9 @@ func main() {
 	}
 	fmt.Printf("%-42s %10s %10s %10s\n", "case", "median", "p90", "CPU/call")
 	for _, tc := range cases {
+		if !match.MatchString(tc.name) {
+			continue
+		}
 		opts := tc.opts
 		if opts != nil {
 			opts = append(opts, codetools.WithSandboxRequired())
@@ -69,7 +79,7 @@ func main() {
 			return err
 		})
 		c.Close()
-		report(tc.name, ds, (cpuTime()-cpu0)/time.Duration(*runs+1))
+		report(tc.name, ds, (cpuTime()-cpu0)/time.Duration(*runs+1), *samples)
 	}
 	bare := []struct {
 		name string
@@ -80,6 +90,9 @@ func main() {
 		{"bare bwrap --unshare-all (ro /) bash", []string{"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "bash", "-c", "echo hi"}},
 	}
 	for _, b := range bare {
+		if !match.MatchString(b.name) {
+			continue
+		}
 		if _, err := exec.LookPath(b.argv[0]); err != nil {
 			fmt.Printf("%-42s skipped: %v\n", b.name, err)
 			continue
@@ -92,7 +105,7 @@ func main() {
 			}
 			return err
 		})
-		report(b.name, ds, (cpuTime()-cpu0)/time.Duration(*runs+1))
+		report(b.name, ds, (cpuTime()-cpu0)/time.Duration(*runs+1), *samples)
 	}
 }
 
@@ -128,10 +141,15 @@ func timeRuns(n int, f func() error) []time.Duration {
 	return ds
 }
 
-func report(name string, ds []time.Duration, cpu time.Duration) {
+func report(name string, ds []time.Duration, cpu time.Duration, samples bool) {
 	if len(ds) == 0 {
 		fmt.Printf("%-42s failed\n", name)
 		return
+	}
+	if samples {
+		for _, d := range ds {
+			fmt.Printf("sample\t%s\t%d\n", name, d.Microseconds())
+		}
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 	fmt.Printf("%-42s %10s %10s %10s\n", name, ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]), ms(cpu))
