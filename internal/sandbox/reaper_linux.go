@@ -53,9 +53,11 @@ type reaperFork struct {
 // reaperData is what the reaper reads (reaper_linux_amd64.s reads it by
 // the offsets go_asm.h gives).
 type reaperData struct {
-	all     uint64    // every signal
-	dfl     [4]uint64 // a struct sigaction with SIG_DFL and no flags
-	capHdr  [2]uint32 // version 3, this process
+	all uint64 // every signal
+	//lint:ignore U1000 on amd64 only the assembly reads it
+	dfl    [4]uint64 // a struct sigaction with SIG_DFL and no flags
+	capHdr [2]uint32 // version 3, this process
+	//lint:ignore U1000 on amd64 only the assembly reads it
 	capNone [6]uint32 // no capability: capset's two halves of effective, permitted, inheritable
 	drop    uint32    // nonzero: the host is root: become nobody, as the command does (so that it may signal its init; on amd64 the real user only)
 }
