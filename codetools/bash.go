@@ -97,7 +97,8 @@ func (c *CodeTools) spillReach() string {
 
 // shellPath returns the configured shell, else bash, else sh. Bash is
 // looked for in PATH once, at the first call that finds it: a look-up per
-// call stat'ed each folder of PATH before it (40-50 us of a call at load).
+// call stat'ed each folder of PATH before it (34-38 us of a session call
+// at load 8).
 func (c *CodeTools) shellPath() string {
 	if c.cfg.bash.shell != "" {
 		return c.cfg.bash.shell

@@ -27,13 +27,12 @@ type Collector struct {
 	kept    int // matches in files
 	total   int // matches found, files dropped included
 	limit   int
-	cutoff  string // once set, files after it in path order cannot be shown
-	hasCut  bool
-	// cut is hasCut for Skip without the lock: until the limit is reached
-	// (with many matches, for the whole walk) a walker asks at every file,
-	// and two walkers taking one lock per file for nothing wait on each
-	// other
-	cut atomic.Bool
+	cutoff  string // once hasCut, files after it in path order cannot be shown
+	// hasCut is set, under mu, once cutoff is; Skip reads it without the
+	// lock: until the limit is reached (with many matches, for the whole
+	// walk) a walker asks at every file, and two walkers taking one lock
+	// per file for nothing wait on each other
+	hasCut atomic.Bool
 }
 
 // NewCollector returns a collector for an answer of at most limit matches
@@ -48,7 +47,7 @@ func (g *Collector) Add(rel string, r FileResult) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.total += r.matches
-	if g.hasCut && r.rel > g.cutoff {
+	if g.hasCut.Load() && r.rel > g.cutoff {
 		return
 	}
 	g.kept += r.matches
@@ -75,8 +74,8 @@ func (g *Collector) Add(rel string, r FileResult) {
 		g.kept -= g.files[len(g.files)-1].matches
 		g.files = g.files[:len(g.files)-1]
 	}
-	g.cutoff, g.hasCut = g.files[len(g.files)-1].rel, true
-	g.cut.Store(true)
+	g.cutoff = g.files[len(g.files)-1].rel
+	g.hasCut.Store(true)
 }
 
 // order sorts the files by path, once.
@@ -132,12 +131,12 @@ func (g *Collector) sortedWith(goFn func(string, func() error) <-chan error) ([]
 // Skip reports whether the file at path rel cannot be shown any more:
 // the walker need not search it.
 func (g *Collector) Skip(rel string) bool {
-	if !g.cut.Load() {
+	if !g.hasCut.Load() {
 		return false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.hasCut && rel > g.cutoff
+	return rel > g.cutoff
 }
 
 // Answer is the text of grep's answer and what it shows.
