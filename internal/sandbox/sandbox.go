@@ -71,8 +71,8 @@
 // none; nobody when the host is root), runs in a PID namespace of its own
 // (so its end or kill ends every process it started) and shares the
 // session's IPC, UTS, network and mount namespaces and /proc. Its init is
-// a reaper (reaper_linux.go: a bare fork of the server, raw system calls
-// only) and the command its pid 2, so a signal it sends itself (kill $$)
+// a reaper (reaper_linux.go: a clone of the server running raw system
+// calls only, sharing its memory on amd64) and the command its pid 2, so a signal it sends itself (kill $$)
 // acts as anywhere else, a signal to pid 1 is passed on to it and orphans
 // are reaped; under bubblewrap the server runs in a PID namespace of its
 // own user namespace, to which its thread returns after forking each
