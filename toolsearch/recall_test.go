@@ -274,7 +274,17 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // hybrid 0.617 / 0.311 / 0.437) and once after (0.671 / 0.413 / 0.525,
 // hybrid 0.635 / 0.311 / 0.441, with enum values searched: its author
 // wrote its enums and its needs), its misses never logged nor read. The
-// floors are the figures measured, to the third decimal.
+// sixth (testdata/catalog6.json, 453 tools of 25 servers modelled on the
+// kinds the issue's own held-out catalog has: GitHub, GitLab, Jira and
+// Confluence, Linear, Slack, Notion, Google Workspace, seven databases,
+// Kubernetes, AWS, GCP, Azure, Stripe, PayPal, Datadog, Sentry, PagerDuty,
+// Grafana, Prometheus; 155 needs in people's wording, testdata/
+// needs6.jsonl) was written by an author who read neither the search's
+// tables nor any other catalog, ran no search over it, and committed it
+// before the ranking changes that followed; measured once on the code as
+// it was (BM25 0.897 / 0.632 / 0.752, hybrid 0.819 / 0.516 / 0.635), its
+// misses never logged nor read. The floors are the figures measured, to
+// the third decimal.
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -287,6 +297,7 @@ func TestLexicalQuality(t *testing.T) {
 		{"catalog3.json", "needs3.jsonl", 250, 100, 0.892, 0.563, 0.687, false},
 		{"catalog4.json", "needs4.jsonl", 300, 150, 0.475, 0.235, 0.342, true},
 		{"catalog5.json", "needs5.jsonl", 200, 150, 0.670, 0.413, 0.525, true},
+		{"catalog6.json", "needs6.jsonl", 400, 150, 0.896, 0.632, 0.751, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -324,6 +335,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog3.json", "needs3.jsonl", 0.645, 0.398, 0.506, false},
 		{"catalog4.json", "needs4.jsonl", 0.340, 0.130, 0.215, true},
 		{"catalog5.json", "needs5.jsonl", 0.634, 0.311, 0.440, true},
+		{"catalog6.json", "needs6.jsonl", 0.819, 0.516, 0.634, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
