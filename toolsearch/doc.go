@@ -46,7 +46,13 @@
 // "at 3") are values, not words of what a tool does, and are left out
 // (a run holding letters is kept: "ec2", "s3"); a word no tool has also
 // meets, at half weight, the tools' words it begins, as people shorten
-// them ("ack" acknowledge, "repo" repository).
+// them ("ack" acknowledge, "repo" repository). A query's values, known by
+// their form (a version "3.0.0-beta.2", an email address, a host name
+// "coolbakery.io", a price "20 dollars", a time "3pm", a hex id, a DOI,
+// coordinates, a size "5MB", a duration "2 seconds", a percentage),
+// are not words of what a tool does: each is taken out of the query's
+// words and stands, at 0.8, for the words of its kind, which the tools'
+// arguments use ("version", "domain", "price amount currency", "time").
 //
 // A host that has embeddings gets a third mode, [Hybrid]: it plugs its
 // provider's embedding endpoint in as an [Embedder] ([WithEmbedder] for

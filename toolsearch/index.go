@@ -502,6 +502,7 @@ type queryTerm struct {
 // terms, at weightEquivalent.
 func (ix *Index) queryTerms(query string) []queryTerm {
 	qs := ix.stems
+	query, kinds := values(query)
 	ts := qs.terms(query)
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
@@ -598,6 +599,16 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			add(markEquivalent + "find")
 		case "is", "are", "has", "have", "did", "does", "was", "were":
 			add(markEquivalent + "status")
+		}
+	}
+	for _, k := range kinds {
+		c := n
+		for _, t := range qs.terms(k) {
+			if !seen[t] && len(ix.postings[t]) > 0 {
+				seen[t] = true
+				out = append(out, queryTerm{t, weightValue, c})
+				n = c + 1
+			}
 		}
 	}
 	for i, t := range ts {

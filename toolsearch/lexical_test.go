@@ -227,3 +227,38 @@ func TestQuestions(t *testing.T) {
 	assert.Equal(t, "tracker_list_issues", topOf(t, ix, "which issues mention the login page"))
 	assert.Equal(t, "deploy_state", topOf(t, ix, "did the deploy finish"))
 }
+
+// TestValues: a query's values are taken out of its words and stand for
+// their kind (a version, a domain, an email address, a price, a time, an
+// id), those that say what a tool reads kept ("config.json").
+func TestValues(t *testing.T) {
+	for _, c := range []struct {
+		query, rest string
+		kinds       []string
+	}{
+		{"make 3.0.0-beta.2 the latest", "make   the latest", []string{"version"}},
+		{"is coolbakery.io taken", "is coolbakery taken", []string{"domain"}},
+		{"set it to Done on monday.com", "set it to Done on monday", []string{"domain"}},
+		{"did the mail to jo@acme.io go out", "did the mail to   go out", []string{"email address"}},
+		{"charge them 20 dollars", "charge them  ", []string{"price amount currency"}},
+		{"push my 3pm to friday", "push my   to friday", []string{"time"}},
+		{"open trace 4bf92f3577b34da6", "open trace  ", []string{"id"}},
+		{"what street is 48.8584, 2.2945", "what street is  ", []string{"coordinates latitude longitude"}},
+		{"restore config.json", "restore config.json", []string{"file"}},
+		{"store NPM_TOKEN", "store NPM_TOKEN", []string{"variable"}},
+		{"list the issues of sprint 12", "list the issues of sprint 12", nil},
+		{"deploy ec2 and s3", "deploy ec2 and s3", nil},
+	} {
+		rest, kinds := values(c.query)
+		assert.Equal(t, c.rest, rest, c.query)
+		assert.Equal(t, c.kinds, kinds, c.query)
+	}
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("registry_set_tag", "Point a tag at a published version.", nil),
+		llmtoolkit.MustTool("registry_list_beta_testers", "List the beta testers.", nil),
+		llmtoolkit.MustTool("domains_check", "Check whether domain names are free.", nil),
+		llmtoolkit.MustTool("io_stats", "Disk io statistics.", nil),
+	})
+	assert.Equal(t, "registry_set_tag", topOf(t, ix, "tag 3.0.0-beta.2 as next"))
+	assert.Equal(t, "domains_check", topOf(t, ix, "is coolbakery.io taken"))
+}
