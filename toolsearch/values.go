@@ -26,7 +26,13 @@ type valueKind struct {
 	keep    bool
 	// host is set for host names: kept without their top-level domain.
 	host bool
+	// anyOf are the characters a value of the kind has one of at least:
+	// a query without any is not matched against the pattern.
+	anyOf string
 }
+
+// digits is the anyOf of the kinds whose values hold a digit.
+const digits = "0123456789"
 
 // weightValue is the weight of the words of a value's kind.
 var weightValue = 0.8
@@ -34,38 +40,38 @@ var weightValue = 0.8
 // The kinds of values, most specific first: a value is matched by the
 // first kind whose pattern takes it.
 var valueKinds = []valueKind{
-	{pattern: regexp.MustCompile(`(?i)\bhttps?://[^\s"'<>]+`), words: "url link"},
-	{pattern: regexp.MustCompile(`(?i)\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b`), words: "email address"},
+	{pattern: regexp.MustCompile(`(?i)\bhttps?://[^\s"'<>]+`), words: "url link", anyOf: ":"},
+	{pattern: regexp.MustCompile(`(?i)\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b`), words: "email address", anyOf: "@"},
 	// A DOI ("10.1038/nature14539").
-	{pattern: regexp.MustCompile(`\b10\.\d{4,9}/[^\s"'<>]+`), words: "doi identifier"},
+	{pattern: regexp.MustCompile(`\b10\.\d{4,9}/[^\s"'<>]+`), words: "doi identifier", anyOf: digits},
 	// Coordinates: two decimal numbers of three places or more.
-	{pattern: regexp.MustCompile(`-?\b\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}\b`), words: "coordinates latitude longitude"},
-	{pattern: regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`), words: "ip address"},
+	{pattern: regexp.MustCompile(`-?\b\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}\b`), words: "coordinates latitude longitude", anyOf: digits},
+	{pattern: regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`), words: "ip address", anyOf: digits},
 	// A version: three parts or more, or two after a v, with a pre-release.
-	{pattern: regexp.MustCompile(`(?i)\bv?\d+(\.\d+){2,}([-+][\w.]+)?\b|\bv\d+\.\d+\b`), words: "version"},
+	{pattern: regexp.MustCompile(`(?i)\bv?\d+(\.\d+){2,}([-+][\w.]+)?\b|\bv\d+\.\d+\b`), words: "version", anyOf: digits},
 	// A file name, by its extension.
-	{pattern: regexp.MustCompile(`(?i)\b[\w-]+\.(json|ya?ml|toml|csv|tsv|txt|md|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz|tgz|log|xml|html?|js|ts|py|go|rb|java|sql|sh|env|ini|conf)\b`), words: "file", keep: true},
+	{pattern: regexp.MustCompile(`(?i)\b[\w-]+\.(json|ya?ml|toml|csv|tsv|txt|md|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz|tgz|log|xml|html?|js|ts|py|go|rb|java|sql|sh|env|ini|conf)\b`), words: "file", keep: true, anyOf: "."},
 	// A host name, by a common top-level domain.
-	{pattern: regexp.MustCompile(`(?i)\b([a-z0-9-]+\.)+(com|org|net|io|ai|dev|app|co|us|uk|de|fr|eu|me|info|biz|xyz|tech|site|shop|cloud)\b`), words: "domain", keep: true, host: true},
+	{pattern: regexp.MustCompile(`(?i)\b([a-z0-9-]+\.)+(com|org|net|io|ai|dev|app|co|us|uk|de|fr|eu|me|info|biz|xyz|tech|site|shop|cloud)\b`), words: "domain", keep: true, host: true, anyOf: "."},
 	// Money: a currency sign or a currency's name after an amount.
-	{pattern: regexp.MustCompile(`(?i)[$€£¥]\s?\d[\d,.]*k?\b|\b\d[\d,.]*k?\s?(dollars?|bucks|euros?|pounds?|usd|eur|gbp|yen|jpy|cad|aud|chf)\b`), words: "price amount currency"},
+	{pattern: regexp.MustCompile(`(?i)[$€£¥]\s?\d[\d,.]*k?\b|\b\d[\d,.]*k?\s?(dollars?|bucks|euros?|pounds?|usd|eur|gbp|yen|jpy|cad|aud|chf)\b`), words: "price amount currency", anyOf: digits},
 	// A time of day.
-	{pattern: regexp.MustCompile(`(?i)\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}:\d\d\b`), words: "time"},
+	{pattern: regexp.MustCompile(`(?i)\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}:\d\d\b`), words: "time", anyOf: digits},
 	// An ordinal day ("the 14th").
-	{pattern: regexp.MustCompile(`(?i)\b\d{1,2}(st|nd|rd|th)\b`), words: "date"},
+	{pattern: regexp.MustCompile(`(?i)\b\d{1,2}(st|nd|rd|th)\b`), words: "date", anyOf: digits},
 	// A size or a duration.
-	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(kb|mb|gb|tb|kib|mib|gib|bytes?)\b`), words: "size"},
-	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(px|pixels?)\b`), words: "size width"},
-	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(ms|milliseconds?|seconds?|secs?|minutes?|mins?)\b`), words: "duration"},
-	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(%|percent)`), words: "percentage"},
-	{pattern: regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), words: "id"},
+	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(kb|mb|gb|tb|kib|mib|gib|bytes?)\b`), words: "size", anyOf: digits},
+	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(px|pixels?)\b`), words: "size width", anyOf: digits},
+	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(ms|milliseconds?|seconds?|secs?|minutes?|mins?)\b`), words: "duration", anyOf: digits},
+	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(%|percent)`), words: "percentage", anyOf: digits},
+	{pattern: regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), words: "id", anyOf: digits},
 	// An id: a run of letters and digits mixed, eight or more, with three
 	// digits or more and hex or upper-case letters ("4bf92f3577b34da6",
 	// "INV-20931").
-	{pattern: regexp.MustCompile(`\b[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*\b`), words: "id"},
+	{pattern: regexp.MustCompile(`\b[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*\b`), words: "id", anyOf: digits},
 	// An environment variable's name: upper-case words joined with
 	// underscores ("NPM_TOKEN").
-	{pattern: regexp.MustCompile(`\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b`), words: "variable", keep: true},
+	{pattern: regexp.MustCompile(`\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b`), words: "variable", keep: true, anyOf: "_"},
 }
 
 // values takes the values out of query: the query without them (those
@@ -74,7 +80,7 @@ var valueKinds = []valueKind{
 func values(query string) (string, []string) {
 	var kinds []string
 	for _, k := range valueKinds {
-		if !k.pattern.MatchString(query) {
+		if !strings.ContainsAny(query, k.anyOf) || !k.pattern.MatchString(query) {
 			continue
 		}
 		matched := false
