@@ -193,7 +193,8 @@ func (s *stemmer) terms(text string) []string {
 }
 
 // tokenize calls emit with each stemmed part of text (joined false) and,
-// after the parts of a run of more than one, the run whole (joined true).
+// after the parts of a run of more than one, the run whole (joined true,
+// false when none of its parts was emitted).
 func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 	rs := []rune(text)
 	for i := 0; i < len(rs); {
@@ -230,17 +231,32 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 			}
 		}
 		flush(len(run))
-		for _, p := range parts {
-			if !stopwords[p] && !isNumber(p) {
+		emitted := 0
+		for k, p := range parts {
+			if !stopwords[p] && !isNumber(p) && !isUnit(parts, k) {
 				emit(s.stem(p), false)
+				emitted++
 			}
 		}
+		// The run whole is a joined form, or the word itself when none
+		// of its parts is one ("k8s").
 		if len(parts) > 1 {
 			if w := whole.String(); !stopwords[w] {
-				emit(s.stem(w), true)
+				emit(s.stem(w), emitted > 0)
 			}
 		}
 	}
+}
+
+// isUnit tells a part of one or two letters next to a number in its run:
+// a unit or a suffix of the number's ("40k", "3pm", "5mb", "14th", the v
+// of "v2"), or of a name with a digit whose run is the word ("k8s",
+// "ec2", "md5"); the run whole is kept.
+func isUnit(parts []string, k int) bool {
+	if len([]rune(parts[k])) > 2 {
+		return false
+	}
+	return k > 0 && isNumber(parts[k-1]) || k+1 < len(parts) && isNumber(parts[k+1])
 }
 
 // isNumber tells a part of digits alone: a value ("issue 512", "at 3",

@@ -24,7 +24,8 @@ func TestTermsJoined(t *testing.T) {
 		{"getPRList2", []string{"get", "pr", "list", "getprlist2"}},
 		{"pull-requests", []string{"pull", "request", "pullrequest"}},
 		{"the customer's files", []string{"custom", "file"}},
-		{"EC2 s3", []string{"ec", "ec2", "s3"}},
+		{"EC2 s3", []string{"ec2", "s3"}},
+		{"k8s at 3pm, 40k, the 14th", []string{"k8s", "3pm", "40k", "14th"}},
 		{"issue 512 at 3", []string{"issu"}},
 	} {
 		assert.Equal(t, c.want, terms(c.text), c.text)
