@@ -53,9 +53,9 @@ func TestEquivalents(t *testing.T) {
 	ix := NewIndex(tools)
 	assert.Equal(t, "pay_refund", top(ix, "give the money back"))
 	assert.Equal(t, "vcs_list_prs", top(ix, "open merge requests"))
-	assert.Equal(t, "", top(ix, "reconcile the journals"))
-	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "reconcile"}))
-	assert.Equal(t, "crm_sync", top(ext, "reconcile the journals"))
+	assert.Equal(t, "", top(ix, "harmonize the journals"))
+	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "harmonize"}))
+	assert.Equal(t, "crm_sync", top(ext, "harmonize the journals"))
 }
 
 // TestResolverEquivalentWords: a Resolver's search uses the host's
@@ -70,10 +70,10 @@ func TestResolverEquivalentWords(t *testing.T) {
 		tool.Deferred = true
 		fake.Add(tool, ok)
 	}
-	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "reconcile the journals"}}
+	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "harmonize the journals"}}
 	res := llmtoolkit.Execute(t.Context(), New(fake), call)
 	assert.Contains(t, res.Content, "No tool matches")
-	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "reconcile"}), WithEquivalentWords([]string{"journal", "account"})), call)
+	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "harmonize"}), WithEquivalentWords([]string{"journal", "account"})), call)
 	assert.Contains(t, res.Content, "- crm_sync:")
 }
 

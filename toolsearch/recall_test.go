@@ -321,7 +321,7 @@ func TestHybridQuality(t *testing.T) {
 	}{
 		{"catalog.json", "needs.jsonl", 0.945, 0.835, 0.884, false},
 		{"catalog2.json", "needs2.jsonl", 0.829, 0.547, 0.666, false},
-		{"catalog3.json", "needs3.jsonl", 0.645, 0.398, 0.506, false},
+		{"catalog3.json", "needs3.jsonl", 0.645, 0.392, 0.505, false},
 		{"catalog4.json", "needs4.jsonl", 0.340, 0.130, 0.215, true},
 		{"catalog5.json", "needs5.jsonl", 0.634, 0.311, 0.440, true},
 	} {

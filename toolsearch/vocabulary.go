@@ -7,10 +7,12 @@ package toolsearch
 // "issues" meets "issue", and a two-word entry ("set up", "call off")
 // means what the pair means, not what its words do alone. The table holds
 // the verbs of tool names (list, get, create, update, delete, send,
-// cancel, run...) with the words people use for them, phrasal verbs
-// included, and the nouns of common catalog kinds (issue trackers, chat,
-// mail, calendars, CRM, shops, payments, HR, clouds, CI, monitoring). A
-// host adds its own with [WithEquivalents] or [WithEquivalentWords].
+// cancel, run, sync, filter, mute, purge...) with the words people use
+// for them, phrasal verbs included ("run out", "narrow down", "dry run"),
+// and the nouns of common catalog kinds (issue trackers, chat, mail,
+// calendars, CRM, shops, payments, HR, clouds, CI, monitoring, analytics,
+// events, maps, references). A host adds its own with [WithEquivalents]
+// or [WithEquivalentWords].
 var DefaultEquivalents = [][]string{
 	// Verbs.
 	{"find", "search", "look up", "lookup", "look for", "query", "list", "show", "browse", "locate"},
@@ -67,6 +69,15 @@ var DefaultEquivalents = [][]string{
 	{"screenshot", "screen shot", "capture", "snapshot"},
 	{"reset", "clear"},
 	{"scale", "resize"},
+	{"sync", "synchronize", "refresh", "reconcile", "resync"},
+	{"filter", "narrow", "narrow down", "refine", "facet"},
+	{"mute", "silence", "snooze", "suppress", "ignore", "dismiss"},
+	{"expire", "expiry", "expiration", "run out", "lapse"},
+	{"extract", "pull out", "scrape", "parse"},
+	{"crawl", "spider", "scrape"},
+	{"preview", "dry run", "dryrun"},
+	{"purge", "invalidate", "clear cache"},
+	{"reserve", "reservation", "book", "booking"},
 
 	// Nouns.
 	{"bug", "issue", "ticket", "problem", "defect", "case"},
@@ -103,7 +114,7 @@ var DefaultEquivalents = [][]string{
 	{"payroll", "pay run", "paycheck"},
 	{"stub", "payslip", "pay slip", "salary slip", "pay stub"},
 	{"secret", "password", "credential", "credentials", "api key", "passphrase"},
-	{"token", "api key", "access key"},
+	{"token", "api key", "access key", "access token", "credential", "credentials"},
 	{"order", "purchase", "sale", "receipt"},
 	{"product", "item", "listing", "sku", "merchandise", "goods"},
 	{"inventory", "stock", "units", "quantity"},
@@ -153,13 +164,28 @@ var DefaultEquivalents = [][]string{
 	{"temperature", "degrees", "thermostat", "heating", "climate"},
 	{"volume", "loud", "louder", "quiet", "quieter", "turn down", "turn up"},
 	{"activity", "workout", "exercise", "ride", "jog"},
+	{"setting", "settings", "preference", "preferences"},
+	{"attendee", "participant", "guest", "registrant", "rsvp"},
+	{"revenue", "income", "earnings", "gross", "sales"},
+	{"presentation", "slides", "slide deck", "deck", "pptx", "powerpoint"},
+	{"history", "audit", "audit log", "activity log", "changelog"},
+	{"realtime", "real time", "right now", "live"},
+	{"coordinates", "latitude", "longitude", "lat", "lng", "geocode"},
+	{"dimension", "breakdown", "break down", "slice", "group by"},
+	{"source", "referrer", "referral", "utm"},
+	{"progress", "far along", "completion", "percent done"},
+	{"bibliography", "reference list", "citations", "references", "works cited"},
+	{"paper", "publication", "citation"},
+	{"thumbnail", "resize", "crop"},
 }
 
 // DefaultRelated are groups of words of one topic that are not the same
 // thing ("song" and "playlist", "forecast" and "temperature"): a query's
 // related words count at 0.4 of the weight of its own, enough to find a
 // tool worded in the topic's other words, not enough to outrank one that
-// uses the query's. A host adds its own with [WithRelated].
+// uses the query's: among them a language's name and "language", a
+// currency's and "currency", a package ecosystem's words ("python",
+// "pypi", "pip"). A host adds its own with [WithRelated].
 var DefaultRelated = [][]string{
 	{"music", "song", "track", "playback", "playlist", "album", "artist", "spotify", "queue"},
 	{"forum", "community", "discourse", "topic", "thread", "post"},
@@ -198,4 +224,9 @@ var DefaultRelated = [][]string{
 	{"flight", "airline", "plane", "fly", "airport", "trip"},
 	{"hotel", "room", "stay", "accommodation", "trip"},
 	{"restaurant", "table", "dinner", "lunch", "reservation"},
+	{"language", "translate", "english", "spanish", "french", "german", "italian", "portuguese", "dutch", "russian", "chinese", "japanese", "korean", "arabic", "hindi", "turkish", "polish", "swedish"},
+	{"currency", "exchange rate", "dollar", "euro", "pound", "yen", "usd", "eur", "gbp"},
+	{"address", "street", "city", "zip", "postcode", "postal code"},
+	{"python", "pypi", "pip", "wheel"},
+	{"javascript", "js", "nodejs", "npm", "typescript"},
 }
