@@ -502,7 +502,7 @@ type queryTerm struct {
 // terms, at weightEquivalent.
 func (ix *Index) queryTerms(query string) []queryTerm {
 	qs := ix.stems
-	query, kinds := values(query)
+	query, kinds := values(query, ix.isServer)
 	ts := qs.terms(query)
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
@@ -620,6 +620,17 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		}
 	}
 	return out
+}
+
+// isServer tells whether the words of name are those of a tool's server.
+func (ix *Index) isServer(name string) bool {
+	ts := ix.stems.terms(name)
+	for _, t := range ts {
+		if !slices.ContainsFunc(ix.postings[t], func(p posting) bool { return p.server }) {
+			return false
+		}
+	}
+	return len(ts) > 0
 }
 
 // Bounds of the abbreviations: a query's word of minPrefix letters or

@@ -250,10 +250,13 @@ func TestValues(t *testing.T) {
 		{"list the issues of sprint 12", "list the issues of sprint 12", nil},
 		{"deploy ec2 and s3", "deploy ec2 and s3", nil},
 	} {
-		rest, kinds := values(c.query)
+		rest, kinds := values(c.query, nil)
 		assert.Equal(t, c.rest, rest, c.query)
 		assert.Equal(t, c.kinds, kinds, c.query)
 	}
+	rest, kinds := values("set it to Done on monday.com", func(name string) bool { return name == "monday" })
+	assert.Equal(t, "set it to Done on monday", rest)
+	assert.Empty(t, kinds, "a host name that is a server's names the server")
 	ix := NewIndex([]llmtoolkit.Tool{
 		llmtoolkit.MustTool("registry_set_tag", "Point a tag at a published version.", nil),
 		llmtoolkit.MustTool("registry_list_beta_testers", "List the beta testers.", nil),

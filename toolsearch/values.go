@@ -76,8 +76,10 @@ var valueKinds = []valueKind{
 
 // values takes the values out of query: the query without them (those
 // of a kind that keeps them left as they are) and the words of their
-// kinds, each kind once.
-func values(query string) (string, []string) {
+// kinds, each kind once. A host name that is a server's name
+// ("monday.com", when isServer says monday is one) names the server: it
+// is no domain (isServer nil: none is).
+func values(query string, isServer func(string) bool) (string, []string) {
 	var kinds []string
 	for _, k := range valueKinds {
 		if !strings.ContainsAny(query, k.anyOf) || !k.pattern.MatchString(query) {
@@ -88,10 +90,12 @@ func values(query string) (string, []string) {
 			if k.words == "id" && !strings.Contains(v, "-") && !isID(v) {
 				return v
 			}
-			matched = true
 			if k.host {
-				return v[:strings.LastIndexByte(v, '.')]
+				name := v[:strings.LastIndexByte(v, '.')]
+				matched = matched || isServer == nil || !isServer(name)
+				return name
 			}
+			matched = true
 			if k.keep {
 				return v
 			}
