@@ -175,7 +175,7 @@ var DefaultEquivalents = [][]string{
 	{"source", "referrer", "referral", "utm"},
 	{"progress", "far along", "completion", "percent done"},
 	{"bibliography", "reference list", "citations", "references", "works cited"},
-	{"paper", "publication", "citation"},
+	{"paper", "citation"},
 	{"thumbnail", "resize", "crop"},
 }
 
