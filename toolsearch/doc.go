@@ -31,7 +31,9 @@
 // request/merge request, refund/money back, time off/vacation/PTO); a
 // query's equivalents count at 0.8 of the weight of its own words, a
 // two-word member means what the pair means ("set up" is create, not
-// update), and a word of several groups shares that weight among them.
+// update), its particle two words after it at most ("turn the music
+// down", "take bob off the list"), and a word of several groups shares
+// that weight among them.
 // [DefaultRelated] is a table of words of one topic (song/playlist/
 // playback, forecast/rain/temperature), counted at 0.4. A host extends
 // them with [WithEquivalents] and [WithRelated] ([NewIndexWith]) or

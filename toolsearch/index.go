@@ -518,8 +518,8 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			concept[i] = out[k].concept
 			continue
 		}
-		if i > 0 && paired[i] == pairSecond {
-			concept[i] = concept[i-1]
+		if i > 0 && paired[i] >= pairSecond {
+			concept[i] = concept[i-1-(paired[i]-pairSecond)]
 		} else {
 			concept[i] = n
 			n++

@@ -73,6 +73,15 @@ const (
 	pairSecond
 )
 
+// maxParticleGap is how many words may stand between a phrasal verb and
+// its particle, the verb's object: "turn the music down" is "turn down",
+// "take bob off the list" "take off".
+const maxParticleGap = 2
+
+// particles are the particles of phrasal verbs that may follow the
+// verb's object (stemmed: "in" and "on" are stop words).
+var particles = map[string]bool{"up": true, "down": true, "off": true, "out": true, "back": true, "over": true, "away": true}
+
 // source is the group terms of one word, or of a pair of words, of a
 // stream: at, the position of the (first) word.
 type source struct {
@@ -83,7 +92,8 @@ type source struct {
 // sources is expand's group terms, one list per word or pair of words
 // that has any. When paired is not nil, it is set to the part each term
 // plays in a pair of an equivalents group (notPaired, pairFirst,
-// pairSecond).
+// pairSecond, or pairSecond+k for the particle of a phrasal verb k words
+// after the verb's next: "turn the music down").
 func (e *equivalents) sources(ts []string, paired *[]int) []source {
 	c := make([]int, len(ts))
 	if paired != nil {
@@ -101,6 +111,28 @@ func (e *equivalents) sources(ts []string, paired *[]int) []source {
 		out = append(out, source{i, g})
 		if slices.ContainsFunc(g, func(k string) bool { return strings.HasPrefix(k, markEquivalent) }) {
 			c[i], c[i+1] = pairFirst, pairSecond
+		}
+	}
+	// A phrasal verb's particle may follow its object ("turn the music
+	// down", "take bob off the list").
+	for i := 0; i+2 < len(ts); i++ {
+		if c[i] != notPaired {
+			continue
+		}
+		for j := i + 2; j < len(ts) && j <= i+1+maxParticleGap; j++ {
+			if c[j] != notPaired {
+				break
+			}
+			if !particles[ts[j]] {
+				continue
+			}
+			g := e.groups[ts[i]+" "+ts[j]]
+			if !slices.ContainsFunc(g, func(k string) bool { return strings.HasPrefix(k, markEquivalent) }) {
+				continue
+			}
+			out = append(out, source{i, g})
+			c[i], c[j] = pairFirst, pairSecond+(j-i-1)
+			break
 		}
 	}
 	for i, t := range ts {

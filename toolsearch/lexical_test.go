@@ -145,6 +145,23 @@ func TestPhrasalVerbs(t *testing.T) {
 	assert.Equal(t, "cal_cancel_booking", topOf(t, ix, "call off the 3pm booking"))
 }
 
+// TestSeparatedParticles: a phrasal verb's particle may follow the
+// verb's object, two words at most ("turn the music down" is "turn
+// down"), and then counts as the pair.
+func TestSeparatedParticles(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("player_turn_on", "Turn the player on.", nil),
+		llmtoolkit.MustTool("player_set_volume", "Set the playback volume.", nil),
+		llmtoolkit.MustTool("list_unsubscribe", "Unsubscribe a member from a mailing list.", nil),
+		llmtoolkit.MustTool("list_members", "List the members of a mailing list.", nil),
+	})
+	assert.Equal(t, "player_set_volume", topOf(t, ix, "turn the player down"))
+	assert.Equal(t, "list_unsubscribe", topOf(t, ix, "take bob off the mailing list"))
+	var paired []int
+	ix.equiv.sources(terms("turn the old red player down"), &paired)
+	assert.Equal(t, []int{notPaired, notPaired, notPaired, notPaired, notPaired}, paired, "three words between: no pair")
+}
+
 // TestJoinedWords: two words of a query that a tool writes as one meet
 // it ("web hook" webhook).
 func TestJoinedWords(t *testing.T) {
