@@ -51,7 +51,8 @@
 // them ("ack" acknowledge, "repo" repository). A query's values, known by
 // their form (a version "3.0.0-beta.2", an email address, a host name
 // "coolbakery.io", a price "20 dollars", a time "3pm", a hex id, a DOI,
-// coordinates, a size "5MB", a duration "2 seconds", a percentage),
+// coordinates, a size "5MB", a duration "2 seconds", a percentage, a
+// channel "#general", a subreddit "r/golang"),
 // are not words of what a tool does: each is taken out of the query's
 // words and stands, at 0.8, for the words of its kind, which the tools'
 // arguments use ("version", "domain", "price amount currency", "time").

@@ -264,6 +264,8 @@ func TestValues(t *testing.T) {
 		{"what street is 48.8584, 2.2945", "what street is  ", []string{"coordinates latitude longitude"}},
 		{"restore config.json", "restore config.json", []string{"file"}},
 		{"store NPM_TOKEN", "store NPM_TOKEN", []string{"variable"}},
+		{"what did people say in #general", "what did people say in ", []string{"channel"}},
+		{"post it on r/golang", "post it on ", []string{"subreddit"}},
 		{"list the issues of sprint 12", "list the issues of sprint 12", nil},
 		{"deploy ec2 and s3", "deploy ec2 and s3", nil},
 	} {

@@ -69,6 +69,9 @@ var valueKinds = []valueKind{
 	// digits or more and hex or upper-case letters ("4bf92f3577b34da6",
 	// "INV-20931").
 	{pattern: regexp.MustCompile(`\b[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*\b`), words: "id", anyOf: digits},
+	// A channel ("#general"), a subreddit ("r/golang").
+	{pattern: regexp.MustCompile(`(^|\s)#[\w-]+`), words: "channel", anyOf: "#"},
+	{pattern: regexp.MustCompile(`(?i)(^|\s)/?r/\w+`), words: "subreddit", anyOf: "/"},
 	// An environment variable's name: upper-case words joined with
 	// underscores ("NPM_TOKEN").
 	{pattern: regexp.MustCompile(`\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b`), words: "variable", keep: true, anyOf: "_"},
