@@ -138,7 +138,7 @@ var DefaultEquivalents = [][]string{
 	{"environment", "env", "stage", "staging", "prod"},
 	{"log", "logs", "output", "trace"},
 	{"alert", "monitor", "alarm", "firing", "check"},
-	{"incident", "outage", "page", "pager", "downtime"},
+	{"incident", "outage", "page", "pager", "downtime", "oncall"},
 	{"status", "state", "health", "condition"},
 	{"ci", "pipeline", "workflow", "build", "actions"},
 	{"package", "library", "lib", "module", "dependency", "crate", "gem"},
@@ -179,6 +179,9 @@ var DefaultEquivalents = [][]string{
 	{"bibliography", "reference list", "citations", "references", "works cited"},
 	{"paper", "citation"},
 	{"thumbnail", "resize", "crop"},
+	{"code quality", "static analysis", "quality gate", "lint", "linter", "code scan", "sast"},
+	{"infrastructure", "infra", "iac", "infrastructure as code"},
+	{"privacy", "private", "hide", "conceal"},
 }
 
 // DefaultRelated are groups of words of one topic that are not the same
@@ -231,4 +234,5 @@ var DefaultRelated = [][]string{
 	{"address", "street", "city", "zip", "postcode", "postal code"},
 	{"python", "pypi", "pip", "wheel"},
 	{"javascript", "js", "nodejs", "npm", "typescript"},
+	{"etl", "data pipeline", "dag", "backfill", "warehouse", "airflow"},
 }
