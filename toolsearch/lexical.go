@@ -41,9 +41,10 @@ func (e *equivalents) add(mark string, groups [][]string) {
 		for _, member := range g {
 			words := plainTerms(member)
 			// A member of two words that is one without its stop words
-			// ("send again") is left out: the one word would stand for
-			// the pair.
-			if len(words) == 0 || len(words) > 2 || len(words) < len(strings.Fields(member)) {
+			// ("send again", "on-call") is left out: the one word would
+			// stand for the pair.
+			parts := strings.FieldsFunc(member, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if len(words) == 0 || len(words) > 2 || len(words) < len(parts) {
 				continue
 			}
 			k := strings.Join(words, " ")

@@ -56,6 +56,10 @@ func TestEquivalents(t *testing.T) {
 	assert.Equal(t, "", top(ix, "harmonize the journals"))
 	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "harmonize"}))
 	assert.Equal(t, "crm_sync", top(ext, "harmonize the journals"))
+	// A member that is one word without its stop words, joined by a
+	// hyphen too, is left out: "on-call" would be "call".
+	ext = NewIndexWith(tools, WithEquivalents([]string{"weather", "on-call"}))
+	assert.Equal(t, "", top(ext, "call"))
 }
 
 // TestResolverEquivalentWords: a Resolver's search uses the host's
