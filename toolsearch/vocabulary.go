@@ -166,7 +166,6 @@ var DefaultEquivalents = [][]string{
 	{"temperature", "degrees", "thermostat", "heating", "climate"},
 	{"volume", "loud", "louder", "quiet", "quieter", "turn down", "turn up"},
 	{"activity", "workout", "exercise", "ride", "jog"},
-	{"setting", "settings", "preference", "preferences"},
 	{"attendee", "participant", "guest", "registrant", "rsvp"},
 	{"revenue", "income", "earnings", "gross", "sales"},
 	{"presentation", "slides", "slide deck", "deck", "pptx", "powerpoint"},
