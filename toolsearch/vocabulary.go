@@ -234,4 +234,6 @@ var DefaultRelated = [][]string{
 	{"python", "pypi", "pip", "wheel"},
 	{"javascript", "js", "nodejs", "npm", "typescript"},
 	{"etl", "data pipeline", "dag", "backfill", "warehouse", "airflow"},
+	{"event", "meetup", "conference", "workshop", "webinar", "gathering"},
+	{"attendee", "sign up", "signup", "registration", "rsvp", "ticket"},
 }
