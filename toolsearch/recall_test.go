@@ -250,16 +250,19 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // desks, logs and traces, uptime and status pages, feature flags, secret
 // stores, site and web search, code scanning, infrastructure as code,
 // forms, expenses, money transfer, data pipelines, restaurant booking,
-// references, identity; 200 needs, testdata/needs4.jsonl). The fourth is
-// held out: written and committed before the tuning that followed, and its
-// misses are not logged (heldOut), so that no tuning looks at them: it
-// stands for the catalog of a user the tuning never saw. (It was measured
-// before the tuning, BM25 0.355 / 0.175 / 0.256, and once after, 0.475 /
-// 0.240 / 0.346; 0.475 / 0.235 / 0.343 once a pair of words is joined only
-// where a tool writes it as one word. Its author also wrote the tables of
-// equivalent and related words, so it is not independent of them.) The
-// session after looked at the fourth's misses by category, so it is no
-// longer held out in fact; the fifth (testdata/catalog5.json, 213 tools of
+// references, identity; 200 needs, testdata/needs4.jsonl). The fourth was
+// held out: written and committed before the tuning that followed, its
+// misses not logged. (It was measured before the tuning, BM25 0.355 /
+// 0.175 / 0.256, and once after, 0.475 / 0.240 / 0.346; 0.475 / 0.235 /
+// 0.343 once a pair of words is joined only where a tool writes it as one
+// word. Its author also wrote the tables of equivalent and related words,
+// so it is not independent of them.) It is held out no more: the session
+// of issue 54 that followed read its misses, sorted them by category and
+// tuned on them (the kinds of values a query holds, the phrasal verbs
+// whose particle follows the object, words of the tables), so its figures
+// (0.475 / 0.235 / 0.343 before, 0.625 / 0.310 / 0.437 after) measure
+// tuning, not what an unseen catalog gets, and its misses are logged; the
+// fifth (testdata/catalog5.json, 213 tools of
 // 58 server kinds none of the first four has: time tracking, shipping,
 // rides, stays, local businesses, films, books, games, the fediverse,
 // social posting, newsletters, site builders, subscriptions billing, bank
@@ -282,10 +285,10 @@ func TestLexicalQuality(t *testing.T) {
 		recall5, top1, mrr float64
 		heldOut            bool
 	}{
-		{"catalog.json", "needs.jsonl", 400, 100, 1.00, 0.882, 0.934, false},
-		{"catalog2.json", "needs2.jsonl", 150, 80, 0.931, 0.760, 0.832, false},
-		{"catalog3.json", "needs3.jsonl", 250, 100, 0.892, 0.563, 0.687, false},
-		{"catalog4.json", "needs4.jsonl", 300, 150, 0.475, 0.235, 0.342, true},
+		{"catalog.json", "needs.jsonl", 400, 100, 1.00, 0.890, 0.938, false},
+		{"catalog2.json", "needs2.jsonl", 150, 80, 0.940, 0.760, 0.835, false},
+		{"catalog3.json", "needs3.jsonl", 250, 100, 0.911, 0.607, 0.721, false},
+		{"catalog4.json", "needs4.jsonl", 300, 150, 0.625, 0.310, 0.437, false},
 		{"catalog5.json", "needs5.jsonl", 200, 150, 0.670, 0.413, 0.525, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
@@ -319,10 +322,10 @@ func TestHybridQuality(t *testing.T) {
 		recall5, top1, mrr float64
 		heldOut            bool
 	}{
-		{"catalog.json", "needs.jsonl", 0.945, 0.835, 0.884, false},
-		{"catalog2.json", "needs2.jsonl", 0.829, 0.547, 0.666, false},
-		{"catalog3.json", "needs3.jsonl", 0.645, 0.392, 0.505, false},
-		{"catalog4.json", "needs4.jsonl", 0.340, 0.130, 0.215, true},
+		{"catalog.json", "needs.jsonl", 0.945, 0.843, 0.889, false},
+		{"catalog2.json", "needs2.jsonl", 0.837, 0.547, 0.668, false},
+		{"catalog3.json", "needs3.jsonl", 0.664, 0.392, 0.507, false},
+		{"catalog4.json", "needs4.jsonl", 0.370, 0.140, 0.236, false},
 		{"catalog5.json", "needs5.jsonl", 0.634, 0.311, 0.440, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
