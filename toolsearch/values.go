@@ -26,7 +26,7 @@ type valueKind struct {
 	keep    bool
 	// host is set for host names: kept without their top-level domain.
 	host bool
-	// anyOf are the characters a value of the kind has one of at least:
+	// anyOf are the ASCII characters a value of the kind has one of at least:
 	// a query without any is not matched against the pattern.
 	anyOf string
 }
@@ -83,9 +83,25 @@ var valueKinds = []valueKind{
 // ("monday.com", when isServer says monday is one) names the server: it
 // is no domain (isServer nil: none is).
 func values(query string, isServer func(string) bool) (string, []string) {
+	// has is the ASCII characters of query, a bit each: a kind is tried
+	// only on a query with a character of its anyOf.
+	var has [2]uint64
+	for i := 0; i < len(query); i++ {
+		if c := query[i]; c < 128 {
+			has[c/64] |= 1 << (c % 64)
+		}
+	}
+	hasAny := func(set string) bool {
+		for i := 0; i < len(set); i++ {
+			if c := set[i]; c < 128 && has[c/64]&(1<<(c%64)) != 0 {
+				return true
+			}
+		}
+		return false
+	}
 	var kinds []string
 	for _, k := range valueKinds {
-		if !strings.ContainsAny(query, k.anyOf) || !k.pattern.MatchString(query) {
+		if !hasAny(k.anyOf) || !k.pattern.MatchString(query) {
 			continue
 		}
 		matched := false
