@@ -276,8 +276,14 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // change that followed, measured before it (BM25 0.659 / 0.401 / 0.514,
 // hybrid 0.617 / 0.311 / 0.437) and once after (0.671 / 0.413 / 0.525,
 // hybrid 0.635 / 0.311 / 0.441, with enum values searched: its author
-// wrote its enums and its needs), its misses never logged nor read. The
-// floors are the figures measured, to the third decimal.
+// wrote its enums and its needs), its misses never logged nor read; and
+// once after the session of issue 54 (values, separated particles, words
+// of the tables from catalog 4's misses), its last ranking change made
+// first: BM25 0.688 / 0.419 / 0.533 (115 and 70 of 167 needs, the MRR
+// as logged, rounded), hybrid 0.634 / 0.299 / 0.436 (the fake embedder's
+// fusion lost two needs' first places). The floors are the figures
+// measured, to the third decimal (those two MRRs one thousandth below
+// their rounded figure).
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -289,7 +295,7 @@ func TestLexicalQuality(t *testing.T) {
 		{"catalog2.json", "needs2.jsonl", 150, 80, 0.940, 0.760, 0.835, false},
 		{"catalog3.json", "needs3.jsonl", 250, 100, 0.911, 0.607, 0.721, false},
 		{"catalog4.json", "needs4.jsonl", 300, 150, 0.625, 0.310, 0.437, false},
-		{"catalog5.json", "needs5.jsonl", 200, 150, 0.670, 0.413, 0.525, true},
+		{"catalog5.json", "needs5.jsonl", 200, 150, 0.688, 0.419, 0.532, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -326,7 +332,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog2.json", "needs2.jsonl", 0.837, 0.547, 0.668, false},
 		{"catalog3.json", "needs3.jsonl", 0.664, 0.392, 0.507, false},
 		{"catalog4.json", "needs4.jsonl", 0.370, 0.140, 0.236, false},
-		{"catalog5.json", "needs5.jsonl", 0.634, 0.311, 0.440, true},
+		{"catalog5.json", "needs5.jsonl", 0.634, 0.299, 0.435, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
