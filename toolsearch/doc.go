@@ -31,7 +31,9 @@
 // request/merge request, refund/money back, time off/vacation/PTO); a
 // query's equivalents count at 0.8 of the weight of its own words, a
 // two-word member means what the pair means ("set up" is create, not
-// update), and a word of several groups shares that weight among them.
+// update), its particle two words after it at most ("turn the music
+// down", "take bob off the list"), and a word of several groups shares
+// that weight among them.
 // [DefaultRelated] is a table of words of one topic (song/playlist/
 // playback, forecast/rain/temperature), counted at 0.4. A host extends
 // them with [WithEquivalents] and [WithRelated] ([NewIndexWith]) or
@@ -46,7 +48,14 @@
 // "at 3") are values, not words of what a tool does, and are left out
 // (a run holding letters is kept: "ec2", "s3"); a word no tool has also
 // meets, at half weight, the tools' words it begins, as people shorten
-// them ("ack" acknowledge, "repo" repository).
+// them ("ack" acknowledge, "repo" repository). A query's values, known by
+// their form (a version "3.0.0-beta.2", an email address, a host name
+// "coolbakery.io", a price "20 dollars", a time "3pm", a hex id, a DOI,
+// coordinates, a size "5MB", a duration "2 seconds", a percentage, a
+// channel "#general", a subreddit "r/golang"),
+// are not words of what a tool does: each is taken out of the query's
+// words and stands, at 0.8, for the words of its kind, which the tools'
+// arguments use ("version", "domain", "price amount currency", "time").
 //
 // A host that has embeddings gets a third mode, [Hybrid]: it plugs its
 // provider's embedding endpoint in as an [Embedder] ([WithEmbedder] for

@@ -502,6 +502,7 @@ type queryTerm struct {
 // terms, at weightEquivalent.
 func (ix *Index) queryTerms(query string) []queryTerm {
 	qs := ix.stems
+	query, kinds := values(query, ix.isServer)
 	ts := qs.terms(query)
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
@@ -517,8 +518,8 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			concept[i] = out[k].concept
 			continue
 		}
-		if i > 0 && paired[i] == pairSecond {
-			concept[i] = concept[i-1]
+		if i > 0 && paired[i] >= pairSecond {
+			concept[i] = concept[i-1-(paired[i]-pairSecond)]
 		} else {
 			concept[i] = n
 			n++
@@ -600,6 +601,16 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			add(markEquivalent + "status")
 		}
 	}
+	for _, k := range kinds {
+		c := n
+		for _, t := range qs.terms(k) {
+			if !seen[t] && len(ix.postings[t]) > 0 {
+				seen[t] = true
+				out = append(out, queryTerm{t, weightValue, c})
+				n = c + 1
+			}
+		}
+	}
 	for i, t := range ts {
 		for _, longer := range ix.extensions(t) {
 			if !seen[longer] {
@@ -609,6 +620,17 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		}
 	}
 	return out
+}
+
+// isServer tells whether the words of name are those of a tool's server.
+func (ix *Index) isServer(name string) bool {
+	ts := ix.stems.terms(name)
+	for _, t := range ts {
+		if !slices.ContainsFunc(ix.postings[t], func(p posting) bool { return p.server }) {
+			return false
+		}
+	}
+	return len(ts) > 0
 }
 
 // Bounds of the abbreviations: a query's word of minPrefix letters or

@@ -41,9 +41,10 @@ func (e *equivalents) add(mark string, groups [][]string) {
 		for _, member := range g {
 			words := plainTerms(member)
 			// A member of two words that is one without its stop words
-			// ("send again") is left out: the one word would stand for
-			// the pair.
-			if len(words) == 0 || len(words) > 2 || len(words) < len(strings.Fields(member)) {
+			// ("send again", "on-call") is left out: the one word would
+			// stand for the pair.
+			parts := strings.FieldsFunc(member, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if len(words) == 0 || len(words) > 2 || len(words) < len(parts) {
 				continue
 			}
 			k := strings.Join(words, " ")
@@ -73,6 +74,15 @@ const (
 	pairSecond
 )
 
+// maxParticleGap is how many words may stand between a phrasal verb and
+// its particle, the verb's object: "turn the music down" is "turn down",
+// "take bob off the list" "take off".
+const maxParticleGap = 2
+
+// particles are the particles of phrasal verbs that may follow the
+// verb's object (stemmed: "in" and "on" are stop words).
+var particles = map[string]bool{"up": true, "down": true, "off": true, "out": true, "back": true, "over": true, "away": true}
+
 // source is the group terms of one word, or of a pair of words, of a
 // stream: at, the position of the (first) word.
 type source struct {
@@ -83,7 +93,8 @@ type source struct {
 // sources is expand's group terms, one list per word or pair of words
 // that has any. When paired is not nil, it is set to the part each term
 // plays in a pair of an equivalents group (notPaired, pairFirst,
-// pairSecond).
+// pairSecond, or pairSecond+k for the particle of a phrasal verb k words
+// after the verb's next: "turn the music down").
 func (e *equivalents) sources(ts []string, paired *[]int) []source {
 	c := make([]int, len(ts))
 	if paired != nil {
@@ -101,6 +112,28 @@ func (e *equivalents) sources(ts []string, paired *[]int) []source {
 		out = append(out, source{i, g})
 		if slices.ContainsFunc(g, func(k string) bool { return strings.HasPrefix(k, markEquivalent) }) {
 			c[i], c[i+1] = pairFirst, pairSecond
+		}
+	}
+	// A phrasal verb's particle may follow its object ("turn the music
+	// down", "take bob off the list").
+	for i := 0; i+2 < len(ts); i++ {
+		if c[i] != notPaired {
+			continue
+		}
+		for j := i + 2; j < len(ts) && j <= i+1+maxParticleGap; j++ {
+			if c[j] != notPaired {
+				break
+			}
+			if !particles[ts[j]] {
+				continue
+			}
+			g := e.groups[ts[i]+" "+ts[j]]
+			if !slices.ContainsFunc(g, func(k string) bool { return strings.HasPrefix(k, markEquivalent) }) {
+				continue
+			}
+			out = append(out, source{i, g})
+			c[i], c[j] = pairFirst, pairSecond+(j-i-1)
+			break
 		}
 	}
 	for i, t := range ts {
@@ -193,7 +226,8 @@ func (s *stemmer) terms(text string) []string {
 }
 
 // tokenize calls emit with each stemmed part of text (joined false) and,
-// after the parts of a run of more than one, the run whole (joined true).
+// after the parts of a run of more than one, the run whole (joined true,
+// false when none of its parts was emitted).
 func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 	rs := []rune(text)
 	for i := 0; i < len(rs); {
@@ -230,17 +264,32 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 			}
 		}
 		flush(len(run))
-		for _, p := range parts {
-			if !stopwords[p] && !isNumber(p) {
+		emitted := 0
+		for k, p := range parts {
+			if !stopwords[p] && !isNumber(p) && !isUnit(parts, k) {
 				emit(s.stem(p), false)
+				emitted++
 			}
 		}
+		// The run whole is a joined form, or the word itself when none
+		// of its parts is one ("k8s").
 		if len(parts) > 1 {
 			if w := whole.String(); !stopwords[w] {
-				emit(s.stem(w), true)
+				emit(s.stem(w), emitted > 0)
 			}
 		}
 	}
+}
+
+// isUnit tells a part of one or two letters next to a number in its run:
+// a unit or a suffix of the number's ("40k", "3pm", "5mb", "14th", the v
+// of "v2"), or of a name with a digit whose run is the word ("k8s",
+// "ec2", "md5"); the run whole is kept.
+func isUnit(parts []string, k int) bool {
+	if len([]rune(parts[k])) > 2 {
+		return false
+	}
+	return k > 0 && isNumber(parts[k-1]) || k+1 < len(parts) && isNumber(parts[k+1])
 }
 
 // isNumber tells a part of digits alone: a value ("issue 512", "at 3",

@@ -24,7 +24,8 @@ func TestTermsJoined(t *testing.T) {
 		{"getPRList2", []string{"get", "pr", "list", "getprlist2"}},
 		{"pull-requests", []string{"pull", "request", "pullrequest"}},
 		{"the customer's files", []string{"custom", "file"}},
-		{"EC2 s3", []string{"ec", "ec2", "s3"}},
+		{"EC2 s3", []string{"ec2", "s3"}},
+		{"k8s at 3pm, 40k, the 14th", []string{"k8s", "3pm", "40k", "14th"}},
 		{"issue 512 at 3", []string{"issu"}},
 	} {
 		assert.Equal(t, c.want, terms(c.text), c.text)
@@ -52,9 +53,13 @@ func TestEquivalents(t *testing.T) {
 	ix := NewIndex(tools)
 	assert.Equal(t, "pay_refund", top(ix, "give the money back"))
 	assert.Equal(t, "vcs_list_prs", top(ix, "open merge requests"))
-	assert.Equal(t, "", top(ix, "reconcile the journals"))
-	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "reconcile"}))
-	assert.Equal(t, "crm_sync", top(ext, "reconcile the journals"))
+	assert.Equal(t, "", top(ix, "harmonize the journals"))
+	ext := NewIndexWith(tools, WithEquivalents([]string{"sync", "harmonize"}))
+	assert.Equal(t, "crm_sync", top(ext, "harmonize the journals"))
+	// A member that is one word without its stop words, joined by a
+	// hyphen too, is left out: "on-call" would be "call".
+	ext = NewIndexWith(tools, WithEquivalents([]string{"weather", "on-call"}))
+	assert.Equal(t, "", top(ext, "call"))
 }
 
 // TestResolverEquivalentWords: a Resolver's search uses the host's
@@ -69,10 +74,10 @@ func TestResolverEquivalentWords(t *testing.T) {
 		tool.Deferred = true
 		fake.Add(tool, ok)
 	}
-	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "reconcile the journals"}}
+	call := llmtoolkit.Call{Name: SearchToolName, Arguments: map[string]any{"query": "harmonize the journals"}}
 	res := llmtoolkit.Execute(t.Context(), New(fake), call)
 	assert.Contains(t, res.Content, "No tool matches")
-	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "reconcile"}), WithEquivalentWords([]string{"journal", "account"})), call)
+	res = llmtoolkit.Execute(t.Context(), New(fake, WithEquivalentWords([]string{"sync", "harmonize"}), WithEquivalentWords([]string{"journal", "account"})), call)
 	assert.Contains(t, res.Content, "- crm_sync:")
 }
 
@@ -142,6 +147,23 @@ func TestPhrasalVerbs(t *testing.T) {
 	assert.Equal(t, "cal_create_event", topOf(t, ix, "set up an event with Ana"))
 	assert.Equal(t, "cal_update_event", topOf(t, ix, "set the event's title"))
 	assert.Equal(t, "cal_cancel_booking", topOf(t, ix, "call off the 3pm booking"))
+}
+
+// TestSeparatedParticles: a phrasal verb's particle may follow the
+// verb's object, two words at most ("turn the music down" is "turn
+// down"), and then counts as the pair.
+func TestSeparatedParticles(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("player_turn_on", "Turn the player on.", nil),
+		llmtoolkit.MustTool("player_set_volume", "Set the playback volume.", nil),
+		llmtoolkit.MustTool("list_unsubscribe", "Unsubscribe a member from a mailing list.", nil),
+		llmtoolkit.MustTool("list_members", "List the members of a mailing list.", nil),
+	})
+	assert.Equal(t, "player_set_volume", topOf(t, ix, "turn the player down"))
+	assert.Equal(t, "list_unsubscribe", topOf(t, ix, "take bob off the mailing list"))
+	var paired []int
+	ix.equiv.sources(terms("turn the old red player down"), &paired)
+	assert.Equal(t, []int{notPaired, notPaired, notPaired, notPaired, notPaired}, paired, "three words between: no pair")
 }
 
 // TestJoinedWords: two words of a query that a tool writes as one meet
@@ -226,4 +248,44 @@ func TestQuestions(t *testing.T) {
 	})
 	assert.Equal(t, "tracker_list_issues", topOf(t, ix, "which issues mention the login page"))
 	assert.Equal(t, "deploy_state", topOf(t, ix, "did the deploy finish"))
+}
+
+// TestValues: a query's values are taken out of its words and stand for
+// their kind (a version, a domain, an email address, a price, a time, an
+// id), those that say what a tool reads kept ("config.json").
+func TestValues(t *testing.T) {
+	for _, c := range []struct {
+		query, rest string
+		kinds       []string
+	}{
+		{"make 3.0.0-beta.2 the latest", "make   the latest", []string{"version"}},
+		{"is coolbakery.io taken", "is coolbakery taken", []string{"domain"}},
+		{"set it to Done on monday.com", "set it to Done on monday", []string{"domain"}},
+		{"did the mail to jo@acme.io go out", "did the mail to   go out", []string{"email address"}},
+		{"charge them 20 dollars", "charge them  ", []string{"price amount currency"}},
+		{"push my 3pm to friday", "push my   to friday", []string{"time"}},
+		{"open trace 4bf92f3577b34da6", "open trace  ", []string{"id"}},
+		{"what street is 48.8584, 2.2945", "what street is  ", []string{"coordinates latitude longitude"}},
+		{"restore config.json", "restore config.json", []string{"file"}},
+		{"store NPM_TOKEN", "store NPM_TOKEN", []string{"variable"}},
+		{"what did people say in #general", "what did people say in ", []string{"channel"}},
+		{"post it on r/golang", "post it on ", []string{"subreddit"}},
+		{"list the issues of sprint 12", "list the issues of sprint 12", nil},
+		{"deploy ec2 and s3", "deploy ec2 and s3", nil},
+	} {
+		rest, kinds := values(c.query, nil)
+		assert.Equal(t, c.rest, rest, c.query)
+		assert.Equal(t, c.kinds, kinds, c.query)
+	}
+	rest, kinds := values("set it to Done on monday.com", func(name string) bool { return name == "monday" })
+	assert.Equal(t, "set it to Done on monday", rest)
+	assert.Empty(t, kinds, "a host name that is a server's names the server")
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("registry_set_tag", "Point a tag at a published version.", nil),
+		llmtoolkit.MustTool("registry_list_beta_testers", "List the beta testers.", nil),
+		llmtoolkit.MustTool("domains_check", "Check whether domain names are free.", nil),
+		llmtoolkit.MustTool("io_stats", "Disk io statistics.", nil),
+	})
+	assert.Equal(t, "registry_set_tag", topOf(t, ix, "tag 3.0.0-beta.2 as next"))
+	assert.Equal(t, "domains_check", topOf(t, ix, "is coolbakery.io taken"))
 }

@@ -7,10 +7,12 @@ package toolsearch
 // "issues" meets "issue", and a two-word entry ("set up", "call off")
 // means what the pair means, not what its words do alone. The table holds
 // the verbs of tool names (list, get, create, update, delete, send,
-// cancel, run...) with the words people use for them, phrasal verbs
-// included, and the nouns of common catalog kinds (issue trackers, chat,
-// mail, calendars, CRM, shops, payments, HR, clouds, CI, monitoring). A
-// host adds its own with [WithEquivalents] or [WithEquivalentWords].
+// cancel, run, sync, filter, mute, purge...) with the words people use
+// for them, phrasal verbs included ("run out", "narrow down", "dry run"),
+// and the nouns of common catalog kinds (issue trackers, chat, mail,
+// calendars, CRM, shops, payments, HR, clouds, CI, monitoring, analytics,
+// events, maps, references). A host adds its own with [WithEquivalents]
+// or [WithEquivalentWords].
 var DefaultEquivalents = [][]string{
 	// Verbs.
 	{"find", "search", "look up", "lookup", "look for", "query", "list", "show", "browse", "locate"},
@@ -18,15 +20,16 @@ var DefaultEquivalents = [][]string{
 	{"create", "new", "add", "make", "file", "open", "report", "set up", "insert", "put", "register", "spin up", "generate", "schedule", "book"},
 	{"delete", "remove", "drop", "erase", "destroy", "wipe", "purge", "get rid", "trash", "discard", "tear down", "take down", "clean up", "empty", "flush"},
 	{"update", "change", "edit", "modify", "set", "adjust", "patch", "alter", "tweak"},
-	{"reschedule", "move", "postpone", "push back", "shift"},
+	{"reschedule", "move", "postpone", "push back", "put off", "shift"},
 	{"schedule", "book", "arrange", "plan", "set up"},
 	{"cancel", "call off", "void", "abort", "stop", "revoke", "withdraw", "unsubscribe"},
-	{"pause", "stop", "halt", "suspend", "hold", "freeze"},
+	{"pause", "stop", "halt", "suspend", "hold", "hold off", "freeze"},
+	{"shut down", "shutdown", "terminate", "power off", "stop", "wind down"},
 	{"resume", "unpause", "continue", "unfreeze"},
 	{"start", "run", "launch", "trigger", "kick off", "execute", "invoke", "fire", "dispatch"},
 	{"restart", "reboot", "bounce", "cycle"},
 	{"retry", "rerun", "redo"},
-	{"rollback", "roll back", "undo", "revert", "restore", "bring back", "recover", "undelete"},
+	{"rollback", "roll back", "undo", "revert", "restore", "bring back", "pull back", "take back", "recover", "undelete"},
 	{"deploy", "release", "ship", "roll out", "rollout", "go live", "promote"},
 	{"merge", "accept", "land"},
 	{"close", "resolve", "complete", "finish", "done", "mark done"},
@@ -62,11 +65,21 @@ var DefaultEquivalents = [][]string{
 	{"compress", "shrink", "smaller", "reduce", "minify"},
 	{"combine", "merge", "join", "concatenate"},
 	{"navigate", "visit", "browse", "open"},
-	{"fill", "type", "enter", "input"},
+	{"fill", "fill out", "type", "enter", "input"},
 	{"click", "press", "tap"},
 	{"screenshot", "screen shot", "capture", "snapshot"},
 	{"reset", "clear"},
 	{"scale", "resize"},
+	{"backup", "back up", "snapshot"},
+	{"sync", "synchronize", "refresh", "reconcile", "resync"},
+	{"filter", "narrow", "narrow down", "refine", "facet"},
+	{"mute", "silence", "snooze", "suppress", "ignore", "dismiss"},
+	{"expire", "expiry", "expiration", "run out", "lapse"},
+	{"extract", "pull out", "scrape", "parse"},
+	{"crawl", "spider", "scrape"},
+	{"preview", "dry run", "dryrun"},
+	{"purge", "invalidate", "clear cache"},
+	{"reserve", "reservation", "book", "booking"},
 
 	// Nouns.
 	{"bug", "issue", "ticket", "problem", "defect", "case"},
@@ -103,7 +116,7 @@ var DefaultEquivalents = [][]string{
 	{"payroll", "pay run", "paycheck"},
 	{"stub", "payslip", "pay slip", "salary slip", "pay stub"},
 	{"secret", "password", "credential", "credentials", "api key", "passphrase"},
-	{"token", "api key", "access key"},
+	{"token", "api key", "access key", "access token", "credential", "credentials"},
 	{"order", "purchase", "sale", "receipt"},
 	{"product", "item", "listing", "sku", "merchandise", "goods"},
 	{"inventory", "stock", "units", "quantity"},
@@ -125,7 +138,7 @@ var DefaultEquivalents = [][]string{
 	{"environment", "env", "stage", "staging", "prod"},
 	{"log", "logs", "output", "trace"},
 	{"alert", "monitor", "alarm", "firing", "check"},
-	{"incident", "outage", "page", "pager", "downtime"},
+	{"incident", "outage", "page", "pager", "downtime", "oncall"},
 	{"status", "state", "health", "condition"},
 	{"ci", "pipeline", "workflow", "build", "actions"},
 	{"package", "library", "lib", "module", "dependency", "crate", "gem"},
@@ -153,13 +166,30 @@ var DefaultEquivalents = [][]string{
 	{"temperature", "degrees", "thermostat", "heating", "climate"},
 	{"volume", "loud", "louder", "quiet", "quieter", "turn down", "turn up"},
 	{"activity", "workout", "exercise", "ride", "jog"},
+	{"attendee", "participant", "guest", "registrant", "rsvp"},
+	{"revenue", "income", "earnings", "gross", "sales"},
+	{"presentation", "slides", "slide deck", "deck", "pptx", "powerpoint"},
+	{"history", "audit", "audit log", "activity log", "changelog"},
+	{"realtime", "real time", "right now", "live"},
+	{"coordinates", "latitude", "longitude", "lat", "lng", "geocode"},
+	{"dimension", "breakdown", "break down", "slice", "group by"},
+	{"source", "referrer", "referral", "utm"},
+	{"progress", "far along", "completion", "percent done"},
+	{"bibliography", "reference list", "citations", "references", "works cited"},
+	{"paper", "citation"},
+	{"thumbnail", "resize", "crop"},
+	{"code quality", "static analysis", "quality gate", "lint", "linter", "code scan", "sast"},
+	{"infrastructure", "infra", "iac", "infrastructure as code"},
+	{"privacy", "private", "hide", "conceal"},
 }
 
 // DefaultRelated are groups of words of one topic that are not the same
 // thing ("song" and "playlist", "forecast" and "temperature"): a query's
 // related words count at 0.4 of the weight of its own, enough to find a
 // tool worded in the topic's other words, not enough to outrank one that
-// uses the query's. A host adds its own with [WithRelated].
+// uses the query's: among them a language's name and "language", a
+// currency's and "currency", a package ecosystem's words ("python",
+// "pypi", "pip"). A host adds its own with [WithRelated].
 var DefaultRelated = [][]string{
 	{"music", "song", "track", "playback", "playlist", "album", "artist", "spotify", "queue"},
 	{"forum", "community", "discourse", "topic", "thread", "post"},
@@ -198,4 +228,12 @@ var DefaultRelated = [][]string{
 	{"flight", "airline", "plane", "fly", "airport", "trip"},
 	{"hotel", "room", "stay", "accommodation", "trip"},
 	{"restaurant", "table", "dinner", "lunch", "reservation"},
+	{"language", "translate", "english", "spanish", "french", "german", "italian", "portuguese", "dutch", "russian", "chinese", "japanese", "korean", "arabic", "hindi", "turkish", "polish", "swedish"},
+	{"currency", "exchange rate", "dollar", "euro", "pound", "yen", "usd", "eur", "gbp"},
+	{"address", "street", "city", "zip", "postcode", "postal code"},
+	{"python", "pypi", "pip", "wheel"},
+	{"javascript", "js", "nodejs", "npm", "typescript"},
+	{"etl", "data pipeline", "dag", "backfill", "warehouse", "airflow"},
+	{"event", "meetup", "conference", "workshop", "webinar", "gathering"},
+	{"attendee", "sign up", "signup", "registration", "rsvp", "ticket"},
 }
