@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ type valueKind struct {
 const digits = "0123456789"
 
 // weightValue is the weight of the words of a value's kind.
-var weightValue = 0.8
+const weightValue = 0.8
 
 // The kinds of values, most specific first: a value is matched by the
 // first kind whose pattern takes it.
@@ -65,9 +66,8 @@ var valueKinds = []valueKind{
 	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(ms|milliseconds?|seconds?|secs?|minutes?|mins?)\b`), words: "duration", anyOf: digits},
 	{pattern: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(%|percent)`), words: "percentage", anyOf: digits},
 	{pattern: regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), words: "id", anyOf: digits},
-	// An id: a run of letters and digits mixed, eight or more, with three
-	// digits or more and hex or upper-case letters ("4bf92f3577b34da6",
-	// "INV-20931").
+	// An id: a run of lower-case hex digits and letters mixed, eight or
+	// more with three digits or more ("4bf92f3577b34da6"; isID tells).
 	{pattern: regexp.MustCompile(`\b[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*\b`), words: "id", anyOf: digits},
 	// A channel ("#general"), a subreddit ("r/golang").
 	{pattern: regexp.MustCompile(`(^|\s)#[\w-]+`), words: "channel", anyOf: "#"},
@@ -120,7 +120,7 @@ func values(query string, isServer func(string) bool) (string, []string) {
 			}
 			return " "
 		})
-		if matched && !containsWord(kinds, k.words) {
+		if matched && !slices.Contains(kinds, k.words) {
 			kinds = append(kinds, k.words)
 		}
 	}
@@ -137,13 +137,4 @@ func isID(v string) bool {
 		}
 	}
 	return len(v) >= 8 && digits >= 3
-}
-
-func containsWord(list []string, w string) bool {
-	for _, x := range list {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
