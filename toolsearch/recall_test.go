@@ -307,6 +307,7 @@ func TestLexicalQuality(t *testing.T) {
 		{"catalog4.json", "needs4.jsonl", 300, 150, 0.625, 0.310, 0.437, false},
 		{"catalog5.json", "needs5.jsonl", 200, 150, 0.688, 0.419, 0.532, true},
 		{"catalog6.json", "needs6.jsonl", 400, 150, 0.909, 0.677, 0.778, true},
+		{"catalog7.json", "needs7.jsonl", 400, 150, 0, 0, 0, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -345,6 +346,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog4.json", "needs4.jsonl", 0.370, 0.140, 0.236, false},
 		{"catalog5.json", "needs5.jsonl", 0.634, 0.299, 0.435, true},
 		{"catalog6.json", "needs6.jsonl", 0.825, 0.516, 0.635, true},
+		{"catalog7.json", "needs7.jsonl", 0, 0, 0, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
