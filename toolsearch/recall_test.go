@@ -292,8 +292,22 @@ func logQuality(t *testing.T, what string, q quality, needs, tools int, heldOut 
 // neither the search's tables nor any other catalog, ran no search over
 // it, and committed it before the ranking changes of that session;
 // measured once on the code before them (BM25 0.897 / 0.632 / 0.752,
-// hybrid 0.819 / 0.516 / 0.635) and once after (BM25 0.910 / 0.677 / 0.779, 141 and 105 of 155 needs; hybrid 0.826 / 0.516 / 0.636; the MRR floors one thousandth below their rounded figure), its misses never
-// logged nor read.
+// hybrid 0.819 / 0.516 / 0.635) and once after (BM25 0.910 / 0.677 /
+// 0.779, 141 and 105 of 155 needs; hybrid 0.826 / 0.516 / 0.636), its
+// misses never logged nor read. The seventh (testdata/catalog7.json, 484
+// tools of 44 servers of the same kinds but mostly other products:
+// Bitbucket, Gitea, Azure DevOps, Asana, ClickUp, Monday, Trello, Teams,
+// Discord, Outlook, OneDrive, SharePoint, Confluence, Dropbox, Box,
+// Airtable, Elasticsearch, OpenSearch, Cassandra, DynamoDB, ClickHouse,
+// Supabase, Neon, Docker, Helm, OpenShift, Terraform Cloud, Cloudflare,
+// DigitalOcean, Vercel, Netlify, Fly.io, Adyen, Square, Braintree, Paddle,
+// New Relic, Opsgenie, Honeycomb, Splunk, Better Stack, and some GitHub,
+// Slack and Stripe; 173 needs, testdata/needs7.jsonl) was written the same
+// way by another author, after that session's changes; measured once on
+// the code before them (BM25 0.960 / 0.821 / 0.879, hybrid 0.896 / 0.636
+// / 0.742) and once after (BM25 0.965 / 0.838 / 0.892, hybrid 0.902 /
+// 0.636 / 0.740), its misses never logged nor read. Their MRR floors are
+// one thousandth below the rounded figure.
 func TestLexicalQuality(t *testing.T) {
 	for _, c := range []struct {
 		catalog, needs     string
@@ -307,7 +321,7 @@ func TestLexicalQuality(t *testing.T) {
 		{"catalog4.json", "needs4.jsonl", 300, 150, 0.625, 0.310, 0.437, false},
 		{"catalog5.json", "needs5.jsonl", 200, 150, 0.688, 0.419, 0.532, true},
 		{"catalog6.json", "needs6.jsonl", 400, 150, 0.909, 0.677, 0.778, true},
-		{"catalog7.json", "needs7.jsonl", 400, 150, 0, 0, 0, true},
+		{"catalog7.json", "needs7.jsonl", 400, 150, 0.965, 0.838, 0.891, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
@@ -346,7 +360,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog4.json", "needs4.jsonl", 0.370, 0.140, 0.236, false},
 		{"catalog5.json", "needs5.jsonl", 0.634, 0.299, 0.435, true},
 		{"catalog6.json", "needs6.jsonl", 0.825, 0.516, 0.635, true},
-		{"catalog7.json", "needs7.jsonl", 0, 0, 0, true},
+		{"catalog7.json", "needs7.jsonl", 0.901, 0.635, 0.739, true},
 	} {
 		t.Run(c.catalog, func(t *testing.T) {
 			tools := catalogFileTools(t, c.catalog)
