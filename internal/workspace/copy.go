@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrTooBig is wrapped by the error of [NewCopy] for a root past its
@@ -168,7 +166,7 @@ func cloneFile(from, to string, perm fs.FileMode) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
+	if cloneInto(out, in) {
 		return true, out.Close()
 	}
 	_, err = io.Copy(out, in)
