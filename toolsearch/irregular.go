@@ -30,3 +30,31 @@ var irregular = map[string]string{
 	"indices": "index", "vertices": "vertex", "matrices": "matrix", "analyses": "analysis",
 	"criteria": "criterion", "mice": "mouse", "feet": "foot", "teeth": "tooth",
 }
+
+// ownStems are the words that keep a stem of their own, apart from a word
+// of another meaning that the Snowball stemmer gives the same stem: an
+// activity is not to activate, a business not busy, a conversion not a
+// conversation, a container not what a text contains, the local of a
+// file not to localize it, a location not to locate, a terminal not to
+// terminate, directions not direct, a producer not what a stack produced,
+// accounting not an account, a recording not a record, a presentation not
+// present, to invalidate not invalid, personal not a person.
+var ownStems = map[string]string{
+	"activity": "activity", "activities": "activity",
+	"business": "business", "businesses": "business",
+	"conversion": "conversion", "conversions": "conversion",
+	"container": "container", "containers": "container", "containerized": "container",
+	"localize": "localiz", "localizes": "localiz", "localized": "localiz", "localizing": "localiz",
+	"localization": "localiz", "localizations": "localiz", "localise": "localiz",
+	"localised": "localiz", "localisation": "localiz", "locale": "locale", "locales": "locale",
+	"location": "location", "locations": "location",
+	"terminal": "terminal", "terminals": "terminal",
+	"direction": "direction", "directions": "direction",
+	"producer": "producer", "producers": "producer",
+	"accounting": "accounting", "accountant": "accountant", "accountants": "accountant",
+	"recording": "recording", "recordings": "recording",
+	"presentation": "presentation", "presentations": "presentation",
+	"invalidate": "invalidat", "invalidates": "invalidat", "invalidated": "invalidat",
+	"invalidating": "invalidat", "invalidation": "invalidat", "invalidations": "invalidat",
+	"personal": "personal",
+}

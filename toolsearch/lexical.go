@@ -186,10 +186,11 @@ func (s *stemmer) readOnlyView() *stemmer { return &stemmer{cache: s.cache, read
 // maxCachedStems bounds what a stemmer remembers.
 const maxCachedStems = 1 << 16
 
-// stem is w's Snowball English stem ("listing", "lists", "listed" give
-// "list"; "creates", "created" give "creat"), w itself when it has a
-// digit ("ec2", "s3", "2"); an irregular form is stemmed as its base
-// ("paid" as "pay").
+// stem is w's Snowball English stem ("lists", "listed" give "list";
+// "creates", "created" give "creat"), w itself when it has a digit
+// ("ec2", "s3", "2"); an irregular form is stemmed as its base ("paid"
+// as "pay"); a word of [ownStems] has its own ("activity", not
+// activate's "activ").
 func (s *stemmer) stem(w string) string {
 	if s != nil {
 		if st, ok := s.cache[w]; ok {
@@ -200,7 +201,9 @@ func (s *stemmer) stem(w string) string {
 	if b, ok := irregular[w]; ok {
 		base = b
 	}
-	if strings.IndexFunc(base, unicode.IsDigit) < 0 {
+	if own, ok := ownStems[w]; ok {
+		st = own
+	} else if strings.IndexFunc(base, unicode.IsDigit) < 0 {
 		st = english.Stem(base, true)
 	}
 	if s != nil && !s.readOnly && len(s.cache) < maxCachedStems {

@@ -118,7 +118,7 @@ var DefaultEquivalents = [][]string{
 	{"secret", "password", "credential", "credentials", "api key", "passphrase"},
 	{"token", "api key", "access key", "access token", "credential", "credentials"},
 	{"order", "purchase", "sale", "receipt"},
-	{"product", "item", "listing", "sku", "merchandise", "goods"},
+	{"product", "item", "sku", "merchandise", "goods"},
 	{"inventory", "stock", "units", "quantity"},
 	{"price", "cost", "fee", "pricing"},
 	{"shipment", "shipping", "delivery", "parcel", "tracking", "fulfillment", "post"},
