@@ -390,7 +390,43 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 		concepts = max(concepts, qt.concept+1)
 	}
 	n := float64(len(ix.docs))
-	for _, qt := range qterms {
+	// A concept's terms (the word, its equivalents, related words,
+	// abbreviations) saturate together, as one term whose frequency is
+	// the sum of theirs, weighed: a tool that has a word and its group's
+	// term, or three words of one group, has the concept once, not three
+	// times, so that a concept met through a synonym counts near one met
+	// through the word. Its idf is midway between the highest of its
+	// terms' the tool has (a rare word met counts as rare) and their mean
+	// weighed by frequency (a rare term of a group met in passing does
+	// not make the common ones rare: "set up an event" is to create it,
+	// not the booking tool that a rare group of "book" meets). What a
+	// query implies (a question's list or state, a value's kind) is
+	// scored on its own, at its weight.
+	order := make([]int, len(qterms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return qterms[a].concept - qterms[b].concept })
+	// acc is, per tool, the concept's sum of its terms' weighed
+	// frequencies, the highest idf among them, and the sum of their
+	// weighed frequencies times their idf.
+	acc := make([]struct{ tf, best, idf float32 }, len(ix.docs))
+	var inConcept []int32 // the tools with a term of the concept
+	flush := func() {
+		for _, d := range inConcept {
+			a := &acc[d]
+			x := float64(a.tf)
+			idf := (float64(a.best) + float64(a.idf)/x) / 2
+			scores[d] += idf * x * (bm25K1 + 1) / (x + bm25K1)
+			*a = struct{ tf, best, idf float32 }{}
+		}
+		inConcept = inConcept[:0]
+	}
+	for k, o := range order {
+		qt := qterms[o]
+		if k > 0 && qterms[order[k-1]].concept != qt.concept {
+			flush()
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -402,16 +438,27 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
 			tf := float64(p.tf)
-			if scores[p.doc] == 0 {
+			if matched[p.doc] == 0 {
 				touched = append(touched, int(p.doc))
 			}
-			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 			matched[p.doc] |= 1 << (qt.concept % 64)
 			if qt.weight == 1 && p.server {
 				named[p.doc] = true
 			}
+			if qt.implied {
+				scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+				continue
+			}
+			a := &acc[p.doc]
+			if a.tf == 0 {
+				inConcept = append(inConcept, p.doc)
+			}
+			a.tf += float32(qt.weight * tf)
+			a.best = max(a.best, float32(idf))
+			a.idf += float32(qt.weight * tf * idf)
 		}
 	}
+	flush()
 	// A query that names a tool's server ("in linear", "on github")
 	// means that server's tools.
 	for _, i := range touched {
@@ -496,6 +543,9 @@ type queryTerm struct {
 	// for: the word itself, its groups' terms, its extensions; or what a
 	// question implies (a list, a state).
 	concept int
+	// implied is a term of what the query implies, not of its words: a
+	// question's list or state, a value's kind.
+	implied bool
 }
 
 // queryTerms is a query's distinct terms, then its equivalents' group
@@ -503,7 +553,17 @@ type queryTerm struct {
 func (ix *Index) queryTerms(query string) []queryTerm {
 	qs := ix.stems
 	query, kinds := values(query, ix.isServer)
-	ts := qs.terms(query)
+	// ts are the query's terms, run[i] the run of letters and digits
+	// ts[i] is of: the parts of a run and the run whole ("GitHub" gives
+	// git, hub, github; "on-call" on, call, oncall) are one concept.
+	var ts []string
+	var run []int
+	for r, w := range strings.FieldsFunc(query, func(r rune) bool { return !isWordRune(r) }) {
+		for _, t := range qs.terms(w) {
+			ts = append(ts, t)
+			run = append(run, r)
+		}
+	}
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
 	// concept is, for each position of ts, the concept it stands for: one
@@ -520,6 +580,8 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		}
 		if i > 0 && paired[i] >= pairSecond {
 			concept[i] = concept[i-1-(paired[i]-pairSecond)]
+		} else if i > 0 && run[i] == run[i-1] {
+			concept[i] = concept[i-1]
 		} else {
 			concept[i] = n
 			n++
@@ -530,7 +592,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			w = weightConsumed
 		}
 		index[t] = len(out)
-		out = append(out, queryTerm{t, w, concept[i]})
+		out = append(out, queryTerm{t, w, concept[i], false})
 	}
 	// The groups of one word share its weight: a word of three groups
 	// ("open": create, navigate...) does not weigh three times a word of
@@ -551,7 +613,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			if !seen[g] {
 				seen[g] = true
 				at[g] = len(out)
-				out = append(out, queryTerm{g, w, concept[src.at]})
+				out = append(out, queryTerm{g, w, concept[src.at], false})
 			}
 		}
 	}
@@ -582,7 +644,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		} else {
 			n++
 		}
-		out = append(out, queryTerm{j, weightJoined, c})
+		out = append(out, queryTerm{j, weightJoined, c, false})
 	}
 	// Questions ask for a list ("which", "how many") or a state ("is",
 	// "did").
@@ -590,7 +652,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		add := func(g string) {
 			if !seen[g] && len(ix.postings[g]) > 0 {
 				seen[g] = true
-				out = append(out, queryTerm{g, weightQuestion, n})
+				out = append(out, queryTerm{g, weightQuestion, n, true})
 				n++
 			}
 		}
@@ -606,7 +668,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		for _, t := range qs.terms(k) {
 			if !seen[t] && len(ix.postings[t]) > 0 {
 				seen[t] = true
-				out = append(out, queryTerm{t, weightValue, c})
+				out = append(out, queryTerm{t, weightValue, c, true})
 				n = c + 1
 			}
 		}
@@ -615,7 +677,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		for _, longer := range ix.extensions(t) {
 			if !seen[longer] {
 				seen[longer] = true
-				out = append(out, queryTerm{longer, weightPrefix, concept[i]})
+				out = append(out, queryTerm{longer, weightPrefix, concept[i], false})
 			}
 		}
 	}
