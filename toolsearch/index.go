@@ -890,4 +890,7 @@ var stopwords = map[string]bool{
 	"something": true, "anything": true, "here": true, "then": true,
 	"than": true, "about": true, "onto": true, "am": true, "let": true, "lets": true,
 	"ok": true, "hey": true, "oops": true, "d": true, "ve": true,
+	// "people" in a need is whoever ("what did people say", "do people
+	// come back", "give people their money"), not a person record.
+	"people": true,
 }

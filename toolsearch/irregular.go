@@ -2,8 +2,8 @@ package toolsearch
 
 // irregular maps the irregular forms of the verbs and nouns of tool
 // catalogs to their base form, which the Snowball stemmer does not do
-// ("paid" to "pay", "sent" to "send", "wrote" to "write", "people" to
-// "person"). Words with a second, common meaning are left out ("left",
+// ("paid" to "pay", "sent" to "send", "wrote" to "write", "children" to
+// "child"; "people" is a stop word). Words with a second, common meaning are left out ("left",
 // "bit", "saw", "lay").
 var irregular = map[string]string{
 	"began": "begin", "begun": "begin", "bought": "buy", "brought": "bring", "broke": "break",
@@ -26,7 +26,7 @@ var irregular = map[string]string{
 	"thrown": "throw", "tore": "tear", "torn": "tear", "understood": "understand", "undid": "undo",
 	"undone": "undo", "withdrew": "withdraw", "withdrawn": "withdraw", "woke": "wake",
 	"woken": "wake", "won": "win", "wore": "wear", "worn": "wear", "wrote": "write",
-	"written": "write", "children": "child", "people": "person", "men": "man", "women": "woman",
+	"written": "write", "children": "child", "men": "man", "women": "woman",
 	"indices": "index", "vertices": "vertex", "matrices": "matrix", "analyses": "analysis",
 	"criteria": "criterion", "mice": "mouse", "feet": "foot", "teeth": "tooth",
 }
