@@ -38,7 +38,8 @@ var irregular = map[string]string{
 // file not to localize it, a location not to locate, a terminal not to
 // terminate, directions not direct, a producer not what a stack produced,
 // accounting not an account, a recording not a record, a presentation not
-// present, to invalidate not invalid, personal not a person.
+// present, to invalidate not invalid, personal not a person, staging (the
+// environment) not a stage (of a deal, of a pipeline).
 var ownStems = map[string]string{
 	"activity": "activity", "activities": "activity",
 	"business": "business", "businesses": "business",
@@ -57,4 +58,5 @@ var ownStems = map[string]string{
 	"invalidate": "invalidat", "invalidates": "invalidat", "invalidated": "invalidat",
 	"invalidating": "invalidat", "invalidation": "invalidat", "invalidations": "invalidat",
 	"personal": "personal",
+	"staging":  "staging",
 }

@@ -30,7 +30,7 @@ var sameMeaning = map[string]bool{
 	"reserved": true, "booked": true, "bookings": true, "break": true, "breaking": true, "breaks": true,
 	"available": true, "availability": true, "documentation": true, "production": true,
 	"prices": true, "shipped": true, "tracked": true, "tracks": true, "fulfillable": true,
-	"fulfilled": true, "funding": true, "spent": true, "staged": true, "stages": true,
+	"fulfilled": true, "funding": true, "spent": true,
 	"logging": true, "stateful": true, "depend": true, "contentful": true, "registration": true,
 	"registrant": true, "earn": true, "referral": true, "referrer": true, "complete": true,
 	"completed": true, "subscribed": true, "similar": true, "application": true,

@@ -135,7 +135,7 @@ var DefaultEquivalents = [][]string{
 	{"pod", "container"},
 	{"server", "host", "machine", "vm", "instance", "node"},
 	{"replica", "copy", "copies", "instance"},
-	{"environment", "env", "stage", "staging", "prod"},
+	{"environment", "env", "staging", "prod"},
 	{"log", "logs", "output", "trace"},
 	{"alert", "monitor", "alarm", "firing", "check"},
 	{"incident", "outage", "page", "pager", "downtime", "oncall"},
