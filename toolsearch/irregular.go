@@ -39,7 +39,8 @@ var irregular = map[string]string{
 // terminate, directions not direct, a producer not what a stack produced,
 // accounting not an account, a recording not a record, a presentation not
 // present, to invalidate not invalid, personal not a person, staging (the
-// environment) not a stage (of a deal, of a pipeline).
+// environment) not a stage (of a deal, of a pipeline), production (the
+// environment) not a product.
 var ownStems = map[string]string{
 	"activity": "activity", "activities": "activity",
 	"business": "business", "businesses": "business",
@@ -57,6 +58,7 @@ var ownStems = map[string]string{
 	"presentation": "presentation", "presentations": "presentation",
 	"invalidate": "invalidat", "invalidates": "invalidat", "invalidated": "invalidat",
 	"invalidating": "invalidat", "invalidation": "invalidat", "invalidations": "invalidat",
-	"personal": "personal",
-	"staging":  "staging",
+	"personal":   "personal",
+	"staging":    "staging",
+	"production": "production", "productions": "production",
 }

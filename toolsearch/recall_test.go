@@ -342,7 +342,7 @@ func TestHybridQuality(t *testing.T) {
 		{"catalog.json", "needs.jsonl", 0.953, 0.851, 0.892, false},
 		{"catalog2.json", "needs2.jsonl", 0.837, 0.555, 0.679, false},
 		{"catalog3.json", "needs3.jsonl", 0.677, 0.398, 0.515, false},
-		{"catalog4.json", "needs4.jsonl", 0.365, 0.150, 0.245, false},
+		{"catalog4.json", "needs4.jsonl", 0.370, 0.150, 0.248, false},
 		{"catalog5.json", "needs5.jsonl", 0.634, 0.299, 0.435, true},
 		{"catalog6.json", "needs6.jsonl", 0.825, 0.516, 0.635, true},
 	} {

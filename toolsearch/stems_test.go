@@ -28,7 +28,7 @@ var sameMeaning = map[string]bool{
 	"suppression": true, "suppressions": true, "expir": true, "expiration": true, "expire": true,
 	"expired": true, "expires": true, "expiring": true, "reservation": true, "reserve": true,
 	"reserved": true, "booked": true, "bookings": true, "break": true, "breaking": true, "breaks": true,
-	"available": true, "availability": true, "documentation": true, "production": true,
+	"available": true, "availability": true, "documentation": true,
 	"prices": true, "shipped": true, "tracked": true, "tracks": true, "fulfillable": true,
 	"fulfilled": true, "funding": true, "spent": true,
 	"logging": true, "stateful": true, "depend": true, "contentful": true, "registration": true,
