@@ -558,12 +558,10 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 	// git, hub, github; "on-call" on, call, oncall) are one concept.
 	var ts []string
 	var run []int
-	for r, w := range strings.FieldsFunc(query, func(r rune) bool { return !isWordRune(r) }) {
-		for _, t := range qs.terms(w) {
-			ts = append(ts, t)
-			run = append(run, r)
-		}
-	}
+	qs.tokenizeRuns(query, func(t string, _ bool, r int) {
+		ts = append(ts, t)
+		run = append(run, r)
+	})
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
 	// concept is, for each position of ts, the concept it stands for: one

@@ -232,7 +232,14 @@ func (s *stemmer) terms(text string) []string {
 // after the parts of a run of more than one, the run whole (joined true,
 // false when none of its parts was emitted).
 func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
+	s.tokenizeRuns(text, func(term string, joined bool, _ int) { emit(term, joined) })
+}
+
+// tokenizeRuns is tokenize, telling emit the run of word runes, counted
+// from 0, each term is of.
+func (s *stemmer) tokenizeRuns(text string, emit func(term string, joined bool, run int)) {
 	rs := []rune(text)
+	runs := -1
 	for i := 0; i < len(rs); {
 		if !isWordRune(rs[i]) {
 			i++
@@ -244,6 +251,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		}
 		run := rs[i:j]
 		i = j
+		runs++
 		var parts []string
 		var whole strings.Builder
 		start := -1
@@ -270,7 +278,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		emitted := 0
 		for k, p := range parts {
 			if !stopwords[p] && !isNumber(p) && !isUnit(parts, k) {
-				emit(s.stem(p), false)
+				emit(s.stem(p), false, runs)
 				emitted++
 			}
 		}
@@ -278,7 +286,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		// of its parts is one ("k8s").
 		if len(parts) > 1 {
 			if w := whole.String(); !stopwords[w] {
-				emit(s.stem(w), emitted > 0)
+				emit(s.stem(w), emitted > 0, runs)
 			}
 		}
 	}
