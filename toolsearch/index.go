@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -111,6 +112,10 @@ type Index struct {
 	// its queries (read-only: safe for concurrent searches).
 	stems *stemmer
 	equiv *equivalents
+	// scratch keeps the per-tool state of BM25 searches
+	// (*[]toolScratch) for the next one: a search over 10,000 tools
+	// allocates none of it.
+	scratch *sync.Pool
 }
 
 // IndexOption configures [NewIndexWith].
@@ -249,7 +254,8 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 		o(&cfg)
 	}
 	ix := &Index{
-		tools: tools, docs: make([]document, len(tools)), postings: map[string][]posting{},
+		scratch: &sync.Pool{},
+		tools:   tools, docs: make([]document, len(tools)), postings: map[string][]posting{},
 		equiv: newEquivalents(append(slices.Clone(DefaultEquivalents), cfg.groups...),
 			append(slices.Clone(DefaultRelated), cfg.related...)),
 	}
@@ -380,11 +386,19 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 	}
 	qterms := ix.queryTerms(query)
 	scores = make([]float64, len(ix.docs))
-	// matched is, per tool, the concepts of the query it has a term of
-	// (the first 64).
-	matched := make([]uint64, len(ix.docs))
-	// named is, per tool, whether the query names its server.
-	named := make([]bool, len(ix.docs))
+	// per is each tool's state: the concepts of the query it has a term
+	// of (the first 64), whether the query names its server, and the
+	// current concept's sums. hit is the tools with a term of the query,
+	// whose state is zeroed again when the search ends.
+	var hit []int
+	st := ix.toolScratch()
+	defer ix.scratch.Put(st)
+	per := *st
+	defer func() {
+		for _, i := range hit {
+			per[i] = toolScratch{}
+		}
+	}()
 	concepts := 0
 	for _, qt := range qterms {
 		concepts = max(concepts, qt.concept+1)
@@ -407,18 +421,14 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return qterms[a].concept - qterms[b].concept })
-	// acc is, per tool, the concept's sum of its terms' weighed
-	// frequencies, the highest idf among them, and the sum of their
-	// weighed frequencies times their idf.
-	acc := make([]struct{ tf, best, idf float32 }, len(ix.docs))
 	var inConcept []int32 // the tools with a term of the concept
 	flush := func() {
 		for _, d := range inConcept {
-			a := &acc[d]
+			a := &per[d]
 			x := float64(a.tf)
 			idf := (float64(a.best) + float64(a.idf)/x) / 2
 			scores[d] += idf * x * (bm25K1 + 1) / (x + bm25K1)
-			*a = struct{ tf, best, idf float32 }{}
+			a.tf, a.best, a.idf = 0, 0, 0
 		}
 		inConcept = inConcept[:0]
 	}
@@ -438,18 +448,18 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
 			tf := float64(p.tf)
-			if matched[p.doc] == 0 {
-				touched = append(touched, int(p.doc))
+			if per[p.doc].matched == 0 {
+				hit = append(hit, int(p.doc))
 			}
-			matched[p.doc] |= 1 << (qt.concept % 64)
+			per[p.doc].matched |= 1 << (qt.concept % 64)
 			if qt.weight == 1 && p.server {
-				named[p.doc] = true
+				per[p.doc].named = true
 			}
 			if qt.implied {
 				scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 				continue
 			}
-			a := &acc[p.doc]
+			a := &per[p.doc]
 			if a.tf == 0 {
 				inConcept = append(inConcept, p.doc)
 			}
@@ -461,8 +471,8 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 	flush()
 	// A query that names a tool's server ("in linear", "on github")
 	// means that server's tools.
-	for _, i := range touched {
-		if named[i] {
+	for _, i := range hit {
+		if per[i].named {
 			scores[i] *= 1 + serverBoost
 		}
 	}
@@ -471,11 +481,31 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 	// the booking tool that cancels, not the tool named call).
 	if concepts > 1 && coordExp > 0 {
 		total := float64(min(concepts, 64))
-		for _, i := range touched {
-			scores[i] *= math.Pow(float64(bits.OnesCount64(matched[i]))/total, coordExp)
+		for _, i := range hit {
+			scores[i] *= math.Pow(float64(bits.OnesCount64(per[i].matched))/total, coordExp)
 		}
 	}
-	return scores, touched, nil
+	return scores, hit, nil
+}
+
+// toolScratch is one tool's state during a BM25 search: the concepts of
+// the query it has a term of (the first 64); the current concept's sum
+// of its terms' weighed frequencies, the highest idf among them, and the
+// sum of their weighed frequencies times their idf; whether the query
+// names its server.
+type toolScratch struct {
+	matched       uint64
+	tf, best, idf float32
+	named         bool
+}
+
+// toolScratch is a zeroed state for each tool, from the pool or new.
+func (ix *Index) toolScratch() *[]toolScratch {
+	if st, ok := ix.scratch.Get().(*[]toolScratch); ok && len(*st) == len(ix.docs) {
+		return st
+	}
+	st := make([]toolScratch, len(ix.docs))
+	return &st
 }
 
 // topK returns the limit positions of candidates with the highest
