@@ -17,10 +17,11 @@
 // folded; camelCase, snake_case, kebab-case and digits split, the run
 // kept whole as well ("postgresql" meets "PostgreSQL"); stop words
 // dropped (question words and auxiliaries too: "how many", "did", "is
-// there"); irregular forms brought to their base ("paid" pay, "sent"
-// send, "people" person); each word stemmed with the Snowball English
-// (Porter2) stemmer ("listing", "lists" meet "list"; "refunded" meets
-// "refund"). Two words a tool writes as one meet it ("roll out" rollout,
+// there", "people"); irregular forms brought to their base ("paid" pay,
+// "sent" send, "children" child); each word stemmed with the Snowball
+// English (Porter2) stemmer ("listing", "lists" meet "list"; "refunded"
+// meets "refund"), a word the stemmer would merge with one of another
+// meaning kept apart ("activity" and "activate"). Two words a tool writes as one meet it ("roll out" rollout,
 // "time off" time_off).
 //
 // People do not use a catalog's words. [DefaultEquivalents] is a table of

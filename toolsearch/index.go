@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/llmtoolkit/llmtoolkit"
@@ -111,6 +112,10 @@ type Index struct {
 	// its queries (read-only: safe for concurrent searches).
 	stems *stemmer
 	equiv *equivalents
+	// scratch keeps the per-tool state of BM25 searches
+	// (*[]toolScratch) for the next one: a search over 10,000 tools
+	// allocates none of it.
+	scratch *sync.Pool
 }
 
 // IndexOption configures [NewIndexWith].
@@ -249,7 +254,8 @@ func NewIndexWith(tools []llmtoolkit.Tool, opts ...IndexOption) *Index {
 		o(&cfg)
 	}
 	ix := &Index{
-		tools: tools, docs: make([]document, len(tools)), postings: map[string][]posting{},
+		scratch: &sync.Pool{},
+		tools:   tools, docs: make([]document, len(tools)), postings: map[string][]posting{},
 		equiv: newEquivalents(append(slices.Clone(DefaultEquivalents), cfg.groups...),
 			append(slices.Clone(DefaultRelated), cfg.related...)),
 	}
@@ -380,17 +386,57 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 	}
 	qterms := ix.queryTerms(query)
 	scores = make([]float64, len(ix.docs))
-	// matched is, per tool, the concepts of the query it has a term of
-	// (the first 64).
-	matched := make([]uint64, len(ix.docs))
-	// named is, per tool, whether the query names its server.
-	named := make([]bool, len(ix.docs))
+	// per is each tool's state: the concepts of the query it has a term
+	// of (the first 64), whether the query names its server, and the
+	// current concept's sums. hit is the tools with a term of the query,
+	// whose state is zeroed again when the search ends.
+	var hit []int
+	st := ix.toolScratch()
+	defer ix.scratch.Put(st)
+	per := *st
+	defer func() {
+		for _, i := range hit {
+			per[i] = toolScratch{}
+		}
+	}()
 	concepts := 0
 	for _, qt := range qterms {
 		concepts = max(concepts, qt.concept+1)
 	}
 	n := float64(len(ix.docs))
-	for _, qt := range qterms {
+	// A concept's terms (the word, its equivalents, related words,
+	// abbreviations) saturate together, as one term whose frequency is
+	// the sum of theirs, weighed: a tool that has a word and its group's
+	// term, or three words of one group, has the concept once, not three
+	// times, so that a concept met through a synonym counts near one met
+	// through the word. Its idf is midway between the highest of its
+	// terms' the tool has (a rare word met counts as rare) and their mean
+	// weighed by frequency (a rare term of a group met in passing does
+	// not make the common ones rare: "set up an event" is to create it,
+	// not the booking tool that a rare group of "book" meets). What a
+	// query implies (a question's list or state, a value's kind) is
+	// scored on its own, at its weight.
+	order := make([]int, len(qterms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return qterms[a].concept - qterms[b].concept })
+	var inConcept []int32 // the tools with a term of the concept
+	flush := func() {
+		for _, d := range inConcept {
+			a := &per[d]
+			x := float64(a.tf)
+			idf := (float64(a.best) + float64(a.idf)/x) / 2
+			scores[d] += idf * x * (bm25K1 + 1) / (x + bm25K1)
+			a.tf, a.best, a.idf = 0, 0, 0
+		}
+		inConcept = inConcept[:0]
+	}
+	for k, o := range order {
+		qt := qterms[o]
+		if k > 0 && qterms[order[k-1]].concept != qt.concept {
+			flush()
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -402,20 +448,31 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
 			tf := float64(p.tf)
-			if scores[p.doc] == 0 {
-				touched = append(touched, int(p.doc))
+			if per[p.doc].matched == 0 {
+				hit = append(hit, int(p.doc))
 			}
-			scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
-			matched[p.doc] |= 1 << (qt.concept % 64)
+			per[p.doc].matched |= 1 << (qt.concept % 64)
 			if qt.weight == 1 && p.server {
-				named[p.doc] = true
+				per[p.doc].named = true
 			}
+			if qt.implied {
+				scores[p.doc] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+				continue
+			}
+			a := &per[p.doc]
+			if a.tf == 0 {
+				inConcept = append(inConcept, p.doc)
+			}
+			a.tf += float32(qt.weight * tf)
+			a.best = max(a.best, float32(idf))
+			a.idf += float32(qt.weight * tf * idf)
 		}
 	}
+	flush()
 	// A query that names a tool's server ("in linear", "on github")
 	// means that server's tools.
-	for _, i := range touched {
-		if named[i] {
+	for _, i := range hit {
+		if per[i].named {
 			scores[i] *= 1 + serverBoost
 		}
 	}
@@ -424,11 +481,31 @@ func (ix *Index) scoreBM25(ctx context.Context, query string) (scores []float64,
 	// the booking tool that cancels, not the tool named call).
 	if concepts > 1 && coordExp > 0 {
 		total := float64(min(concepts, 64))
-		for _, i := range touched {
-			scores[i] *= math.Pow(float64(bits.OnesCount64(matched[i]))/total, coordExp)
+		for _, i := range hit {
+			scores[i] *= math.Pow(float64(bits.OnesCount64(per[i].matched))/total, coordExp)
 		}
 	}
-	return scores, touched, nil
+	return scores, hit, nil
+}
+
+// toolScratch is one tool's state during a BM25 search: the concepts of
+// the query it has a term of (the first 64); the current concept's sum
+// of its terms' weighed frequencies, the highest idf among them, and the
+// sum of their weighed frequencies times their idf; whether the query
+// names its server.
+type toolScratch struct {
+	matched       uint64
+	tf, best, idf float32
+	named         bool
+}
+
+// toolScratch is a zeroed state for each tool, from the pool or new.
+func (ix *Index) toolScratch() *[]toolScratch {
+	if st, ok := ix.scratch.Get().(*[]toolScratch); ok && len(*st) == len(ix.docs) {
+		return st
+	}
+	st := make([]toolScratch, len(ix.docs))
+	return &st
 }
 
 // topK returns the limit positions of candidates with the highest
@@ -496,6 +573,9 @@ type queryTerm struct {
 	// for: the word itself, its groups' terms, its extensions; or what a
 	// question implies (a list, a state).
 	concept int
+	// implied is a term of what the query implies, not of its words: a
+	// question's list or state, a value's kind.
+	implied bool
 }
 
 // queryTerms is a query's distinct terms, then its equivalents' group
@@ -503,7 +583,15 @@ type queryTerm struct {
 func (ix *Index) queryTerms(query string) []queryTerm {
 	qs := ix.stems
 	query, kinds := values(query, ix.isServer)
-	ts := qs.terms(query)
+	// ts are the query's terms, run[i] the run of letters and digits
+	// ts[i] is of: the parts of a run and the run whole ("GitHub" gives
+	// git, hub, github; "on-call" on, call, oncall) are one concept.
+	var ts []string
+	var run []int
+	qs.tokenizeRuns(query, func(t string, _ bool, r int) {
+		ts = append(ts, t)
+		run = append(run, r)
+	})
 	var paired []int
 	sources := ix.equiv.sources(ts, &paired)
 	// concept is, for each position of ts, the concept it stands for: one
@@ -520,6 +608,8 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		}
 		if i > 0 && paired[i] >= pairSecond {
 			concept[i] = concept[i-1-(paired[i]-pairSecond)]
+		} else if i > 0 && run[i] == run[i-1] {
+			concept[i] = concept[i-1]
 		} else {
 			concept[i] = n
 			n++
@@ -530,7 +620,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			w = weightConsumed
 		}
 		index[t] = len(out)
-		out = append(out, queryTerm{t, w, concept[i]})
+		out = append(out, queryTerm{t, w, concept[i], false})
 	}
 	// The groups of one word share its weight: a word of three groups
 	// ("open": create, navigate...) does not weigh three times a word of
@@ -551,7 +641,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 			if !seen[g] {
 				seen[g] = true
 				at[g] = len(out)
-				out = append(out, queryTerm{g, w, concept[src.at]})
+				out = append(out, queryTerm{g, w, concept[src.at], false})
 			}
 		}
 	}
@@ -582,7 +672,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		} else {
 			n++
 		}
-		out = append(out, queryTerm{j, weightJoined, c})
+		out = append(out, queryTerm{j, weightJoined, c, false})
 	}
 	// Questions ask for a list ("which", "how many") or a state ("is",
 	// "did").
@@ -590,7 +680,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		add := func(g string) {
 			if !seen[g] && len(ix.postings[g]) > 0 {
 				seen[g] = true
-				out = append(out, queryTerm{g, weightQuestion, n})
+				out = append(out, queryTerm{g, weightQuestion, n, true})
 				n++
 			}
 		}
@@ -606,7 +696,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		for _, t := range qs.terms(k) {
 			if !seen[t] && len(ix.postings[t]) > 0 {
 				seen[t] = true
-				out = append(out, queryTerm{t, weightValue, c})
+				out = append(out, queryTerm{t, weightValue, c, true})
 				n = c + 1
 			}
 		}
@@ -615,7 +705,7 @@ func (ix *Index) queryTerms(query string) []queryTerm {
 		for _, longer := range ix.extensions(t) {
 			if !seen[longer] {
 				seen[longer] = true
-				out = append(out, queryTerm{longer, weightPrefix, concept[i]})
+				out = append(out, queryTerm{longer, weightPrefix, concept[i], false})
 			}
 		}
 	}
@@ -828,4 +918,7 @@ var stopwords = map[string]bool{
 	"something": true, "anything": true, "here": true, "then": true,
 	"than": true, "about": true, "onto": true, "am": true, "let": true, "lets": true,
 	"ok": true, "hey": true, "oops": true, "d": true, "ve": true,
+	// "people" in a need is whoever ("what did people say", "do people
+	// come back", "give people their money"), not a person record.
+	"people": true,
 }

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -168,4 +169,35 @@ func TestEnumValuesAreSearched(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "server_action", got[0].Tool.Name)
+}
+
+// TestSearchScratchReused: a search's per-tool state, kept for the next
+// one, is zero again when the next begins, also after a cancelled search,
+// and concurrent searches do not share it.
+func TestSearchScratchReused(t *testing.T) {
+	ix := NewIndex([]llmtoolkit.Tool{
+		llmtoolkit.MustTool("github_create_issue", "Create an issue in a GitHub repository.", nil),
+		llmtoolkit.MustTool("slack_post_message", "Post a message to a Slack channel.", nil),
+		llmtoolkit.MustTool("jira_search", "Search Jira issues with JQL.", nil),
+	})
+	first, err := ix.Search(context.Background(), "open a bug on github", BM25, 3)
+	require.NoError(t, err)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = ix.Search(cancelled, "post in slack about the jira issue", BM25, 3)
+	require.Error(t, err)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				_, _ = ix.Search(context.Background(), "post in slack about the jira issue", BM25, 3)
+				again, err := ix.Search(context.Background(), "open a bug on github", BM25, 3)
+				assert.NoError(t, err)
+				assert.Equal(t, first, again)
+			}
+		}()
+	}
+	wg.Wait()
 }

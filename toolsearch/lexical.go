@@ -186,10 +186,11 @@ func (s *stemmer) readOnlyView() *stemmer { return &stemmer{cache: s.cache, read
 // maxCachedStems bounds what a stemmer remembers.
 const maxCachedStems = 1 << 16
 
-// stem is w's Snowball English stem ("listing", "lists", "listed" give
-// "list"; "creates", "created" give "creat"), w itself when it has a
-// digit ("ec2", "s3", "2"); an irregular form is stemmed as its base
-// ("paid" as "pay").
+// stem is w's Snowball English stem ("lists", "listed" give "list";
+// "creates", "created" give "creat"), w itself when it has a digit
+// ("ec2", "s3", "2"); an irregular form is stemmed as its base ("paid"
+// as "pay"); a word of [ownStems] has its own ("activity", not
+// activate's "activ").
 func (s *stemmer) stem(w string) string {
 	if s != nil {
 		if st, ok := s.cache[w]; ok {
@@ -200,7 +201,9 @@ func (s *stemmer) stem(w string) string {
 	if b, ok := irregular[w]; ok {
 		base = b
 	}
-	if strings.IndexFunc(base, unicode.IsDigit) < 0 {
+	if own, ok := ownStems[w]; ok {
+		st = own
+	} else if strings.IndexFunc(base, unicode.IsDigit) < 0 {
 		st = english.Stem(base, true)
 	}
 	if s != nil && !s.readOnly && len(s.cache) < maxCachedStems {
@@ -229,7 +232,14 @@ func (s *stemmer) terms(text string) []string {
 // after the parts of a run of more than one, the run whole (joined true,
 // false when none of its parts was emitted).
 func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
+	s.tokenizeRuns(text, func(term string, joined bool, _ int) { emit(term, joined) })
+}
+
+// tokenizeRuns is tokenize, telling emit the run of word runes, counted
+// from 0, each term is of.
+func (s *stemmer) tokenizeRuns(text string, emit func(term string, joined bool, run int)) {
 	rs := []rune(text)
+	runs := -1
 	for i := 0; i < len(rs); {
 		if !isWordRune(rs[i]) {
 			i++
@@ -241,6 +251,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		}
 		run := rs[i:j]
 		i = j
+		runs++
 		var parts []string
 		var whole strings.Builder
 		start := -1
@@ -267,7 +278,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		emitted := 0
 		for k, p := range parts {
 			if !stopwords[p] && !isNumber(p) && !isUnit(parts, k) {
-				emit(s.stem(p), false)
+				emit(s.stem(p), false, runs)
 				emitted++
 			}
 		}
@@ -275,7 +286,7 @@ func (s *stemmer) tokenize(text string, emit func(term string, joined bool)) {
 		// of its parts is one ("k8s").
 		if len(parts) > 1 {
 			if w := whole.String(); !stopwords[w] {
-				emit(s.stem(w), emitted > 0)
+				emit(s.stem(w), emitted > 0, runs)
 			}
 		}
 	}

@@ -123,7 +123,7 @@ func topOf(t *testing.T, ix *Index, q string) string {
 func TestIrregularForms(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"paid", "pay"}, {"sent", "send"}, {"wrote", "write"}, {"written", "write"},
-		{"people", "person"}, {"built", "build"}, {"ran", "run"}, {"left", "left"},
+		{"children", "child"}, {"built", "build"}, {"ran", "run"}, {"left", "left"},
 	} {
 		assert.Equal(t, c.want, (*stemmer)(nil).stem(c.in), c.in)
 	}
