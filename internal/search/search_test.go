@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -354,4 +355,19 @@ func TestCollectorCopiesOnceFull(t *testing.T) {
 	assert.Equal(t, "a", files[0].rel)
 	assert.Equal(t, c, files[0].text)
 	assert.NotSame(t, unsafe.StringData(c), unsafe.StringData(files[0].text), "kept once full: its own copy")
+}
+
+// TestValidText: validText agrees with utf8.Valid, whatever the length and
+// wherever a byte outside ASCII (valid or not) stands.
+func TestValidText(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		ascii := bytes.Repeat([]byte{'a'}, n)
+		assert.True(t, validText(ascii), n)
+		for at := 0; at < n; at++ {
+			for _, bad := range [][]byte{{0xff}, {0xc3}, {0xe2, 0x82}, []byte("é"), []byte("€")} {
+				b := append(append(append([]byte{}, ascii[:at]...), bad...), ascii[at:]...)
+				assert.Equal(t, utf8.Valid(b), validText(b), "%q", b)
+			}
+		}
+	}
 }
