@@ -655,6 +655,9 @@ func (s *Searcher) start(n int, match bool) bool {
 	if s.maxText > 0 && len(s.out) > s.maxText {
 		return false
 	}
+	if cap(s.out)-len(s.out) < grepLineRoom {
+		s.grow()
+	}
 	if s.q.context > 0 && last > 0 && n > last+1 {
 		s.out = append(s.out, "--\n"...)
 	}
@@ -676,6 +679,21 @@ func (s *Searcher) start(n int, match bool) bool {
 	d[i-1], d[i-2] = byte('0'+n), mark
 	s.out = append(s.out, d[i-2:]...)
 	return true
+}
+
+// grepLineRoom is more than one line of the answer takes, "--" and its
+// prefix included: [Searcher.start] makes room for it, so that no append
+// of the line's bytes grows s.out.
+const grepLineRoom = grepHeadMax + 64
+
+// grow moves the file's lines written so far (s.out) to a buffer of twice
+// their size, or a chunk of the arena's size: append would grow it by a
+// quarter at a time once it is large, copying a file of many matches
+// several times over and leaving as much garbage.
+func (s *Searcher) grow() {
+	b := make([]byte, len(s.out), max(grepArenaChunk, 2*len(s.out)+grepLineRoom))
+	copy(b, s.out)
+	s.out = b
 }
 
 // next finds the first matching line at or after offset from (the start
