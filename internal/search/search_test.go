@@ -371,3 +371,18 @@ func TestValidText(t *testing.T) {
 		}
 	}
 }
+
+// TestLineStart: lineStart finds the start of the line holding an offset
+// as bytes.LastIndexByte does, wherever the line breaks are.
+func TestLineStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = "a\n\x0b\x09\xff"[rng.IntN(5)]
+		}
+		for at := 0; at <= len(b); at++ {
+			require.Equal(t, bytes.LastIndexByte(b[:at], '\n')+1, lineStart(b, at), "%q at %d", b, at)
+		}
+	}
+}
