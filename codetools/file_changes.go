@@ -62,7 +62,7 @@ func (c *CodeTools) loadText(ctx context.Context, p, rel string) (string, fs.Fil
 	if int64(len(data)) > c.cfg.maxEditBytes { // it grew since the open
 		return "", nil, tooLarge(int64(len(data)))
 	}
-	if mime, binary := textutil.Sniff(data[:min(len(data), textutil.SniffLen)]); binary {
+	if mime, binary := sniffMIME(data[:min(len(data), textutil.SniffLen)]); binary {
 		return "", nil, fmt.Errorf("%s is a binary file (%s, %s); only text files can be edited",
 			p, mime, textutil.HumanSize(int64(len(data))))
 	}

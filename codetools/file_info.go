@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +88,7 @@ func (c *CodeTools) fileInfo(ctx context.Context, args map[string]any) (string, 
 		if err != nil {
 			return "", c.conf.FileError(p, err)
 		}
-		mime, binary := textutil.Sniff(head)
+		mime, binary := sniffMIME(head)
 		fmt.Fprintf(&sb, "mime: %s\n", mime)
 		fmt.Fprintf(&sb, "binary: %t\n", binary)
 		if !binary {
@@ -161,4 +162,11 @@ func linkProblem(err error) string {
 		return "its target does not exist"
 	}
 	return err.Error()
+}
+
+// sniffMIME returns the MIME type of a file whose first bytes are head, as
+// net/http.DetectContentType sees it, and whether the file is binary (a NUL
+// byte in its first textutil.SniffLen bytes).
+func sniffMIME(head []byte) (mime string, binary bool) {
+	return http.DetectContentType(head), textutil.IsBinary(head)
 }

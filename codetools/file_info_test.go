@@ -59,3 +59,13 @@ func TestFileInfo(t *testing.T) {
 	_, err := run(t, c, "file_info", map[string]any{"path": "nope"})
 	assert.EqualError(t, err, "file not found: nope")
 }
+
+func TestSniffMIME(t *testing.T) {
+	t.Parallel()
+	mime, bin := sniffMIME([]byte("hello\n"))
+	assert.Equal(t, "text/plain; charset=utf-8", mime)
+	assert.False(t, bin)
+	mime, bin = sniffMIME([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	assert.Equal(t, "image/png", mime)
+	assert.True(t, bin)
+}

@@ -55,7 +55,7 @@ func (c *CodeTools) readFile(ctx context.Context, args map[string]any) (string, 
 		}
 		return c.readMedia(ctx, shownPath(rel), baseName(rel), mediaType, info.Size(), br)
 	}
-	if mime, binary := textutil.Sniff(head); binary {
+	if mime, binary := sniffMIME(head); binary {
 		return "", fmt.Errorf("%s is a binary file (%s, %s); read_file shows text only: use file_info for its details",
 			p, mime, textutil.HumanSize(info.Size()))
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -354,4 +355,34 @@ func TestCollectorCopiesOnceFull(t *testing.T) {
 	assert.Equal(t, "a", files[0].rel)
 	assert.Equal(t, c, files[0].text)
 	assert.NotSame(t, unsafe.StringData(c), unsafe.StringData(files[0].text), "kept once full: its own copy")
+}
+
+// TestValidText: validText agrees with utf8.Valid, whatever the length and
+// wherever a byte outside ASCII (valid or not) stands.
+func TestValidText(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		ascii := bytes.Repeat([]byte{'a'}, n)
+		assert.True(t, validText(ascii), n)
+		for at := 0; at < n; at++ {
+			for _, bad := range [][]byte{{0xff}, {0xc3}, {0xe2, 0x82}, []byte("é"), []byte("€")} {
+				b := append(append(append([]byte{}, ascii[:at]...), bad...), ascii[at:]...)
+				assert.Equal(t, utf8.Valid(b), validText(b), "%q", b)
+			}
+		}
+	}
+}
+
+// TestLineStart: lineStart finds the start of the line holding an offset
+// as bytes.LastIndexByte does, wherever the line breaks are.
+func TestLineStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = "a\n\x0b\x09\xff"[rng.IntN(5)]
+		}
+		for at := 0; at <= len(b); at++ {
+			require.Equal(t, bytes.LastIndexByte(b[:at], '\n')+1, lineStart(b, at), "%q at %d", b, at)
+		}
+	}
 }

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net/http"
 )
 
-// SniffLen is how much of a file's start [Sniff] looks at: a NUL byte in
-// these first 8 KiB marks the file as binary.
+// SniffLen is how much of a file's start is looked at to tell text from
+// binary: a NUL byte in these first 8 KiB marks the file as binary.
 const SniffLen = 8 << 10
 
 // IsBinary reports whether head, a file's first bytes, holds a NUL byte in
@@ -18,13 +17,6 @@ func IsBinary(head []byte) bool {
 		head = head[:SniffLen]
 	}
 	return bytes.IndexByte(head, 0) >= 0
-}
-
-// Sniff returns the MIME type of a file whose first bytes are head, as
-// net/http.DetectContentType sees it, and whether the file is binary (see
-// [IsBinary]).
-func Sniff(head []byte) (mime string, binary bool) {
-	return http.DetectContentType(head), IsBinary(head)
 }
 
 // ReadHead reads up to [SniffLen] bytes from r: a short file is not an

@@ -8,7 +8,10 @@
 // followed) and calls the engine directly: the search, the collector and
 // the answer with its list of matches, as the tool builds them. It does
 // not link codetools, whose packages' init would cost some 4 ms of CPU at
-// every start (glob is timed by bench/cmd/globbench).
+// every start (glob is timed by bench/cmd/globbench). Nor does the engine
+// link net/http (and with it cgo and the dynamic loader): with it, through
+// internal/textutil, a start cost some 2.1 ms of CPU and 2.6 ms of wall
+// time on an empty folder, without it 1.2 ms and 1.6 ms.
 package main
 
 import (
