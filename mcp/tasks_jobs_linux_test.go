@@ -99,7 +99,8 @@ func TestExecCommandAsTask(t *testing.T) {
 	plain, err := Connect(ctx, HTTPTransport(srv.URL, nil))
 	require.NoError(t, err)
 	defer plain.Close()
-	out, err := plain.Resolve(ctx, exec("echo plain; sleep 30", false))
+	// A yield long enough for the echo on a loaded machine, short of the sleep.
+	out, err := plain.Resolve(ctx, llmtoolkit.Call{Name: "exec_command", Arguments: map[string]any{"cmd": "echo plain; sleep 30", "tty": false, "yield_time_ms": 3000}})
 	require.NoError(t, err)
 	assert.Regexp(t, sessionRe, out, "no tasks: a session of the server's")
 	assert.Contains(t, out, "plain")
